@@ -1,0 +1,214 @@
+"""Graph families of DESIGN §3: a σ-independent pattern plus weights evaluated on it.
+
+=====================  ==========================================  ==========
+family                 weight w_ij                                 parameter
+=====================  ==========================================  ==========
+``complete``           exp(-d_ij²/σ²), i ≠ j                       σ
+``knn``                exp(-d_ij²/σ²) if j∈kNN(i) or i∈kNN(j)      k, σ
+``mutual-knn``         exp(-d_ij²/σ²) if j∈kNN(i) and i∈kNN(j)     k, σ
+``threshold``          1[d_ij ≤ r] on mutual-kNN edges             k, r
+=====================  ==========================================  ==========
+
+kNN excludes the point itself (the paper's public code counts a point as its own nearest
+neighbour, so its "k = 6" is k = 5 here). The kernel is monotone in d, so the kNN pattern
+does not depend on σ: it is computed once, with the squared distances on it, and weights
+and ∂W/∂σ = 2·W∘d²/σ³ are evaluated on that pattern for any σ (Algorithm 2).
+
+The complete graph is stored dense (an (n, n) array); the others as CSR patterns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial.distance import cdist
+from sklearn.neighbors import NearestNeighbors
+
+from sslviz._validation import check_int, check_option
+
+FAMILIES = ("complete", "knn", "mutual-knn", "threshold")
+
+
+@dataclass(frozen=True)
+class GraphSpec:
+    """A graph family and its integer parameter.
+
+    Parameters
+    ----------
+    family : {'complete', 'knn', 'mutual-knn', 'threshold'}, default='knn'
+    k : int, default=6
+        Number of nearest neighbours (the point itself excluded); ignored by ``complete``.
+    """
+
+    family: str = "knn"
+    k: int = 6
+
+    def __post_init__(self) -> None:
+        check_option("family", self.family, "GraphSpec", FAMILIES)
+        check_int("k", self.k, "GraphSpec", low=1)
+
+    @property
+    def sparse(self) -> bool:
+        return self.family != "complete"
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """The σ-independent part of a graph on n points.
+
+    Attributes
+    ----------
+    spec : GraphSpec
+    n : int
+        Number of nodes.
+    sqdist : ndarray of shape (n, n) or csr_matrix of shape (n, n)
+        Squared Euclidean distances on the edge pattern (PCA-space units²). Dense for
+        the complete graph (the diagonal is not an edge); CSR for the kNN families,
+        whose stored entries are exactly the edges (explicit zeros included).
+    """
+
+    spec: GraphSpec
+    n: int
+    sqdist: np.ndarray | sp.csr_matrix
+
+    @property
+    def is_dense(self) -> bool:
+        return isinstance(self.sqdist, np.ndarray)
+
+    @property
+    def n_edges(self) -> int:
+        """Number of undirected edges."""
+        if self.is_dense:
+            return self.n * (self.n - 1) // 2
+        return int(self.sqdist.nnz // 2)
+
+    def degrees(self) -> np.ndarray:
+        """Number of neighbours of each node, shape (n,)."""
+        if self.is_dense:
+            return np.full(self.n, self.n - 1)
+        return np.diff(self.sqdist.indptr)
+
+    def n_components(self) -> int:
+        """Connected components of the edge pattern."""
+        if self.is_dense:
+            return 1 if self.n > 1 else self.n
+        return int(connected_components(self.sqdist, directed=False)[0])
+
+    def edge_lengths(self) -> np.ndarray:
+        """Sorted distinct edge lengths d_ij (not squared), shape (n_distinct,)."""
+        if self.is_dense:
+            iu = np.triu_indices(self.n, 1)
+            d2 = self.sqdist[iu]
+        else:
+            d2 = self.sqdist.data
+        return np.unique(np.sqrt(d2))
+
+    def kernel(self, sigma: float, *, row_scaled: bool = False) -> np.ndarray | sp.csr_matrix:
+        """Gaussian weights W(σ) on the pattern, same layout as :attr:`sqdist`.
+
+        With ``row_scaled=True`` row i is multiplied by exp(min_j d_ij²/σ²), so its largest
+        weight is 1 (DESIGN §4.3): the harmonic solution is unchanged and nothing underflows
+        row-wide.
+        """
+        return _apply(self.sqdist, lambda d2, m: np.exp(-(d2 - m) / sigma**2), row_scaled)
+
+    def kernel_and_derivative(
+        self, sigma: float, *, row_scaled: bool = False
+    ) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray | sp.csr_matrix]:
+        """``(W, ∂W/∂σ)`` with ∂w_ij/∂σ = 2·w_ij·d_ij²/σ³ (Algorithm 2)."""
+        W = self.kernel(sigma, row_scaled=row_scaled)
+        return W, _with_data(W, self.sqdist, lambda w, d2: 2.0 * w * d2 / sigma**3)
+
+    def threshold(self, r: float) -> np.ndarray | sp.csr_matrix:
+        """Unweighted adjacency 1[d_ij ≤ r] on the pattern (Definition 1a)."""
+        return _apply(self.sqdist, lambda d2, m: (d2 <= r * r).astype(float), False)
+
+    def row_min_sqdist(self) -> np.ndarray:
+        """min_j d_ij² over each row's edges, shape (n,) (0 for an isolated node)."""
+        return row_min(self.sqdist)
+
+
+def row_min(sqdist: np.ndarray | sp.csr_matrix) -> np.ndarray:
+    """Smallest stored entry of each row (diagonal excluded when dense; 0 if empty)."""
+    if isinstance(sqdist, np.ndarray):
+        d = sqdist.copy()
+        np.fill_diagonal(d, np.inf)
+        m = d.min(axis=1) if d.shape[1] else np.zeros(d.shape[0])
+        return np.where(np.isfinite(m), m, 0.0)
+    m = np.zeros(sqdist.shape[0])
+    nz = np.diff(sqdist.indptr) > 0
+    if sqdist.nnz:
+        m[nz] = np.minimum.reduceat(sqdist.data, sqdist.indptr[:-1][nz])
+    return m
+
+
+def _apply(sqdist, fn, row_scaled: bool):
+    """Apply ``fn(d2, rowmin)`` to the stored distances, keeping the layout."""
+    if isinstance(sqdist, np.ndarray):
+        m = row_min(sqdist)[:, None] if row_scaled else 0.0
+        W = fn(sqdist, m)
+        np.fill_diagonal(W, 0.0)
+        return W
+    if row_scaled:
+        m = np.repeat(row_min(sqdist), np.diff(sqdist.indptr))
+    else:
+        m = 0.0
+    return sp.csr_matrix((fn(sqdist.data, m), sqdist.indices, sqdist.indptr), shape=sqdist.shape)
+
+
+def _with_data(W, sqdist, fn):
+    if isinstance(W, np.ndarray):
+        return fn(W, sqdist)
+    return sp.csr_matrix((fn(W.data, sqdist.data), W.indices, W.indptr), shape=W.shape)
+
+
+def knn_pattern(X: np.ndarray, k: int) -> sp.csr_matrix:
+    """Directed kNN pattern (row i holds the k nearest neighbours of i, itself excluded)
+    with squared distances as data, shape (n, n)."""
+    n = X.shape[0]
+    nn = NearestNeighbors(n_neighbors=k).fit(X)
+    _, ind = nn.kneighbors(n_neighbors=k)  # the query point is not its own neighbour
+    rows = np.repeat(np.arange(n), k)
+    cols = ind.ravel()
+    d2 = np.sum((X[rows] - X[cols]) ** 2, axis=1)
+    return sp.csr_matrix((d2, (rows, cols)), shape=(n, n))
+
+
+def build_graph(X: np.ndarray, spec: GraphSpec | None = None) -> Graph:
+    """Build the σ-independent graph of ``spec`` on the rows of ``X``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        Points (PCA space).
+    spec : GraphSpec, default=GraphSpec()
+        Family and k; ``k`` must be smaller than n for the kNN families.
+
+    Returns
+    -------
+    Graph
+    """
+    spec = GraphSpec() if spec is None else spec
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    if spec.family == "complete":
+        return Graph(spec, n, cdist(X, X, "sqeuclidean"))
+    check_int("k", spec.k, "build_graph", low=1, high=n - 1)
+    A = knn_pattern(X, spec.k)
+    # Symmetrise through the pattern alone, so explicit zero distances stay edges.
+    P = sp.csr_matrix((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+    S = P + P.T
+    S = S.tocsr()
+    S.sort_indices()
+    keep = S.data >= 2.0 if spec.family in ("mutual-knn", "threshold") else S.data >= 1.0
+    rows = np.repeat(np.arange(n), np.diff(S.indptr))[keep]
+    cols = S.indices[keep]
+    d2 = np.sum((X[rows] - X[cols]) ** 2, axis=1)
+    D = sp.csr_matrix((d2, (rows, cols)), shape=(n, n))
+    if D.nnz != rows.size:  # coo->csr keeps explicit zeros; guard the invariant
+        raise RuntimeError("edge pattern lost entries while building the graph")
+    D.sort_indices()
+    return Graph(spec, n, D)

@@ -1,0 +1,448 @@
+"""Soft labels f_U(σ) and their σ-derivatives (DESIGN §4; Algorithms 2 and 3).
+
+Harmonic objective (Zhu et al. 2003), with L = D − W split into blocks::
+
+    L_UU f_U  = W_UL f_L                         (1)
+    L_UU f'_U = W'_UL f_L − L'_UU f_U            (2)   L' = diag(W'1) − W'
+
+This is the paper's (I − P_UU) f = P_UL f_L, but L_UU is symmetric positive definite, so
+CG and Jacobi-PCG run on it. Exact solves use the row-scaled form (each row of W divided
+by its largest weight), which leaves f unchanged and does not underflow at small σ.
+
+Delalleau et al. (2005), on L ∪ Ũ with |Ũ| = m and λ > 0::
+
+    A = λΔ_L + diag(W1) − W,   A f = λ y,   A f' = −A' f
+    f̃_i  = Σ_j W_ij f_j / Σ_j W_ij
+    f̃'_i = (Σ_j W'_ij f_j + Σ_j W_ij f'_j − f̃_i Σ_j W'_ij) / Σ_j W_ij
+
+(minus in the last term: the paper's "+" is a sign typo, DESIGN §4.2).
+
+Unlabeled nodes that cannot reach a labeled node through numerically non-zero weights
+get f = 1/2, f' = 0 and are reported in ``SoftLabels.degenerate`` (DESIGN §4.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order
+from scipy.spatial.distance import cdist
+from sklearn.neighbors import NearestNeighbors
+
+from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
+from sslviz.graphs import Graph, GraphSpec, build_graph, row_min
+from sslviz.solvers import SOLVERS, LinearSolver
+
+LABELINGS = ("harmonic", "delalleau")
+_TINY = 1e-290  # below this a row's unscaled weights are not representable
+
+
+@dataclass(frozen=True)
+class LabelingSpec:
+    """Labeling algorithm and its hyperparameters.
+
+    Parameters
+    ----------
+    method : {'harmonic', 'delalleau'}, default='harmonic'
+    subset : int, default=50
+        |Ũ|, the number of unlabeled nodes Delalleau solves on (paper: 50).
+    lam : float, default=1.4
+        λ > 0, Delalleau's weight on the labeled fit (paper: 1.4).
+    seed : int, default=0
+        Seed of the random subset Ũ.
+    """
+
+    method: str = "harmonic"
+    subset: int = 50
+    lam: float = 1.4
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_option("labeling", self.method, "LabelingSpec", LABELINGS)
+        check_int("subset", self.subset, "LabelingSpec", low=1)
+        check_real("lam", self.lam, "LabelingSpec", low=0.0, closed="neither")
+
+
+@dataclass(frozen=True, eq=False)
+class SoftLabels:
+    """Soft labels of the unlabeled nodes at one σ, and the work they took.
+
+    Attributes
+    ----------
+    sigma : float
+    f : ndarray of shape (n_unlabeled,)
+        Soft labels in the order of ``instance.unlabeled_idx``.
+    df : ndarray of shape (n_unlabeled,) or None
+        ∂f/∂σ (None when not asked for).
+    degenerate : ndarray of shape (n_unlabeled,), bool
+        Nodes with no numerically non-zero path to a labeled node (f = 1/2, f' = 0).
+    solves, matvecs, factorizations : int
+        Linear systems solved, CG matrix-vector products, LU factorisations / inverses.
+    status : {'ok', 'underflow'}
+        'underflow' when some row's unscaled weights were below 1e-290 (CG/PCG only):
+        those nodes are reported degenerate rather than solved on noise.
+    """
+
+    sigma: float
+    f: np.ndarray
+    df: np.ndarray | None
+    degenerate: np.ndarray
+    solves: int
+    matvecs: int
+    factorizations: int
+    status: str = "ok"
+
+
+def _block(D2, rows: np.ndarray, cols: np.ndarray):
+    """Sub-block of a dense or CSR distance matrix, same kind."""
+    if isinstance(D2, np.ndarray):
+        return D2[np.ix_(rows, cols)]
+    return D2[rows][:, cols].tocsr()
+
+
+def _kernel(D2, shift: np.ndarray | float, sigma: float, derivative: bool, zero_diag: bool):
+    """exp(-(D2 - shift_row)/σ²) and optionally 2·W·D2/σ³ on a dense or CSR block."""
+    s2 = sigma * sigma
+    if isinstance(D2, np.ndarray):
+        sh = shift[:, None] if isinstance(shift, np.ndarray) else shift
+        W = np.exp(-(D2 - sh) / s2)
+        if zero_diag:
+            np.fill_diagonal(W, 0.0)
+        dW = 2.0 * W * D2 / (s2 * sigma) if derivative else None
+        return W, dW
+    sh = np.repeat(shift, np.diff(D2.indptr)) if isinstance(shift, np.ndarray) else shift
+    w = np.exp(-(D2.data - sh) / s2)
+    W = sp.csr_matrix((w, D2.indices, D2.indptr), shape=D2.shape)
+    dW = None
+    if derivative:
+        dW = sp.csr_matrix((2.0 * w * D2.data / (s2 * sigma), D2.indices, D2.indptr), D2.shape)
+    return W, dW
+
+
+def _all_positive(W, square: bool) -> bool:
+    """Whether every edge weight of the block is > 0 (no underflow)."""
+    if isinstance(W, np.ndarray):
+        m, k = W.shape
+        return np.count_nonzero(W) == m * k - (min(m, k) if square else 0)
+    return bool(W.nnz == 0 or W.data.min() > 0)
+
+
+def _rowsum(W) -> np.ndarray:
+    return np.asarray(W.sum(axis=1)).ravel()
+
+
+def _laplacian_block(deg: np.ndarray, W_UU):
+    """diag(deg) − W_UU, same kind as W_UU."""
+    if isinstance(W_UU, np.ndarray):
+        M = -W_UU
+        M[np.diag_indices_from(M)] += deg
+        return M
+    return (sp.diags(deg) - W_UU).tocsr()
+
+
+def unanchored(W_UU, anchor: np.ndarray) -> np.ndarray:
+    """Nodes that cannot reach an anchor along edges i→j where W_UU[i, j] > 0.
+
+    Parameters
+    ----------
+    W_UU : ndarray or sparse matrix of shape (m, m)
+    anchor : ndarray of shape (m,), bool
+        Nodes with a non-zero weight to a labeled node.
+
+    Returns
+    -------
+    ndarray of shape (m,), bool
+    """
+    m = anchor.size
+    if anchor.all():
+        return np.zeros(m, bool)
+    P = sp.csr_matrix(W_UU > 0) if isinstance(W_UU, np.ndarray) else (W_UU > 0).tocsr()
+    # Reverse edges (j -> i when i uses j), plus a virtual source m pointing at anchors.
+    src = np.flatnonzero(anchor)
+    top = sp.hstack([P.T, sp.csr_matrix((m, 1))])
+    bottom = sp.csr_matrix((np.ones(src.size), (np.zeros(src.size, int), src)), shape=(1, m + 1))
+    G = sp.vstack([top, bottom], format="csr")
+    reached = breadth_first_order(G, m, directed=True, return_predecessors=False)
+    out = np.ones(m, bool)
+    out[reached[reached < m]] = False
+    return out
+
+
+class HarmonicModel:
+    """Harmonic soft labels on a fixed graph and labeled set (Algorithm 2, eqs. (1)–(2)).
+
+    Parameters
+    ----------
+    graph : Graph
+        Built on the instance's points (``threshold`` graphs use :meth:`soft_labels_at_radius`).
+    labeled : ndarray of shape (n,), bool
+    y : ndarray of shape (n,)
+        Binary labels; only the labeled entries are read.
+    """
+
+    def __init__(self, graph: Graph, labeled: np.ndarray, y: np.ndarray) -> None:
+        labeled = np.asarray(labeled, bool)
+        self.graph = graph
+        self.labeled_idx = np.flatnonzero(labeled)
+        self.unlabeled_idx = np.flatnonzero(~labeled)
+        self.y_l = np.asarray(y, float)[self.labeled_idx]
+        U, L = self.unlabeled_idx, self.labeled_idx
+        self._D2_UU = _block(graph.sqdist, U, U)
+        self._D2_UL = _block(graph.sqdist, U, L)
+        self._shift = graph.row_min_sqdist()[U]
+        ones_uu, ones_ul = (_kernel(D, 0.0, np.inf, False, z)[0]
+                            for D, z in ((self._D2_UU, True), (self._D2_UL, False)))
+        # Cut off by the pattern itself: the answer whenever no weight underflows.
+        self._structural = unanchored(ones_uu, _rowsum(ones_ul) > 0)
+
+    def _degenerate(self, W_UU, W_UL, to_l: np.ndarray) -> np.ndarray:
+        """Unlabeled nodes with no numerically non-zero path to a labeled node."""
+        if _all_positive(W_UU, True) and _all_positive(W_UL, False):
+            return self._structural
+        return unanchored(W_UU, to_l > 0)
+
+    @property
+    def n_unlabeled(self) -> int:
+        return self.unlabeled_idx.size
+
+    def blocks(self, sigma: float, *, row_scaled: bool, derivative: bool = False):
+        """``(W_UU, W_UL, dW_UU, dW_UL)`` at σ (derivatives None unless asked)."""
+        shift = self._shift if row_scaled else 0.0
+        W_UU, dW_UU = _kernel(self._D2_UU, shift, sigma, derivative, True)
+        W_UL, dW_UL = _kernel(self._D2_UL, shift, sigma, derivative, False)
+        return W_UU, W_UL, dW_UU, dW_UL
+
+    def soft_labels(
+        self,
+        sigma: float,
+        *,
+        solver: str = "exact",
+        cg_iters: int = 20,
+        derivative: bool = True,
+        x0: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> SoftLabels:
+        """Soft labels (and ∂f/∂σ) of the unlabeled nodes at σ.
+
+        Parameters
+        ----------
+        sigma : float
+            Bandwidth σ > 0 (PCA-space distance units).
+        solver : {'exact', 'inverse', 'cg', 'pcg'}, default='exact'
+            'exact'/'inverse' solve the row-scaled system; 'cg'/'pcg' run ``cg_iters``
+            iterations on the symmetric L_UU (DESIGN §4.1).
+        cg_iters : int, default=20
+        derivative : bool, default=True
+        x0 : (f0, df0), optional
+            Warm starts for CG/PCG (ignored by direct solvers).
+        """
+        sigma = check_real("sigma", sigma, "soft_labels", low=0.0, closed="neither")
+        check_option("solver", solver, "soft_labels", SOLVERS)
+        direct = solver in ("exact", "inverse")
+        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=direct, derivative=derivative)
+        return self._solve(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0)
+
+    def soft_labels_at_radius(self, r: float, *, solver: str = "exact") -> SoftLabels:
+        """Soft labels on the unweighted graph 1[d_ij ≤ r] (Definition 1a)."""
+        r2 = r * r
+
+        def unweighted(D2, zero_diag):
+            if isinstance(D2, np.ndarray):
+                W = (D2 <= r2).astype(float)
+                if zero_diag:
+                    np.fill_diagonal(W, 0.0)
+                return W
+            return sp.csr_matrix(((D2.data <= r2).astype(float), D2.indices, D2.indptr),
+                                 D2.shape)
+
+        W_UU = unweighted(self._D2_UU, True)
+        W_UL = unweighted(self._D2_UL, False)
+        return self._solve(r, W_UU, W_UL, None, None, solver, 20, None)
+
+    def _solve(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0) -> SoftLabels:
+        n_u = self.n_unlabeled
+        to_l = _rowsum(W_UL)
+        deg = _rowsum(W_UU) + to_l
+        status = "ok"
+        if solver in ("cg", "pcg") and np.any(deg < _TINY):
+            status = "underflow"
+        degenerate = self._degenerate(W_UU, W_UL, to_l)
+        f = np.full(n_u, 0.5)
+        df = np.zeros(n_u) if dW_UU is not None else None
+        keep = ~degenerate
+        b = W_UL @ self.y_l
+        if degenerate.any():
+            b = b + 0.5 * (W_UU[:, degenerate] @ np.ones(degenerate.sum()))
+        M = _laplacian_block(deg, W_UU)
+        if degenerate.any():
+            M = M[np.ix_(keep, keep)] if isinstance(M, np.ndarray) else M[keep][:, keep]
+        lin = LinearSolver(M, solver, cg_iters=cg_iters)
+        f0 = df0 = None
+        if x0 is not None and solver in ("cg", "pcg"):
+            f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
+        f[keep] = lin.solve(b[keep], f0)
+        if dW_UU is not None:
+            ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
+            rhs = dW_UL @ self.y_l - (ddeg * f - dW_UU @ f)
+            df[keep] = lin.solve(rhs[keep], df0)
+        return SoftLabels(sigma, f, df, degenerate, lin.solves, lin.matvecs,
+                          lin.factorizations, status)
+
+    def system(self, sigma: float):
+        """Symmetric D_UU^{-1/2} L_UU D_UU^{-1/2} at σ, built in the log domain so no scale
+        underflows; rows of degenerate nodes removed. Same spectrum as I − P_UU (§6).
+
+        Returns
+        -------
+        S : ndarray or csr_matrix of shape (m, m)
+        degenerate : ndarray of shape (n_unlabeled,), bool
+        """
+        W_UU, W_UL, _, _ = self.blocks(sigma, row_scaled=True)
+        to_l = _rowsum(W_UL)
+        degenerate = self._degenerate(W_UU, W_UL, to_l)
+        keep = ~degenerate
+        # log d_i (unscaled) = log(scaled row sum) - rowmin_i / σ²
+        logd = np.log(_rowsum(W_UU) + to_l) - self._shift / sigma**2
+        half = 0.5 * logd
+        if isinstance(self._D2_UU, np.ndarray):
+            K = np.exp(-self._D2_UU / sigma**2 - half[:, None] - half[None, :])
+            np.fill_diagonal(K, 0.0)
+            S = np.eye(K.shape[0]) - K
+            return S[np.ix_(keep, keep)], degenerate
+        D2 = self._D2_UU
+        rows = np.repeat(np.arange(D2.shape[0]), np.diff(D2.indptr))
+        k = np.exp(-D2.data / sigma**2 - half[rows] - half[D2.indices])
+        S = (sp.identity(D2.shape[0], format="csr")
+             - sp.csr_matrix((k, D2.indices, D2.indptr), D2.shape)).tocsr()
+        return S[keep][:, keep].tocsr(), degenerate
+
+
+class DelalleauModel:
+    """Delalleau et al. (2005) soft labels with Parzen extension (Algorithm 3).
+
+    The graph of the chosen family is built on L ∪ Ũ (|Ũ| = ``subset``, drawn from U with
+    ``seed``); each unlabeled node is extended from all of L ∪ Ũ (``complete``) or from
+    its k nearest points of L ∪ Ũ (kNN families), itself excluded.
+    """
+
+    def __init__(self, X: np.ndarray, labeled: np.ndarray, y: np.ndarray, spec: GraphSpec,
+                 labeling: LabelingSpec) -> None:
+        if spec.family == "threshold":
+            raise InvalidParameterError(
+                "The 'labeling' parameter 'delalleau' needs a Gaussian graph family "
+                "(complete, knn or mutual-knn); got family='threshold'."
+            )
+        labeled = np.asarray(labeled, bool)
+        X = np.asarray(X, float)
+        self.labeled_idx = np.flatnonzero(labeled)
+        self.unlabeled_idx = np.flatnonzero(~labeled)
+        n_u = self.unlabeled_idx.size
+        m = check_int("subset", labeling.subset, "DelalleauModel", low=1, high=n_u)
+        rng = np.random.default_rng(labeling.seed)
+        sub = np.sort(rng.choice(self.unlabeled_idx, size=m, replace=False))
+        self.nodes = np.r_[self.labeled_idx, sub]  # L first, then Ũ
+        self.lam = float(labeling.lam)
+        n_l = self.labeled_idx.size
+        self.is_l = np.r_[np.ones(n_l, bool), np.zeros(m, bool)]
+        self.y_s = np.r_[np.asarray(y, float)[self.labeled_idx], np.zeros(m)]
+        if spec.family != "complete":
+            check_int("k", spec.k, "DelalleauModel (k < |L| + subset)", low=1,
+                      high=self.nodes.size - 1)
+        self.graph = build_graph(X[self.nodes], spec)
+        self._D2 = self.graph.sqdist
+        # Extension distances, (n_u, |S|), the node itself excluded.
+        XU, XS = X[self.unlabeled_idx], X[self.nodes]
+        pos = {int(v): i for i, v in enumerate(self.nodes)}
+        self_col = np.array([pos.get(int(u), -1) for u in self.unlabeled_idx])
+        if spec.family == "complete":
+            D = cdist(XU, XS, "sqeuclidean")
+            mask = np.ones_like(D, bool)
+            has = self_col >= 0
+            mask[np.flatnonzero(has), self_col[has]] = False
+            rows, cols = np.nonzero(mask)
+            E = sp.csr_matrix((D[rows, cols], (rows, cols)), shape=D.shape)
+        else:
+            k = spec.k
+            _, ind = NearestNeighbors(n_neighbors=k + 1).fit(XS).kneighbors(XU)
+            keep = ind != self_col[:, None]
+            # drop self when present, else the (k+1)-th neighbour
+            keep[keep.all(axis=1), -1] = False
+            cols = ind[keep].reshape(n_u, k)
+            rows = np.repeat(np.arange(n_u), k)
+            d2 = np.sum((XU[rows] - XS[cols.ravel()]) ** 2, axis=1)
+            E = sp.csr_matrix((d2, (rows, cols.ravel())), shape=(n_u, self.nodes.size))
+        E.sort_indices()
+        self._E = E
+        self._E_shift = row_min(E)
+
+    @property
+    def n_unlabeled(self) -> int:
+        return self.unlabeled_idx.size
+
+    def matrix(self, sigma: float, *, derivative: bool = False):
+        """``(A, A', degenerate_S)`` on L ∪ Ũ at σ, A = λΔ_L + diag(W1) − W."""
+        W, dW = _kernel(self._D2, 0.0, sigma, derivative, True)
+        deg = _rowsum(W)
+        A = _laplacian_block(deg + self.lam * self.is_l, W)
+        dA = _laplacian_block(_rowsum(dW), dW) if derivative else None
+        degenerate = unanchored(W, self.is_l.copy())
+        return A, dA, degenerate
+
+    def soft_labels(
+        self,
+        sigma: float,
+        *,
+        solver: str = "exact",
+        cg_iters: int = 20,
+        derivative: bool = True,
+        x0: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> SoftLabels:
+        """Extended soft labels f̃ (and ∂f̃/∂σ) of every unlabeled node at σ.
+
+        ``x0`` warm-starts CG on L ∪ Ũ: a pair of arrays of shape (|L| + |Ũ|,).
+        """
+        sigma = check_real("sigma", sigma, "soft_labels", low=0.0, closed="neither")
+        check_option("solver", solver, "soft_labels", SOLVERS)
+        A, dA, deg_s = self.matrix(sigma, derivative=derivative)
+        keep = ~deg_s
+        f = np.full(self.nodes.size, 0.5)
+        df = np.zeros(self.nodes.size)
+        Ak = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
+        lin = LinearSolver(Ak, solver, cg_iters=cg_iters)
+        f0 = df0 = None
+        if x0 is not None and solver in ("cg", "pcg"):
+            f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
+        f[keep] = lin.solve(self.lam * self.y_s[keep], f0)
+        if derivative:
+            df[keep] = lin.solve(-(dA @ f)[keep], df0)
+        E, dE = _kernel(self._E, self._E_shift, sigma, derivative, False)
+        s = _rowsum(E)
+        ft = (E @ f) / s
+        dft = None
+        if derivative:
+            dft = ((dE @ f) + (E @ df) - ft * _rowsum(dE)) / s
+        # An extended node is degenerate when all its weight sits on degenerate nodes.
+        deg_u = (E @ keep.astype(float)) <= 0 if deg_s.any() else np.zeros(ft.size, bool)
+        self.last_subset_labels = (f, df)
+        return SoftLabels(sigma, ft, dft, deg_u, lin.solves, lin.matvecs, lin.factorizations)
+
+
+def make_model(X: np.ndarray, labeled: np.ndarray, y: np.ndarray, graph: GraphSpec | Graph,
+               labeling: LabelingSpec | None = None) -> HarmonicModel | DelalleauModel:
+    """The labeling model of ``labeling`` on points ``X`` with graph ``graph``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+    labeled : ndarray of shape (n,), bool
+    y : ndarray of shape (n,), binary
+    graph : GraphSpec or a prebuilt Graph on ``X``
+    labeling : LabelingSpec, default=LabelingSpec()
+    """
+    labeling = LabelingSpec() if labeling is None else labeling
+    spec = graph.spec if isinstance(graph, Graph) else graph
+    if labeling.method == "delalleau":
+        return DelalleauModel(X, labeled, y, spec, labeling)
+    g = graph if isinstance(graph, Graph) else build_graph(X, spec)
+    return HarmonicModel(g, labeled, y)

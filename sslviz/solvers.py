@@ -1,0 +1,234 @@
+"""Linear solvers behind the soft labels: fixed-t CG / Jacobi-PCG, exact, matrix inverse.
+
+All return a :class:`SolveResult` with the work done (matrix-vector products, iterations),
+so interval sweeps can report what Table 1 of the paper reports.
+
+========== ===================================================================
+solver     what it does
+========== ===================================================================
+``cg``     ``t`` iterations of conjugate gradients from ``x0`` (as SciPy's ``cg``)
+``pcg``    ``t`` iterations of Jacobi-preconditioned CG (M = diag(A)⁻¹)
+``exact``  LU factorisation (dense LAPACK, or SuperLU for sparse matrices)
+``inverse`` the explicit dense inverse (the paper's "MI" baseline)
+========== ===================================================================
+
+CG/PCG need a symmetric positive definite matrix; ``exact`` and ``inverse`` also take
+the row-scaled (non-symmetric) systems of DESIGN §4.3. Fixed-t CG is *expected* not to
+converge: that is reported in the result, never as a warning or an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from sslviz._validation import check_int, check_option, check_real
+
+SOLVERS = ("cg", "pcg", "exact", "inverse")
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Solution of A x = b and the work it took.
+
+    Attributes
+    ----------
+    x : ndarray of shape (n,)
+    iterations : int
+        CG iterations run (0 for direct solves).
+    matvecs : int
+        Products with A (for CG: one per iteration, plus one for a nonzero x0).
+    residual_norm : float
+        ‖b − A x‖₂, computed once after the solve.
+    status : {'converged', 'maxiter', 'direct'}
+        'converged' when ‖b − A x‖ ≤ max(rtol‖b‖, atol) was reached by CG, 'maxiter' when
+        CG stopped at its iteration budget, 'direct' for exact/inverse.
+    """
+
+    x: np.ndarray
+    iterations: int
+    matvecs: int
+    residual_norm: float
+    status: str
+
+    @property
+    def converged(self) -> bool:
+        return self.status in ("converged", "direct")
+
+
+def _as_apply(M):
+    """``x -> M x`` for an ndarray, sparse matrix, LinearOperator or None (identity)."""
+    if M is None:
+        return None
+    if isinstance(M, spla.LinearOperator):
+        return M.matvec
+    return lambda x: M @ x
+
+
+def solve_cg(
+    A: np.ndarray | sp.spmatrix | spla.LinearOperator,
+    b: np.ndarray,
+    x0: np.ndarray | None = None,
+    *,
+    maxiter: int | None = None,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    M: np.ndarray | sp.spmatrix | spla.LinearOperator | None = None,
+    callback: Callable[[np.ndarray], None] | None = None,
+) -> SolveResult:
+    """Conjugate gradients on a symmetric positive definite ``A``, counted.
+
+    The same iteration as SciPy's ``scipy.sparse.linalg.cg`` (the tests check the iterates
+    agree), written out so a fixed budget of t iterations costs t products and nothing
+    more — the sweeps call it tens of thousands of times.
+
+    Parameters
+    ----------
+    A : {ndarray, sparse matrix, LinearOperator} of shape (n, n)
+    b : ndarray of shape (n,)
+    x0 : ndarray of shape (n,), optional
+        Start (zero by default); never modified.
+    maxiter : int, optional
+        Iteration budget; ``None`` means 10·n. For "CG with t iterations" pass
+        ``maxiter=t, rtol=0``: exactly t iterations run unless the residual collapses to
+        rounding noise (below 1e-30·‖b‖) first.
+    rtol, atol : float
+        Stop when ‖b − A x‖ < max(rtol·‖b‖, atol) (the recursively updated residual).
+    M : {ndarray, sparse matrix, LinearOperator}, optional
+        Preconditioner approximating A⁻¹.
+    callback : callable, optional
+        ``callback(xk)`` after each iteration.
+
+    Returns
+    -------
+    SolveResult
+        ``residual_norm`` is the recursively updated residual.
+    """
+    b = np.asarray(b, dtype=float)
+    n = b.shape[0]
+    if b.ndim != 1 or A.shape != (n, n):
+        raise ValueError(f"shapes of A {A.shape} and b {b.shape} are incompatible")
+    rtol = check_real("rtol", rtol, "solve_cg", low=0.0)
+    atol = check_real("atol", atol, "solve_cg", low=0.0)
+    maxiter = 10 * n if maxiter is None else check_int("maxiter", maxiter, "solve_cg", low=0)
+    matvec = _as_apply(A)
+    psolve = _as_apply(M)
+    bnorm = float(np.linalg.norm(b))
+    # A floor far below rounding level stops CG once the residual has collapsed to
+    # (sub)normal noise, where the next step would divide 0 by 0.
+    stop = max(atol, rtol * bnorm, 1e-30 * bnorm, np.finfo(float).tiny)
+    matvecs = 0
+    if x0 is None or not np.any(x0):
+        x = np.zeros(n)
+        r = b.copy()
+    else:
+        x = np.array(x0, dtype=float)
+        r = b - matvec(x)
+        matvecs += 1
+    rnorm = float(np.linalg.norm(r))
+    it = 0
+    rho_prev = 0.0
+    p = None
+    while it < maxiter and rnorm >= stop:
+        z = r if psolve is None else psolve(r)
+        rho = float(r @ z)
+        p = z.copy() if p is None else z + (rho / rho_prev) * p
+        q = matvec(p)
+        matvecs += 1
+        pq = float(p @ q)
+        if not pq > 0.0:  # breakdown: A not positive definite on p, or p = 0
+            break
+        alpha = rho / pq
+        x += alpha * p
+        r -= alpha * q
+        rho_prev = rho
+        rnorm = float(np.linalg.norm(r))
+        it += 1
+        if callback is not None:
+            callback(x)
+    status = "converged" if rnorm < max(atol, rtol * bnorm) or bnorm == 0 else "maxiter"
+    return SolveResult(x, it, matvecs, rnorm, status)
+
+
+class Factorization:
+    """A reusable direct solve of A x = b (LU, or the explicit inverse).
+
+    ``Factorization(A, method='exact')`` factorises once; ``solve(b)`` is then cheap.
+    Dense ``A`` uses LAPACK ``getrf``; sparse ``A`` uses SuperLU. ``method='inverse'``
+    forms A⁻¹ densely (the paper's MI baseline) and multiplies.
+    """
+
+    def __init__(self, A: np.ndarray | sp.spmatrix, method: str = "exact") -> None:
+        check_option("method", method, "Factorization", ("exact", "inverse"))
+        self.shape = A.shape
+        self.A = A
+        self.method = method
+        if A.shape[0] == 0:
+            self._solve = lambda b: np.zeros(0)
+        elif method == "inverse":
+            Ad = A.toarray() if sp.issparse(A) else A
+            inv = np.linalg.inv(Ad)
+            self._solve = lambda b: inv @ b
+        elif sp.issparse(A):
+            lu = spla.splu(sp.csc_matrix(A))
+            self._solve = lu.solve
+        else:
+            lu = la.lu_factor(A, check_finite=False)
+            self._solve = lambda b: la.lu_solve(lu, b, check_finite=False)
+
+    def solve(self, b: np.ndarray) -> SolveResult:
+        x = np.asarray(self._solve(np.asarray(b, dtype=float)), dtype=float)
+        return SolveResult(x, 0, 0, float("nan"), "direct")
+
+
+def jacobi(A: np.ndarray | sp.spmatrix) -> spla.LinearOperator:
+    """Jacobi preconditioner diag(A)⁻¹ as a LinearOperator."""
+    d = A.diagonal() if sp.issparse(A) else np.diag(A)
+    inv = 1.0 / d
+    return spla.LinearOperator(A.shape, matvec=lambda x: inv * x.ravel(), dtype=float)
+
+
+class LinearSolver:
+    """Solve with one matrix several times by the named method (``SOLVERS``).
+
+    Parameters
+    ----------
+    A : ndarray or sparse matrix of shape (n, n)
+        For ``cg``/``pcg`` it must be symmetric positive definite.
+    method : {'cg', 'pcg', 'exact', 'inverse'}
+    cg_iters : int
+        t, the fixed CG iteration budget.
+
+    Attributes
+    ----------
+    solves, matvecs, factorizations : int
+        Work done so far.
+    """
+
+    def __init__(self, A, method: str, *, cg_iters: int = 20) -> None:
+        self.method = check_option("solver", method, "LinearSolver", SOLVERS)
+        self.cg_iters = check_int("cg_iters", cg_iters, "LinearSolver", low=1)
+        self.A = A
+        self.solves = 0
+        self.matvecs = 0
+        self.factorizations = 0
+        self._direct: Factorization | None = None
+        self._M = jacobi(A) if method == "pcg" and A.shape[0] else None
+
+    def solve(self, b: np.ndarray, x0: np.ndarray | None = None) -> np.ndarray:
+        self.solves += 1
+        if self.method in ("exact", "inverse"):
+            if self._direct is None:
+                self._direct = Factorization(self.A, self.method)
+                self.factorizations += 1
+            return self._direct.solve(b).x
+        if self.A.shape[0] == 0:
+            return np.zeros(0)
+        r = solve_cg(self.A, b, x0, maxiter=self.cg_iters, rtol=0.0, M=self._M)
+        self.matvecs += r.matvecs
+        return r.x

@@ -1,0 +1,378 @@
+"""The exact loss curve l(σ) and its breakpoints (DESIGN §5.1).
+
+l(σ) — the fraction of unlabeled nodes misclassified by 1[f_u(σ) > 1/2] — changes only
+where some f_u(σ) = 1/2 (or where a node's link to the labeled set underflows, §4.3).
+:func:`true_loss_curve` finds every such σ on [σ_min, σ_max]:
+
+1. exact soft labels and derivatives (row-scaled LU, eqs. (1)–(2)) on a geometric grid
+   with ratio ``grid_ratio`` between neighbours;
+2. each grid interval is split while some node's cubic Hermite interpolant of
+   h_u = f_u − 1/2 (built from values and exact derivatives at both ends) has a sign
+   pattern the end values do not explain, or dips towards zero inside the interval — this is
+   what catches a pair of crossings between two grid points;
+3. every sign change is refined by safeguarded Newton (exact derivative, bisection
+   fallback) until the bracket or the Newton step is below ``rtol``·σ.
+
+Residual risk: a pair of crossings closer together than the Hermite test can see (the
+cubic misses a dip narrower than the grid interval and deeper than ``touch``) is not
+found. The loss on every piece is checked against every grid evaluation; disagreements
+are counted in ``TrueLossCurve.inconsistent`` (0 on every instance we have run).
+
+For the ``threshold`` family l(r) changes only at edge lengths, which are enumerated.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sslviz._validation import check_real, check_sigma_range
+from sslviz.labeling import DelalleauModel, HarmonicModel
+from sslviz.piecewise import PiecewiseLoss
+
+
+@dataclass(frozen=True, eq=False)
+class TrueLossCurve:
+    """The exact piecewise-constant loss on [σ_min, σ_max].
+
+    Attributes
+    ----------
+    loss : PiecewiseLoss
+        Pieces between consecutive breakpoints and their loss (fraction of U wrong).
+    nodes : list of ndarray
+        For each breakpoint, the unlabeled nodes that crossed 1/2 (or changed
+        degenerate status) there, as indices into ``model.unlabeled_idx``.
+    wrong_at_start : ndarray of shape (n_unlabeled,), bool
+        Which nodes are misclassified on the first piece.
+    degenerate_ranges : list of (lo, hi, count)
+        σ ranges where ``count`` > 0 unlabeled nodes had no path to a labeled node.
+    evaluations : ndarray of shape (n_eval,)
+        Every σ where soft labels were computed (sorted).
+    solves, matvecs, factorizations : int
+    seconds : float
+    inconsistent : int
+        Grid evaluations whose misclassified set disagrees with the pieces (0 when the
+        curve is complete).
+    parameter : {'sigma', 'r'}
+    """
+
+    loss: PiecewiseLoss
+    nodes: list
+    wrong_at_start: np.ndarray
+    degenerate_ranges: list
+    evaluations: np.ndarray
+    solves: int
+    matvecs: int
+    factorizations: int
+    seconds: float
+    inconsistent: int = 0
+    parameter: str = "sigma"
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def breakpoints(self) -> np.ndarray:
+        return self.loss.breakpoints
+
+    def best(self) -> tuple[float, float, float]:
+        """``(loss, lo, hi)``: smallest loss and the widest σ range achieving it."""
+        return self.loss.minimum()
+
+
+class _Evaluator:
+    """Exact soft labels at σ with a cache and work counters."""
+
+    def __init__(self, model, y_u: np.ndarray, solver: str = "exact", cg_iters: int = 20) -> None:
+        self.model = model
+        self.y_u = y_u
+        self.solver = solver
+        self.cg_iters = cg_iters
+        self.matvecs = 0
+        self.cache: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.solves = 0
+        self.factorizations = 0
+
+    def __call__(self, sigma: float):
+        hit = self.cache.get(sigma)
+        if hit is not None:
+            return hit
+        sl = self.model.soft_labels(sigma, solver=self.solver, cg_iters=self.cg_iters)
+        self.solves += sl.solves
+        self.matvecs += sl.matvecs
+        self.factorizations += sl.factorizations
+        out = (sl.f - 0.5, sl.df, sl.degenerate)
+        self.cache[sigma] = out
+        return out
+
+    def wrong(self, sigma: float) -> np.ndarray:
+        h, _, deg = self(sigma)
+        return deg | ((h > 0) != (self.y_u == 1))
+
+
+def _hermite(a, b, ha, hb, da, db, s):
+    """Cubic Hermite interpolant on [a, b] at fractions s (shape (q,)) → (n, q)."""
+    w = b - a
+    s = s[None, :]
+    h00 = 2 * s**3 - 3 * s**2 + 1
+    h10 = s**3 - 2 * s**2 + s
+    h01 = -2 * s**3 + 3 * s**2
+    h11 = s**3 - s**2
+    return (h00 * ha[:, None] + h10 * w * da[:, None] + h01 * hb[:, None]
+            + h11 * w * db[:, None])
+
+
+_S = np.linspace(0, 1, 17)[1:-1]
+
+
+def _needs_split(a, b, ea, eb, touch) -> bool:
+    ha, da, ga = ea
+    hb, db, gb = eb
+    ok = ~(ga | gb)
+    if not ok.any():
+        return False
+    ha, hb, da, db = ha[ok], hb[ok], da[ok], db[ok]
+    H = _hermite(a, b, ha, hb, da, db, _S)
+    vals = np.column_stack([ha, H, hb])
+    sgn = np.sign(vals)
+    changes = np.count_nonzero(np.diff(sgn, axis=1) != 0, axis=1)
+    ends_differ = np.sign(ha) != np.sign(hb)
+    if np.any(changes > ends_differ.astype(int)):
+        return True
+    # Near-touch: an interior dip of |h_u| towards 0 that halves it and comes within
+    # ``touch`` of 0 — the shape a pair of crossings would leave in a coarse cubic.
+    mag = np.abs(vals[~ends_differ])
+    if not mag.size:
+        return False
+    k = np.argmin(mag, axis=1)
+    low = mag[np.arange(mag.shape[0]), k]
+    ends = np.minimum(mag[:, 0], mag[:, -1])
+    interior = (k > 0) & (k < mag.shape[1] - 1)
+    return bool(np.any(interior & (low < touch) & (low < 0.5 * ends)))
+
+
+def _refine_root(ev: _Evaluator, u: int, a: float, b: float, rtol: float) -> float:
+    """Root of h_u in [a, b] (sign change) by safeguarded Newton."""
+    ha = ev(a)[0][u]
+    hb = ev(b)[0][u]
+    lo, hi, hlo = a, b, ha
+    # Start from the Hermite root estimate (linear if the cubic has none).
+    ea, eb = ev(a), ev(b)
+    s = np.linspace(0, 1, 65)
+    H = _hermite(a, b, np.array([ha]), np.array([hb]), np.array([ea[1][u]]),
+                 np.array([eb[1][u]]), s)[0]
+    idx = np.flatnonzero(np.sign(H[:-1]) != np.sign(H[1:]))
+    if idx.size:
+        i = idx[0]
+        x = a + (b - a) * (s[i] + (s[i + 1] - s[i]) * H[i] / (H[i] - H[i + 1]))
+    else:
+        x = a + (b - a) * ha / (ha - hb)
+    for _ in range(100):
+        if not lo < x < hi:
+            x = 0.5 * (lo + hi)
+        h, d, g = ev(x)
+        hx, dx = h[u], d[u]
+        if g[u]:  # cannot happen inside a consistently non-degenerate bracket
+            return x
+        if hx == 0:
+            return x
+        if np.sign(hx) == np.sign(hlo):
+            lo, hlo = x, hx
+        else:
+            hi = x
+        tol = rtol * x
+        if hi - lo <= tol:
+            return 0.5 * (lo + hi)
+        step = hx / dx if dx != 0 else np.inf
+        xn = x - step
+        if abs(step) < 1e-3 * tol and lo <= xn <= hi:
+            return xn
+        x = xn if lo < xn < hi else 0.5 * (lo + hi)
+    return 0.5 * (lo + hi)
+
+
+def _refine_degenerate(ev: _Evaluator, a: float, b: float, rtol: float) -> list[float]:
+    """σ values in (a, b) where the degenerate set changes (bisection)."""
+    ga, gb = ev(a)[2], ev(b)[2]
+    if np.array_equal(ga, gb):
+        return []
+    lo, hi = a, b
+    while hi - lo > rtol * lo:
+        m = 0.5 * (lo + hi)
+        if np.array_equal(ev(m)[2], ga):
+            lo = m
+        else:
+            hi = m
+    return [*_refine_degenerate(ev, a, lo, rtol), hi, *_refine_degenerate(ev, hi, b, rtol)]
+
+
+def true_loss_curve(
+    model: HarmonicModel | DelalleauModel,
+    y_unlabeled: np.ndarray,
+    sigma_min: float,
+    sigma_max: float,
+    *,
+    rtol: float = 1e-9,
+    grid_ratio: float = 1.03,
+    touch: float = 0.05,
+    solver: str = "exact",
+    cg_iters: int = 20,
+) -> TrueLossCurve:
+    """Exact piecewise-constant loss l(σ) with every breakpoint located to ``rtol``.
+
+    With ``solver='cg'`` or ``'pcg'`` the same search runs on the t-iteration CG soft
+    labels instead: that is the fast mode of Algorithm 4 (DESIGN §5.4), which finds every
+    crossing of the *approximate* f_u − 1/2 while sharing each solve across all nodes.
+
+    Parameters
+    ----------
+    model : HarmonicModel or DelalleauModel
+    y_unlabeled : ndarray of shape (n_unlabeled,)
+        True binary labels of the unlabeled nodes (``model.unlabeled_idx`` order).
+    sigma_min, sigma_max : float
+        The σ range, 0 < σ_min < σ_max (PCA-space distance units).
+    rtol : float, default=1e-9
+        Relative location tolerance of each breakpoint.
+    grid_ratio : float, default=1.03
+        Largest ratio between neighbouring σ of the starting grid.
+    touch : float, default=0.05
+        Split an interval where some node's interpolant of |f_u − 1/2| dips inside it to
+        below ``touch`` and below half its smaller end value.
+    solver : {'exact', 'inverse', 'cg', 'pcg'}, default='exact'
+    cg_iters : int, default=20
+
+    Returns
+    -------
+    TrueLossCurve
+    """
+    t0 = time.perf_counter()
+    caller = "true_loss_curve"
+    lo, hi = check_sigma_range(sigma_min, sigma_max, caller)
+    rtol = check_real("rtol", rtol, caller, low=1e-15, high=1e-3)
+    grid_ratio = check_real("grid_ratio", grid_ratio, caller, low=1.0, closed="neither")
+    y_u = np.asarray(y_unlabeled)
+    ev = _Evaluator(model, y_u, solver, cg_iters)
+    n0 = int(np.ceil(np.log(hi / lo) / np.log(grid_ratio))) + 1
+    grid = np.geomspace(lo, hi, max(n0, 3))
+    grid[0], grid[-1] = lo, hi
+    stack = [(grid[i], grid[i + 1]) for i in range(grid.size - 1)][::-1]
+    roots: list[tuple[float, int]] = []
+    deg_changes: list[float] = []
+    min_width = 1e-7
+    while stack:
+        a, b = stack.pop()
+        ea, eb = ev(a), ev(b)
+        if not np.array_equal(ea[2], eb[2]):
+            cuts = _refine_degenerate(ev, a, b, rtol)
+            deg_changes.extend(cuts)
+            pts = [a, *cuts, b]
+            # Search crossings on each side, just off the change points.
+            for p, q in zip(pts[:-1], pts[1:], strict=True):
+                p2 = p if p == a else p * (1 + rtol)
+                q2 = q if q == b else q * (1 - rtol)
+                if q2 > p2 and np.array_equal(ev(p2)[2], ev(q2)[2]):
+                    stack.append((p2, q2))
+            continue
+        if (b - a) > min_width * a and _needs_split(a, b, ea, eb, touch):
+            m = 0.5 * (a + b)
+            stack.extend([(m, b), (a, m)])
+            continue
+        ok = ~(ea[2] | eb[2])
+        for u in np.flatnonzero(ok & (np.sign(ea[0]) != np.sign(eb[0]))):
+            if ea[0][u] == 0:
+                continue  # root exactly at a: counted by the interval ending at a
+            roots.append((_refine_root(ev, int(u), a, b, rtol), int(u)))
+    return _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
+
+
+def _assemble(ev: _Evaluator, lo, hi, roots, deg_changes, y_u, t0, rtol,
+              parameter: str = "sigma") -> TrueLossCurve:
+    events = sorted([(r, u) for r, u in roots if lo < r < hi] + [(c, -1) for c in deg_changes
+                                                                  if lo < c < hi])
+    # Merge events closer than the location tolerance into one breakpoint.
+    groups: list[list[tuple[float, int]]] = []
+    for e in events:
+        if groups and e[0] - groups[-1][-1][0] <= 2 * rtol * e[0]:
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+    wrong = ev.wrong(lo).copy()
+    start = wrong.copy()
+    n_u = y_u.size
+    edges, values, nodes = [lo], [wrong.mean() if n_u else 0.0], []
+    for g in groups:
+        x = g[-1][0]
+        changed = np.zeros(n_u, bool)
+        for _, u in g:
+            if u >= 0:
+                changed[u] ^= True
+        if any(u < 0 for _, u in g):  # degenerate-set change: read the right side
+            after = ev.wrong(x * (1 + rtol))
+            changed = after != wrong
+        if not changed.any():
+            continue
+        wrong = wrong ^ changed
+        edges.append(float(np.mean([e[0] for e in g])))
+        values.append(wrong.mean())
+        nodes.append(np.flatnonzero(changed))
+    edges.append(hi)
+    loss = PiecewiseLoss(np.array(edges), np.array(values))
+    # Check every evaluation against the pieces (evaluations at a breakpoint excluded).
+    inconsistent = 0
+    sig = np.array(sorted(ev.cache))
+    brk = loss.breakpoints
+    piece_wrong = [start]
+    for nd in nodes:
+        w = piece_wrong[-1].copy()
+        w[nd] ^= True
+        piece_wrong.append(w)
+    for s in sig:
+        if brk.size and np.min(np.abs(brk - s)) <= 4 * rtol * s:
+            continue
+        if not np.array_equal(ev.wrong(s), piece_wrong[int(loss.piece_index(s))]):
+            inconsistent += 1
+    deg_ranges = []
+    for a, b in zip(sig[:-1], sig[1:], strict=True):
+        c = int(ev.cache[a][2].sum())
+        if c:
+            if deg_ranges and deg_ranges[-1][1] == a and deg_ranges[-1][2] == c:
+                deg_ranges[-1] = (deg_ranges[-1][0], b, c)
+            else:
+                deg_ranges.append((a, b, c))
+    return TrueLossCurve(loss, nodes, start, deg_ranges, sig, ev.solves, ev.matvecs,
+                         ev.factorizations,
+                         time.perf_counter() - t0, inconsistent, parameter)
+
+
+def threshold_loss_curve(model: HarmonicModel, y_unlabeled: np.ndarray, r_min: float,
+                         r_max: float) -> TrueLossCurve:
+    """Exact l(r) of the thresholded mutual-kNN family on [r_min, r_max].
+
+    The graph 1[d_ij ≤ r] only changes at edge lengths, so l(r) is evaluated once per
+    distinct edge length in the range (right-continuous pieces: an edge of length d is
+    present from r = d on).
+    """
+    t0 = time.perf_counter()
+    lo, hi = check_sigma_range(r_min, r_max, "threshold_loss_curve")
+    y_u = np.asarray(y_unlabeled)
+    lengths = model.graph.edge_lengths()
+    cuts = lengths[(lengths > lo) & (lengths < hi)]
+
+    class _R(_Evaluator):
+        def __call__(self, r):
+            hit = self.cache.get(r)
+            if hit is None:
+                sl = self.model.soft_labels_at_radius(r)
+                self.solves += sl.solves
+                self.factorizations += sl.factorizations
+                hit = self.cache[r] = (sl.f - 0.5, np.zeros_like(sl.f), sl.degenerate)
+            return hit
+
+    ev = _R(model, y_u)
+    prev = ev.wrong(lo)
+    roots = []
+    for c in cuts:
+        w = ev.wrong(c)
+        roots.extend((float(c), int(u)) for u in np.flatnonzero(w != prev))
+        prev = w
+    return _assemble(ev, lo, hi, roots, [], y_u, t0, 1e-12, parameter="r")
