@@ -124,7 +124,7 @@ class Graph:
 
     def threshold(self, r: float) -> np.ndarray | sp.csr_matrix:
         """Unweighted adjacency 1[d_ij ≤ r] on the pattern (Definition 1a)."""
-        return _apply(self.sqdist, lambda d2, m: (d2 <= r * r).astype(float), False)
+        return _apply(self.sqdist, lambda d2, m: (np.sqrt(d2) <= r).astype(float), False)
 
     def row_min_sqdist(self) -> np.ndarray:
         """min_j d_ij² over each row's edges, shape (n,) (0 for an isolated node)."""

@@ -245,15 +245,15 @@ class HarmonicModel:
 
     def soft_labels_at_radius(self, r: float, *, solver: str = "exact") -> SoftLabels:
         """Soft labels on the unweighted graph 1[d_ij ≤ r] (Definition 1a)."""
-        r2 = r * r
-
+        # Compare lengths, not squares: r is an edge length sqrt(d²), and sqrt(d²)² may
+        # round below d², which would drop the edge at its own length.
         def unweighted(D2, zero_diag):
             if isinstance(D2, np.ndarray):
-                W = (D2 <= r2).astype(float)
+                W = (np.sqrt(D2) <= r).astype(float)
                 if zero_diag:
                     np.fill_diagonal(W, 0.0)
                 return W
-            return sp.csr_matrix(((D2.data <= r2).astype(float), D2.indices, D2.indptr),
+            return sp.csr_matrix(((np.sqrt(D2.data) <= r).astype(float), D2.indices, D2.indptr),
                                  D2.shape)
 
         W_UU = unweighted(self._D2_UU, True)

@@ -312,7 +312,7 @@ def _assemble(ev: _Evaluator, lo, hi, roots, deg_changes, y_u, t0, rtol,
         if not changed.any():
             continue
         wrong = wrong ^ changed
-        edges.append(float(np.mean([e[0] for e in g])))
+        edges.append(float(g[len(g) // 2][0]))  # an event value, not an average
         values.append(wrong.mean())
         nodes.append(np.flatnonzero(changed))
     edges.append(hi)

@@ -1,0 +1,162 @@
+"""Algorithm 4 (paper mode), the fast mode and scoring, against the exact curve."""
+
+import numpy as np
+import pytest
+
+from sslviz.graphs import GraphSpec
+from sslviz.intervals import (
+    Interval,
+    SweepSettings,
+    Sweep,
+    feedback_set,
+    node_trace,
+    score,
+    sweep,
+)
+from sslviz.labeling import LabelingSpec, make_model
+from sslviz.truth import true_loss_curve
+
+LO, HI = 0.6, 6.0
+
+
+def _problem(seed=0, n=60, family="knn", labeling="harmonic"):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = rng.normal(size=(n, 4)) + 1.0 * y[:, None]
+    labeled = np.zeros(n, bool)
+    labeled[[0, 1, 2, n // 2, n // 2 + 1, n // 2 + 2]] = True
+    model = make_model(X, labeled, y, GraphSpec(family, 5), LabelingSpec(labeling, 25))
+    return model, y[model.unlabeled_idx]
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+@pytest.mark.parametrize("labeling", ["harmonic", "delalleau"])
+def test_fast_mode_with_exact_solver_finds_every_breakpoint(family, labeling):
+    model, y_u = _problem(1, family=family, labeling=labeling)
+    truth = true_loss_curve(model, y_u, LO, HI)
+    res = sweep(model, y_u, LO, HI, SweepSettings(solver="exact", mode="fast"))
+    sc = score(res, truth, tol=1e-6)
+    assert sc.true_breakpoints > 0
+    assert sc.missed == 0 and sc.spurious == 0
+    assert sc.eps_volume < 1e-5
+    assert sc.M == truth.loss.values.size
+
+
+def test_paper_mode_exact_solver_endpoints_are_converged_iterates():
+    """With exact soft labels Algorithm 4's endpoints are where some node's iteration
+    converged (|f_u − 1/2| ≤ root_tol), each interval's loss is the true loss at its σ0,
+    and every endpoint that is a true breakpoint is also found by fast mode."""
+    model, y_u = _problem(2)
+    settings = SweepSettings(solver="exact", mode="paper")
+    truth = true_loss_curve(model, y_u, LO, HI)
+    res = sweep(model, y_u, LO, HI, settings)
+    for iv in res.intervals:
+        assert iv.loss == pytest.approx(float(truth.loss(iv.sigma0)))
+        for x, u in ((iv.lo, iv.lo_node), (iv.hi, iv.hi_node)):
+            if u >= 0:
+                f = model.soft_labels(x, derivative=False).f[u]
+                assert abs(f - 0.5) <= settings.root_tol
+    sc = score(res, truth, tol=1e-3)
+    assert sc.missed < sc.true_breakpoints  # it finds some, not necessarily all
+    fast = sweep(model, y_u, LO, HI, SweepSettings(solver="exact", mode="fast"))
+    ends = np.array([x for iv in fast.intervals for x in (iv.lo, iv.hi)])
+    tb = truth.breakpoints
+    for iv in res.intervals:
+        for x in (iv.lo, iv.hi):
+            if LO < x < HI and np.min(np.abs(tb - x)) < 1e-6:
+                assert np.min(np.abs(ends - x)) < 1e-6
+
+
+def test_more_cg_iterations_never_score_worse():
+    """On a fixed suite, ε-volume and misses do not grow with t (up to 2 % of the range
+    and one breakpoint per instance)."""
+    totals = {}
+    for t in (5, 10, 20):
+        vol = missed = 0.0
+        for seed in range(3):
+            model, y_u = _problem(seed, n=80)
+            truth = true_loss_curve(model, y_u, LO, HI)
+            res = sweep(model, y_u, LO, HI, SweepSettings(solver="pcg", cg_iters=t))
+            sc = score(res, truth)
+            vol += sc.eps_volume
+            missed += sc.missed
+        totals[t] = (vol, missed)
+    for a, b in ((5, 10), (10, 20)):
+        assert totals[b][0] <= totals[a][0] + 0.02 * 3 * (HI - LO)
+        assert totals[b][1] <= totals[a][1] + 3
+
+
+def test_fast_and_paper_agree_with_exact_solver():
+    model, y_u = _problem(4, family="complete")
+    paper = sweep(model, y_u, LO, HI, SweepSettings(solver="exact", mode="paper"))
+    fast = sweep(model, y_u, LO, HI, SweepSettings(solver="exact", mode="fast"))
+    est = fast.estimated_loss()
+    for iv in paper.intervals:
+        assert iv.loss == pytest.approx(float(est(iv.sigma0)))
+
+
+def test_counts_and_sweep_bookkeeping():
+    model, y_u = _problem(5)
+    res = sweep(model, y_u, LO, HI, SweepSettings(solver="cg", cg_iters=7, mode="paper"))
+    assert res.solves == sum(iv.solves for iv in res.intervals)
+    assert res.matvecs == sum(iv.matvecs for iv in res.intervals)
+    # CG from zero: t products per solve.
+    assert res.matvecs <= 7 * res.solves
+    starts = [iv.sigma0 for iv in res.intervals]
+    assert starts[0] == LO and np.all(np.diff(starts) > 0)
+    for prev, nxt in zip(res.intervals[:-1], res.intervals[1:], strict=True):
+        assert nxt.sigma0 == pytest.approx(prev.hi + 0.05)
+
+
+@pytest.mark.parametrize("rule", ["hybrid", "gradient", "newton"])
+def test_node_trace_rules(rule):
+    model, y_u = _problem(1)
+    truth = true_loss_curve(model, y_u, LO, HI)
+    b, u = truth.breakpoints[0], int(truth.nodes[0][0])
+    trace, root = node_trace(model, u, b * 1.05, LO, HI,
+                             SweepSettings(solver="exact", mode="paper"), rule=rule)
+    assert trace and trace[0].sigma == pytest.approx(b * 1.05)
+    assert all(np.isfinite([it.sigma, it.f, it.g]).all() for it in trace)
+    kinds = {it.step for it in trace[:-1]}
+    if rule == "gradient":
+        assert kinds <= {"gradient"}
+    if rule == "newton":
+        assert kinds <= {"newton"}
+        assert root == pytest.approx(b, rel=1e-4)
+
+
+def test_score_counts_misses_spurious_and_volume():
+    model, y_u = _problem(1)
+    truth = true_loss_curve(model, y_u, LO, HI)
+    b = truth.breakpoints
+    # One interval over the whole range at the wrong loss everywhere but the first piece.
+    one = Sweep([Interval(LO, HI, float(truth.loss.values[0]), LO)], LO, HI, SweepSettings(),
+                0, 0, 0.0)
+    sc = score(one, truth)
+    assert sc.missed == b.size and sc.spurious == 0 and sc.M == 1
+    differs = np.abs(truth.loss.values - truth.loss.values[0]) > 0.5 / y_u.size
+    assert sc.eps_volume == pytest.approx(np.diff(truth.loss.edges)[differs].sum())
+    # Two spurious endpoints inside the widest piece, and a gap after them.
+    e = truth.loss.edges
+    i = int(np.argmax(np.diff(e)))
+    x = 0.5 * (e[i] + e[i + 1])
+    two = Sweep([Interval(LO, x, 0.0, LO), Interval(x, x + 1e-3, 0.0, x)], LO, HI,
+                SweepSettings(), 0, 0, 0.0)
+    sc2 = score(two, truth, tol=1e-6)
+    assert sc2.spurious == 2 and sc2.uncovered == pytest.approx(HI - x - 1e-3)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(epsilon=0.0), "epsilon"),
+        (dict(eta=-1.0), "eta"),
+        (dict(step=0.0), "step"),
+        (dict(cg_iters=0), "cg_iters"),
+        (dict(solver="lu"), "solver"),
+        (dict(mode="slow"), "mode"),
+    ],
+)
+def test_bad_settings(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        SweepSettings(**kwargs)
