@@ -151,44 +151,69 @@ def _needs_split(a, b, ea, eb, touch) -> bool:
     return bool(np.any(interior & (low < touch) & (low < 0.5 * ends)))
 
 
-def _refine_root(ev: _Evaluator, u: int, a: float, b: float, rtol: float) -> float:
-    """Root of h_u in [a, b] (sign change) by safeguarded Newton."""
-    ha = ev(a)[0][u]
-    hb = ev(b)[0][u]
-    lo, hi, hlo = a, b, ha
-    # Start from the Hermite root estimate (linear if the cubic has none).
+def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float,
+                  rtol: float) -> np.ndarray:
+    """Roots of h_u in [a, b] for every node u in ``nodes`` (each changes sign there).
+
+    Safeguarded Newton on all nodes at once: every evaluation updates the bracket of
+    each node it falls in, the next point is the Newton step of the first unfinished
+    node from its latest value (a bisection when that step leaves the bracket or the
+    bracket failed to halve). Starts from the roots of the Hermite cubics.
+    """
     ea, eb = ev(a), ev(b)
+    k = nodes.size
+    lo, hi = np.full(k, a), np.full(k, b)
+    hlo, hhi = ea[0][nodes].copy(), eb[0][nodes].copy()
+    side = np.zeros(k, int)  # which end moved last (+1 lo, -1 hi): Illinois weighting
+    newton_ok = ev.solver in ("exact", "inverse")  # CG's f' is not the derivative of CG's f
     s = np.linspace(0, 1, 65)
-    H = _hermite(a, b, np.array([ha]), np.array([hb]), np.array([ea[1][u]]),
-                 np.array([eb[1][u]]), s)[0]
-    idx = np.flatnonzero(np.sign(H[:-1]) != np.sign(H[1:]))
-    if idx.size:
-        i = idx[0]
-        x = a + (b - a) * (s[i] + (s[i + 1] - s[i]) * H[i] / (H[i] - H[i + 1]))
-    else:
-        x = a + (b - a) * ha / (ha - hb)
-    for _ in range(100):
-        if not lo < x < hi:
-            x = 0.5 * (lo + hi)
-        h, d, g = ev(x)
-        hx, dx = h[u], d[u]
-        if g[u]:  # cannot happen inside a consistently non-degenerate bracket
-            return x
-        if hx == 0:
-            return x
-        if np.sign(hx) == np.sign(hlo):
-            lo, hlo = x, hx
+    H = _hermite(a, b, hlo, eb[0][nodes], ea[1][nodes], eb[1][nodes], s)
+    prop = a + (b - a) * hlo / (hlo - eb[0][nodes])  # secant fallback
+    for r in range(k):
+        idx = np.flatnonzero(np.sign(H[r, :-1]) != np.sign(H[r, 1:]))
+        if idx.size:
+            t = idx[0]
+            prop[r] = a + (b - a) * (s[t] + (s[t + 1] - s[t]) * H[r, t] / (H[r, t] - H[r, t + 1]))
+    root = np.full(k, np.nan)
+    for _ in range(100 * k):
+        open_ = np.flatnonzero(np.isnan(root))
+        if not open_.size:
+            break
+        j = open_[0]
+        x = prop[j] if lo[j] < prop[j] < hi[j] else 0.5 * (lo[j] + hi[j])
+        h, d, _ = ev(x)
+        hn, dn = h[nodes], d[nodes]
+        act = np.isnan(root) & (lo < x) & (x < hi)
+        width = hi - lo
+        left = act & (np.sign(hn) == np.sign(hlo))
+        right = act & ~left
+        # Illinois: an end kept twice in a row has its value halved.
+        hhi[left & (side == 1)] *= 0.5
+        hlo[right & (side == -1)] *= 0.5
+        lo[left], hlo[left] = x, hn[left]
+        hi[right], hhi[right] = x, hn[right]
+        side[left], side[right] = 1, -1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(dn != 0, hn / dn, np.inf)
+            secant = lo - hlo * (hi - lo) / (hhi - hlo)
+        newton = x - step
+        if newton_ok:
+            halved = (hi - lo) <= 0.5 * width
+            prop[act] = np.where(halved[act] | (j != np.flatnonzero(act)), newton[act],
+                                 0.5 * (lo[act] + hi[act]))
         else:
-            hi = x
+            prop[act] = secant[act]
+            step = np.where(act, np.inf, step)  # stop on the bracket width only
         tol = rtol * x
-        if hi - lo <= tol:
-            return 0.5 * (lo + hi)
-        step = hx / dx if dx != 0 else np.inf
-        xn = x - step
-        if abs(step) < 1e-3 * tol and lo <= xn <= hi:
-            return xn
-        x = xn if lo < xn < hi else 0.5 * (lo + hi)
-    return 0.5 * (lo + hi)
+        exact = act & (hn == 0)
+        root[exact] = x
+        small = act & ~exact & (np.abs(step) < 1e-3 * tol) & (lo <= newton) & (newton <= hi)
+        root[small] = newton[small]
+        narrow = np.isnan(root) & (hi - lo <= rtol * lo)
+        root[narrow] = 0.5 * (lo[narrow] + hi[narrow])
+    left_over = np.isnan(root)
+    root[left_over] = 0.5 * (lo[left_over] + hi[left_over])
+    return root
 
 
 def _refine_degenerate(ev: _Evaluator, a: float, b: float, rtol: float) -> list[float]:
@@ -278,10 +303,11 @@ def true_loss_curve(
             stack.extend([(m, b), (a, m)])
             continue
         ok = ~(ea[2] | eb[2])
-        for u in np.flatnonzero(ok & (np.sign(ea[0]) != np.sign(eb[0]))):
-            if ea[0][u] == 0:
-                continue  # root exactly at a: counted by the interval ending at a
-            roots.append((_refine_root(ev, int(u), a, b, rtol), int(u)))
+        # A root exactly at a is counted by the interval ending at a.
+        crossing = np.flatnonzero(ok & (np.sign(ea[0]) != np.sign(eb[0])) & (ea[0] != 0))
+        if crossing.size:
+            found = _refine_roots(ev, crossing, a, b, rtol)
+            roots.extend(zip(found.tolist(), crossing.tolist(), strict=True))
     return _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
 
 
