@@ -149,7 +149,8 @@ def _apply(sqdist, fn, row_scaled: bool):
     """Apply ``fn(d2, rowmin)`` to the stored distances, keeping the layout."""
     if isinstance(sqdist, np.ndarray):
         m = row_min(sqdist)[:, None] if row_scaled else 0.0
-        W = fn(sqdist, m)
+        with np.errstate(over="ignore"):  # the diagonal (d² = 0) may overflow; zeroed next
+            W = fn(sqdist, m)
         np.fill_diagonal(W, 0.0)
         return W
     if row_scaled:

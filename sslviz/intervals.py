@@ -17,7 +17,7 @@ Its intervals are the pieces between consecutive approximate crossings.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -114,7 +114,7 @@ class Sweep:
     solves: int
     matvecs: int
     seconds: float
-    traces: dict = field(default_factory=dict)
+    complete: bool = True
 
     @property
     def time_per_interval(self) -> float:
@@ -251,6 +251,7 @@ def sweep(
     settings: SweepSettings | None = None,
     *,
     progress=None,
+    max_seconds: float | None = None,
 ) -> Sweep:
     """Estimated constant-loss intervals over [σ_min, σ_max] (paper or fast mode).
 
@@ -258,6 +259,10 @@ def sweep(
     ----------
     progress : callable, optional
         ``progress(fraction_done, message)`` called as the sweep advances.
+    max_seconds : float, optional
+        Paper mode only: stop starting new intervals after this long. The result then
+        covers [σ_min, last hi] and ``Sweep.complete`` is False (time per interval is still
+        measured; M and scores are not comparable).
     """
     s = SweepSettings() if settings is None else settings
     lo, hi = check_sigma_range(sigma_min, sigma_max, "sweep")
@@ -269,14 +274,19 @@ def sweep(
         return _sweep_from_curve(curve, lo, hi, s, t0)
     intervals: list[Interval] = []
     sigma0 = lo
+    complete = True
     while sigma0 <= hi:
+        if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
+            complete = False
+            break
         iv = feedback_set(model, y_u, sigma0, lo, hi, s)
         intervals.append(iv)
         if progress is not None:
             progress(min((iv.hi - lo) / (hi - lo), 1.0), f"interval {len(intervals)}")
         sigma0 = iv.hi + s.step
     return Sweep(intervals, lo, hi, s, sum(i.solves for i in intervals),
-                 sum(i.matvecs for i in intervals), time.perf_counter() - t0)
+                 sum(i.matvecs for i in intervals), time.perf_counter() - t0,
+                 complete=complete)
 
 
 def _sweep_from_curve(curve: TrueLossCurve, lo, hi, s: SweepSettings, t0) -> Sweep:

@@ -33,10 +33,25 @@ from sklearn.neighbors import NearestNeighbors
 
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.graphs import Graph, GraphSpec, build_graph, row_min
-from sslviz.solvers import SOLVERS, LinearSolver
+from sslviz.solvers import SOLVERS, GTHFactorization, LinearSolver
 
 LABELINGS = ("harmonic", "delalleau")
 _TINY = 1e-290  # below this a row's unscaled weights are not representable
+_PIVOT_TOL = 1e-4  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
+
+
+class _Direct:
+    """A GTH factorisation behind the LinearSolver interface, keeping its counters."""
+
+    def __init__(self, gth: GTHFactorization, counted: LinearSolver) -> None:
+        self.gth = gth
+        self.solves = counted.solves
+        self.matvecs = counted.matvecs
+        self.factorizations = counted.factorizations + 1
+
+    def solve(self, b: np.ndarray, x0=None) -> np.ndarray:
+        self.solves += 1
+        return self.gth.solve(b).x
 
 
 @dataclass(frozen=True)
@@ -80,9 +95,10 @@ class SoftLabels:
         Nodes with no numerically non-zero path to a labeled node (f = 1/2, f' = 0).
     solves, matvecs, factorizations : int
         Linear systems solved, CG matrix-vector products, LU factorisations / inverses.
-    status : {'ok', 'underflow'}
+    status : {'ok', 'underflow', 'gth'}
         'underflow' when some row's unscaled weights were below 1e-290 (CG/PCG only):
-        those nodes are reported degenerate rather than solved on noise.
+        those nodes are reported degenerate rather than solved on noise. 'gth' when the
+        LU pivots showed cancellation and the exact solve was redone subtraction-free.
     """
 
     sigma: float
@@ -107,7 +123,8 @@ def _kernel(D2, shift: np.ndarray | float, sigma: float, derivative: bool, zero_
     s2 = sigma * sigma
     if isinstance(D2, np.ndarray):
         sh = shift[:, None] if isinstance(shift, np.ndarray) else shift
-        W = np.exp(-(D2 - sh) / s2)
+        with np.errstate(over="ignore"):  # the diagonal (d² = 0) may overflow; zeroed next
+            W = np.exp(-(D2 - sh) / s2)
         if zero_diag:
             np.fill_diagonal(W, 0.0)
         dW = 2.0 * W * D2 / (s2 * sigma) if derivative else None
@@ -265,9 +282,11 @@ class HarmonicModel:
         to_l = _rowsum(W_UL)
         deg = _rowsum(W_UU) + to_l
         status = "ok"
-        if solver in ("cg", "pcg") and np.any(deg < _TINY):
-            status = "underflow"
         degenerate = self._degenerate(W_UU, W_UL, to_l)
+        if solver in ("cg", "pcg") and np.any(deg < _TINY):
+            # The unscaled symmetric system cannot hold these rows: say so, don't solve noise.
+            status = "underflow"
+            degenerate = degenerate | (deg < _TINY)
         f = np.full(n_u, 0.5)
         df = np.zeros(n_u) if dW_UU is not None else None
         keep = ~degenerate
@@ -282,6 +301,16 @@ class HarmonicModel:
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
         f[keep] = lin.solve(b[keep], f0)
+        if solver in ("exact", "inverse") and (
+                lin.min_pivot < _PIVOT_TOL or not np.all((f >= -1e-9) & (f <= 1 + 1e-9))):
+            # LU pivots show cancellation (a cluster that barely leaks to the labeled set):
+            # redo subtraction-free. The leak is the weight to L and to the nodes fixed at ½.
+            leak = to_l + (_rowsum(W_UU[:, degenerate]) if degenerate.any() else 0.0)
+            W_kk = W_UU[np.ix_(keep, keep)] if isinstance(W_UU, np.ndarray) else (
+                W_UU[keep][:, keep])
+            lin = _Direct(GTHFactorization(W_kk, leak[keep]), lin)
+            f[keep] = lin.solve(b[keep])
+            status = "gth"
         if dW_UU is not None:
             ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
             rhs = dW_UL @ self.y_l - (ddeg * f - dW_UU @ f)

@@ -209,7 +209,7 @@ def loss_intervals_figure(
             hovertemplate="%{text}<extra></extra>",
         ))
     deg = list(getattr(truth, "degenerate_ranges", []) or [])
-    for lo, hi, count in deg:
+    for lo, hi, _count in deg:
         fig.add_vrect(x0=lo, x1=hi, fillcolor="rgba(128,128,128,0.25)", line_width=0,
                       layer="below")
     if deg:

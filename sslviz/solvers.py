@@ -123,6 +123,8 @@ def solve_cg(
     # (sub)normal noise, where the next step would divide 0 by 0.
     stop = max(atol, rtol * bnorm, 1e-30 * bnorm, np.finfo(float).tiny)
     matvecs = 0
+    if bnorm == 0.0:  # as SciPy: the solution of A x = 0 is 0
+        return SolveResult(np.zeros(n), 0, 0, 0.0, "converged")
     if x0 is None or not np.any(x0):
         x = np.zeros(n)
         r = b.copy()
@@ -151,7 +153,7 @@ def solve_cg(
         it += 1
         if callback is not None:
             callback(x)
-    status = "converged" if rnorm < max(atol, rtol * bnorm) or bnorm == 0 else "maxiter"
+    status = "converged" if rnorm < max(atol, rtol * bnorm) else "maxiter"
     return SolveResult(x, it, matvecs, rnorm, status)
 
 
@@ -168,21 +170,69 @@ class Factorization:
         self.shape = A.shape
         self.A = A
         self.method = method
+        self.min_pivot = 1.0
         if A.shape[0] == 0:
             self._solve = lambda b: np.zeros(0)
-        elif method == "inverse":
+            return
+        try:
+            if sp.issparse(A) and method == "exact":
+                lu = spla.splu(sp.csc_matrix(A))
+                self.min_pivot = float(np.abs(lu.U.diagonal()).min())
+                self._solve = lu.solve
+                return
             Ad = A.toarray() if sp.issparse(A) else A
-            inv = np.linalg.inv(Ad)
-            self._solve = lambda b: inv @ b
-        elif sp.issparse(A):
-            lu = spla.splu(sp.csc_matrix(A))
-            self._solve = lu.solve
-        else:
-            lu = la.lu_factor(A, check_finite=False)
-            self._solve = lambda b: la.lu_solve(lu, b, check_finite=False)
+            with np.errstate(all="ignore"):
+                lu = la.lu_factor(Ad, check_finite=False)
+            self.min_pivot = float(np.abs(np.diag(lu[0])).min())
+            if method == "inverse":
+                inv = la.lu_solve(lu, np.eye(Ad.shape[0]), check_finite=False)
+                self._solve = lambda b: inv @ b
+            else:
+                self._solve = lambda b: la.lu_solve(lu, b, check_finite=False)
+        except (RuntimeError, np.linalg.LinAlgError, ValueError):
+            self.min_pivot = 0.0  # exactly singular in floating point
+            self._solve = lambda b: np.full(np.shape(b), np.nan)
 
     def solve(self, b: np.ndarray) -> SolveResult:
-        x = np.asarray(self._solve(np.asarray(b, dtype=float)), dtype=float)
+        with np.errstate(all="ignore"):
+            x = np.asarray(self._solve(np.asarray(b, dtype=float)), dtype=float)
+        return SolveResult(x, 0, 0, float("nan"), "direct")
+
+
+class GTHFactorization:
+    """Subtraction-free elimination (Grassmann–Taksar–Heyman) of a grounded Laplacian.
+
+    Solves (diag(W1 + s) − W) x = b for non-negative off-diagonal weights ``W`` (m, m)
+    and non-negative leaks ``s`` (m,) — the weight of each row to the grounded (labeled)
+    nodes. Every pivot is a *sum* of the remaining outflow of its row, so nothing cancels
+    however close a row's weight is to a single neighbour (DESIGN §4.3). O(m³), dense:
+    the fallback of the exact solve when LU pivots show cancellation.
+    """
+
+    def __init__(self, W: np.ndarray | sp.spmatrix, leak: np.ndarray) -> None:
+        A = W.toarray() if sp.issparse(W) else np.array(W, dtype=float)
+        np.fill_diagonal(A, 0.0)
+        s = np.array(leak, dtype=float)
+        m = A.shape[0]
+        piv = np.zeros(m)
+        for k in range(m):
+            piv[k] = s[k] + A[k, k + 1:].sum()
+            if k + 1 < m:
+                col = A[k + 1:, k] / piv[k]
+                A[k + 1:, k] = col  # keep the multipliers for later right-hand sides
+                A[k + 1:, k + 1:] += np.outer(col, A[k, k + 1:])
+                s[k + 1:] += col * s[k]
+        self._A, self._piv = A, piv
+
+    def solve(self, b: np.ndarray) -> SolveResult:
+        A, piv = self._A, self._piv
+        m = piv.size
+        c = np.array(b, dtype=float)
+        for k in range(m - 1):
+            c[k + 1:] += A[k + 1:, k] * c[k]
+        x = np.zeros(m)
+        for k in range(m - 1, -1, -1):
+            x[k] = (c[k] + A[k, k + 1:] @ x[k + 1:]) / piv[k]
         return SolveResult(x, 0, 0, float("nan"), "direct")
 
 
@@ -218,6 +268,7 @@ class LinearSolver:
         self.matvecs = 0
         self.factorizations = 0
         self._direct: Factorization | None = None
+        self.min_pivot = 1.0
         self._M = jacobi(A) if method == "pcg" and A.shape[0] else None
 
     def solve(self, b: np.ndarray, x0: np.ndarray | None = None) -> np.ndarray:
@@ -226,6 +277,7 @@ class LinearSolver:
             if self._direct is None:
                 self._direct = Factorization(self.A, self.method)
                 self.factorizations += 1
+                self.min_pivot = self._direct.min_pivot
             return self._direct.solve(b).x
         if self.A.shape[0] == 0:
             return np.zeros(0)

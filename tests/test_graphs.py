@@ -294,8 +294,7 @@ def test_import_does_not_pull_streamlit_or_torch():
             sys.exit(1)
         """
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name in ("graphs", "labeling", "solvers", "conditioning"):
         assert name in proc.stdout

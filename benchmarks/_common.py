@@ -1,0 +1,33 @@
+"""Shared helpers of the benchmark scripts: dataset choice, machine facts, result files."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def fashion_or_digits() -> str:
+    """Fashion-MNIST when it can be loaded offline here, else the embedded digits."""
+    from sslviz.data import DatasetUnavailableError, load_dataset
+
+    try:
+        load_dataset("fashion-mnist")
+        return "fashion-mnist"
+    except (DatasetUnavailableError, ImportError):
+        return "digits"
+
+
+def machine() -> dict:
+    return {"cpus": os.cpu_count(), "python": platform.python_version(),
+            "machine": platform.machine()}
+
+
+def write(name: str, payload: dict, markdown: str) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(payload, indent=1))
+    (RESULTS / f"{name}.md").write_text(markdown)
+    print(markdown)
