@@ -22,8 +22,11 @@ def fashion_or_digits() -> str:
 
 
 def machine() -> dict:
-    return {"cpus": os.cpu_count(), "python": platform.python_version(),
-            "machine": platform.machine()}
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+    }
 
 
 def write(name: str, payload: dict, markdown: str) -> None:

@@ -30,20 +30,36 @@ def main() -> None:
             problem = build_problem(spec)
             build = time.perf_counter() - t0
             curve = loss_curve(problem, 1.0, 7.0)
-            rows.append({"family": family, "n": n, "build_seconds": build,
-                         "curve_seconds": curve.seconds, "breakpoints": int(curve.breakpoints.size),
-                         "solves": curve.solves, "evaluations": int(curve.evaluations.size),
-                         "inconsistent": curve.inconsistent,
-                         "best_accuracy": 1 - curve.best()[0]})
+            rows.append(
+                {
+                    "family": family,
+                    "n": n,
+                    "build_seconds": build,
+                    "curve_seconds": curve.seconds,
+                    "breakpoints": int(curve.breakpoints.size),
+                    "solves": curve.solves,
+                    "evaluations": int(curve.evaluations.size),
+                    "inconsistent": curve.inconsistent,
+                    "best_accuracy": 1 - curve.best()[0],
+                }
+            )
             print(rows[-1], flush=True)
-    md = [f"# Exact loss curve speed ({dataset}, |L| = 10, σ ∈ [1, 7])", "",
-          "Command: `python benchmarks/loss_speed.py`", "",
-          "| family | n | curve s | build s | breakpoints | solves | best acc. |",
-          "|---|---|---|---|---|---|---|"]
-    md += [f"| {r['family']} | {r['n']} | {r['curve_seconds']:.2f} | {r['build_seconds']:.2f} "
-           f"| {r['breakpoints']} | {r['solves']} | {r['best_accuracy']:.3f} |" for r in rows]
-    write("loss_speed", {"dataset": dataset, "machine": machine(), "rows": rows},
-          "\n".join(md) + "\n")
+    md = [
+        f"# Exact loss curve speed ({dataset}, |L| = 10, σ ∈ [1, 7])",
+        "",
+        "Command: `python benchmarks/loss_speed.py`",
+        "",
+        "| family | n | curve s | build s | breakpoints | solves | best acc. |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    md += [
+        f"| {r['family']} | {r['n']} | {r['curve_seconds']:.2f} | {r['build_seconds']:.2f} "
+        f"| {r['breakpoints']} | {r['solves']} | {r['best_accuracy']:.3f} |"
+        for r in rows
+    ]
+    write(
+        "loss_speed", {"dataset": dataset, "machine": machine(), "rows": rows}, "\n".join(md) + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -22,18 +22,29 @@ def main() -> None:
     exp = regret_experiment(provider, rounds=100, repeats=5, n_jobs=-1)
     wall = time.perf_counter() - t0
     d = exp.to_dict()
-    md = ["# Online regret experiment (digits 0 vs 1, n = 100, |L| = 10, kNN-6, CG-20, "
-          "σ ∈ [0.5, 5], T = 100, R = 5)", "", "Command: `python benchmarks/regret_speed.py`",
-          "", f"Wall time, all four models, {machine()['cpus']} local cores: **{wall:.1f} s**.",
-          "", "| model | R_T mean | 95% band | R_T/T | best σ range (rep. 0) |",
-          "|---|---|---|---|---|"]
+    md = [
+        "# Online regret experiment (digits 0 vs 1, n = 100, |L| = 10, kNN-6, CG-20, "
+        "σ ∈ [0.5, 5], T = 100, R = 5)",
+        "",
+        "Command: `python benchmarks/regret_speed.py`",
+        "",
+        f"Wall time, all four models, {machine()['cpus']} local cores: **{wall:.1f} s**.",
+        "",
+        "| model | R_T mean | 95% band | R_T/T | best σ range (rep. 0) |",
+        "|---|---|---|---|---|",
+    ]
     for name, m in d["models"].items():
-        md.append(f"| {name} | {m['regret_mean'][-1]:.2f} | [{m['regret_low'][-1]:.2f}, "
-                  f"{m['regret_high'][-1]:.2f}] | {m['regret_mean'][-1] / 100:.3f} | "
-                  f"[{m['best_sigma'][0]:.3f}, {m['best_sigma'][1]:.3f}] |")
+        md.append(
+            f"| {name} | {m['regret_mean'][-1]:.2f} | [{m['regret_low'][-1]:.2f}, "
+            f"{m['regret_high'][-1]:.2f}] | {m['regret_mean'][-1] / 100:.3f} | "
+            f"[{m['best_sigma'][0]:.3f}, {m['best_sigma'][1]:.3f}] |"
+        )
     md.append(f"\nλ = {d['lr']:.4f} (Theorem 3.1, M = {d['M']:.1f} measured).")
-    write("regret", {"machine": machine(), "wall_seconds": wall, "experiment": d},
-          "\n".join(md) + "\n")
+    write(
+        "regret",
+        {"machine": machine(), "wall_seconds": wall, "experiment": d},
+        "\n".join(md) + "\n",
+    )
 
 
 if __name__ == "__main__":

@@ -35,11 +35,18 @@ class _Parser(argparse.ArgumentParser):
 def _instance_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("instance")
     src = g.add_mutually_exclusive_group()
-    src.add_argument("--dataset", default="digits",
-                     help=f"dataset name: {', '.join(DATASETS)} (default: digits)")
+    src.add_argument(
+        "--dataset", default="digits", help=f"dataset name: {', '.join(DATASETS)} (default: digits)"
+    )
     src.add_argument("--data-file", help=".npz (X, y[, labeled]) or .csv with a label column")
-    g.add_argument("--classes", nargs=2, type=int, default=[0, 1], metavar=("C0", "C1"),
-                   help="the two classes; C1 becomes label 1 (default: 0 1)")
+    g.add_argument(
+        "--classes",
+        nargs=2,
+        type=int,
+        default=[0, 1],
+        metavar=("C0", "C1"),
+        help="the two classes; C1 becomes label 1 (default: 0 1)",
+    )
     g.add_argument("--n", type=int, default=100, help="number of points (default: 100)")
     g.add_argument("--labeled", type=int, default=10, help="|L| (default: 10)")
     g.add_argument("--seed", type=int, default=0, help="instance seed (default: 0)")
@@ -47,9 +54,12 @@ def _instance_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--data-root", help="data folder (default: $SSLVIZ_DATA or ~/.cache/sslviz)")
     g.add_argument("--download", action="store_true", help="download a missing dataset")
     g = p.add_argument_group("graph and labeling")
-    g.add_argument("--family", default="knn",
-                   choices=["complete", "knn", "mutual-knn", "threshold"],
-                   help="graph family (default: knn, the symmetrised 'or' kNN)")
+    g.add_argument(
+        "--family",
+        default="knn",
+        choices=["complete", "knn", "mutual-knn", "threshold"],
+        help="graph family (default: knn, the symmetrised 'or' kNN)",
+    )
     g.add_argument("--k", type=int, default=6, help="nearest neighbours, self excluded (6)")
     g.add_argument("--labeling", default="harmonic", choices=["harmonic", "delalleau"])
     g.add_argument("--subset", type=int, default=50, help="Delalleau |Ũ| (default: 50)")
@@ -58,10 +68,15 @@ def _instance_args(p: argparse.ArgumentParser) -> None:
 
 
 def _range_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sigma-min", type=float, required=True,
-                   help="σ_min > 0 (r_min for the threshold family)")
-    p.add_argument("--sigma-max", type=float, required=True,
-                   help="σ_max > σ_min (r_max for the threshold family)")
+    p.add_argument(
+        "--sigma-min", type=float, required=True, help="σ_min > 0 (r_min for the threshold family)"
+    )
+    p.add_argument(
+        "--sigma-max",
+        type=float,
+        required=True,
+        help="σ_max > σ_min (r_max for the threshold family)",
+    )
 
 
 def _sweep_args(p: argparse.ArgumentParser, mode_default: str = "fast") -> None:
@@ -82,8 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     _range_args(q)
     q = sub.add_parser("condition", help="condition numbers across σ")
     _instance_args(q)
-    q.add_argument("--sigmas", required=True, metavar="X:Y:COUNT",
-                   help="σ grid: COUNT values from X to Y")
+    q.add_argument(
+        "--sigmas", required=True, metavar="X:Y:COUNT", help="σ grid: COUNT values from X to Y"
+    )
     q.add_argument("--solver", default="cg", choices=["cg", "pcg"])
     q.add_argument("--cg-iters", type=int, default=20)
     q.add_argument("--rtol", type=float, default=1e-6, help="tolerance for 'iterations needed'")
@@ -92,16 +108,23 @@ def build_parser() -> argparse.ArgumentParser:
     _range_args(q)
     _sweep_args(q)
     q.add_argument("--score", action="store_true", help="score against the exact curve")
-    q.add_argument("--tol", type=float, default=1e-3,
-                   help="scoring tolerance for endpoints (σ units, default 1e-3)")
+    q.add_argument(
+        "--tol",
+        type=float,
+        default=1e-3,
+        help="scoring tolerance for endpoints (σ units, default 1e-3)",
+    )
     q = sub.add_parser("regret", help="online Exp3-Set regret")
     _instance_args(q)
     _range_args(q)
     _sweep_args(q)
     q.add_argument("--rounds", type=int, default=100, help="T (default: 100)")
     q.add_argument("--repeats", type=int, default=5, help="R repetitions (default: 5)")
-    q.add_argument("--feedback", default="approx,exact,full,uniform",
-                   help="comma-separated models: approx, exact, full, uniform")
+    q.add_argument(
+        "--feedback",
+        default="approx,exact,full,uniform",
+        help="comma-separated models: approx, exact, full, uniform",
+    )
     q.add_argument("--lr", default="auto", help="step size λ, or 'auto' (Theorem 3.1)")
     q.add_argument("--jobs", type=int, default=-1, help="local joblib workers (-1: all)")
     q.add_argument("--dask", help="Dask scheduler address; runs repetitions there")
@@ -112,19 +135,31 @@ def _spec(a: argparse.Namespace):
     from sslviz.problem import ProblemSpec
 
     if a.data_file is not None and not Path(a.data_file).is_file():
-        raise _UsageError(f"--data-file {a.data_file}: no such file; give an existing .npz "
-                          "or .csv")
-    return ProblemSpec(dataset=a.dataset, data_file=a.data_file, classes=tuple(a.classes),
-                       n=a.n, n_labeled=a.labeled, seed=a.seed, pca=a.pca, family=a.family,
-                       k=a.k, labeling=a.labeling, subset=a.subset, lam=a.lam,
-                       data_root=a.data_root, download=a.download)
+        raise _UsageError(f"--data-file {a.data_file}: no such file; give an existing .npz or .csv")
+    return ProblemSpec(
+        dataset=a.dataset,
+        data_file=a.data_file,
+        classes=tuple(a.classes),
+        n=a.n,
+        n_labeled=a.labeled,
+        seed=a.seed,
+        pca=a.pca,
+        family=a.family,
+        k=a.k,
+        labeling=a.labeling,
+        subset=a.subset,
+        lam=a.lam,
+        data_root=a.data_root,
+        download=a.download,
+    )
 
 
 def _settings(a: argparse.Namespace):
     from sslviz.intervals import SweepSettings
 
-    return SweepSettings(solver=a.solver, cg_iters=a.cg_iters, epsilon=a.epsilon, eta=a.eta,
-                         step=a.step, mode=a.mode)
+    return SweepSettings(
+        solver=a.solver, cg_iters=a.cg_iters, epsilon=a.epsilon, eta=a.eta, step=a.step, mode=a.mode
+    )
 
 
 def _sigma_grid(text: str) -> np.ndarray:
@@ -157,8 +192,9 @@ def cmd_condition(a) -> dict:
     if problem.spec.family == "threshold":
         raise _UsageError("condition needs a Gaussian family (complete, knn, mutual-knn)")
     t0 = time.perf_counter()
-    out = condition_curve(problem.model, sig, solver=a.solver, cg_iters=a.cg_iters,
-                          rtol=a.rtol).to_dict()
+    out = condition_curve(
+        problem.model, sig, solver=a.solver, cg_iters=a.cg_iters, rtol=a.rtol
+    ).to_dict()
     out["seconds"] = time.perf_counter() - t0
     out["settings"] = problem.spec.to_dict()
     return out
@@ -172,8 +208,10 @@ def cmd_intervals(a) -> dict:
     settings = _settings(a)
     problem = build_problem(_spec(a))
     if problem.spec.family == "threshold":
-        raise _UsageError("intervals needs a Gaussian family (complete, knn, mutual-knn); "
-                          "the threshold family's loss is exact in 'sslviz loss'")
+        raise _UsageError(
+            "intervals needs a Gaussian family (complete, knn, mutual-knn); "
+            "the threshold family's loss is exact in 'sslviz loss'"
+        )
     res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
     rows = problem.model.unlabeled_idx
 
@@ -181,18 +219,33 @@ def cmd_intervals(a) -> dict:
         return int(rows[u]) if u >= 0 else None
 
     out = {
-        "intervals": [{"lo": iv.lo, "hi": iv.hi, "loss": iv.loss, "sigma0": iv.sigma0,
-                       "lo_node": row(iv.lo_node), "hi_node": row(iv.hi_node)}
-                      for iv in res.intervals],
+        "intervals": [
+            {
+                "lo": iv.lo,
+                "hi": iv.hi,
+                "loss": iv.loss,
+                "sigma0": iv.sigma0,
+                "lo_node": row(iv.lo_node),
+                "hi_node": row(iv.hi_node),
+            }
+            for iv in res.intervals
+        ],
         "M": len(res.intervals),
         "seconds": res.seconds,
         "time_per_interval": res.time_per_interval,
         "solves": res.solves,
         "matvecs": res.matvecs,
-        "settings": problem.spec.to_dict() | {
-            "sigma_min": lo, "sigma_max": hi, "solver": settings.solver,
-            "cg_iters": settings.cg_iters, "epsilon": settings.epsilon, "eta": settings.eta,
-            "step": settings.step, "mode": settings.mode},
+        "settings": problem.spec.to_dict()
+        | {
+            "sigma_min": lo,
+            "sigma_max": hi,
+            "solver": settings.solver,
+            "cg_iters": settings.cg_iters,
+            "epsilon": settings.epsilon,
+            "eta": settings.eta,
+            "step": settings.step,
+            "mode": settings.mode,
+        },
     }
     if a.score:
         sc = score(res, loss_curve(problem, lo, hi), tol=a.tol).to_dict()
@@ -222,15 +275,28 @@ def cmd_regret(a) -> dict:
     def progress(done, total):
         print(f"repetition {done}/{total} done", file=sys.stderr)
 
-    exp = regret_experiment(provider, rounds=a.rounds, repeats=a.repeats, feedback=models,
-                            lr=lr, seed=a.seed, n_jobs=a.jobs, dask=a.dask, progress=progress)
+    exp = regret_experiment(
+        provider,
+        rounds=a.rounds,
+        repeats=a.repeats,
+        feedback=models,
+        lr=lr,
+        seed=a.seed,
+        n_jobs=a.jobs,
+        dask=a.dask,
+        progress=progress,
+    )
     out = exp.to_dict()
     out["settings"] = spec.to_dict() | {"sigma_min": lo, "sigma_max": hi}
     return out
 
 
-COMMANDS = {"loss": cmd_loss, "condition": cmd_condition, "intervals": cmd_intervals,
-            "regret": cmd_regret}
+COMMANDS = {
+    "loss": cmd_loss,
+    "condition": cmd_condition,
+    "intervals": cmd_intervals,
+    "regret": cmd_regret,
+}
 
 
 def _one_line(exc: BaseException) -> str:
@@ -246,8 +312,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         result = COMMANDS[args.command](args)
-    except (_UsageError, InvalidParameterError, DatasetUnavailableError, FileNotFoundError,
-            TypeError, ValueError) as exc:
+    except (
+        _UsageError,
+        InvalidParameterError,
+        DatasetUnavailableError,
+        FileNotFoundError,
+        TypeError,
+        ValueError,
+    ) as exc:
         print(f"sslviz: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     text = json.dumps(result, indent=1, allow_nan=False)

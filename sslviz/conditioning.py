@@ -54,17 +54,23 @@ class ConditionCurve:
 
     def to_dict(self) -> dict:
         return {
-            "sigma": self.sigma.tolist(), "kappa": self.kappa.tolist(),
+            "sigma": self.sigma.tolist(),
+            "kappa": self.kappa.tolist(),
             "sqrt_kappa": np.sqrt(self.kappa).tolist(),
-            "lambda_min": self.lambda_min.tolist(), "lambda_max": self.lambda_max.tolist(),
+            "lambda_min": self.lambda_min.tolist(),
+            "lambda_max": self.lambda_max.tolist(),
             "iterations_needed": self.iterations_needed.tolist(),
-            "cg_error": self.cg_error.tolist(), "degenerate": self.degenerate.tolist(),
-            "solver": self.solver, "cg_iters": self.cg_iters, "rtol": self.rtol,
+            "cg_error": self.cg_error.tolist(),
+            "degenerate": self.degenerate.tolist(),
+            "solver": self.solver,
+            "cg_iters": self.cg_iters,
+            "rtol": self.rtol,
         }
 
 
-def extreme_eigenvalues(S: np.ndarray | sp.spmatrix, *, dense_max: int = 2000
-                        ) -> tuple[float, float]:
+def extreme_eigenvalues(
+    S: np.ndarray | sp.spmatrix, *, dense_max: int = 2000
+) -> tuple[float, float]:
     """``(λ_min, λ_max)`` of a symmetric positive (semi)definite matrix."""
     m = S.shape[0]
     if m == 0:
@@ -141,8 +147,17 @@ def condition_curve(
             r = solve_cg(M, b, rtol=rtol, M=pre)
             iters[i] = r.iterations
         exact = model.soft_labels(float(s), solver="exact", derivative=False).f
-        approx = model.soft_labels(float(s), solver=solver, cg_iters=cg_iters,
-                                   derivative=False).f
+        approx = model.soft_labels(float(s), solver=solver, cg_iters=cg_iters, derivative=False).f
         out["err"][i] = float(np.max(np.abs(approx - exact))) if exact.size else 0.0
-    return ConditionCurve(sig, out["kappa"], out["lmin"], out["lmax"], iters, out["err"], degen,
-                          solver, cg_iters, rtol)
+    return ConditionCurve(
+        sig,
+        out["kappa"],
+        out["lmin"],
+        out["lmax"],
+        iters,
+        out["err"],
+        degen,
+        solver,
+        cg_iters,
+        rtol,
+    )

@@ -122,9 +122,13 @@ class Sweep:
 
     def estimated_loss(self) -> PiecewiseLoss:
         """l̃ over the range; σ covered by no interval gets NaN (first interval wins)."""
-        cuts = np.unique(np.r_[[self.sigma_min, self.sigma_max],
-                               [iv.lo for iv in self.intervals],
-                               [iv.hi for iv in self.intervals]])
+        cuts = np.unique(
+            np.r_[
+                [self.sigma_min, self.sigma_max],
+                [iv.lo for iv in self.intervals],
+                [iv.hi for iv in self.intervals],
+            ]
+        )
         cuts = cuts[(cuts >= self.sigma_min) & (cuts <= self.sigma_max)]
         mids = 0.5 * (cuts[:-1] + cuts[1:])
         vals = np.full(mids.size, np.nan)
@@ -155,8 +159,16 @@ def _wrong_fraction(sl, y_u: np.ndarray) -> float:
 
 
 def node_iteration(
-    oracle, u: int, sigma0: float, lo: float, hi: float, settings: SweepSettings, *,
-    rule: str = "hybrid", first=None, trace: list | None = None,
+    oracle,
+    u: int,
+    sigma0: float,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    *,
+    rule: str = "hybrid",
+    first=None,
+    trace: list | None = None,
 ) -> float | None:
     """Algorithm 4's inner loop for node ``u``; the root it converged to, or None.
 
@@ -165,7 +177,7 @@ def node_iteration(
     s = settings
     sigma, y_prev, lam = sigma0, sigma0, 1.0
     sl = first if first is not None else oracle(sigma)
-    f_prev = None
+    f_prev, step = None, np.inf
     for _ in range(s.max_iter):
         if sl.degenerate[u]:
             return None
@@ -239,8 +251,17 @@ def feedback_set(
             hi, hi_node = root, u
         elif root < sigma0 and root > lo:
             lo, lo_node = root, u
-    return Interval(lo, hi, _wrong_fraction(first, np.asarray(y_unlabeled)), sigma0, lo_node,
-                    hi_node, oracle.solves, oracle.matvecs, time.perf_counter() - t0)
+    return Interval(
+        lo,
+        hi,
+        _wrong_fraction(first, np.asarray(y_unlabeled)),
+        sigma0,
+        lo_node,
+        hi_node,
+        oracle.solves,
+        oracle.matvecs,
+        time.perf_counter() - t0,
+    )
 
 
 def sweep(
@@ -269,8 +290,9 @@ def sweep(
     y_u = np.asarray(y_unlabeled)
     t0 = time.perf_counter()
     if s.mode == "fast":
-        curve = true_loss_curve(model, y_u, lo, hi, solver=s.solver, cg_iters=s.cg_iters,
-                                rtol=min(1e-6, s.epsilon / hi))
+        curve = true_loss_curve(
+            model, y_u, lo, hi, solver=s.solver, cg_iters=s.cg_iters, rtol=min(1e-6, s.epsilon / hi)
+        )
         return _sweep_from_curve(curve, lo, hi, s, t0)
     intervals: list[Interval] = []
     sigma0 = lo
@@ -284,16 +306,32 @@ def sweep(
         if progress is not None:
             progress(min((iv.hi - lo) / (hi - lo), 1.0), f"interval {len(intervals)}")
         sigma0 = iv.hi + s.step
-    return Sweep(intervals, lo, hi, s, sum(i.solves for i in intervals),
-                 sum(i.matvecs for i in intervals), time.perf_counter() - t0,
-                 complete=complete)
+    return Sweep(
+        intervals,
+        lo,
+        hi,
+        s,
+        sum(i.solves for i in intervals),
+        sum(i.matvecs for i in intervals),
+        time.perf_counter() - t0,
+        complete=complete,
+    )
 
 
 def _sweep_from_curve(curve: TrueLossCurve, lo, hi, s: SweepSettings, t0) -> Sweep:
     e, v = curve.loss.edges, curve.loss.values
     node_at = [-1, *[int(nd[0]) for nd in curve.nodes], -1]
-    ivs = [Interval(float(e[i]), float(e[i + 1]), float(v[i]), float(0.5 * (e[i] + e[i + 1])),
-                    node_at[i], node_at[i + 1]) for i in range(v.size)]
+    ivs = [
+        Interval(
+            float(e[i]),
+            float(e[i + 1]),
+            float(v[i]),
+            float(0.5 * (e[i] + e[i + 1])),
+            node_at[i],
+            node_at[i + 1],
+        )
+        for i in range(v.size)
+    ]
     return Sweep(ivs, lo, hi, s, curve.solves, curve.matvecs, time.perf_counter() - t0)
 
 
@@ -336,16 +374,20 @@ class Score:
 
     def to_dict(self) -> dict:
         return {
-            "M": self.M, "true_breakpoints": self.true_breakpoints, "missed": self.missed,
-            "spurious": self.spurious, "eps_volume": self.eps_volume,
+            "M": self.M,
+            "true_breakpoints": self.true_breakpoints,
+            "missed": self.missed,
+            "spurious": self.spurious,
+            "eps_volume": self.eps_volume,
             "uncovered": self.uncovered,
             "misses": [{"sigma": s, "nodes": [int(x) for x in nd]} for s, nd in self.misses],
             "spurious_endpoints": list(self.spurious_endpoints),
         }
 
 
-def score(result: Sweep, truth: TrueLossCurve, *, tol: float = 1e-3,
-          gamma: float | None = None) -> Score:
+def score(
+    result: Sweep, truth: TrueLossCurve, *, tol: float = 1e-3, gamma: float | None = None
+) -> Score:
     """Score estimated intervals against the exact curve.
 
     Parameters
@@ -366,8 +408,14 @@ def score(result: Sweep, truth: TrueLossCurve, *, tol: float = 1e-3,
     n_u = truth.wrong_at_start.size
     gamma = 0.5 / max(n_u, 1) if gamma is None else check_real("gamma", gamma, "score", low=0.0)
     tb = truth.breakpoints
-    ends = np.unique([x for iv in result.intervals for x in (iv.lo, iv.hi)
-                      if result.sigma_min < x < result.sigma_max])
+    ends = np.unique(
+        [
+            x
+            for iv in result.intervals
+            for x in (iv.lo, iv.hi)
+            if result.sigma_min < x < result.sigma_max
+        ]
+    )
     found = np.array([ends.size > 0 and np.min(np.abs(ends - b)) <= tol for b in tb], bool)
     misses = [(float(b), list(truth.nodes[i])) for i, b in enumerate(tb) if not found[i]]
     spur = [float(x) for x in ends if tb.size == 0 or np.min(np.abs(tb - x)) > tol]
@@ -377,5 +425,13 @@ def score(result: Sweep, truth: TrueLossCurve, *, tol: float = 1e-3,
     width = np.diff(cuts)
     le, lt = est(mids), truth.loss(mids)
     bad = np.isnan(le) | (np.abs(np.nan_to_num(le) - lt) > gamma)
-    return Score(len(result.intervals), int(tb.size), len(misses), len(spur),
-                 float(width[bad].sum()), float(width[np.isnan(le)].sum()), misses, spur)
+    return Score(
+        len(result.intervals),
+        int(tb.size),
+        len(misses),
+        len(spur),
+        float(width[bad].sum()),
+        float(width[np.isnan(le)].sum()),
+        misses,
+        spur,
+    )

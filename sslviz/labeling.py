@@ -209,8 +209,10 @@ class HarmonicModel:
         self._D2_UU = _block(graph.sqdist, U, U)
         self._D2_UL = _block(graph.sqdist, U, L)
         self._shift = graph.row_min_sqdist()[U]
-        ones_uu, ones_ul = (_kernel(D, 0.0, np.inf, False, z)[0]
-                            for D, z in ((self._D2_UU, True), (self._D2_UL, False)))
+        ones_uu, ones_ul = (
+            _kernel(D, 0.0, np.inf, False, z)[0]
+            for D, z in ((self._D2_UU, True), (self._D2_UL, False))
+        )
         # Cut off by the pattern itself: the answer whenever no weight underflows.
         self._structural = unanchored(ones_uu, _rowsum(ones_ul) > 0)
 
@@ -262,6 +264,7 @@ class HarmonicModel:
 
     def soft_labels_at_radius(self, r: float, *, solver: str = "exact") -> SoftLabels:
         """Soft labels on the unweighted graph 1[d_ij ≤ r] (Definition 1a)."""
+
         # Compare lengths, not squares: r is an edge length sqrt(d²), and sqrt(d²)² may
         # round below d², which would drop the edge at its own length.
         def unweighted(D2, zero_diag):
@@ -270,8 +273,9 @@ class HarmonicModel:
                 if zero_diag:
                     np.fill_diagonal(W, 0.0)
                 return W
-            return sp.csr_matrix(((np.sqrt(D2.data) <= r).astype(float), D2.indices, D2.indptr),
-                                 D2.shape)
+            return sp.csr_matrix(
+                ((np.sqrt(D2.data) <= r).astype(float), D2.indices, D2.indptr), D2.shape
+            )
 
         W_UU = unweighted(self._D2_UU, True)
         W_UL = unweighted(self._D2_UL, False)
@@ -302,12 +306,14 @@ class HarmonicModel:
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
         f[keep] = lin.solve(b[keep], f0)
         if solver in ("exact", "inverse") and (
-                lin.min_pivot < _PIVOT_TOL or not np.all((f >= -1e-9) & (f <= 1 + 1e-9))):
+            lin.min_pivot < _PIVOT_TOL or not np.all((f >= -1e-9) & (f <= 1 + 1e-9))
+        ):
             # LU pivots show cancellation (a cluster that barely leaks to the labeled set):
             # redo subtraction-free. The leak is the weight to L and to the nodes fixed at ½.
             leak = to_l + (_rowsum(W_UU[:, degenerate]) if degenerate.any() else 0.0)
-            W_kk = W_UU[np.ix_(keep, keep)] if isinstance(W_UU, np.ndarray) else (
-                W_UU[keep][:, keep])
+            W_kk = (
+                W_UU[np.ix_(keep, keep)] if isinstance(W_UU, np.ndarray) else (W_UU[keep][:, keep])
+            )
             lin = _Direct(GTHFactorization(W_kk, leak[keep]), lin)
             f[keep] = lin.solve(b[keep])
             status = "gth"
@@ -315,8 +321,9 @@ class HarmonicModel:
             ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
             rhs = dW_UL @ self.y_l - (ddeg * f - dW_UU @ f)
             df[keep] = lin.solve(rhs[keep], df0)
-        return SoftLabels(sigma, f, df, degenerate, lin.solves, lin.matvecs,
-                          lin.factorizations, status)
+        return SoftLabels(
+            sigma, f, df, degenerate, lin.solves, lin.matvecs, lin.factorizations, status
+        )
 
     def system(self, sigma: float):
         """Symmetric D_UU^{-1/2} L_UU D_UU^{-1/2} at σ, built in the log domain so no scale
@@ -342,8 +349,10 @@ class HarmonicModel:
         D2 = self._D2_UU
         rows = np.repeat(np.arange(D2.shape[0]), np.diff(D2.indptr))
         k = np.exp(-D2.data / sigma**2 - half[rows] - half[D2.indices])
-        S = (sp.identity(D2.shape[0], format="csr")
-             - sp.csr_matrix((k, D2.indices, D2.indptr), D2.shape)).tocsr()
+        S = (
+            sp.identity(D2.shape[0], format="csr")
+            - sp.csr_matrix((k, D2.indices, D2.indptr), D2.shape)
+        ).tocsr()
         return S[keep][:, keep].tocsr(), degenerate
 
 
@@ -355,8 +364,14 @@ class DelalleauModel:
     its k nearest points of L ∪ Ũ (kNN families), itself excluded.
     """
 
-    def __init__(self, X: np.ndarray, labeled: np.ndarray, y: np.ndarray, spec: GraphSpec,
-                 labeling: LabelingSpec) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        labeled: np.ndarray,
+        y: np.ndarray,
+        spec: GraphSpec,
+        labeling: LabelingSpec,
+    ) -> None:
         if spec.family == "threshold":
             raise InvalidParameterError(
                 "The 'labeling' parameter 'delalleau' needs a Gaussian graph family "
@@ -376,8 +391,9 @@ class DelalleauModel:
         self.is_l = np.r_[np.ones(n_l, bool), np.zeros(m, bool)]
         self.y_s = np.r_[np.asarray(y, float)[self.labeled_idx], np.zeros(m)]
         if spec.family != "complete":
-            check_int("k", spec.k, "DelalleauModel (k < |L| + subset)", low=1,
-                      high=self.nodes.size - 1)
+            check_int(
+                "k", spec.k, "DelalleauModel (k < |L| + subset)", low=1, high=self.nodes.size - 1
+            )
         self.graph = build_graph(X[self.nodes], spec)
         self._D2 = self.graph.sqdist
         # Extension distances, (n_u, |S|), the node itself excluded.
@@ -457,8 +473,13 @@ class DelalleauModel:
         return SoftLabels(sigma, ft, dft, deg_u, lin.solves, lin.matvecs, lin.factorizations)
 
 
-def make_model(X: np.ndarray, labeled: np.ndarray, y: np.ndarray, graph: GraphSpec | Graph,
-               labeling: LabelingSpec | None = None) -> HarmonicModel | DelalleauModel:
+def make_model(
+    X: np.ndarray,
+    labeled: np.ndarray,
+    y: np.ndarray,
+    graph: GraphSpec | Graph,
+    labeling: LabelingSpec | None = None,
+) -> HarmonicModel | DelalleauModel:
     """The labeling model of ``labeling`` on points ``X`` with graph ``graph``.
 
     Parameters

@@ -1280,20 +1280,24 @@ class GraphRounds(RoundProvider):
     settings: object
 
     def true_loss(self, round_seed: int) -> PiecewiseLoss:
-        return _graph_round(self.spec, self.sigma_min, self.sigma_max, self.settings,
-                            int(round_seed))[1]
+        return _graph_round(
+            self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
+        )[1]
 
     def approx_loss(self, round_seed: int) -> PiecewiseLoss:
-        return _graph_round(self.spec, self.sigma_min, self.sigma_max, self.settings,
-                            int(round_seed))[2]
+        return _graph_round(
+            self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
+        )[2]
 
     def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
-        problem, _, approx = _graph_round(self.spec, self.sigma_min, self.sigma_max,
-                                          self.settings, int(round_seed))
+        problem, _, approx = _graph_round(
+            self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
+        )
         if self.settings.mode == "fast":
             return approx.piece(sigma)
         from sslviz.intervals import feedback_set
 
-        iv = feedback_set(problem.model, problem.y_unlabeled, sigma, self.sigma_min,
-                          self.sigma_max, self.settings)
+        iv = feedback_set(
+            problem.model, problem.y_unlabeled, sigma, self.sigma_min, self.sigma_max, self.settings
+        )
         return iv.lo, iv.hi, iv.loss

@@ -91,8 +91,9 @@ def sum_piecewise(functions: Sequence[PiecewiseLoss]) -> PiecewiseLoss:
         raise ValueError("sum_piecewise needs at least one function.")
     lo, hi = functions[0].lo, functions[0].hi
     for f in functions:
-        if not (np.isclose(f.lo, lo, rtol=0, atol=1e-12) and np.isclose(f.hi, hi, rtol=0,
-                                                                          atol=1e-12)):
+        if not (
+            np.isclose(f.lo, lo, rtol=0, atol=1e-12) and np.isclose(f.hi, hi, rtol=0, atol=1e-12)
+        ):
             raise ValueError(
                 f"all functions must share one range; got [{f.lo}, {f.hi}] and [{lo}, {hi}]."
             )

@@ -119,19 +119,22 @@ def _load(name: str, data_file: str | None, root: str | None, download: bool, mt
 
 def load_source(spec: ProblemSpec) -> _data.Dataset:
     """The dataset of ``spec`` (loaded once per process)."""
-    mtime = os.path.getmtime(spec.data_file) if spec.data_file and os.path.exists(
-        spec.data_file) else 0.0
+    mtime = (
+        os.path.getmtime(spec.data_file)
+        if spec.data_file and os.path.exists(spec.data_file)
+        else 0.0
+    )
     return _load(spec.dataset, spec.data_file, spec.data_root, spec.download, mtime)
 
 
 def build_problem(spec: ProblemSpec) -> Problem:
     """Load data, draw the instance, build the graph and the labeling model."""
     ds = load_source(spec)
-    inst = _data.make_instance(ds, spec.classes, n=spec.n, n_labeled=spec.n_labeled,
-                               seed=spec.seed, pca=spec.pca)
+    inst = _data.make_instance(
+        ds, spec.classes, n=spec.n, n_labeled=spec.n_labeled, seed=spec.seed, pca=spec.pca
+    )
     if spec.family != "complete":
-        check_int("k", spec.k, "build_problem (k must be smaller than n)", low=1,
-                  high=inst.n - 1)
+        check_int("k", spec.k, "build_problem (k must be smaller than n)", low=1, high=inst.n - 1)
     labeling = spec.labeling_spec
     if labeling.method == "harmonic":
         model = make_model(inst.X, inst.labeled, inst.y, build_graph(inst.X, spec.graph_spec))
@@ -156,13 +159,16 @@ def curve_to_dict(problem: Problem, curve: TrueLossCurve) -> dict:
         "parameter": curve.parameter,
         "breakpoints": curve.breakpoints.tolist(),
         "nodes": [problem.rows(nd) for nd in curve.nodes],
-        "pieces": [{"lo": float(e[i]), "hi": float(e[i + 1]), "loss": float(v[i])}
-                   for i in range(v.size)],
+        "pieces": [
+            {"lo": float(e[i]), "hi": float(e[i + 1]), "loss": float(v[i])} for i in range(v.size)
+        ],
         "best": {"loss": best_loss, "accuracy": 1.0 - best_loss, "lo": best_lo, "hi": best_hi},
         "degenerate": {
             "max_count": max([c for _, _, c in curve.degenerate_ranges], default=0),
-            "ranges": [{"lo": float(a), "hi": float(b), "count": int(c)}
-                       for a, b, c in curve.degenerate_ranges],
+            "ranges": [
+                {"lo": float(a), "hi": float(b), "count": int(c)}
+                for a, b, c in curve.degenerate_ranges
+            ],
         },
         "n_unlabeled": int(n_u),
         "solves": curve.solves,

@@ -216,12 +216,12 @@ class GTHFactorization:
         m = A.shape[0]
         piv = np.zeros(m)
         for k in range(m):
-            piv[k] = s[k] + A[k, k + 1:].sum()
+            piv[k] = s[k] + A[k, k + 1 :].sum()
             if k + 1 < m:
-                col = A[k + 1:, k] / piv[k]
-                A[k + 1:, k] = col  # keep the multipliers for later right-hand sides
-                A[k + 1:, k + 1:] += np.outer(col, A[k, k + 1:])
-                s[k + 1:] += col * s[k]
+                col = A[k + 1 :, k] / piv[k]
+                A[k + 1 :, k] = col  # keep the multipliers for later right-hand sides
+                A[k + 1 :, k + 1 :] += np.outer(col, A[k, k + 1 :])
+                s[k + 1 :] += col * s[k]
         self._A, self._piv = A, piv
 
     def solve(self, b: np.ndarray) -> SolveResult:
@@ -229,10 +229,10 @@ class GTHFactorization:
         m = piv.size
         c = np.array(b, dtype=float)
         for k in range(m - 1):
-            c[k + 1:] += A[k + 1:, k] * c[k]
+            c[k + 1 :] += A[k + 1 :, k] * c[k]
         x = np.zeros(m)
         for k in range(m - 1, -1, -1):
-            x[k] = (c[k] + A[k, k + 1:] @ x[k + 1:]) / piv[k]
+            x[k] = (c[k] + A[k, k + 1 :] @ x[k + 1 :]) / piv[k]
         return SolveResult(x, 0, 0, float("nan"), "direct")
 
 

@@ -118,8 +118,7 @@ def _hermite(a, b, ha, hb, da, db, s):
     h10 = s**3 - 2 * s**2 + s
     h01 = -2 * s**3 + 3 * s**2
     h11 = s**3 - s**2
-    return (h00 * ha[:, None] + h10 * w * da[:, None] + h01 * hb[:, None]
-            + h11 * w * db[:, None])
+    return h00 * ha[:, None] + h10 * w * da[:, None] + h01 * hb[:, None] + h11 * w * db[:, None]
 
 
 _S = np.linspace(0, 1, 17)[1:-1]
@@ -151,8 +150,7 @@ def _needs_split(a, b, ea, eb, touch) -> bool:
     return bool(np.any(interior & (low < touch) & (low < 0.5 * ends)))
 
 
-def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float,
-                  rtol: float) -> np.ndarray:
+def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float, rtol: float) -> np.ndarray:
     """Roots of h_u in [a, b] for every node u in ``nodes`` (each changes sign there).
 
     Safeguarded Newton on all nodes at once: every evaluation updates the bracket of
@@ -199,8 +197,9 @@ def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float,
         newton = x - step
         if newton_ok:
             halved = (hi - lo) <= 0.5 * width
-            prop[act] = np.where(halved[act] | (j != np.flatnonzero(act)), newton[act],
-                                 0.5 * (lo[act] + hi[act]))
+            prop[act] = np.where(
+                halved[act] | (j != np.flatnonzero(act)), newton[act], 0.5 * (lo[act] + hi[act])
+            )
         else:
             prop[act] = secant[act]
             step = np.where(act, np.inf, step)  # stop on the bracket width only
@@ -311,10 +310,12 @@ def true_loss_curve(
     return _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
 
 
-def _assemble(ev: _Evaluator, lo, hi, roots, deg_changes, y_u, t0, rtol,
-              parameter: str = "sigma") -> TrueLossCurve:
-    events = sorted([(r, u) for r, u in roots if lo < r < hi] + [(c, -1) for c in deg_changes
-                                                                  if lo < c < hi])
+def _assemble(
+    ev: _Evaluator, lo, hi, roots, deg_changes, y_u, t0, rtol, parameter: str = "sigma"
+) -> TrueLossCurve:
+    events = sorted(
+        [(r, u) for r, u in roots if lo < r < hi] + [(c, -1) for c in deg_changes if lo < c < hi]
+    )
     # Merge events closer than the location tolerance into one breakpoint.
     groups: list[list[tuple[float, int]]] = []
     for e in events:
@@ -365,13 +366,24 @@ def _assemble(ev: _Evaluator, lo, hi, roots, deg_changes, y_u, t0, rtol,
                 deg_ranges[-1] = (deg_ranges[-1][0], b, c)
             else:
                 deg_ranges.append((a, b, c))
-    return TrueLossCurve(loss, nodes, start, deg_ranges, sig, ev.solves, ev.matvecs,
-                         ev.factorizations,
-                         time.perf_counter() - t0, inconsistent, parameter)
+    return TrueLossCurve(
+        loss,
+        nodes,
+        start,
+        deg_ranges,
+        sig,
+        ev.solves,
+        ev.matvecs,
+        ev.factorizations,
+        time.perf_counter() - t0,
+        inconsistent,
+        parameter,
+    )
 
 
-def threshold_loss_curve(model: HarmonicModel, y_unlabeled: np.ndarray, r_min: float,
-                         r_max: float) -> TrueLossCurve:
+def threshold_loss_curve(
+    model: HarmonicModel, y_unlabeled: np.ndarray, r_min: float, r_max: float
+) -> TrueLossCurve:
     """Exact l(r) of the thresholded mutual-kNN family on [r_min, r_max].
 
     The graph 1[d_ij ≤ r] only changes at edge lengths, so l(r) is evaluated once per

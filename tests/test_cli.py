@@ -9,8 +9,21 @@ import pytest
 
 from sslviz.cli import main
 
-BASE = ["--dataset", "digits", "--classes", "0", "1", "--n", "60", "--labeled", "6",
-        "--family", "knn", "--k", "6"]
+BASE = [
+    "--dataset",
+    "digits",
+    "--classes",
+    "0",
+    "1",
+    "--n",
+    "60",
+    "--labeled",
+    "6",
+    "--family",
+    "knn",
+    "--k",
+    "6",
+]
 
 
 def _run(tmp_path, args):
@@ -33,8 +46,21 @@ def npz(tmp_path):
 
 @pytest.mark.parametrize("family", ["complete", "knn", "mutual-knn", "threshold"])
 def test_loss_contract(tmp_path, family):
-    rc, d = _run(tmp_path, ["loss", *BASE[:-4], "--family", family, "--k", "6",
-                            "--sigma-min", "0.5", "--sigma-max", "5"])
+    rc, d = _run(
+        tmp_path,
+        [
+            "loss",
+            *BASE[:-4],
+            "--family",
+            family,
+            "--k",
+            "6",
+            "--sigma-min",
+            "0.5",
+            "--sigma-max",
+            "5",
+        ],
+    )
     assert rc == 0
     b = np.array(d["breakpoints"])
     assert np.all(np.diff(b) > 0) and (b.size == 0 or (b[0] > 0.5 and b[-1] < 5))
@@ -49,9 +75,27 @@ def test_loss_contract(tmp_path, family):
 
 def test_loss_nodes_are_rows_of_the_file(tmp_path, npz):
     """With a `labeled` mask the instance is the file's rows; nodes index those rows."""
-    rc, d = _run(tmp_path, ["loss", "--data-file", str(npz), "--classes", "0", "1", "--pca",
-                            "0", "--family", "knn", "--k", "6", "--sigma-min", "0.5",
-                            "--sigma-max", "6"])
+    rc, d = _run(
+        tmp_path,
+        [
+            "loss",
+            "--data-file",
+            str(npz),
+            "--classes",
+            "0",
+            "1",
+            "--pca",
+            "0",
+            "--family",
+            "knn",
+            "--k",
+            "6",
+            "--sigma-min",
+            "0.5",
+            "--sigma-max",
+            "6",
+        ],
+    )
     assert rc == 0
     labeled = np.load(npz)["labeled"]
     for nodes in d["nodes"]:
@@ -67,8 +111,24 @@ def test_condition_contract(tmp_path):
 
 @pytest.mark.parametrize("mode", ["fast", "paper"])
 def test_intervals_contract(tmp_path, mode):
-    rc, d = _run(tmp_path, ["intervals", *BASE, "--sigma-min", "1", "--sigma-max", "5",
-                            "--solver", "cg", "--cg-iters", "20", "--mode", mode, "--score"])
+    rc, d = _run(
+        tmp_path,
+        [
+            "intervals",
+            *BASE,
+            "--sigma-min",
+            "1",
+            "--sigma-max",
+            "5",
+            "--solver",
+            "cg",
+            "--cg-iters",
+            "20",
+            "--mode",
+            mode,
+            "--score",
+        ],
+    )
     assert rc == 0
     assert {"intervals", "seconds", "solves", "matvecs", "score"} <= set(d)
     for iv in d["intervals"]:
@@ -78,9 +138,27 @@ def test_intervals_contract(tmp_path, mode):
 
 def test_regret_contract(tmp_path):
     T = 4
-    rc, d = _run(tmp_path, ["regret", *BASE, "--sigma-min", "0.5", "--sigma-max", "5",
-                            "--rounds", str(T), "--repeats", "2", "--jobs", "1",
-                            "--feedback", "approx,exact,full,uniform", "--cg-iters", "20"])
+    rc, d = _run(
+        tmp_path,
+        [
+            "regret",
+            *BASE,
+            "--sigma-min",
+            "0.5",
+            "--sigma-max",
+            "5",
+            "--rounds",
+            str(T),
+            "--repeats",
+            "2",
+            "--jobs",
+            "1",
+            "--feedback",
+            "approx,exact,full,uniform",
+            "--cg-iters",
+            "20",
+        ],
+    )
     assert rc == 0
     for m in ("approx", "exact", "full", "uniform"):
         r = d["models"][m]
@@ -94,20 +172,46 @@ ERRORS = {
     "order": (["loss", *BASE, "--sigma-min", "3", "--sigma-max", "2"], "sigma_max"),
     "k": (["loss", *BASE[:-2], "--k", "60", "--sigma-min", "1", "--sigma-max", "2"], "'k'"),
     "k0": (["loss", *BASE[:-2], "--k", "0", "--sigma-min", "1", "--sigma-max", "2"], "'k'"),
-    "labeled": (["loss", *BASE[:7], "--labeled", "1", *BASE[9:], "--sigma-min", "1",
-                 "--sigma-max", "2"], "n_labeled"),
-    "labeled_n": (["loss", *BASE[:7], "--labeled", "60", *BASE[9:], "--sigma-min", "1",
-                   "--sigma-max", "2"], "n_labeled"),
-    "class": (["loss", "--dataset", "digits", "--classes", "0", "42", *BASE[5:],
-               "--sigma-min", "1", "--sigma-max", "2"], "42"),
-    "dataset": (["loss", "--dataset", "nope", *BASE[2:], "--sigma-min", "1",
-                 "--sigma-max", "2"], "nope"),
-    "file": (["loss", "--data-file", "/no/such.npz", *BASE[2:], "--sigma-min", "1",
-              "--sigma-max", "2"], "no such file"),
-    "epsilon": (["intervals", *BASE, "--sigma-min", "1", "--sigma-max", "2", "--epsilon",
-                 "0"], "epsilon"),
-    "cg_iters": (["intervals", *BASE, "--sigma-min", "1", "--sigma-max", "2", "--cg-iters",
-                  "0"], "cg_iters"),
+    "labeled": (
+        ["loss", *BASE[:7], "--labeled", "1", *BASE[9:], "--sigma-min", "1", "--sigma-max", "2"],
+        "n_labeled",
+    ),
+    "labeled_n": (
+        ["loss", *BASE[:7], "--labeled", "60", *BASE[9:], "--sigma-min", "1", "--sigma-max", "2"],
+        "n_labeled",
+    ),
+    "class": (
+        [
+            "loss",
+            "--dataset",
+            "digits",
+            "--classes",
+            "0",
+            "42",
+            *BASE[5:],
+            "--sigma-min",
+            "1",
+            "--sigma-max",
+            "2",
+        ],
+        "42",
+    ),
+    "dataset": (
+        ["loss", "--dataset", "nope", *BASE[2:], "--sigma-min", "1", "--sigma-max", "2"],
+        "nope",
+    ),
+    "file": (
+        ["loss", "--data-file", "/no/such.npz", *BASE[2:], "--sigma-min", "1", "--sigma-max", "2"],
+        "no such file",
+    ),
+    "epsilon": (
+        ["intervals", *BASE, "--sigma-min", "1", "--sigma-max", "2", "--epsilon", "0"],
+        "epsilon",
+    ),
+    "cg_iters": (
+        ["intervals", *BASE, "--sigma-min", "1", "--sigma-max", "2", "--cg-iters", "0"],
+        "cg_iters",
+    ),
     "sigmas": (["condition", *BASE, "--sigmas", "1:7"], "X:Y:COUNT"),
 }
 
@@ -130,6 +234,7 @@ def test_unreadable_file_is_a_clear_error(tmp_path, capsys):
 
 
 def test_console_script_runs():
-    p = subprocess.run([sys.executable, "-m", "sslviz.cli", "--version"], capture_output=True,
-                       text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "sslviz.cli", "--version"], capture_output=True, text=True
+    )
     assert p.returncode == 0 and "sslviz" in p.stdout

@@ -6,9 +6,8 @@ import pytest
 from sslviz.graphs import GraphSpec
 from sslviz.intervals import (
     Interval,
-    SweepSettings,
     Sweep,
-    feedback_set,
+    SweepSettings,
     node_trace,
     score,
     sweep,
@@ -113,8 +112,9 @@ def test_node_trace_rules(rule):
     model, y_u = _problem(1)
     truth = true_loss_curve(model, y_u, LO, HI)
     b, u = truth.breakpoints[0], int(truth.nodes[0][0])
-    trace, root = node_trace(model, u, b * 1.05, LO, HI,
-                             SweepSettings(solver="exact", mode="paper"), rule=rule)
+    trace, root = node_trace(
+        model, u, b * 1.05, LO, HI, SweepSettings(solver="exact", mode="paper"), rule=rule
+    )
     assert trace and trace[0].sigma == pytest.approx(b * 1.05)
     assert all(np.isfinite([it.sigma, it.f, it.g]).all() for it in trace)
     kinds = {it.step for it in trace[:-1]}
@@ -130,8 +130,9 @@ def test_score_counts_misses_spurious_and_volume():
     truth = true_loss_curve(model, y_u, LO, HI)
     b = truth.breakpoints
     # One interval over the whole range at the wrong loss everywhere but the first piece.
-    one = Sweep([Interval(LO, HI, float(truth.loss.values[0]), LO)], LO, HI, SweepSettings(),
-                0, 0, 0.0)
+    one = Sweep(
+        [Interval(LO, HI, float(truth.loss.values[0]), LO)], LO, HI, SweepSettings(), 0, 0, 0.0
+    )
     sc = score(one, truth)
     assert sc.missed == b.size and sc.spurious == 0 and sc.M == 1
     differs = np.abs(truth.loss.values - truth.loss.values[0]) > 0.5 / y_u.size
@@ -140,8 +141,15 @@ def test_score_counts_misses_spurious_and_volume():
     e = truth.loss.edges
     i = int(np.argmax(np.diff(e)))
     x = 0.5 * (e[i] + e[i + 1])
-    two = Sweep([Interval(LO, x, 0.0, LO), Interval(x, x + 1e-3, 0.0, x)], LO, HI,
-                SweepSettings(), 0, 0, 0.0)
+    two = Sweep(
+        [Interval(LO, x, 0.0, LO), Interval(x, x + 1e-3, 0.0, x)],
+        LO,
+        HI,
+        SweepSettings(),
+        0,
+        0,
+        0.0,
+    )
     sc2 = score(two, truth, tol=1e-6)
     assert sc2.spurious == 2 and sc2.uncovered == pytest.approx(HI - x - 1e-3)
 

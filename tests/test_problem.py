@@ -7,8 +7,13 @@ import pytest
 
 from sslviz.intervals import SweepSettings
 from sslviz.online import GraphRounds
-from sslviz.problem import ProblemSpec, build_problem, curve_to_dict, loss_curve
-from sslviz.problem import suggest_sigma_range
+from sslviz.problem import (
+    ProblemSpec,
+    build_problem,
+    curve_to_dict,
+    loss_curve,
+    suggest_sigma_range,
+)
 
 FASHION = Path("/usr/share/datasets/fashion-mnist")
 
@@ -53,8 +58,17 @@ def test_fashion_mnist_best_accuracy(seed, tmp_path, monkeypatch):
     """Issue: T-shirt vs Trouser, n = 500, |L| = 10, kNN-6, σ ∈ [1, 7]: best accuracy
     ≥ 0.93 on each seed (the paper reports 0.964 on average)."""
     monkeypatch.setenv("SSLVIZ_DATA", str(tmp_path))
-    p = build_problem(ProblemSpec(dataset="fashion-mnist", n=500, n_labeled=10, seed=seed,
-                                  family="knn", k=6, data_root=str(tmp_path)))
+    p = build_problem(
+        ProblemSpec(
+            dataset="fashion-mnist",
+            n=500,
+            n_labeled=10,
+            seed=seed,
+            family="knn",
+            k=6,
+            data_root=str(tmp_path),
+        )
+    )
     curve = loss_curve(p, 1.0, 7.0)
     assert 1 - curve.best()[0] >= 0.93
     assert curve.inconsistent == 0
