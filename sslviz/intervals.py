@@ -291,7 +291,7 @@ def sweep(
     t0 = time.perf_counter()
     if s.mode == "fast":
         curve = true_loss_curve(
-            model, y_u, lo, hi, solver=s.solver, cg_iters=s.cg_iters, rtol=min(1e-6, s.epsilon / hi)
+            model, y_u, lo, hi, solver=s.solver, cg_iters=s.cg_iters, rtol=min(1e-3, s.epsilon / hi)
         )
         return _sweep_from_curve(curve, lo, hi, s, t0)
     intervals: list[Interval] = []

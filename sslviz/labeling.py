@@ -127,7 +127,11 @@ def _kernel(D2, shift: np.ndarray | float, sigma: float, derivative: bool, zero_
             W = np.exp(-(D2 - sh) / s2)
         if zero_diag:
             np.fill_diagonal(W, 0.0)
-        dW = 2.0 * W * D2 / (s2 * sigma) if derivative else None
+        dW = None
+        if derivative:
+            with np.errstate(invalid="ignore"):
+                dW = 2.0 * W * D2 / (s2 * sigma)
+            dW[W == 0] = 0.0  # non-edges (+inf distance) and underflowed weights
         return W, dW
     sh = np.repeat(shift, np.diff(D2.indptr)) if isinstance(shift, np.ndarray) else shift
     w = np.exp(-(D2.data - sh) / s2)
@@ -138,12 +142,30 @@ def _kernel(D2, shift: np.ndarray | float, sigma: float, derivative: bool, zero_
     return W, dW
 
 
-def _all_positive(W, square: bool) -> bool:
-    """Whether every edge weight of the block is > 0 (no underflow)."""
-    if isinstance(W, np.ndarray):
-        m, k = W.shape
-        return np.count_nonzero(W) == m * k - (min(m, k) if square else 0)
-    return bool(W.nnz == 0 or W.data.min() > 0)
+_DENSE_MAX = 400  # sparse graphs up to this many nodes are solved dense (less overhead)
+
+
+def _masked_dense(D2: sp.csr_matrix) -> np.ndarray:
+    """Dense copy of a CSR distance block with +inf where there is no edge."""
+    out = np.full(D2.shape, np.inf)
+    rows = np.repeat(np.arange(D2.shape[0]), np.diff(D2.indptr))
+    out[rows, D2.indices] = D2.data
+    return out
+
+
+def _pattern(D2, zero_diag: bool):
+    """The edge pattern of a distance block as 0/1 weights, same kind."""
+    if isinstance(D2, np.ndarray):
+        P = np.isfinite(D2).astype(float)
+        if zero_diag:
+            np.fill_diagonal(P, 0.0)
+        return P
+    return sp.csr_matrix((np.ones(D2.nnz), D2.indices, D2.indptr), shape=D2.shape)
+
+
+def _count(W) -> int:
+    """Number of non-zero weights (an underflowed edge weighs 0)."""
+    return int(np.count_nonzero(W if isinstance(W, np.ndarray) else W.data))
 
 
 def _rowsum(W) -> np.ndarray:
@@ -208,17 +230,18 @@ class HarmonicModel:
         U, L = self.unlabeled_idx, self.labeled_idx
         self._D2_UU = _block(graph.sqdist, U, U)
         self._D2_UL = _block(graph.sqdist, U, L)
+        if not graph.is_dense and graph.n <= _DENSE_MAX:
+            # Small sparse graphs run faster dense: non-edges at distance +inf (weight 0).
+            self._D2_UU, self._D2_UL = (_masked_dense(D) for D in (self._D2_UU, self._D2_UL))
         self._shift = graph.row_min_sqdist()[U]
-        ones_uu, ones_ul = (
-            _kernel(D, 0.0, np.inf, False, z)[0]
-            for D, z in ((self._D2_UU, True), (self._D2_UL, False))
-        )
+        ones_uu, ones_ul = (_pattern(D, z) for D, z in ((self._D2_UU, True), (self._D2_UL, False)))
+        self._n_edges = (_count(ones_uu), _count(ones_ul))
         # Cut off by the pattern itself: the answer whenever no weight underflows.
         self._structural = unanchored(ones_uu, _rowsum(ones_ul) > 0)
 
     def _degenerate(self, W_UU, W_UL, to_l: np.ndarray) -> np.ndarray:
         """Unlabeled nodes with no numerically non-zero path to a labeled node."""
-        if _all_positive(W_UU, True) and _all_positive(W_UL, False):
+        if (_count(W_UU), _count(W_UL)) == self._n_edges:
             return self._structural
         return unanchored(W_UU, to_l > 0)
 
@@ -342,7 +365,8 @@ class HarmonicModel:
         logd = np.log(_rowsum(W_UU) + to_l) - self._shift / sigma**2
         half = 0.5 * logd
         if isinstance(self._D2_UU, np.ndarray):
-            K = np.exp(-self._D2_UU / sigma**2 - half[:, None] - half[None, :])
+            with np.errstate(over="ignore"):  # diagonal, zeroed next
+                K = np.exp(-self._D2_UU / sigma**2 - half[:, None] - half[None, :])
             np.fill_diagonal(K, 0.0)
             S = np.eye(K.shape[0]) - K
             return S[np.ix_(keep, keep)], degenerate

@@ -30,6 +30,7 @@ import scipy.sparse.linalg as spla
 from sslviz._validation import check_int, check_option, check_real
 
 SOLVERS = ("cg", "pcg", "exact", "inverse")
+_TINY = float(np.finfo(float).tiny)
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ def solve_cg(
     bnorm = float(np.linalg.norm(b))
     # A floor far below rounding level stops CG once the residual has collapsed to
     # (sub)normal noise, where the next step would divide 0 by 0.
-    stop = max(atol, rtol * bnorm, 1e-30 * bnorm, np.finfo(float).tiny)
+    stop = max(atol, rtol * bnorm, 1e-30 * bnorm, _TINY)
     matvecs = 0
     if bnorm == 0.0:  # as SciPy: the solution of A x = 0 is 0
         return SolveResult(np.zeros(n), 0, 0, 0.0, "converged")
@@ -132,13 +133,14 @@ def solve_cg(
         x = np.array(x0, dtype=float)
         r = b - matvec(x)
         matvecs += 1
-    rnorm = float(np.linalg.norm(r))
+    rr = float(r @ r)
+    stop2 = stop * stop
     it = 0
     rho_prev = 0.0
     p = None
-    while it < maxiter and rnorm >= stop:
+    while it < maxiter and rr >= stop2:
         z = r if psolve is None else psolve(r)
-        rho = float(r @ z)
+        rho = rr if psolve is None else float(r @ z)
         p = z.copy() if p is None else z + (rho / rho_prev) * p
         q = matvec(p)
         matvecs += 1
@@ -149,10 +151,11 @@ def solve_cg(
         x += alpha * p
         r -= alpha * q
         rho_prev = rho
-        rnorm = float(np.linalg.norm(r))
+        rr = float(r @ r)
         it += 1
         if callback is not None:
             callback(x)
+    rnorm = float(np.sqrt(rr))
     status = "converged" if rnorm < max(atol, rtol * bnorm) else "maxiter"
     return SolveResult(x, it, matvecs, rnorm, status)
 

@@ -237,7 +237,7 @@ def true_loss_curve(
     sigma_max: float,
     *,
     rtol: float = 1e-9,
-    grid_ratio: float = 1.03,
+    grid_ratio: float = 1.05,
     touch: float = 0.05,
     solver: str = "exact",
     cg_iters: int = 20,
@@ -257,7 +257,7 @@ def true_loss_curve(
         The σ range, 0 < σ_min < σ_max (PCA-space distance units).
     rtol : float, default=1e-9
         Relative location tolerance of each breakpoint.
-    grid_ratio : float, default=1.03
+    grid_ratio : float, default=1.05
         Largest ratio between neighbouring σ of the starting grid.
     touch : float, default=0.05
         Split an interval where some node's interpolant of |f_u − 1/2| dips inside it to
