@@ -37,7 +37,7 @@ from sslviz.solvers import SOLVERS, GTHFactorization, LinearSolver
 
 LABELINGS = ("harmonic", "delalleau")
 _TINY = 1e-290  # below this a row's unscaled weights are not representable
-_PIVOT_TOL = 1e-7  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
+_PIVOT_TOL = 1e-10  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
 
 
 class _Direct:

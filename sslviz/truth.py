@@ -173,6 +173,7 @@ def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float, rtol: f
             t = idx[0]
             prop[r] = a + (b - a) * (s[t] + (s[t + 1] - s[t]) * H[r, t] / (H[r, t] - H[r, t + 1]))
     root = np.full(k, np.nan)
+    prev_step = np.full(k, b - a)
     for _ in range(100 * k):
         open_ = np.flatnonzero(np.isnan(root))
         if not open_.size:
@@ -182,7 +183,6 @@ def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float, rtol: f
         h, d, _ = ev(x)
         hn, dn = h[nodes], d[nodes]
         act = np.isnan(root) & (lo < x) & (x < hi)
-        width = hi - lo
         left = act & (np.sign(hn) == np.sign(hlo))
         right = act & ~left
         # Illinois: an end kept twice in a row has its value halved.
@@ -196,10 +196,10 @@ def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float, rtol: f
             secant = lo - hlo * (hi - lo) / (hhi - hlo)
         newton = x - step
         if newton_ok:
-            halved = (hi - lo) <= 0.5 * width
-            prop[act] = np.where(
-                halved[act] | (j != np.flatnonzero(act)), newton[act], 0.5 * (lo[act] + hi[act])
-            )
+            # rtsafe: keep Newton while its steps at least halve, else bisect.
+            fast = np.abs(step) <= 0.5 * prev_step
+            prop[act] = np.where(fast[act], newton[act], 0.5 * (lo[act] + hi[act]))
+            prev_step[act] = np.abs(step[act])
         else:
             prop[act] = secant[act]
             step = np.where(act, np.inf, step)  # stop on the bracket width only
