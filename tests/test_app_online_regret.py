@@ -1,0 +1,112 @@
+"""Online regret page (Algorithm 1), with streamlit.testing."""
+
+import base64
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/3_Online_regret.py"
+INVALID = {
+    "k >= n": {"w_n": 20, "w_k": 20},
+    "|L| >= n": {"w_n": 20, "w_labeled": 20},
+    "sigma_min >= sigma_max": {"w_sigma_min": 3.0, "w_sigma_max": 1.0},
+    "complete graph too large": {"w_family": "complete", "w_n": 2000},
+}
+
+
+def start(query: dict | None = None) -> AppTest:
+    sys.path.insert(0, str(ROOT))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update(query or {})
+    return at.switch_page(PAGE).run()
+
+
+def chart(at: AppTest, i: int = 0) -> dict:
+    return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def values(trace: dict, axis: str = "x") -> list:
+    """A trace's data, decoding Plotly's base64 typed arrays."""
+    v = trace[axis]
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).tolist()
+    return list(v)
+
+
+def metrics(at: AppTest) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def run_small(at: AppTest, rounds: int = 3, repeats: int = 2) -> AppTest:
+    at.number_input(key="reg_rounds").set_value(rounds)
+    at.number_input(key="reg_repeats").set_value(repeats)
+    at.button(key="reg_run").click()
+    return at.run()
+
+
+def test_default_page_waits_for_the_button():
+    at = start()
+    assert not at.exception and not at.error
+    assert not at.get("plotly_chart")
+    assert at.info
+    assert at.button(key="reg_run")
+
+
+def test_run_draws_regret_average_and_density():
+    at = run_small(start())
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 3
+    names = [t["name"] for t in chart(at)["data"]]
+    assert names == [
+        "approx 95% band",
+        "approx",
+        "exact 95% band",
+        "exact",
+        "full 95% band",
+        "full",
+        "uniform 95% band",
+        "uniform",
+        "theoretical rate",
+    ]
+    assert len(values(chart(at)["data"][1], "y")) == 3
+    assert [t["name"] for t in chart(at, 2)["data"]] == ["density p_t(σ)", "σ_t played"]
+    assert "sslviz regret" in at.code[0].value and "--rounds 3" in at.code[0].value
+    assert len(at.get("download_button")) == 2
+
+
+def test_changing_models_and_density_model_changes_the_result():
+    at = start()
+    at.multiselect(key="reg_models").set_value(["exact", "uniform"])
+    at = run_small(at, rounds=4, repeats=1)
+    assert not at.exception
+    assert [t["name"] for t in chart(at)["data"]][1::2] == ["exact", "uniform"]
+    assert len(values(chart(at)["data"][1], "y")) == 4
+    at.selectbox(key="reg_density_model").set_value("uniform").run()
+    assert "uniform" in chart(at, 2)["layout"]["title"]["text"]
+    # settings changed after the run: the old result stays, with a warning to rerun
+    at.number_input(key="reg_rounds").set_value(5).run()
+    assert any("rerun" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("case", list(INVALID))
+def test_invalid_input_shows_error_not_exception(case):
+    at = start()
+    for key, value in INVALID[case].items():
+        at.get_by_key(key).set_value(value)
+    at.run()
+    assert not at.exception
+    assert at.error, case
+    assert not at.get("plotly_chart")
+
+
+def test_bad_url_falls_back_with_warning():
+    at = start({"solver": "quantum"})
+    assert not at.exception
+    assert any("solver='quantum'" in w.value for w in at.warning)
+    at = run_small(at, rounds=2, repeats=1)
+    assert not at.exception and at.get("plotly_chart")

@@ -1,0 +1,99 @@
+"""Speed page (Table 1 live), with streamlit.testing."""
+
+import base64
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/4_Speed.py"
+INVALID = {
+    "k >= n": {"w_n": 20, "w_k": 20},
+    "|L| >= n": {"w_n": 20, "w_labeled": 20},
+    "sigma_min >= sigma_max": {"w_sigma_min": 3.0, "w_sigma_max": 1.0},
+    "complete graph too large": {"w_family": "complete", "w_n": 2000},
+}
+
+
+def start(query: dict | None = None) -> AppTest:
+    sys.path.insert(0, str(ROOT))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update(query or {})
+    return at.switch_page(PAGE).run()
+
+
+def chart(at: AppTest, i: int = 0) -> dict:
+    return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def values(trace: dict, axis: str = "x") -> list:
+    """A trace's data, decoding Plotly's base64 typed arrays."""
+    v = trace[axis]
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).tolist()
+    return list(v)
+
+
+def metrics(at: AppTest) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def run_small(at: AppTest, sizes=(50,)) -> AppTest:
+    at.multiselect(key="speed_sizes").set_value(list(sizes))
+    at.button(key="speed_run").click()
+    return at.run()
+
+
+def test_default_page_waits_for_the_button():
+    at = start()
+    assert not at.exception and not at.error
+    assert not at.get("plotly_chart")
+    assert at.button(key="speed_run").label == "Run 4 configurations"
+
+
+def test_run_times_cg_and_inverse_on_complete_and_knn():
+    at = run_small(start())
+    assert not at.exception and not at.error
+    fig = chart(at)
+    assert [t["name"] for t in fig["data"]] == ["time per interval (n=50)", "M (n=50)"]
+    assert values(fig["data"][0]) == [
+        "complete / cg",
+        "complete / inverse",
+        "knn / cg",
+        "knn / inverse",
+    ]
+    assert len(at.dataframe[0].value) == 4
+
+
+def test_changing_sizes_changes_the_table():
+    at = run_small(start(), sizes=(50, 100))
+    assert not at.exception
+    assert [t["name"] for t in chart(at)["data"]] == [
+        "time per interval (n=50)",
+        "M (n=50)",
+        "time per interval (n=100)",
+        "M (n=100)",
+    ]
+    assert sorted(set(at.dataframe[0].value["n"])) == [50, 100]
+
+
+@pytest.mark.parametrize("case", list(INVALID))
+def test_invalid_input_shows_error_not_exception(case):
+    at = start()
+    for key, value in INVALID[case].items():
+        at.get_by_key(key).set_value(value)
+    at.run()
+    assert not at.exception
+    assert at.error, case
+    assert not at.get("plotly_chart")
+
+
+def test_bad_url_falls_back_with_warning():
+    at = start({"t": "0", "pca": "x"})
+    assert not at.exception
+    assert len(at.warning) == 2
+    assert at.number_input(key="w_t").value == 20

@@ -1,0 +1,261 @@
+"""Real-browser test: ``streamlit run app.py`` driven by Playwright's headless Chromium.
+
+Opens every page, waits for its Plotly chart, checks there is no exception box, changes
+one control per page and sees the chart change, takes screenshots (test-artifacts/) and
+records the time to the first chart on a first visit and on a cached revisit
+(test-artifacts/browser_timings.json).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+CHART = ".js-plotly-plot"
+EXCEPTION = '[data-testid="stException"]'
+TIMEOUT_MS = 60_000
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the environment
+    sync_playwright = None
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing"),
+    pytest.mark.skipif(sync_playwright is None, reason="playwright is not importable"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with status {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError(f"streamlit did not answer on {url} within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def server():
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    log = open(ARTIFACTS / "streamlit.log", "w")  # noqa: SIM115 - closed in the finally
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        log.close()
+
+
+def chart_signature(page, index: int = 0) -> str:
+    """The index-th Plotly chart's data (trace names and x, y, z) as JSON."""
+    return page.evaluate(
+        """(i) => {
+            const g = document.querySelectorAll('.js-plotly-plot')[i];
+            if (!g || !g.data) return null;
+            return JSON.stringify(g.data.map(t => [t.name, t.x, t.y, t.z]));
+        }""",
+        index,
+    )
+
+
+def wait_chart_change(page, before: str, index: int = 0) -> None:
+    page.wait_for_function(
+        """([i, before]) => {
+            const g = document.querySelectorAll('.js-plotly-plot')[i];
+            if (!g || !g.data) return false;
+            return JSON.stringify(g.data.map(t => [t.name, t.x, t.y, t.z])) !== before;
+        }""",
+        arg=[index, before],
+        timeout=TIMEOUT_MS,
+    )
+
+
+def wait_idle(page) -> None:
+    """Wait until Streamlit has finished the current run."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS)
+
+
+def open_page(page, url: str) -> float:
+    t0 = time.perf_counter()
+    page.goto(url)
+    page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+    return time.perf_counter() - t0
+
+
+def set_number(page, label: str, value) -> None:
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def no_exception(page) -> None:
+    assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
+
+
+def test_every_page_in_a_real_browser(server):
+    timings: dict[str, dict[str, float]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 2400})
+
+            # Home: sample images and the instance; changing n changes the instance plot.
+            first = open_page(page, server)
+            wait_idle(page)
+            no_exception(page)
+            assert page.locator(CHART).count() == 2
+            page.screenshot(path=ARTIFACTS / "home.png", full_page=True)
+            before = chart_signature(page, 1)
+            set_number(page, "n", 80)
+            wait_chart_change(page, before, 1)
+            wait_idle(page)
+            no_exception(page)
+            timings["home"] = {"first": first, "revisit": open_page(page, server)}
+
+            # Loss intervals: changing t changes the estimated intervals.
+            url = f"{server}/Loss_intervals"
+            first = open_page(page, url)
+            wait_idle(page)
+            no_exception(page)
+            page.wait_for_function(
+                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
+            )
+            page.screenshot(path=ARTIFACTS / "loss_intervals.png", full_page=True)
+            before = chart_signature(page)
+            set_number(page, "CG iterations t", 3)
+            wait_chart_change(page, before)
+            wait_idle(page)
+            no_exception(page)
+            page.screenshot(path=ARTIFACTS / "loss_intervals_t3.png", full_page=True)
+            page.goto(server)
+            page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+            timings["loss_intervals"] = {"first": first, "revisit": open_page(page, url)}
+
+            # Conditioning: a coarser σ grid changes the √κ curve.
+            url = f"{server}/Conditioning"
+            first = open_page(page, url)
+            wait_idle(page)
+            no_exception(page)
+            page.screenshot(path=ARTIFACTS / "conditioning.png", full_page=True)
+            before = chart_signature(page)
+            set_number(page, "CG iterations t", 5)
+            wait_chart_change(page, before, 1)
+            wait_idle(page)
+            no_exception(page)
+            page.goto(server)
+            page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+            timings["conditioning"] = {"first": first, "revisit": open_page(page, url)}
+
+            # Online regret: run on demand (small), then rerun with more rounds.
+            url = f"{server}/Online_regret"
+            page.goto(url)
+            wait_idle(page)
+            set_number(page, "rounds T", 3)
+            wait_idle(page)
+            set_number(page, "repetitions", 2)
+            wait_idle(page)
+            t0 = time.perf_counter()
+            page.get_by_role("button", name="Run the experiment").click()
+            page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+            first = time.perf_counter() - t0
+            wait_idle(page)
+            no_exception(page)
+            page.screenshot(path=ARTIFACTS / "online_regret.png", full_page=True)
+            before = chart_signature(page)
+            set_number(page, "rounds T", 4)
+            wait_idle(page)
+            page.get_by_role("button", name="Run the experiment").click()
+            wait_chart_change(page, before)
+            wait_idle(page)
+            no_exception(page)
+            timings["online_regret"] = {"first": first}
+
+            # Speed: run on demand, then add a size.
+            url = f"{server}/Speed"
+            page.goto(url)
+            wait_idle(page)
+            t0 = time.perf_counter()
+            page.get_by_role("button", name="Run 4 configurations").click()
+            page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+            first = time.perf_counter() - t0
+            wait_idle(page)
+            no_exception(page)
+            page.screenshot(path=ARTIFACTS / "speed.png", full_page=True)
+            before = chart_signature(page)
+            set_number(page, "CG iterations t", 10)
+            wait_idle(page)
+            page.get_by_role("button", name="Run 4 configurations").click()
+            wait_chart_change(page, before)
+            wait_idle(page)
+            no_exception(page)
+            timings["speed"] = {"first": first}
+        finally:
+            browser.close()
+    (ARTIFACTS / "browser_timings.json").write_text(json.dumps(timings, indent=1))
+    print("time to chart (s):", json.dumps(timings, indent=1))
+    for name, t in timings.items():
+        assert all(v < 60 for v in t.values()), (name, t)
