@@ -337,13 +337,18 @@ class HarmonicModel:
             W_kk = (
                 W_UU[np.ix_(keep, keep)] if isinstance(W_UU, np.ndarray) else (W_UU[keep][:, keep])
             )
-            lin = _Direct(GTHFactorization(W_kk, leak[keep]), lin)
+            gth = GTHFactorization(W_kk, leak[keep])
+            lin = _Direct(gth, lin)
             f[keep] = lin.solve(b[keep])
             status = "gth"
+            if gth.cut.any():  # links lost to underflow: reported, held at 1/2
+                degenerate = degenerate.copy()
+                degenerate[np.flatnonzero(keep)[gth.cut]] = True
         if dW_UU is not None:
             ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
             rhs = dW_UL @ self.y_l - (ddeg * f - dW_UU @ f)
             df[keep] = lin.solve(rhs[keep], df0)
+            df[degenerate] = 0.0
         return SoftLabels(
             sigma, f, df, degenerate, lin.solves, lin.matvecs, lin.factorizations, status
         )
@@ -362,10 +367,11 @@ class HarmonicModel:
         degenerate = self._degenerate(W_UU, W_UL, to_l)
         keep = ~degenerate
         # log d_i (unscaled) = log(scaled row sum) - rowmin_i / σ²
-        logd = np.log(_rowsum(W_UU) + to_l) - self._shift / sigma**2
+        with np.errstate(divide="ignore"):  # isolated nodes are degenerate, dropped below
+            logd = np.log(_rowsum(W_UU) + to_l) - self._shift / sigma**2
         half = 0.5 * logd
         if isinstance(self._D2_UU, np.ndarray):
-            with np.errstate(over="ignore"):  # diagonal, zeroed next
+            with np.errstate(over="ignore", invalid="ignore"):  # diagonal/isolated rows
                 K = np.exp(-self._D2_UU / sigma**2 - half[:, None] - half[None, :])
             np.fill_diagonal(K, 0.0)
             S = np.eye(K.shape[0]) - K

@@ -174,6 +174,7 @@ def curve_to_dict(problem: Problem, curve: TrueLossCurve) -> dict:
         "solves": curve.solves,
         "evaluations": int(curve.evaluations.size),
         "inconsistent": curve.inconsistent,
+        "complete": curve.complete,
         "seconds": curve.seconds,
     }
 

@@ -218,8 +218,15 @@ class GTHFactorization:
         s = np.array(leak, dtype=float)
         m = A.shape[0]
         piv = np.zeros(m)
+        # A pivot can only vanish by underflow: that node's link to the grounded set is not
+        # representable. It is then held at 1/2 (a boundary node) and reported in ``cut``.
+        self.cut = np.zeros(m, bool)
         for k in range(m):
             piv[k] = s[k] + A[k, k + 1 :].sum()
+            if not piv[k] > 0:
+                self.cut[k] = True
+                s[k + 1 :] += A[k + 1 :, k]  # weight into a fixed node leaks
+                continue
             if k + 1 < m:
                 col = A[k + 1 :, k] / piv[k]
                 A[k + 1 :, k] = col  # keep the multipliers for later right-hand sides
@@ -230,12 +237,13 @@ class GTHFactorization:
     def solve(self, b: np.ndarray) -> SolveResult:
         A, piv = self._A, self._piv
         m = piv.size
+        cut = self.cut
         c = np.array(b, dtype=float)
         for k in range(m - 1):
-            c[k + 1 :] += A[k + 1 :, k] * c[k]
+            c[k + 1 :] += A[k + 1 :, k] * (0.5 if cut[k] else c[k])
         x = np.zeros(m)
         for k in range(m - 1, -1, -1):
-            x[k] = (c[k] + A[k, k + 1 :] @ x[k + 1 :]) / piv[k]
+            x[k] = 0.5 if cut[k] else (c[k] + A[k, k + 1 :] @ x[k + 1 :]) / piv[k]
         return SolveResult(x, 0, 0, float("nan"), "direct")
 
 

@@ -24,7 +24,7 @@ For the ``threshold`` family l(r) changes only at edge lengths, which are enumer
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -56,6 +56,8 @@ class TrueLossCurve:
         Grid evaluations whose misclassified set disagrees with the pieces (0 when the
         curve is complete).
     parameter : {'sigma', 'r'}
+    complete : bool
+        False when the evaluation budget stopped the search for hidden crossing pairs.
     """
 
     loss: PiecewiseLoss
@@ -69,7 +71,7 @@ class TrueLossCurve:
     seconds: float
     inconsistent: int = 0
     parameter: str = "sigma"
-    extra: dict = field(default_factory=dict)
+    complete: bool = True
 
     @property
     def breakpoints(self) -> np.ndarray:
@@ -241,6 +243,7 @@ def true_loss_curve(
     touch: float = 0.05,
     solver: str = "exact",
     cg_iters: int = 20,
+    max_evaluations: int = 4000,
 ) -> TrueLossCurve:
     """Exact piecewise-constant loss l(σ) with every breakpoint located to ``rtol``.
 
@@ -264,6 +267,10 @@ def true_loss_curve(
         below ``touch`` and below half its smaller end value.
     solver : {'exact', 'inverse', 'cg', 'pcg'}, default='exact'
     cg_iters : int, default=20
+    max_evaluations : int, default=4000
+        Budget for the search of hidden pairs of crossings (interval splitting). Past it,
+        only sign changes between evaluated σ are refined and ``complete`` is False —
+        this happens at very small σ, where derivatives lose accuracy.
 
     Returns
     -------
@@ -282,7 +289,7 @@ def true_loss_curve(
     stack = [(grid[i], grid[i + 1]) for i in range(grid.size - 1)][::-1]
     roots: list[tuple[float, int]] = []
     deg_changes: list[float] = []
-    min_width = 1e-7
+    min_width = 1e-6  # pairs of crossings closer than this (relative) may be missed
     while stack:
         a, b = stack.pop()
         ea, eb = ev(a), ev(b)
@@ -297,7 +304,11 @@ def true_loss_curve(
                 if q2 > p2 and np.array_equal(ev(p2)[2], ev(q2)[2]):
                     stack.append((p2, q2))
             continue
-        if (b - a) > min_width * a and _needs_split(a, b, ea, eb, touch):
+        if (
+            (b - a) > min_width * a
+            and len(ev.cache) < max_evaluations
+            and _needs_split(a, b, ea, eb, touch)
+        ):
             m = 0.5 * (a + b)
             stack.extend([(m, b), (a, m)])
             continue
@@ -307,7 +318,8 @@ def true_loss_curve(
         if crossing.size:
             found = _refine_roots(ev, crossing, a, b, rtol)
             roots.extend(zip(found.tolist(), crossing.tolist(), strict=True))
-    return _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
+    curve = _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
+    return replace(curve, complete=len(ev.cache) < max_evaluations)
 
 
 def _assemble(
