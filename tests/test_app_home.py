@@ -9,19 +9,15 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from apptest_helpers import INVALID  # noqa: E402
+from apptest_helpers import start as _start  # noqa: E402
+
 import app_state  # noqa: E402
 from sslviz.cli import build_parser  # noqa: E402
 
-INVALID = {
-    "k >= n": {"w_n": 20, "w_k": 20},
-    "|L| >= n": {"w_n": 20, "w_labeled": 20},
-    "sigma_min >= sigma_max": {"w_sigma_min": 3.0, "w_sigma_max": 1.0},
-    "complete graph too large": {"w_family": "complete", "w_n": 2000},
-}
-
 
 def start() -> AppTest:
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    return _start(None)
 
 
 def test_default_home_shows_instance_and_charts():

@@ -1,45 +1,15 @@
 """Loss intervals page (Figure 3 and the node drill-down), with streamlit.testing."""
 
-import base64
-import json
-import sys
-from pathlib import Path
-
-import numpy as np
 import pytest
+from apptest_helpers import INVALID, chart, metrics, values  # noqa: F401
+from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/1_Loss_intervals.py"
-INVALID = {
-    "k >= n": {"w_n": 20, "w_k": 20},
-    "|L| >= n": {"w_n": 20, "w_labeled": 20},
-    "sigma_min >= sigma_max": {"w_sigma_min": 3.0, "w_sigma_max": 1.0},
-    "complete graph too large": {"w_family": "complete", "w_n": 2000},
-}
 
 
 def start(query: dict | None = None) -> AppTest:
-    sys.path.insert(0, str(ROOT))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params.update(query or {})
-    return at.switch_page(PAGE).run()
-
-
-def chart(at: AppTest, i: int = 0) -> dict:
-    return json.loads(at.get("plotly_chart")[i].proto.spec)
-
-
-def values(trace: dict, axis: str = "x") -> list:
-    """A trace's data, decoding Plotly's base64 typed arrays."""
-    v = trace[axis]
-    if isinstance(v, dict) and "bdata" in v:
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).tolist()
-    return list(v)
-
-
-def metrics(at: AppTest) -> dict:
-    return {m.label: m.value for m in at.metric}
+    return _start(PAGE, query)
 
 
 def test_default_settings_draw_figure_3_and_drill_down():
