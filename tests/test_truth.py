@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from reference import weights
 
 from sslviz.graphs import GraphSpec, build_graph
 from sslviz.labeling import HarmonicModel, LabelingSpec, make_model
@@ -17,25 +18,9 @@ def _instance(seed=0, n=60, offset=1.0):
     return X, labeled, y
 
 
-def _dense_weights(X, sigma, family, k):
-    """Brute-force W (no self-loops), independent of sslviz.graphs."""
-    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
-    W = np.exp(-d2 / sigma**2)
-    np.fill_diagonal(W, 0.0)
-    if family == "complete":
-        return W
-    d = d2.copy()
-    np.fill_diagonal(d, np.inf)
-    nn = np.argsort(d, axis=1, kind="stable")[:, :k]
-    A = np.zeros_like(W, bool)
-    A[np.repeat(np.arange(len(X)), k), nn.ravel()] = True
-    mask = (A | A.T) if family == "knn" else (A & A.T)
-    return W * mask
-
-
 def _dense_f(X, labeled, y, sigma, family, k):
     """(I − P_UU)⁻¹ P_UL y_L, P = D⁻¹W; nodes with no path to L get 1/2."""
-    W = _dense_weights(X, sigma, family, k)
+    W = weights(X, sigma, family, k)
     U, L = np.flatnonzero(~labeled), np.flatnonzero(labeled)
     P = W / np.maximum(W.sum(1, keepdims=True), 1e-300)
     A = np.eye(U.size) - P[np.ix_(U, U)]
