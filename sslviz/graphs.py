@@ -113,18 +113,23 @@ class Graph:
         weight is 1 (DESIGN §4.3): the harmonic solution is unchanged and nothing underflows
         row-wide.
         """
-        return _apply(self.sqdist, lambda d2, m: np.exp(-(d2 - m) / sigma**2), row_scaled)
+        return self.kernel_and_derivative(sigma, row_scaled=row_scaled, derivative=False)[0]
 
     def kernel_and_derivative(
-        self, sigma: float, *, row_scaled: bool = False
-    ) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray | sp.csr_matrix]:
+        self, sigma: float, *, row_scaled: bool = False, derivative: bool = True
+    ) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray | sp.csr_matrix | None]:
         """``(W, ∂W/∂σ)`` with ∂w_ij/∂σ = 2·w_ij·d_ij²/σ³ (Algorithm 2)."""
-        W = self.kernel(sigma, row_scaled=row_scaled)
-        return W, _with_data(W, self.sqdist, lambda w, d2: 2.0 * w * d2 / sigma**3)
+        shift = self.row_min_sqdist() if row_scaled else 0.0
+        return gaussian_weights(self.sqdist, shift, sigma, derivative, True)
 
     def threshold(self, r: float) -> np.ndarray | sp.csr_matrix:
         """Unweighted adjacency 1[d_ij ≤ r] on the pattern (Definition 1a)."""
-        return _apply(self.sqdist, lambda d2, m: (np.sqrt(d2) <= r).astype(float), False)
+        if self.is_dense:
+            A = (np.sqrt(self.sqdist) <= r).astype(float)
+            np.fill_diagonal(A, 0.0)
+            return A
+        D = self.sqdist
+        return sp.csr_matrix(((np.sqrt(D.data) <= r).astype(float), D.indices, D.indptr), D.shape)
 
     def row_min_sqdist(self) -> np.ndarray:
         """min_j d_ij² over each row's edges, shape (n,) (0 for an isolated node)."""
@@ -145,25 +150,35 @@ def row_min(sqdist: np.ndarray | sp.csr_matrix) -> np.ndarray:
     return m
 
 
-def _apply(sqdist, fn, row_scaled: bool):
-    """Apply ``fn(d2, rowmin)`` to the stored distances, keeping the layout."""
-    if isinstance(sqdist, np.ndarray):
-        m = row_min(sqdist)[:, None] if row_scaled else 0.0
+def gaussian_weights(
+    D2, shift: np.ndarray | float, sigma: float, derivative: bool, zero_diag: bool
+):
+    """``(W, ∂W/∂σ)`` on a dense or CSR block of squared distances ``D2``.
+
+    W = exp(-(D2 − shift_row)/σ²) (shift: a per-row array or 0), ∂W/∂σ = 2·W·D2/σ³ (None
+    unless ``derivative``). Dense blocks may hold +inf for non-edges (weight 0);
+    ``zero_diag`` clears the diagonal of a square dense block.
+    """
+    s2 = sigma * sigma
+    if isinstance(D2, np.ndarray):
+        sh = shift[:, None] if isinstance(shift, np.ndarray) else shift
         with np.errstate(over="ignore"):  # the diagonal (d² = 0) may overflow; zeroed next
-            W = fn(sqdist, m)
-        np.fill_diagonal(W, 0.0)
-        return W
-    if row_scaled:
-        m = np.repeat(row_min(sqdist), np.diff(sqdist.indptr))
-    else:
-        m = 0.0
-    return sp.csr_matrix((fn(sqdist.data, m), sqdist.indices, sqdist.indptr), shape=sqdist.shape)
-
-
-def _with_data(W, sqdist, fn):
-    if isinstance(W, np.ndarray):
-        return fn(W, sqdist)
-    return sp.csr_matrix((fn(W.data, sqdist.data), W.indices, W.indptr), shape=W.shape)
+            W = np.exp(-(D2 - sh) / s2)
+        if zero_diag:
+            np.fill_diagonal(W, 0.0)
+        dW = None
+        if derivative:
+            with np.errstate(invalid="ignore"):
+                dW = 2.0 * W * D2 / (s2 * sigma)
+            dW[W == 0] = 0.0  # non-edges (+inf distance) and underflowed weights
+        return W, dW
+    sh = np.repeat(shift, np.diff(D2.indptr)) if isinstance(shift, np.ndarray) else shift
+    w = np.exp(-(D2.data - sh) / s2)
+    W = sp.csr_matrix((w, D2.indices, D2.indptr), shape=D2.shape)
+    dW = None
+    if derivative:
+        dW = sp.csr_matrix((2.0 * w * D2.data / (s2 * sigma), D2.indices, D2.indptr), D2.shape)
+    return W, dW
 
 
 def knn_pattern(X: np.ndarray, k: int) -> sp.csr_matrix:

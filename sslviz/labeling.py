@@ -32,7 +32,7 @@ from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
-from sslviz.graphs import Graph, GraphSpec, build_graph, row_min
+from sslviz.graphs import Graph, GraphSpec, build_graph, gaussian_weights, row_min
 from sslviz.solvers import SOLVERS, GTHFactorization, LinearSolver
 
 LABELINGS = ("harmonic", "delalleau")
@@ -116,30 +116,6 @@ def _block(D2, rows: np.ndarray, cols: np.ndarray):
     if isinstance(D2, np.ndarray):
         return D2[np.ix_(rows, cols)]
     return D2[rows][:, cols].tocsr()
-
-
-def _kernel(D2, shift: np.ndarray | float, sigma: float, derivative: bool, zero_diag: bool):
-    """exp(-(D2 - shift_row)/σ²) and optionally 2·W·D2/σ³ on a dense or CSR block."""
-    s2 = sigma * sigma
-    if isinstance(D2, np.ndarray):
-        sh = shift[:, None] if isinstance(shift, np.ndarray) else shift
-        with np.errstate(over="ignore"):  # the diagonal (d² = 0) may overflow; zeroed next
-            W = np.exp(-(D2 - sh) / s2)
-        if zero_diag:
-            np.fill_diagonal(W, 0.0)
-        dW = None
-        if derivative:
-            with np.errstate(invalid="ignore"):
-                dW = 2.0 * W * D2 / (s2 * sigma)
-            dW[W == 0] = 0.0  # non-edges (+inf distance) and underflowed weights
-        return W, dW
-    sh = np.repeat(shift, np.diff(D2.indptr)) if isinstance(shift, np.ndarray) else shift
-    w = np.exp(-(D2.data - sh) / s2)
-    W = sp.csr_matrix((w, D2.indices, D2.indptr), shape=D2.shape)
-    dW = None
-    if derivative:
-        dW = sp.csr_matrix((2.0 * w * D2.data / (s2 * sigma), D2.indices, D2.indptr), D2.shape)
-    return W, dW
 
 
 _DENSE_MAX = 400  # sparse graphs up to this many nodes are solved dense (less overhead)
@@ -252,8 +228,8 @@ class HarmonicModel:
     def blocks(self, sigma: float, *, row_scaled: bool, derivative: bool = False):
         """``(W_UU, W_UL, dW_UU, dW_UL)`` at σ (derivatives None unless asked)."""
         shift = self._shift if row_scaled else 0.0
-        W_UU, dW_UU = _kernel(self._D2_UU, shift, sigma, derivative, True)
-        W_UL, dW_UL = _kernel(self._D2_UL, shift, sigma, derivative, False)
+        W_UU, dW_UU = gaussian_weights(self._D2_UU, shift, sigma, derivative, True)
+        W_UL, dW_UL = gaussian_weights(self._D2_UL, shift, sigma, derivative, False)
         return W_UU, W_UL, dW_UU, dW_UL
 
     def soft_labels(
@@ -457,7 +433,7 @@ class DelalleauModel:
 
     def matrix(self, sigma: float, *, derivative: bool = False):
         """``(A, A', degenerate_S)`` on L ∪ Ũ at σ, A = λΔ_L + diag(W1) − W."""
-        W, dW = _kernel(self._D2, 0.0, sigma, derivative, True)
+        W, dW = gaussian_weights(self._D2, 0.0, sigma, derivative, True)
         deg = _rowsum(W)
         A = _laplacian_block(deg + self.lam * self.is_l, W)
         dA = _laplacian_block(_rowsum(dW), dW) if derivative else None
@@ -491,7 +467,7 @@ class DelalleauModel:
         f[keep] = lin.solve(self.lam * self.y_s[keep], f0)
         if derivative:
             df[keep] = lin.solve(-(dA @ f)[keep], df0)
-        E, dE = _kernel(self._E, self._E_shift, sigma, derivative, False)
+        E, dE = gaussian_weights(self._E, self._E_shift, sigma, derivative, False)
         s = _rowsum(E)
         ft = (E @ f) / s
         dft = None
