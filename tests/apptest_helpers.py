@@ -41,3 +41,13 @@ def values(trace: dict, axis: str = "x") -> list:
 
 def metrics(at: AppTest) -> dict:
     return {m.label: m.value for m in at.metric}
+
+
+def assert_refuses(at: AppTest, case: str) -> None:
+    """Enter the invalid sidebar inputs of ``case``: an error, no exception, no chart."""
+    for key, value in INVALID[case].items():
+        at.get_by_key(key).set_value(value)
+    at.run()
+    assert not at.exception
+    assert at.error, case
+    assert not at.get("plotly_chart")

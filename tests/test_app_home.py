@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from apptest_helpers import INVALID  # noqa: E402
+from apptest_helpers import INVALID, assert_refuses  # noqa: E402
 from apptest_helpers import start as _start  # noqa: E402
 
 import app_state  # noqa: E402
@@ -45,12 +45,7 @@ def test_changing_n_changes_summary_and_url():
 @pytest.mark.parametrize("case", list(INVALID))
 def test_invalid_input_shows_error_not_exception(case):
     at = start()
-    for key, value in INVALID[case].items():
-        at.get_by_key(key).set_value(value)
-    at.run()
-    assert not at.exception
-    assert at.error, case
-    assert not at.get("plotly_chart")
+    assert_refuses(at, case)
     assert at.sidebar.number_input(key="w_n")  # the sidebar stays usable
 
 
