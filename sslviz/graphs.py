@@ -124,12 +124,7 @@ class Graph:
 
     def threshold(self, r: float) -> np.ndarray | sp.csr_matrix:
         """Unweighted adjacency 1[d_ij ≤ r] on the pattern (Definition 1a)."""
-        if self.is_dense:
-            A = (np.sqrt(self.sqdist) <= r).astype(float)
-            np.fill_diagonal(A, 0.0)
-            return A
-        D = self.sqdist
-        return sp.csr_matrix(((np.sqrt(D.data) <= r).astype(float), D.indices, D.indptr), D.shape)
+        return threshold_weights(self.sqdist, r, True)
 
     def row_min_sqdist(self) -> np.ndarray:
         """min_j d_ij² over each row's edges, shape (n,) (0 for an isolated node)."""
@@ -179,6 +174,20 @@ def gaussian_weights(
     if derivative:
         dW = sp.csr_matrix((2.0 * w * D2.data / (s2 * sigma), D2.indices, D2.indptr), D2.shape)
     return W, dW
+
+
+def threshold_weights(D2, r: float, zero_diag: bool):
+    """1[d ≤ r] on a dense or CSR block of squared distances (+inf = no edge).
+
+    Lengths are compared, not squares: r is usually an edge length sqrt(d²), and
+    sqrt(d²)² may round below d², which would drop the edge at its own length.
+    """
+    if isinstance(D2, np.ndarray):
+        A = (np.sqrt(D2) <= r).astype(float)
+        if zero_diag:
+            np.fill_diagonal(A, 0.0)
+        return A
+    return sp.csr_matrix(((np.sqrt(D2.data) <= r).astype(float), D2.indices, D2.indptr), D2.shape)
 
 
 def knn_pattern(X: np.ndarray, k: int) -> sp.csr_matrix:

@@ -25,7 +25,7 @@ from sslviz._validation import check_int, check_option, check_real, check_sigma_
 from sslviz.labeling import DelalleauModel, HarmonicModel
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.solvers import SOLVERS
-from sslviz.truth import TrueLossCurve, true_loss_curve
+from sslviz.truth import TrueLossCurve, _Evaluator, true_loss_curve
 
 MODES = ("fast", "paper")
 STEP_RULES = ("hybrid", "gradient", "newton")
@@ -137,20 +137,9 @@ class Sweep:
         return PiecewiseLoss(cuts, vals)
 
 
-class _Oracle:
-    """Soft labels at σ from the chosen solver, counting work."""
-
-    def __init__(self, model, settings: SweepSettings) -> None:
-        self.model = model
-        self.s = settings
-        self.solves = 0
-        self.matvecs = 0
-
-    def __call__(self, sigma: float):
-        sl = self.model.soft_labels(sigma, solver=self.s.solver, cg_iters=self.s.cg_iters)
-        self.solves += sl.solves
-        self.matvecs += sl.matvecs
-        return sl
+def _oracle(model, settings: SweepSettings):
+    """Counted, uncached soft labels from the settings' solver (``.labels(σ)``)."""
+    return _Evaluator(model, None, settings.solver, settings.cg_iters)
 
 
 def _wrong_fraction(sl, y_u: np.ndarray) -> float:
@@ -176,7 +165,7 @@ def node_iteration(
     """
     s = settings
     sigma, y_prev, lam = sigma0, sigma0, 1.0
-    sl = first if first is not None else oracle(sigma)
+    sl = first if first is not None else oracle.labels(sigma)
     f_prev, step = None, np.inf
     for _ in range(s.max_iter):
         if sl.degenerate[u]:
@@ -207,7 +196,7 @@ def node_iteration(
         if not (lo <= new <= hi) or not np.isfinite(new):
             return None
         f_prev, sigma = f, new
-        sl = oracle(sigma)
+        sl = oracle.labels(sigma)
     return None
 
 
@@ -240,8 +229,8 @@ def feedback_set(
     s = SweepSettings(mode="paper") if settings is None else settings
     lo, hi = check_sigma_range(sigma_min, sigma_max, "feedback_set")
     sigma0 = check_real("sigma0", sigma0, "feedback_set", low=lo, high=hi)
-    oracle = _Oracle(model, s)
-    first = oracle(sigma0)
+    oracle = _oracle(model, s)
+    first = oracle.labels(sigma0)
     lo_node = hi_node = -1
     for u in range(model.n_unlabeled):
         root = node_iteration(oracle, u, sigma0, lo, hi, s, first=first)
@@ -355,7 +344,7 @@ def node_trace(
     lo, hi = check_sigma_range(sigma_min, sigma_max, "node_trace")
     check_int("u", u, "node_trace", low=0, high=model.n_unlabeled - 1)
     trace: list[Iterate] = []
-    root = node_iteration(_Oracle(model, s), u, sigma0, lo, hi, s, rule=rule, trace=trace)
+    root = node_iteration(_oracle(model, s), u, sigma0, lo, hi, s, rule=rule, trace=trace)
     return trace, root
 
 

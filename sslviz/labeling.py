@@ -32,7 +32,14 @@ from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
-from sslviz.graphs import Graph, GraphSpec, build_graph, gaussian_weights, row_min
+from sslviz.graphs import (
+    Graph,
+    GraphSpec,
+    build_graph,
+    gaussian_weights,
+    row_min,
+    threshold_weights,
+)
 from sslviz.solvers import SOLVERS, GTHFactorization, LinearSolver
 
 LABELINGS = ("harmonic", "delalleau")
@@ -264,20 +271,8 @@ class HarmonicModel:
     def soft_labels_at_radius(self, r: float, *, solver: str = "exact") -> SoftLabels:
         """Soft labels on the unweighted graph 1[d_ij ≤ r] (Definition 1a)."""
 
-        # Compare lengths, not squares: r is an edge length sqrt(d²), and sqrt(d²)² may
-        # round below d², which would drop the edge at its own length.
-        def unweighted(D2, zero_diag):
-            if isinstance(D2, np.ndarray):
-                W = (np.sqrt(D2) <= r).astype(float)
-                if zero_diag:
-                    np.fill_diagonal(W, 0.0)
-                return W
-            return sp.csr_matrix(
-                ((np.sqrt(D2.data) <= r).astype(float), D2.indices, D2.indptr), D2.shape
-            )
-
-        W_UU = unweighted(self._D2_UU, True)
-        W_UL = unweighted(self._D2_UL, False)
+        W_UU = threshold_weights(self._D2_UU, r, True)
+        W_UL = threshold_weights(self._D2_UL, r, False)
         return self._solve(r, W_UU, W_UL, None, None, solver, 20, None)
 
     def _solve(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0) -> SoftLabels:

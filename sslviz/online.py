@@ -1245,17 +1245,18 @@ def regret_experiment(
 # --------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def _graph_round(spec, lo: float, hi: float, settings, round_seed: int):
     """(true loss, approximate loss) of one round; memoised per process so the feedback
-    models of a repetition share each instance's computation."""
+    models of a repetition share each instance's computation. Only the two piecewise
+    functions are kept (a few KB), not the instance and its graph."""
     from sslviz.intervals import sweep
     from sslviz.problem import build_problem, loss_curve
 
     problem = build_problem(spec.with_seed(round_seed))
     true = loss_curve(problem, lo, hi).loss
     fast = sweep(problem.model, problem.y_unlabeled, lo, hi, replace(settings, mode="fast"))
-    return problem, true, fast.estimated_loss()
+    return true, fast.estimated_loss()
 
 
 @dataclass(frozen=True)
@@ -1282,21 +1283,20 @@ class GraphRounds(RoundProvider):
     def true_loss(self, round_seed: int) -> PiecewiseLoss:
         return _graph_round(
             self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
-        )[1]
+        )[0]
 
     def approx_loss(self, round_seed: int) -> PiecewiseLoss:
         return _graph_round(
             self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
-        )[2]
+        )[1]
 
     def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
-        problem, _, approx = _graph_round(
-            self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
-        )
         if self.settings.mode == "fast":
-            return approx.piece(sigma)
+            return self.approx_loss(round_seed).piece(sigma)
         from sslviz.intervals import feedback_set
+        from sslviz.problem import build_problem
 
+        problem = build_problem(self.spec.with_seed(int(round_seed)))
         iv = feedback_set(
             problem.model, problem.y_unlabeled, sigma, self.sigma_min, self.sigma_max, self.settings
         )

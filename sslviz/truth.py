@@ -83,7 +83,7 @@ class TrueLossCurve:
 
 
 class _Evaluator:
-    """Exact soft labels at σ with a cache and work counters."""
+    """Soft labels at σ from one solver, with work counters; ``ev(σ)`` is cached."""
 
     def __init__(self, model, y_u: np.ndarray, solver: str = "exact", cg_iters: int = 20) -> None:
         self.model = model
@@ -95,14 +95,19 @@ class _Evaluator:
         self.solves = 0
         self.factorizations = 0
 
-    def __call__(self, sigma: float):
-        hit = self.cache.get(sigma)
-        if hit is not None:
-            return hit
+    def labels(self, sigma: float):
+        """Soft labels at σ, uncached (Algorithm 4 counts every call), work counted."""
         sl = self.model.soft_labels(sigma, solver=self.solver, cg_iters=self.cg_iters)
         self.solves += sl.solves
         self.matvecs += sl.matvecs
         self.factorizations += sl.factorizations
+        return sl
+
+    def __call__(self, sigma: float):
+        hit = self.cache.get(sigma)
+        if hit is not None:
+            return hit
+        sl = self.labels(sigma)
         out = (sl.f - 0.5, sl.df, sl.degenerate)
         self.cache[sigma] = out
         return out
