@@ -18,3 +18,5 @@ if [ "$what" = "test" ]; then
 else
   python -m pip install -q -e .
 fi
+# Compile the Numba kernels once now (cached on disk) rather than on the first sweep.
+python -c "from sslviz._kernels import warm_up; warm_up()"

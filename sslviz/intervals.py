@@ -147,57 +147,197 @@ def _wrong_fraction(sl, y_u: np.ndarray) -> float:
     return float(wrong.mean()) if wrong.size else 0.0
 
 
-def node_iteration(
-    oracle,
-    u: int,
-    sigma0: float,
-    lo: float,
-    hi: float,
-    settings: SweepSettings,
-    *,
-    rule: str = "hybrid",
-    first=None,
-    trace: list | None = None,
-) -> float | None:
-    """Algorithm 4's inner loop for node ``u``; the root it converged to, or None.
+class _NodeIterations:
+    """Algorithm 4's inner loop for a set of nodes at once (one array entry per node).
 
-    ``first`` is the soft labels at σ0 if already computed (shared by all nodes).
+    Each node's iterates are exactly those of the per-node loop: from σ0 it takes the
+    smaller in magnitude of ξ_GD = η g'_u (with Nesterov momentum) and ξ_N = 2 g_u / g'_u,
+    and stops when both |Δσ| and |Δf_u| fall below ε (a root if |f_u − 1/2| ≤ root_tol),
+    when g'_u = 0, when it leaves the bracket, or after ``max_iter`` points. Running nodes
+    side by side only lets one solve call serve all of them.
     """
-    s = settings
-    sigma, y_prev, lam = sigma0, sigma0, 1.0
-    sl = first if first is not None else oracle.labels(sigma)
-    f_prev, step = None, np.inf
-    for _ in range(s.max_iter):
-        if sl.degenerate[u]:
-            return None
-        f, df = float(sl.f[u]), float(sl.df[u])
+
+    _PER_NODE = ("u", "sigma", "y_prev", "lam", "f_prev", "step", "it", "tmin", "tmax",
+                 "f", "df", "deg")  # fmt: skip
+
+    def __init__(self, nodes: np.ndarray, sigma0: float, first, settings: SweepSettings, rule):
+        k = nodes.size
+        self.s, self.rule = settings, rule
+        self.u = nodes
+        self.sigma = np.full(k, sigma0)
+        self.y_prev = np.full(k, sigma0)
+        self.lam = np.ones(k)
+        self.f_prev = np.full(k, np.nan)
+        self.step = np.full(k, np.inf)
+        self.it = np.zeros(k, int)
+        self.tmin, self.tmax = np.full(k, np.inf), np.full(k, -np.inf)  # iterates' extent
+        self.f, self.df, self.deg = first.f[nodes], first.df[nodes], first.degenerate[nodes]
+
+    def advance(self, lo: float, hi: float, trace: list | None = None, *, inner=None):
+        """One step of every node from its current point (soft labels known there).
+
+        A node whose next point leaves [lo, hi] stops. ``inner`` = (lo_u, hi_u), per-node
+        sub-brackets: a node whose next point leaves its own (but not [lo, hi]) moves
+        there and is *parked*, to be fed only if that point turns out to be in its bracket.
+
+        Returns ``(finished, root, parked)``: which nodes stopped (root NaN when not at a
+        root) and which were parked; the rest moved to ``self.sigma`` and need soft labels
+        there (:meth:`feed`).
+        """
+        s = self.s
+        f, df, sigma = self.f, self.df, self.sigma
         h = f - 0.5
-        g, dg = h * h, 2.0 * h * df
-        if trace is not None:
-            trace.append(Iterate(sigma, f, g, "end"))
-        if f_prev is not None and abs(f - f_prev) < s.epsilon and abs(step) < s.epsilon:
-            return sigma if abs(h) <= s.root_tol else None
-        if dg == 0.0:
-            return sigma if h == 0.0 else None
-        xi_gd, xi_n = s.eta * dg, 2.0 * g / dg
-        use_gd = rule == "gradient" or (rule == "hybrid" and abs(xi_gd) < abs(xi_n))
-        y_next = sigma - (xi_gd if use_gd else xi_n)
-        if use_gd:
-            lam_next = (1.0 + np.sqrt(1.0 + 4.0 * lam * lam)) / 2.0
-            gamma = (1.0 - lam) / lam_next
-            new = (1.0 - gamma) * y_next + gamma * y_prev
-            lam = lam_next
+        g = h * h
+        dg = 2.0 * h * df
+        root = np.full(f.size, np.nan)
+        near = np.abs(h) <= s.root_tol
+        converged = (
+            ~self.deg & (np.abs(f - self.f_prev) < s.epsilon) & (np.abs(self.step) < s.epsilon)
+        )
+        root[converged & near] = sigma[converged & near]
+        flat = ~self.deg & ~converged & (dg == 0.0)
+        root[flat & (h == 0.0)] = sigma[flat & (h == 0.0)]
+        finished = self.deg | converged | flat
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xi_gd, xi_n = s.eta * dg, 2.0 * g / dg
+        if self.rule == "gradient":
+            use_gd = np.ones(f.size, bool)
+        elif self.rule == "newton":
+            use_gd = np.zeros(f.size, bool)
         else:
-            new = y_next
-        if trace is not None:
-            trace[-1] = Iterate(sigma, f, g, "gradient" if use_gd else "newton")
-        y_prev = y_next
-        step = new - sigma
-        if not (lo <= new <= hi) or not np.isfinite(new):
-            return None
-        f_prev, sigma = f, new
-        sl = oracle.labels(sigma)
-    return None
+            use_gd = np.abs(xi_gd) < np.abs(xi_n)
+        y_next = sigma - np.where(use_gd, xi_gd, xi_n)
+        lam_next = (1.0 + np.sqrt(1.0 + 4.0 * self.lam * self.lam)) / 2.0
+        gamma = (1.0 - self.lam) / lam_next
+        new = np.where(use_gd, (1.0 - gamma) * y_next + gamma * self.y_prev, y_next)
+        if trace is not None and not self.deg[0]:
+            kind = "end" if finished[0] else ("gradient" if use_gd[0] else "newton")
+            trace.append(Iterate(float(sigma[0]), float(f[0]), float(g[0]), kind))
+        with np.errstate(invalid="ignore"):
+            outside = ~((lo <= new) & (new <= hi))  # NaN counts as outside
+        # Leaving the bracket, or the last point of the budget, ends without a root.
+        finished |= outside | (self.it + 1 >= s.max_iter)
+        go = ~finished
+        parked = np.zeros(f.size, bool)
+        if inner is not None:
+            parked = go & ~((inner[0] <= new) & (new <= inner[1]))
+        self.lam = np.where(use_gd & go, lam_next, self.lam)
+        self.y_prev = np.where(go, y_next, self.y_prev)
+        self.step = np.where(go, new - sigma, self.step)
+        self.f_prev = np.where(go, f, self.f_prev)
+        self.sigma = np.where(go, new, sigma)
+        self.tmin = np.where(go, np.minimum(self.tmin, new), self.tmin)
+        self.tmax = np.where(go, np.maximum(self.tmax, new), self.tmax)
+        self.it = self.it + go
+        return finished, root, parked
+
+    def take(self, mask: np.ndarray) -> _NodeIterations:
+        """Remove the nodes in ``mask`` and return them as their own set."""
+        out = object.__new__(_NodeIterations)
+        out.s, out.rule = self.s, self.rule
+        for name in self._PER_NODE:
+            v = getattr(self, name)
+            setattr(out, name, v[mask])
+            setattr(self, name, v[~mask])
+        return out
+
+    def extend(self, other: _NodeIterations) -> None:
+        """Append the nodes of ``other``."""
+        for name in self._PER_NODE:
+            setattr(self, name, np.concatenate([getattr(self, name), getattr(other, name)]))
+
+    def feed(self, labels: list, mask: np.ndarray | None = None) -> None:
+        """Soft labels at the new σ of the nodes in ``mask`` (all by default), in order."""
+        idx = np.arange(self.u.size) if mask is None else np.flatnonzero(mask)
+        for i, sl in zip(idx.tolist(), labels, strict=True):
+            u = self.u[i]
+            self.f[i], self.df[i], self.deg[i] = sl.f[u], sl.df[u], sl.degenerate[u]
+
+
+def _bracket(
+    oracle, sigma0: float, lo: float, hi: float, s: SweepSettings, first, *, window: int
+) -> tuple[float, float, int, int]:
+    """Algorithm 4's loop over u ∈ U in order: ``(σ_l, σ_h, lo_node, hi_node)``.
+
+    The result is that of running the nodes one by one, node u inside the bracket B_u
+    left by nodes 0..u−1, but up to ``window`` consecutive nodes run side by side so one
+    batched solve serves them all. What makes that exact:
+
+    * every running node u stays inside the bracket of the nodes already settled (a
+      superset of B_u): leaving it means leaving B_u, so it stops;
+    * it is parked when its next point leaves the tighter bracket that the finished but
+      unsettled nodes below u would give — it resumes if that point turns out inside B_u;
+    * nodes are settled in order: a root counts only if all the node's iterates lay
+      inside B_u, which is then known exactly.
+    """
+    n = oracle.model.n_unlabeled
+    root = np.full(n, np.nan)
+    tmin, tmax = np.full(n, np.inf), np.full(n, -np.inf)
+    done = np.zeros(n, bool)
+    lo_node = hi_node = -1
+    settled = admitted = 0
+    run = _NodeIterations(np.zeros(0, int), sigma0, first, s, "hybrid")
+    parked = run.take(np.zeros(0, bool))
+    stale = np.zeros(0, bool)  # run nodes whose soft labels are not yet known
+    while settled < n:
+        if run.u.size and not stale.any():
+            inner = _inner_brackets(run.u, settled, sigma0, lo, hi, done, root, tmin, tmax)
+            finished, r, park = run.advance(lo, hi, inner=inner)
+            ids = run.u[finished]
+            root[ids], tmin[ids], tmax[ids] = r[finished], run.tmin[finished], run.tmax[finished]
+            done[ids] = True
+            run.take(finished)
+            parked.extend(run.take(park[~finished]))
+            stale = np.ones(run.u.size, bool)
+        while settled < n and done[settled]:
+            x = root[settled]
+            if np.isfinite(x) and lo <= tmin[settled] and tmax[settled] <= hi:
+                if sigma0 < x < hi:
+                    hi, hi_node = float(x), settled
+                elif lo < x < sigma0:
+                    lo, lo_node = float(x), settled
+            settled += 1
+        # Keep about ``window`` nodes running: admit the next ones in order.
+        top = min(n, max(settled, admitted + window - run.u.size))
+        if admitted < top:
+            run.extend(_NodeIterations(np.arange(admitted, top), sigma0, first, s, "hybrid"))
+            stale = np.concatenate([stale, np.zeros(top - admitted, bool)])
+            admitted = top
+        if parked.u.size:
+            lo_u, hi_u = _inner_brackets(parked.u, settled, sigma0, lo, hi, done, root, tmin, tmax)
+            x = parked.sigma
+            gone = ~((lo <= x) & (x <= hi))  # left the settled bracket: no root
+            done[parked.u[gone]] = True
+            back = ~gone & (lo_u <= x) & (x <= hi_u)
+            parked.take(gone)
+            resumed = parked.take(back[~gone])
+            run.extend(resumed)
+            stale = np.concatenate([stale, np.ones(resumed.u.size, bool)])
+        if stale.any():
+            points, where = np.unique(run.sigma[stale], return_inverse=True)
+            labels = oracle.labels_many(points)
+            run.feed([labels[i] for i in where], stale)
+            stale[:] = False
+    return lo, hi, lo_node, hi_node
+
+
+def _inner_brackets(nodes, settled, sigma0, lo, hi, done, root, tmin, tmax):
+    """Per node u, the bracket that the finished, unsettled nodes below u would leave
+    if their roots all count (those whose iterates stayed inside [lo, hi])."""
+    top = int(nodes.max()) + 1 if nodes.size else settled
+    seg = slice(settled, top)
+    r = root[seg]
+    ok = done[seg] & np.isfinite(r) & (lo <= tmin[seg]) & (tmax[seg] <= hi)
+    left = np.where(ok & (r < sigma0), r, -np.inf)
+    right = np.where(ok & (r > sigma0), r, np.inf)
+    # Exclusive running max / min: node u sees only the nodes below it.
+    lo_u = np.maximum.accumulate(np.concatenate([[lo], left[:-1]]))
+    hi_u = np.minimum.accumulate(np.concatenate([[hi], right[:-1]]))
+    k = nodes - settled
+    return lo_u[k], hi_u[k]
+
+
+_WINDOW = 64  # nodes kept running side by side when the solver batches
 
 
 def feedback_set(
@@ -231,15 +371,8 @@ def feedback_set(
     sigma0 = check_real("sigma0", sigma0, "feedback_set", low=lo, high=hi)
     oracle = _oracle(model, s)
     first = oracle.labels(sigma0)
-    lo_node = hi_node = -1
-    for u in range(model.n_unlabeled):
-        root = node_iteration(oracle, u, sigma0, lo, hi, s, first=first)
-        if root is None:
-            continue
-        if root > sigma0 and root < hi:
-            hi, hi_node = root, u
-        elif root < sigma0 and root > lo:
-            lo, lo_node = root, u
+    window = _WINDOW if model.batches(s.solver) else 1
+    lo, hi, lo_node, hi_node = _bracket(oracle, sigma0, lo, hi, s, first, window=window)
     return Interval(
         lo,
         hi,
@@ -343,9 +476,15 @@ def node_trace(
     check_option("rule", rule, "node_trace", STEP_RULES)
     lo, hi = check_sigma_range(sigma_min, sigma_max, "node_trace")
     check_int("u", u, "node_trace", low=0, high=model.n_unlabeled - 1)
+    sigma0 = check_real("sigma0", sigma0, "node_trace", low=lo, high=hi)
+    oracle = _oracle(model, s)
+    run = _NodeIterations(np.array([u]), sigma0, oracle.labels(sigma0), s, rule)
     trace: list[Iterate] = []
-    root = node_iteration(_oracle(model, s), u, sigma0, lo, hi, s, rule=rule, trace=trace)
-    return trace, root
+    while True:
+        finished, root, _ = run.advance(lo, hi, trace)
+        if finished[0]:
+            return trace, (float(root[0]) if np.isfinite(root[0]) else None)
+        run.feed(oracle.labels_many(run.sigma))
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 
+from sslviz._kernels import UNDERFLOW, harmonic_cg
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.graphs import (
     Graph,
@@ -43,7 +44,7 @@ from sslviz.graphs import (
 from sslviz.solvers import SOLVERS, GTHFactorization, LinearSolver
 
 LABELINGS = ("harmonic", "delalleau")
-_TINY = 1e-290  # below this a row's unscaled weights are not representable
+
 _PIVOT_TOL = 1e-10  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
 
 
@@ -192,7 +193,126 @@ def unanchored(W_UU, anchor: np.ndarray) -> np.ndarray:
     return out
 
 
-class HarmonicModel:
+def _edges(D2, square: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, cols, d²)`` of the edges of a dense (+inf = none) or CSR block, row-major;
+    the diagonal of a square block is left out."""
+    if isinstance(D2, np.ndarray):
+        ok = np.isfinite(D2)
+        if square:
+            np.fill_diagonal(ok, False)
+        r, c = np.nonzero(ok)
+        return r, c, D2[r, c]
+    D2 = D2.tocsr()
+    r = np.repeat(np.arange(D2.shape[0]), np.diff(D2.indptr))
+    ok = r != D2.indices if square else np.ones(r.size, bool)
+    return r[ok], D2.indices[ok], D2.data[ok]
+
+
+def _csr_ptr(rows: np.ndarray, n: int) -> np.ndarray:
+    return np.r_[0, np.cumsum(np.bincount(rows, minlength=n))].astype(np.int64)
+
+
+class _HarmonicBatch:
+    """Fixed-t CG/PCG soft labels of a :class:`HarmonicModel` at many σ at once.
+
+    Serves every σ at which no weight underflows (then the degenerate nodes are the
+    structural ones and every row sum is representable); the model solves the other σ
+    one at a time. All systems L_UU(σ) share one sparsity pattern, so they are solved
+    side by side by :func:`sslviz._kernels.harmonic_cg`.
+    """
+
+    _BUDGET = 2_000_000  # weights per chunk of systems (16 MB)
+
+    def __init__(self, model: HarmonicModel) -> None:
+        n_u = model.n_unlabeled
+        r, c, self.d = _edges(model._D2_UU, True)
+        rl, cl, self.dl = _edges(model._D2_UL, False)
+        self.keep = ~model._structural
+        self.kept = np.flatnonzero(self.keep)
+        nk = self.kept.size
+        pos = np.full(n_u, -1)
+        pos[self.kept] = np.arange(nk)
+        kk = np.flatnonzero(self.keep[r] & self.keep[c])
+        # Large dense graphs are left to the one-σ path: a dense matrix stays in cache
+        # through its t products there, while a batch would stream every matrix t times.
+        self.useful = nk <= 100 or kk.size <= 0.25 * nk * nk
+        # L_kk = diag(deg) − W_kk in CSR over the kept nodes, each row's diagonal first.
+        rk = np.r_[np.arange(nk), pos[r[kk]]]
+        order = np.argsort(rk, kind="stable")
+        L_idx = np.r_[np.arange(nk), pos[c[kk]]][order]
+        L_src = np.r_[np.full(nk, -1), kk][order]
+        self.pattern = (
+            _csr_ptr(r, n_u),
+            c.astype(np.int64),
+            _csr_ptr(rl, n_u),
+            model.y_l[cl].astype(float),
+            self.keep,
+            self.kept.astype(np.int64),
+            _csr_ptr(rk, nk).astype(np.uint64),  # unsigned: no negative-index checks
+            L_idx.astype(np.uint64),
+            L_src.astype(np.int64),
+        )
+        self.per_system = max(self.d.size + self.dl.size, 1)
+
+    def solve(
+        self, sigmas: np.ndarray, solver: str, cg_iters: int, derivative: bool
+    ) -> list[SoftLabels | None]:
+        """SoftLabels at each σ, or None where a weight underflows (solve it singly)."""
+        chunk = max(1, self._BUDGET // self.per_system)
+        out: list[SoftLabels | None] = []
+        for i in range(0, sigmas.size, chunk):
+            out.extend(self._solve(sigmas[i : i + chunk], solver, cg_iters, derivative))
+        return out
+
+    def _solve(self, sigmas, solver, cg_iters, derivative):
+        s2 = sigmas * sigmas
+        W = np.exp(-self.d[:, None] / s2)  # systems along the last axis
+        WL = np.exp(-self.dl[:, None] / s2)
+        f, df, ok, mv = harmonic_cg(
+            W, WL, self.d, self.dl, sigmas, *self.pattern, cg_iters, solver == "pcg", derivative
+        )
+        solves = 2 if derivative else 1
+        degenerate = ~self.keep
+        return [
+            SoftLabels(
+                float(x),
+                f[:, j].copy(),
+                df[:, j].copy() if derivative else None,
+                degenerate.copy(),
+                solves,
+                int(mv[j]),
+                0,
+            )
+            if ok[j]
+            else None
+            for j, x in enumerate(sigmas)
+        ]
+
+
+class _SoftLabelModel:
+    """What both labeling models share: soft labels at many σ (one at a time here)."""
+
+    def batches(self, solver: str) -> bool:
+        """Whether :meth:`soft_labels_many` solves several σ together with ``solver``."""
+        return False
+
+    def soft_labels_many(
+        self,
+        sigmas,
+        *,
+        solver: str = "exact",
+        cg_iters: int = 20,
+        derivative: bool = True,
+    ) -> list[SoftLabels]:
+        """:meth:`soft_labels` at each σ of ``sigmas`` (same results, batched where the
+        model can share the work)."""
+        return [
+            self.soft_labels(x, solver=solver, cg_iters=cg_iters, derivative=derivative)
+            for x in np.atleast_1d(np.asarray(sigmas, float))
+        ]
+
+
+class HarmonicModel(_SoftLabelModel):
     """Harmonic soft labels on a fixed graph and labeled set (Algorithm 2, eqs. (1)–(2)).
 
     Parameters
@@ -221,6 +341,7 @@ class HarmonicModel:
         self._n_edges = (_count(ones_uu), _count(ones_ul))
         # Cut off by the pattern itself: the answer whenever no weight underflows.
         self._structural = unanchored(ones_uu, _rowsum(ones_ul) > 0)
+        self._batch: _HarmonicBatch | None = None  # built on first CG/PCG use
 
     def _degenerate(self, W_UU, W_UL, to_l: np.ndarray) -> np.ndarray:
         """Unlabeled nodes with no numerically non-zero path to a labeled node."""
@@ -264,9 +385,53 @@ class HarmonicModel:
         """
         sigma = check_real("sigma", sigma, "soft_labels", low=0.0, closed="neither")
         check_option("solver", solver, "soft_labels", SOLVERS)
+        if x0 is None and solver in ("cg", "pcg"):
+            (sl,) = self.soft_labels_many(
+                [sigma], solver=solver, cg_iters=cg_iters, derivative=derivative
+            )
+            return sl
+        return self._soft_labels_one(sigma, solver, cg_iters, derivative, x0)
+
+    def _soft_labels_one(self, sigma, solver, cg_iters, derivative, x0) -> SoftLabels:
         direct = solver in ("exact", "inverse")
         W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=direct, derivative=derivative)
         return self._solve(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0)
+
+    def batches(self, solver: str) -> bool:
+        """True for CG/PCG on a sparse graph: :meth:`soft_labels_many` then solves all σ
+        at once (the systems share one sparsity pattern)."""
+        if solver not in ("cg", "pcg"):
+            return False
+        if self._batch is None:
+            self._batch = _HarmonicBatch(self)
+        return self._batch.useful
+
+    def soft_labels_many(
+        self,
+        sigmas,
+        *,
+        solver: str = "exact",
+        cg_iters: int = 20,
+        derivative: bool = True,
+    ) -> list[SoftLabels]:
+        """Soft labels at each σ of ``sigmas``; CG/PCG systems are solved all at once
+        (a σ where some weight underflows is solved on its own, as :meth:`soft_labels`).
+        """
+        check_option("solver", solver, "soft_labels", SOLVERS)
+        check_int("cg_iters", cg_iters, "soft_labels", low=1)
+        sig = np.array(
+            [
+                check_real("sigma", float(x), "soft_labels", low=0.0, closed="neither")
+                for x in np.atleast_1d(np.asarray(sigmas, float))
+            ]
+        )
+        out: list[SoftLabels | None] = [None] * sig.size
+        if self.batches(solver):
+            out = self._batch.solve(sig, solver, cg_iters, derivative)
+        return [
+            sl if sl is not None else self._soft_labels_one(x, solver, cg_iters, derivative, None)
+            for x, sl in zip(sig.tolist(), out, strict=True)
+        ]
 
     def soft_labels_at_radius(self, r: float, *, solver: str = "exact") -> SoftLabels:
         """Soft labels on the unweighted graph 1[d_ij ≤ r] (Definition 1a)."""
@@ -281,10 +446,10 @@ class HarmonicModel:
         deg = _rowsum(W_UU) + to_l
         status = "ok"
         degenerate = self._degenerate(W_UU, W_UL, to_l)
-        if solver in ("cg", "pcg") and np.any(deg < _TINY):
+        if solver in ("cg", "pcg") and np.any(deg < UNDERFLOW):
             # The unscaled symmetric system cannot hold these rows: say so, don't solve noise.
             status = "underflow"
-            degenerate = degenerate | (deg < _TINY)
+            degenerate = degenerate | (deg < UNDERFLOW)
         f = np.full(n_u, 0.5)
         df = np.zeros(n_u) if dW_UU is not None else None
         keep = ~degenerate
@@ -357,7 +522,7 @@ class HarmonicModel:
         return S[keep][:, keep].tocsr(), degenerate
 
 
-class DelalleauModel:
+class DelalleauModel(_SoftLabelModel):
     """Delalleau et al. (2005) soft labels with Parzen extension (Algorithm 3).
 
     The graph of the chosen family is built on L ∪ Ũ (|Ũ| = ``subset``, drawn from U with

@@ -27,6 +27,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from sslviz._kernels import cg_shared_pattern
 from sslviz._validation import check_int, check_option, check_real
 
 SOLVERS = ("cg", "pcg", "exact", "inverse")
@@ -158,6 +159,58 @@ def solve_cg(
     rnorm = float(np.sqrt(rr))
     status = "converged" if rnorm < max(atol, rtol * bnorm) else "maxiter"
     return SolveResult(x, it, matvecs, rnorm, status)
+
+
+def solve_cg_many(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    values: np.ndarray,
+    B: np.ndarray,
+    iterations: int,
+    *,
+    diag_inv: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``iterations`` steps of CG (or Jacobi-PCG) from zero on m systems that share one
+    CSR sparsity pattern (compiled with Numba; systems along the last axis).
+
+    Column j of the result is :func:`solve_cg` on ``A_j x = B[:, j]`` with
+    ``maxiter=iterations, rtol=0``: the same recurrences and stopping rules (dot products
+    are summed in index order rather than by BLAS, so the last bits may differ). Each
+    system's arithmetic is the same whatever else is in the batch.
+
+    Parameters
+    ----------
+    indptr : ndarray of shape (n + 1,)
+    indices : ndarray of shape (nnz,)
+        The shared CSR pattern of the n × n matrices A_j.
+    values : ndarray of shape (nnz, m)
+        Column j holds the stored entries of A_j.
+    B : ndarray of shape (n, m)
+    iterations : int
+        t, the fixed budget.
+    diag_inv : ndarray of shape (n, m), optional
+        Jacobi preconditioner 1/diag(A_j) per column (PCG); None for plain CG.
+
+    Returns
+    -------
+    X : ndarray of shape (n, m)
+    matvecs : ndarray of shape (m,), int
+        Products with A_j per system (t, fewer if its residual collapsed first).
+    """
+    B = np.ascontiguousarray(B, dtype=float)
+    values = np.ascontiguousarray(values, dtype=float)
+    n, m = B.shape
+    if values.shape != (indptr[-1], m) or indptr.size != n + 1:
+        raise ValueError(
+            f"values {values.shape}, B {B.shape} and the pattern ({indptr.size - 1} rows, "
+            f"{indptr[-1]} entries) do not match"
+        )
+    iterations = check_int("iterations", iterations, "solve_cg_many", low=0)
+    pre = diag_inv is not None
+    d = np.ascontiguousarray(diag_inv, dtype=float) if pre else np.zeros((0, 0))
+    # Unsigned indices spare Numba the negative-index check in the inner loop.
+    ptr, idx = (np.asarray(a).astype(np.uint64, copy=False) for a in (indptr, indices))
+    return cg_shared_pattern(ptr, idx, values, B, iterations, d, pre)
 
 
 class Factorization:

@@ -97,11 +97,16 @@ class _Evaluator:
 
     def labels(self, sigma: float):
         """Soft labels at σ, uncached (Algorithm 4 counts every call), work counted."""
-        sl = self.model.soft_labels(sigma, solver=self.solver, cg_iters=self.cg_iters)
-        self.solves += sl.solves
-        self.matvecs += sl.matvecs
-        self.factorizations += sl.factorizations
-        return sl
+        return self.labels_many([sigma])[0]
+
+    def labels_many(self, sigmas) -> list:
+        """Soft labels at each σ (solved together where the model can), work counted."""
+        out = self.model.soft_labels_many(sigmas, solver=self.solver, cg_iters=self.cg_iters)
+        for sl in out:
+            self.solves += sl.solves
+            self.matvecs += sl.matvecs
+            self.factorizations += sl.factorizations
+        return out
 
     def __call__(self, sigma: float):
         hit = self.cache.get(sigma)

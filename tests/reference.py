@@ -34,3 +34,44 @@ def mask(d2, family, k):
 def weights(X, sigma, family, k):
     d2 = sqdist(X)
     return np.where(mask(d2, family, k), np.exp(-d2 / sigma**2), 0.0)
+
+
+def algorithm4(labels_at, n_unlabeled, sigma0, lo, hi, eps, eta, max_iter, root_tol):
+    """Algorithm 4 with Appendix E.2's changes, node by node exactly as the paper writes
+    it: ``labels_at(σ)`` returns ``(f, df, degenerate)`` for all unlabeled nodes.
+    Returns ``(σ_l, σ_h)``."""
+    start = labels_at(sigma0)
+    for u in range(n_unlabeled):
+        sigma, y_prev, lam = sigma0, sigma0, 1.0
+        f_all, df_all, deg_all = start
+        f_prev, step, root = None, np.inf, None
+        for _ in range(max_iter):
+            if deg_all[u]:
+                break
+            f, df = float(f_all[u]), float(df_all[u])
+            g, dg = (f - 0.5) ** 2, 2.0 * (f - 0.5) * df
+            if f_prev is not None and abs(f - f_prev) < eps and abs(step) < eps:
+                root = sigma if abs(f - 0.5) <= root_tol else None
+                break
+            if dg == 0.0:
+                root = sigma if f == 0.5 else None
+                break
+            xi_gd, xi_n = eta * dg, 2.0 * g / dg
+            y_next = sigma - min(xi_gd, xi_n, key=abs)
+            if abs(xi_gd) < abs(xi_n):  # Nesterov step
+                lam_next = (1.0 + np.sqrt(1.0 + 4.0 * lam * lam)) / 2.0
+                gamma = (1.0 - lam) / lam_next
+                new = (1.0 - gamma) * y_next + gamma * y_prev
+                lam = lam_next
+            else:
+                new = y_next
+            y_prev, step = y_next, new - sigma
+            if not lo <= new <= hi:  # left the current interval (E.2)
+                break
+            f_prev, sigma = f, new
+            f_all, df_all, deg_all = labels_at(sigma)
+        if root is not None and sigma0 < root < hi:
+            hi = root
+        elif root is not None and lo < root < sigma0:
+            lo = root
+    return lo, hi

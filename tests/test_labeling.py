@@ -523,3 +523,79 @@ def test_labeling_validation():
             model.soft_labels(bad)
     with pytest.raises(InvalidParameterError, match="solver"):
         model.soft_labels(1.0, solver="lu")
+
+
+# ------------------------------------------------------------------- many σ in one call
+
+
+def _cg_reference(X, labeled, y, sigma, family, k, t, precondition):
+    """t iterations of SciPy's CG on L_KK f = W_KL y + ½ W_K,Z 1 (K: nodes reaching L,
+    Z: the rest, held at ½), and on the derivative system (2) — from dense weights."""
+    import scipy.sparse.linalg as spla
+
+    d2 = _sqdist(X)
+    M = _mask(d2, family, k)
+    W = np.where(M, np.exp(-d2 / sigma**2), 0.0)
+    dW = np.where(M, 2 * W * d2 / sigma**3, 0.0)
+    U, L = np.flatnonzero(~labeled), np.flatnonzero(labeled)
+    anch = _reaches(W / np.maximum(W.sum(1, keepdims=True), 1e-300), L)[U]
+    K, Z = U[anch], U[~anch]
+    deg = W[K].sum(1)
+    A = np.diag(deg) - W[np.ix_(K, K)]
+    Minv = spla.LinearOperator(A.shape, matvec=lambda v: v.ravel() / deg) if precondition else None
+
+    def cg(b):
+        return spla.cg(A, b, maxiter=t, rtol=0.0, M=Minv)[0]
+
+    f = np.full(U.size, 0.5)
+    f[anch] = cg(W[np.ix_(K, L)] @ y[L] + 0.5 * W[np.ix_(K, Z)].sum(1))
+    fu = np.zeros(X.shape[0])
+    fu[U], fu[L] = f, y[L]
+    rhs = dW[K] @ fu - dW[K].sum(1) * f[anch]
+    df = np.zeros(U.size)
+    df[anch] = cg(rhs)
+    return f, df
+
+
+@pytest.mark.parametrize("family", ["knn", "mutual-knn"])
+@pytest.mark.parametrize("solver", ["cg", "pcg"])
+@pytest.mark.parametrize("two_clusters", [False, True])
+def test_soft_labels_many_is_soft_labels_at_each_sigma(family, solver, two_clusters):
+    """Solving many σ at once gives each σ's soft labels bit for bit, whatever shares the
+    batch; σ where weights underflow fall back to the one-σ path; and every value is
+    t-iteration CG on the harmonic system (SciPy's CG on dense blocks, written here)."""
+    X, labeled, y = _two_clusters() if two_clusters else _instance(13, n=60)
+    model = make_model(X, labeled, y, GraphSpec(family, 5))
+    assert model.batches(solver) and not model.batches("exact")
+    sigmas = [0.01, 0.5, 1.0, 1.7, 3.0, 6.0]
+    many = model.soft_labels_many(sigmas, solver=solver, cg_iters=20)
+    shuffled = model.soft_labels_many(sigmas[::-1][:4], solver=solver, cg_iters=20)
+    for sl, sigma in zip(many, sigmas, strict=True):
+        one = model.soft_labels(sigma, solver=solver, cg_iters=20)
+        assert sl.sigma == sigma and sl.status == one.status
+        for a, b in ((sl.f, one.f), (sl.df, one.df), (sl.degenerate, one.degenerate)):
+            assert np.array_equal(a, b)
+        assert (sl.solves, sl.matvecs) == (one.solves, one.matvecs)
+    for sl, sigma in zip(shuffled, sigmas[::-1][:4], strict=True):
+        assert np.array_equal(sl.f, model.soft_labels(sigma, solver=solver, cg_iters=20).f)
+    assert many[0].status == "underflow"  # σ = 0.01: rows below 1e-290, solved singly
+    for sl, sigma in zip(many[1:], sigmas[1:], strict=True):
+        f, df = _cg_reference(X, labeled, y, sigma, family, 5, 20, solver == "pcg")
+        np.testing.assert_allclose(sl.f, f, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(sl.df, df, rtol=0, atol=1e-9 * max(1.0, np.abs(df).max()))
+
+
+def test_soft_labels_many_without_batching_and_validation():
+    X, labeled, y = _instance(14, n=160)
+    dense = make_model(X, labeled, y, GraphSpec("complete"))
+    assert not dense.batches("cg")  # large dense graphs: one σ at a time is faster
+    out = dense.soft_labels_many([1.0, 2.0], solver="cg")
+    assert np.array_equal(out[1].f, dense.soft_labels(2.0, solver="cg").f)
+    knn = make_model(X, labeled, y, GraphSpec("knn", 5))
+    ex = knn.soft_labels_many([1.0], solver="exact", derivative=False)[0]
+    assert ex.df is None and np.array_equal(ex.f, knn.soft_labels(1.0, derivative=False).f)
+    with pytest.raises(InvalidParameterError, match="sigma"):
+        knn.soft_labels_many([1.0, -2.0], solver="cg")
+    with pytest.raises(InvalidParameterError, match="solver"):
+        knn.soft_labels_many([1.0], solver="lu")
+    assert knn.soft_labels_many([], solver="cg") == []

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from sslviz._validation import InvalidParameterError
-from sslviz.solvers import Factorization, LinearSolver, jacobi, solve_cg
+from sslviz.solvers import Factorization, LinearSolver, jacobi, solve_cg, solve_cg_many
 
 
 def _spd(n=30, seed=0, cond=1e3, sparse=False):
@@ -302,3 +302,72 @@ def test_linear_solver_validation():
         LinearSolver(np.eye(3), "cg", 5)
     lin = LinearSolver(np.zeros((0, 0)), "pcg")
     assert lin.solve(np.zeros(0)).shape == (0,)
+
+
+# ------------------------------------------------- many systems sharing one sparsity pattern
+
+
+def _shared_pattern_systems(m=6, n=25, seed=4):
+    """m SPD matrices with one CSR pattern (random weights on a fixed graph Laplacian
+    plus a grounded diagonal), their stored values as columns, and right-hand sides."""
+    rng = np.random.default_rng(seed)
+    G = sp.random(n, n, density=0.15, random_state=seed)
+    G = ((G + G.T) > 0).astype(float).tocsr()
+    G.setdiag(0.0)
+    G.eliminate_zeros()
+    mats = []
+    for _ in range(m):
+        Wj = G.copy()
+        Wj.data = rng.uniform(0.1, 1.1, Wj.nnz)
+        Wj = ((Wj + Wj.T) / 2).tocsr()
+        shift = rng.uniform(0.05, 1.0, n)
+        mats.append(sp.csr_matrix(sp.diags(np.asarray(Wj.sum(axis=1)).ravel() + shift) - Wj))
+    for A in mats:
+        A.sort_indices()
+        assert np.array_equal(A.indices, mats[0].indices)  # one pattern for all
+    indptr, indices = mats[0].indptr, mats[0].indices
+    values = np.column_stack([A.data for A in mats])
+    B = rng.normal(size=(n, m))
+    return mats, indptr, indices, values, B
+
+
+@pytest.mark.parametrize("precondition", [False, True])
+@pytest.mark.parametrize("t", [1, 7, 20])
+def test_solve_cg_many_matches_solve_cg_column_by_column(precondition, t):
+    mats, indptr, indices, values, B = _shared_pattern_systems()
+    diag_inv = np.column_stack([1.0 / A.diagonal() for A in mats]) if precondition else None
+    X, mv = solve_cg_many(indptr, indices, values, B, t, diag_inv=diag_inv)
+    for j, A in enumerate(mats):
+        ref = solve_cg(A, B[:, j], maxiter=t, rtol=0.0, M=jacobi(A) if precondition else None)
+        np.testing.assert_allclose(X[:, j], ref.x, rtol=1e-12, atol=1e-14)
+        assert mv[j] == ref.matvecs
+
+
+def test_solve_cg_many_each_system_independent_of_the_batch():
+    """A system's result is bit-for-bit the same alone or among others (the paper-mode
+    sweep depends on this: a node's iterates must not depend on who shares its solve)."""
+    mats, indptr, indices, values, B = _shared_pattern_systems(m=9)
+    X, _ = solve_cg_many(indptr, indices, values, B, 20)
+    for j in (0, 4, 8):
+        Xj, _ = solve_cg_many(indptr, indices, values[:, j : j + 1], B[:, j : j + 1], 20)
+        assert np.array_equal(Xj[:, 0], X[:, j])
+    X2, _ = solve_cg_many(indptr, indices, values[:, 3:7], B[:, 3:7], 20)
+    assert np.array_equal(X2, X[:, 3:7])
+
+
+def test_solve_cg_many_zero_rhs_and_early_convergence():
+    mats, indptr, indices, values, B = _shared_pattern_systems(m=3, n=12)
+    B[:, 1] = 0.0
+    X, mv = solve_cg_many(indptr, indices, values, B, 200)  # n = 12: exact long before 200
+    assert np.all(X[:, 1] == 0.0) and mv[1] == 0
+    for j in (0, 2):
+        np.testing.assert_allclose(mats[j] @ X[:, j], B[:, j], rtol=1e-9, atol=1e-12)
+        assert mv[j] < 200  # stopped once the residual collapsed to rounding noise
+
+
+def test_solve_cg_many_shape_errors():
+    _, indptr, indices, values, B = _shared_pattern_systems(m=3)
+    with pytest.raises(ValueError, match="do not match"):
+        solve_cg_many(indptr, indices, values[:, :2], B, 5)
+    with pytest.raises(ValueError, match="do not match"):
+        solve_cg_many(indptr, indices, values, B[:-1], 5)

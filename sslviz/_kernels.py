@@ -1,0 +1,212 @@
+"""Compiled kernels (Numba): fixed-t CG on many systems that share one sparsity pattern,
+and the harmonic systems (1)–(2) assembled and solved for many σ at once.
+
+All compiled code lives in this one module, so Numba's on-disk cache (keyed on this
+file) never serves a kernel compiled against an older version of another.
+"""
+
+import numba
+import numpy as np
+
+_TINY = float(np.finfo(float).tiny)
+UNDERFLOW = 1e-290  # below this a row's unscaled weights are not representable
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, j0, j1, X, mvs):
+    # CG on the systems j0..j1-1, which run along the last axis: each loop over them is
+    # contiguous, and each system's own arithmetic is in the same order whatever the batch.
+    n = B.shape[0]
+    m = j1 - j0
+    R = B[:, j0:j1].copy()
+    x = np.zeros((n, m))
+    P = np.zeros((n, m))
+    Q = np.empty((n, m))
+    Z = R
+    if precondition:
+        Z = np.empty((n, m))
+    rr = np.zeros(m)
+    for i in range(n):
+        for j in range(m):
+            rr[j] += R[i, j] * R[i, j]
+    stop2 = np.empty(m)
+    live = np.empty(m)  # 1.0 while a system iterates, 0.0 once it has stopped
+    for j in range(m):
+        stop = max(1e-30 * np.sqrt(rr[j]), _TINY)
+        stop2[j] = stop * stop
+        live[j] = 1.0 if (rr[j] > 0.0 and rr[j] >= stop2[j]) else 0.0
+    rho = np.empty(m)
+    rho_prev = np.ones(m)
+    beta = np.zeros(m)
+    pq = np.empty(m)
+    alpha = np.empty(m)
+    for it in range(iterations):
+        if live.max() == 0.0:
+            break
+        if precondition:
+            rho[:] = 0.0
+            for i in range(n):
+                for j in range(m):
+                    Z[i, j] = diag_inv[i, j0 + j] * R[i, j]
+                    rho[j] += R[i, j] * Z[i, j]
+        else:
+            rho[:] = rr
+        for j in range(m):
+            beta[j] = rho[j] / rho_prev[j] if (it > 0 and live[j] == 1.0) else 0.0
+        for i in range(n):
+            for j in range(m):
+                P[i, j] = live[j] * (Z[i, j] + beta[j] * P[i, j])
+        pq[:] = 0.0
+        for i in range(n):
+            if m == 1:  # one system: a scalar loop (same sums in the same order)
+                acc = 0.0
+                for k in range(indptr[i], indptr[i + 1]):
+                    acc += values[k, j0] * P[indices[k], 0]
+                Q[i, 0] = acc
+            else:
+                Q[i, :] = 0.0
+                for k in range(indptr[i], indptr[i + 1]):
+                    c = indices[k]
+                    for j in range(m):
+                        Q[i, j] += values[k, j0 + j] * P[c, j]
+            for j in range(m):
+                pq[j] += P[i, j] * Q[i, j]
+        for j in range(m):
+            if live[j] == 1.0:
+                mvs[j0 + j] += 1
+                if not pq[j] > 0.0:  # breakdown: not positive definite on p, or p = 0
+                    live[j] = 0.0
+            alpha[j] = rho[j] / pq[j] if live[j] == 1.0 else 0.0
+        rr[:] = 0.0
+        for i in range(n):
+            for j in range(m):
+                x[i, j] += alpha[j] * P[i, j]
+                R[i, j] -= alpha[j] * Q[i, j]
+                rr[j] += R[i, j] * R[i, j]
+        for j in range(m):
+            if live[j] == 1.0:
+                rho_prev[j] = rho[j]
+                if not rr[j] >= stop2[j]:
+                    live[j] = 0.0
+    X[:, j0:j1] = x
+
+
+@numba.njit(cache=True, error_model="numpy")
+def cg_shared_pattern(indptr, indices, values, B, iterations, diag_inv, precondition):
+    """t steps of CG (Jacobi-PCG if ``precondition``) from zero on the m systems
+    A_j x = B[:, j]; A_j has CSR pattern ``indptr``/``indices`` and entries values[:, j].
+    Returns X (n, m) and the products per system."""
+    n, m = B.shape
+    X = np.zeros((n, m))
+    matvecs = np.zeros(m, dtype=np.int64)
+    _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, 0, m, X, matvecs)
+    return X, matvecs
+
+
+@numba.njit(cache=True, error_model="numpy")
+def harmonic_cg(W, WL, d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx,
+                 L_src, iterations, precondition, derivative):  # fmt: skip
+    """Equations (1)–(2) by fixed-t CG for m values of σ (systems along the last axis).
+
+    W (E, m), WL (E_L, m): weights of the U–U edges (row-major, ``uu_ptr``/``uu_col``)
+    and the U–L edges (``ul_ptr``, labels ``y_ul``). L_kk = diag(deg) − W_kk on the kept
+    nodes has CSR pattern ``L_ptr``/``L_idx``; ``L_src`` names the U–U edge of each
+    off-diagonal entry (−1 on the diagonal). Returns f, f' (n_u, m), ``ok`` (m,) — False
+    where a weight or a row sum underflows — and the products per system.
+    """
+    n_u, m = keep.size, sig.size
+    ok = np.ones(m, dtype=np.bool_)
+    for e in range(W.shape[0]):
+        for j in range(m):
+            if not W[e, j] > 0.0:
+                ok[j] = False
+    for e in range(WL.shape[0]):
+        for j in range(m):
+            if not WL[e, j] > 0.0:
+                ok[j] = False
+    deg = np.zeros((n_u, m))
+    b = np.zeros((n_u, m))
+    to_l = np.empty(m)
+    for i in range(n_u):
+        for e in range(uu_ptr[i], uu_ptr[i + 1]):
+            for j in range(m):
+                deg[i, j] += W[e, j]
+        to_l[:] = 0.0
+        for e in range(ul_ptr[i], ul_ptr[i + 1]):
+            for j in range(m):
+                to_l[j] += WL[e, j]
+                b[i, j] += WL[e, j] * y_ul[e]
+        for j in range(m):
+            deg[i, j] += to_l[j]
+            if not deg[i, j] >= UNDERFLOW:
+                ok[j] = False
+        for e in range(uu_ptr[i], uu_ptr[i + 1]):  # weight into nodes held at 1/2
+            if not keep[uu_col[e]]:
+                for j in range(m):
+                    b[i, j] += 0.5 * W[e, j]
+    nk = kept.size
+    values = np.empty((L_idx.size, m))
+    Bk = np.zeros((nk, m))
+    diag_inv = np.empty((nk, m) if precondition else (0, 0))
+    for r in range(nk):
+        i = kept[r]
+        for q in range(L_ptr[r], L_ptr[r + 1]):
+            src = L_src[q]
+            for j in range(m):
+                values[q, j] = deg[i, j] if src < 0 else -W[src, j]
+        for j in range(m):
+            if ok[j]:  # a zero right-hand side: the failed systems do no work
+                Bk[r, j] = b[i, j]
+            if precondition:
+                diag_inv[r, j] = 1.0 / deg[i, j] if ok[j] else 1.0
+    X, matvecs = cg_shared_pattern(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition)
+    f = np.full((n_u, m), 0.5)
+    for r in range(nk):
+        f[kept[r]] = X[r]
+    df = np.zeros((n_u, m))
+    if derivative:
+        s3 = np.empty(m)
+        for j in range(m):
+            s3[j] = sig[j] * sig[j] * sig[j]
+        ddeg = np.empty(m)
+        acc = np.empty(m)
+        for r in range(nk):
+            i = kept[r]
+            ddeg[:] = 0.0
+            acc[:] = 0.0
+            for e in range(uu_ptr[i], uu_ptr[i + 1]):
+                c = uu_col[e]
+                for j in range(m):
+                    dw = 2.0 * W[e, j] * d[e] / s3[j]
+                    ddeg[j] += dw
+                    acc[j] += dw * f[c, j]
+            for e in range(ul_ptr[i], ul_ptr[i + 1]):
+                for j in range(m):
+                    ddeg[j] += 2.0 * WL[e, j] * dl[e] / s3[j]
+            for j in range(m):
+                to_l[j] = 0.0
+            for e in range(ul_ptr[i], ul_ptr[i + 1]):
+                for j in range(m):
+                    to_l[j] += 2.0 * WL[e, j] * dl[e] / s3[j] * y_ul[e]
+            for j in range(m):
+                Bk[r, j] = (to_l[j] - (ddeg[j] * f[i, j] - acc[j])) if ok[j] else 0.0
+        X, mv = cg_shared_pattern(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition)
+        for r in range(nk):
+            df[kept[r]] = X[r]
+        matvecs += mv
+    return f, df, ok, matvecs
+
+
+def warm_up() -> None:
+    """Compile the kernels now (Numba caches them on disk): installs call this, so the
+    first sweep in the app or the CLI does not wait for the compiler."""
+    ptr = np.array([0, 1, 2], dtype=np.uint64)
+    idx = np.array([0, 1], dtype=np.uint64)
+    for pre in (False, True):
+        cg_shared_pattern(ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre)
+    one = np.ones((1, 1))
+    iptr = np.array([0, 0, 1], dtype=np.int64)
+    harmonic_cg(one, one, np.ones(1), np.ones(1), np.ones(1), iptr, np.zeros(1, np.int64),
+                np.array([0, 1, 1], dtype=np.int64), np.ones(1), np.ones(2, np.bool_),
+                np.arange(2, dtype=np.int64), ptr, idx, np.full(2, -1, np.int64), 2, True,
+                True)  # fmt: skip
