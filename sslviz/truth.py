@@ -112,10 +112,14 @@ class _Evaluator:
         hit = self.cache.get(sigma)
         if hit is not None:
             return hit
-        sl = self.labels(sigma)
-        out = (sl.f - 0.5, sl.df, sl.degenerate)
-        self.cache[sigma] = out
-        return out
+        self.prefetch([sigma])
+        return self.cache[sigma]
+
+    def prefetch(self, sigmas) -> None:
+        """Evaluate and cache every σ not cached yet, in one call to the model."""
+        todo = [x for x in dict.fromkeys(float(v) for v in sigmas) if x not in self.cache]
+        for sl in self.labels_many(todo) if todo else ():
+            self.cache[sl.sigma] = (sl.f - 0.5, sl.df, sl.degenerate)
 
     def wrong(self, sigma: float) -> np.ndarray:
         h, _, deg = self(sigma)
@@ -296,6 +300,7 @@ def true_loss_curve(
     n0 = int(np.ceil(np.log(hi / lo) / np.log(grid_ratio))) + 1
     grid = np.geomspace(lo, hi, max(n0, 3))
     grid[0], grid[-1] = lo, hi
+    ev.prefetch(grid)  # one batched call where the model solves many σ at once
     stack = [(grid[i], grid[i + 1]) for i in range(grid.size - 1)][::-1]
     roots: list[tuple[float, int]] = []
     deg_changes: list[float] = []
