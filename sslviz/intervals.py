@@ -6,7 +6,9 @@ stepping by the smaller (in magnitude) of the gradient step ξ_GD = η g'_u (wit
 Nesterov momentum) and the Newton step ξ_N = 2 g_u / g'_u. It stops when both |Δσ| and
 |Δf_u| fall below ε, when it leaves the current bracket [σ_l, σ_h], or after
 ``max_iter`` steps. A converged root right of σ0 lowers σ_h, one left of σ0 raises σ_l.
-The sweep starts at σ_min and restarts at σ_h + step.
+The sweep starts at σ_min and restarts at σ_h + step. The nodes are iterated side by
+side, so one batched solve serves every running node (:func:`_bracket` says why the
+result is still exactly that of the paper's loop over u one node at a time).
 
 Fast mode (DESIGN §5.4): one search for every crossing of the approximate
 f_u(σ) − 1/2 over the whole range, each solve serving all nodes at once (the adaptive
@@ -281,13 +283,19 @@ def _bracket(
     stale = np.zeros(0, bool)  # run nodes whose soft labels are not yet known
     while settled < n:
         if run.u.size and not stale.any():
-            inner = _inner_brackets(run.u, settled, sigma0, lo, hi, done, root, tmin, tmax)
+            inner = None  # with no finished node waiting to settle, it is [lo, hi]
+            if done[settled:admitted].any():
+                inner = _inner_brackets(run.u, settled, sigma0, lo, hi, done, root, tmin, tmax)
             finished, r, park = run.advance(lo, hi, inner=inner)
-            ids = run.u[finished]
-            root[ids], tmin[ids], tmax[ids] = r[finished], run.tmin[finished], run.tmax[finished]
-            done[ids] = True
-            run.take(finished)
-            parked.extend(run.take(park[~finished]))
+            if finished.any():
+                ids = run.u[finished]
+                root[ids], tmin[ids] = r[finished], run.tmin[finished]
+                tmax[ids] = run.tmax[finished]
+                done[ids] = True
+                run.take(finished)
+                park = park[~finished]
+            if park.any():
+                parked.extend(run.take(park))
             stale = np.ones(run.u.size, bool)
         while settled < n and done[settled]:
             x = root[settled]
@@ -314,9 +322,12 @@ def _bracket(
             run.extend(resumed)
             stale = np.concatenate([stale, np.ones(resumed.u.size, bool)])
         if stale.any():
-            points, where = np.unique(run.sigma[stale], return_inverse=True)
-            labels = oracle.labels_many(points)
-            run.feed([labels[i] for i in where], stale)
+            if stale.size == 1:
+                run.feed(oracle.labels_many(run.sigma), stale)
+            else:
+                points, where = np.unique(run.sigma[stale], return_inverse=True)
+                labels = oracle.labels_many(points)
+                run.feed([labels[i] for i in where], stale)
             stale[:] = False
     return lo, hi, lo_node, hi_node
 

@@ -44,7 +44,6 @@ from sslviz.graphs import (
 from sslviz.solvers import SOLVERS, GTHFactorization, LinearSolver
 
 LABELINGS = ("harmonic", "delalleau")
-
 _PIVOT_TOL = 1e-10  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
 
 
