@@ -586,9 +586,9 @@ def test_soft_labels_many_is_soft_labels_at_each_sigma(family, solver, two_clust
 
 
 def test_soft_labels_many_without_batching_and_validation():
-    X, labeled, y = _instance(14, n=160)
+    X, labeled, y = _instance(14)
     dense = make_model(X, labeled, y, GraphSpec("complete"))
-    assert not dense.batches("cg")  # large dense graphs: one σ at a time is faster
+    assert not dense.batches("cg")  # dense graphs: one σ at a time is faster
     out = dense.soft_labels_many([1.0, 2.0], solver="cg")
     assert np.array_equal(out[1].f, dense.soft_labels(2.0, solver="cg").f)
     knn = make_model(X, labeled, y, GraphSpec("knn", 5))
