@@ -131,8 +131,8 @@ _DENSE_MAX = 400  # sparse graphs up to this many nodes are solved dense (less o
 def _masked_dense(D2: sp.csr_matrix) -> np.ndarray:
     """Dense copy of a CSR distance block with +inf where there is no edge."""
     out = np.full(D2.shape, np.inf)
-    rows = np.repeat(np.arange(D2.shape[0]), np.diff(D2.indptr))
-    out[rows, D2.indices] = D2.data
+    rows, cols, d2 = _edges(D2, False)
+    out[rows, cols] = d2
     return out
 
 
