@@ -30,7 +30,6 @@ cols[2].page_link("pages/3_Online_regret.py", label="Online regret", icon=":mate
 cols[3].page_link("pages/4_Speed.py", label="Speed (Table 1)", icon=":material/timer:")
 
 if s.show_errors():
-    cfg = s.cfg
     try:
         with st.spinner("Building the instance and its graph…"):
             info = app_cache.summary(s.spec)
@@ -49,11 +48,11 @@ if s.show_errors():
     m[3].metric("graph edges", f"{info['edges']:,}")
     m[4].metric("degree range", f"{info['degree_min']}–{info['degree_max']}")
     m[5].metric("connected components", info["components"])
-    ds = app_cache.dataset(cfg["dataset"], cfg["data_file"])
-    names = [ds.class_names.get(c, str(c)) for c in (cfg["c0"], cfg["c1"])]
+    ds = app_cache.dataset(s.spec.dataset, s.spec.data_file)
+    names = [ds.class_names.get(c, str(c)) for c in s.spec.classes]
     left, right = st.columns(2)
     if ds.image_shape is not None:
-        imgs = app_cache.samples(cfg["dataset"], cfg["data_file"], (cfg["c0"], cfg["c1"]))
+        imgs = app_cache.samples(s.spec.dataset, s.spec.data_file, s.spec.classes)
         left.plotly_chart(plots.samples_figure(imgs, names, ds.image_shape), key="home_samples")
     else:
         left.info("The uploaded file has no image shape, so no sample images are shown.")

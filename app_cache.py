@@ -1,30 +1,34 @@
 """Cached wrappers over sslviz computations for the Streamlit app.
 
-Keys are the frozen configs (``ProblemSpec``, ``SweepSettings``) plus floats and ints, so a
-revisit with the same settings is instant. ``st.cache_resource`` holds only the loaded
-datasets and built problems (read-only objects shared by all sessions); everything a page
-draws comes from ``st.cache_data`` (copied per caller). Arguments starting with ``_`` (a
-progress callback) are not part of the key.
+Keys are the frozen settings of :mod:`sslviz.specs` plus floats and ints, so a revisit
+with the same settings is instant. ``st.cache_resource`` holds only built problems
+(instance, graph, model: read-only after construction, shared by all sessions); datasets
+live in :mod:`sslviz.data`'s own cache; everything a page draws comes from ``st.cache_data``
+(copied per caller). The online experiment, which reports progress while it runs, is
+memoised here without Streamlit (a cached function may not draw into an element made
+outside it: a rerun would fail to replay that).
 """
 
 from __future__ import annotations
 
-import time
+import threading
+from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
 import streamlit as st
 
+from sslviz import export
 from sslviz.conditioning import ConditionCurve, condition_curve
 from sslviz.data import Dataset, load_dataset, load_file
-from sslviz.intervals import Score, Sweep, SweepSettings, node_trace, score, sweep
-from sslviz.problem import Problem, ProblemSpec, build_problem, loss_curve, suggest_sigma_range
-from sslviz.truth import TrueLossCurve
+from sslviz.intervals import Score, Sweep, node_trace, score, sweep
+from sslviz.problem import Problem, build_problem, loss_curve, suggest_sigma_range
+from sslviz.specs import ConditionSettings, ProblemSpec, RegretSettings, SweepSettings
+from sslviz.truth import LossCurve
 
 
-@st.cache_resource(max_entries=8, show_spinner="Loading the dataset…")
 def dataset(name: str, data_file: str | None) -> Dataset:
-    """The named dataset, or a user file (the path includes a hash of its content)."""
+    """The named dataset or a user file (from sslviz.data's cache; read-only)."""
     return load_file(data_file) if data_file else load_dataset(name)
 
 
@@ -80,7 +84,7 @@ def samples(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def truth(spec: ProblemSpec, lo: float, hi: float) -> TrueLossCurve:
+def truth(spec: ProblemSpec, lo: float, hi: float) -> LossCurve:
     """The exact loss curve l(σ) on [lo, hi] (exact solver)."""
     return loss_curve(problem(spec), lo, hi)
 
@@ -131,89 +135,66 @@ def node_traces(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def conditioning(
-    spec: ProblemSpec, lo: float, hi: float, n_sigma: int, solver: str, cg_iters: int
-) -> ConditionCurve:
-    """κ, CG iterations needed and t-iteration CG error on a σ grid."""
-    return condition_curve(
-        problem(spec).model, np.linspace(lo, hi, n_sigma), solver=solver, cg_iters=cg_iters
-    )
+    spec: ProblemSpec, lo: float, hi: float, settings: ConditionSettings
+) -> tuple[ConditionCurve, float]:
+    """κ, CG iterations needed and t-iteration CG error on a σ grid, and the seconds taken."""
+    import time
+
+    t0 = time.perf_counter()
+    curve = condition_curve(
+        problem(spec).model, np.linspace(lo, hi, settings.points), solver=settings.solver,
+        cg_iters=settings.cg_iters, rtol=settings.rtol,
+    )  # fmt: skip
+    return curve, time.perf_counter() - t0
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def regret(
-    spec: ProblemSpec,
-    lo: float,
-    hi: float,
-    settings: SweepSettings,
-    rounds: int,
-    repeats: int,
-    feedback: tuple[str, ...],
-    seed: int,
-    _progress=None,
-):
-    """Online regret experiment (Algorithm 1), sequential inside the app."""
-    from sslviz.online import GraphRounds, regret_experiment
+_REGRET: OrderedDict = OrderedDict()
+_REGRET_LOCK = threading.Lock()
+_REGRET_ENTRIES = 16
 
-    return regret_experiment(
-        GraphRounds(spec, lo, hi, settings),
-        rounds=rounds,
-        repeats=repeats,
-        feedback=list(feedback),
-        seed=seed,
-        n_jobs=1,
-        progress=_progress,
-    )
+
+def regret_cached(key: tuple):
+    """The finished experiment of ``key`` if one is memoised, else None."""
+    with _REGRET_LOCK:
+        return _REGRET.get(key)
+
+
+def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+           regret_settings: RegretSettings, progress=None):  # fmt: skip
+    """Online regret experiment (Algorithm 1), sequential inside the app; memoised by its
+    settings (results are identical for identical settings)."""
+    from sslviz.problem import run_regret
+
+    key = (spec, lo, hi, settings, regret_settings)
+    found = regret_cached(key)
+    if found is not None:
+        return found
+    exp = run_regret(spec, (lo, hi), settings, regret_settings, progress=progress, n_jobs=1)
+    with _REGRET_LOCK:
+        _REGRET[key] = exp
+        while len(_REGRET) > _REGRET_ENTRIES:
+            _REGRET.popitem(last=False)
+    return exp
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def speed_row(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> dict:
     """One row of the live Table 1: time per interval and M of one configuration."""
-    t0 = time.perf_counter()
-    res = intervals(spec, lo, hi, settings)
-    return {
-        "n": spec.n,
-        "family": spec.family,
-        "solver": settings.solver,
-        "M": len(res.intervals),
-        "seconds": res.seconds,
-        "time_per_interval": res.time_per_interval,
-        "solves": res.solves,
-        "wall": time.perf_counter() - t0,
-    }
+    return export.speed_row(problem(spec), intervals(spec, lo, hi, settings))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def interval_tables(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings | None):
-    """Tables and downloads of the loss-intervals page: ``{name: DataFrame}`` and JSON texts.
+def loss_json(spec: ProblemSpec, lo: float, hi: float) -> str:
+    """The ``sslviz loss`` document of this view."""
+    return export.dumps(export.loss_document(problem(spec), truth(spec, lo, hi), (lo, hi)))
 
-    ``settings=None`` (threshold family) gives the true loss only.
-    """
-    import json
 
-    import pandas as pd
+@st.cache_data(max_entries=32, show_spinner=False)
+def intervals_json(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> str:
+    """The ``sslviz intervals --score`` document of this view."""
+    from sslviz.specs import ScoreSettings
 
-    from sslviz.problem import curve_to_dict
-
-    tl = truth(spec, lo, hi)
-    e, v = tl.loss.edges, tl.loss.values
-    out = {"true loss": pd.DataFrame({"lo": e[:-1], "hi": e[1:], "loss": v})}
-    out["true_loss.json"] = json.dumps(curve_to_dict(problem(spec), tl), indent=1)
-    res = intervals(spec, lo, hi, settings) if settings is not None else None
-    sc = scored(spec, lo, hi, settings) if settings is not None else None
-    out["intervals"] = pd.DataFrame(
-        [
-            {"lo": iv.lo, "hi": iv.hi, "estimated loss": iv.loss,
-             "true loss at midpoint": float(tl.loss(0.5 * (iv.lo + iv.hi))),
-             "left node": iv.lo_node, "right node": iv.hi_node}
-            | ({"solves": iv.solves} if settings.mode == "paper" else {})
-            for iv in (res.intervals if res else [])
-        ]
-    )  # fmt: skip
-    out["misses"] = pd.DataFrame(
-        [{"σ": b, "nodes": ", ".join(map(str, nd))} for b, nd in (sc.misses if sc else [])]
-    )
-    out["intervals.json"] = json.dumps(
-        {"intervals": out["intervals"].to_dict("records"), "score": sc.to_dict() if sc else None},
-        indent=1,
-    )
-    return out
+    return export.dumps(export.intervals_document(
+        problem(spec), intervals(spec, lo, hi, settings), settings,
+        scored(spec, lo, hi, settings), ScoreSettings(score=True),
+    ))  # fmt: skip

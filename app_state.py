@@ -1,35 +1,35 @@
-"""Shared sidebar and URL state of the sslviz app.
+"""Sidebar, page controls and URL state of the sslviz app, generated from ``sslviz.specs``.
 
-Every page calls :func:`sidebar` first. The settings live in ``st.session_state["cfg"]``
-(a plain dict, so they survive page switches, which drop widget state) and are mirrored to
-the URL query string on every run, so copying the link reproduces the view. On a session's
-first run the URL is read; a value that does not parse or is out of range is replaced by
-its default with a ``st.warning``.
+Every control is drawn by :func:`widget` from its row in a settings table (label, bounds,
+options, help), so the app, the CLI and the URL share one default, one bound and one help
+text per setting. Values live in ``st.session_state["cfg"]`` (URL key → value; it
+survives page switches, which drop widget state) and are written to the URL query string
+on every run, page-level controls included, so a copied link reproduces the view. On a
+session's first run the link is read; a value that does not parse or is out of range is
+replaced by its default with a warning.
 
-The module also holds the request caps (env vars ``SSLVIZ_MAX_N``, ``SSLVIZ_MAX_COMPLETE_N``,
-``SSLVIZ_MAX_ROUNDS``, ``SSLVIZ_MAX_REPEATS``, ``SSLVIZ_MAX_MEMORY_MB``), the cross-field
-checks (k ≥ n, |L| ≥ n, σ_min ≥ σ_max, a complete graph too large) and the reproducing CLI
-command.
+The σ range follows the data: it moves to the suggested range whenever the data settings
+change, unless the user typed a range for those data (remembered per session).
+
+App-only request caps come from the environment: ``SSLVIZ_MAX_N``, ``SSLVIZ_MAX_COMPLETE_N``,
+``SSLVIZ_MAX_ROUNDS``, ``SSLVIZ_MAX_REPEATS``, ``SSLVIZ_MAX_MEMORY_MB``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
 import app_cache
-from sslviz.data import DATASETS
-from sslviz.graphs import FAMILIES
-from sslviz.intervals import MODES, SweepSettings
-from sslviz.labeling import LABELINGS
-from sslviz.problem import ProblemSpec
-from sslviz.solvers import SOLVERS
+from sslviz import specs as S
+from sslviz._validation import InvalidParameterError
+from sslviz.specs import ProblemSpec, SigmaRange, SweepSettings
 
 UPLOAD = "upload a file…"
 
@@ -47,123 +47,61 @@ MAX_ROUNDS = _env_int("SSLVIZ_MAX_ROUNDS", 300)
 MAX_REPEATS = _env_int("SSLVIZ_MAX_REPEATS", 10)
 MAX_MEMORY_MB = _env_int("SSLVIZ_MAX_MEMORY_MB", 1000)
 DENSE_COPIES = 6  # dense n×n float64 arrays a complete-graph instance holds at once (estimate)
+CAPS = {"n": MAX_N, "labeled": MAX_N, "subset": MAX_N, "rounds": MAX_ROUNDS,
+        "repeats": MAX_REPEATS}  # fmt: skip
+"""Upper bounds of widgets (URL key → cap) that the app sets below the tables' bounds."""
 
-
-@dataclass(frozen=True)
-class Param:
-    kind: type  # int, float or str
-    default: object
-    low: float | None = None
-    high: float | None = None
-    options: tuple = ()
-
-
-PARAMS: dict[str, Param] = {
-    "dataset": Param(str, "digits", options=DATASETS),
-    "c0": Param(int, 0, 0, 10**6),
-    "c1": Param(int, 1, 0, 10**6),
-    "n": Param(int, 100, 3, MAX_N),
-    "labeled": Param(int, 10, 2, MAX_N),
-    "seed": Param(int, 0, 0, 2**31 - 1),
-    "pca": Param(int, 45, 0, 4096),
-    "family": Param(str, "knn", options=FAMILIES),
-    "k": Param(int, 6, 1, 1000),
-    "labeling": Param(str, "harmonic", options=LABELINGS),
-    "subset": Param(int, 50, 1, MAX_N),
-    "lam": Param(float, 1.4, 1e-6, 1e6),
-    "sigma_min": Param(float, None, 1e-6, 1e6),
-    "sigma_max": Param(float, None, 1e-6, 1e6),
-    "solver": Param(str, "cg", options=SOLVERS),
-    "t": Param(int, 20, 1, 1000),
-    "epsilon": Param(float, 1e-4, 1e-12, 1.0),
-    "eta": Param(float, 1.0, 1e-6, 1e3),
-    "step": Param(float, 0.05, 1e-6, 1e3),
-    "mode": Param(str, "fast", options=MODES),
-}
-
-HELP = {
-    "dataset": "Source of the points (DESIGN §2). digits is scikit-learn's 8×8 digits and "
-    "needs no download; the paper uses MNIST 0 vs 1, Fashion-MNIST T-shirt vs Trouser and "
-    "USPS 0 vs 1. Or upload an .npz (X, y[, labeled]) or a .csv with a label column.",
-    "c0": "Class c0 of the binary problem (label 0).",
-    "c1": "Class c1 of the binary problem (label 1).",
-    "n": f"Number of points n drawn from the two classes (labeled + unlabeled), ≤ {MAX_N}.",
-    "labeled": "Size of the labeled set |L| (stratified, both classes); the loss is measured "
-    "on the n − |L| unlabeled points U.",
-    "seed": "Seed of the instance draw (which points, which are labeled).",
-    "pca": "Principal components kept (the paper uses 45); distances d_ij and σ are in this "
-    "PCA space. 0 keeps the raw features.",
-    "family": "Graph family (Definition 1): complete Gaussian graph; kNN (symmetrised 'or'); "
-    "mutual kNN; threshold 1[d_ij ≤ r] on the mutual-kNN pattern, whose parameter is r.",
-    "k": "Nearest neighbours per node (self excluded) for kNN / mutual kNN / threshold.",
-    "labeling": "Harmonic objective (Zhu et al. 2003; Algorithm 2) or Delalleau et al. 2005 "
-    "(Algorithm 3: solve on L ∪ Ũ, extend to the rest).",
-    "subset": "Delalleau's m = |Ũ|: unlabeled nodes solved for exactly (paper: 50).",
-    "lam": "Delalleau's λ: weight of the fit to the labels (paper: 1.4).",
-    "sigma_min": "σ_min of the bandwidth range (r_min for the threshold family), in PCA-space "
-    "distance units.",
-    "sigma_max": "σ_max of the bandwidth range (r_max for the threshold family).",
-    "solver": "Linear solver for the soft labels: cg = t iterations of conjugate gradient "
-    "(the paper's approximation), pcg = Jacobi-preconditioned CG, exact = LU, inverse = "
-    "matrix inverse (the paper's baseline in Table 1).",
-    "t": "t, the fixed number of CG iterations per solve (paper: 20).",
-    "epsilon": "ε of Algorithm 4: a node's iteration stops when |Δσ| < ε and |Δf_u| < ε.",
-    "eta": "η, the gradient step size of Algorithm 4's hybrid iteration.",
-    "step": "The sweep restarts at σ_h + step after each interval (paper mode).",
-    "mode": "paper = Algorithm 4 node by node (Appendix E.2); fast = one search for every "
-    "crossing of the approximate f_u − 1/2, each solve shared by all nodes (DESIGN §5.4).",
+METRIC_HELP = {
+    "ε-volume": "Total σ length where the estimated loss differs from the true loss "
+    "(Definition 3.1; uncovered σ counts too).",
+    "spurious endpoints": "Estimated endpoints with no true breakpoint within 10⁻³.",
+    "solves": "Linear systems solved (each CG solve runs t matrix-vector products).",
 }
 
 
 # --------------------------------------------------------------------------------------------
-# Parsing and validation (pure, testable)
+# Pure helpers (testable without a session)
 # --------------------------------------------------------------------------------------------
 
 
-def parse_value(name: str, text: str):
-    """Parse one URL value; raise ValueError when it does not parse or is out of range."""
-    p = PARAMS[name]
-    if p.kind is str:
-        if text not in p.options:
-            raise ValueError(f"{text!r} is not one of {', '.join(p.options)}")
-        return text
-    value = int(text) if p.kind is int else float(text)
-    if p.kind is float and not (value == value and abs(value) != float("inf")):
-        raise ValueError(f"{text!r} is not a finite number")
-    if (p.low is not None and value < p.low) or (p.high is not None and value > p.high):
-        raise ValueError(f"{text!r} is outside [{p.low:g}, {p.high:g}]")
-    return value
+def url_key(cls: type, name: str) -> str:
+    return S.setting(cls, name).url
 
 
-def defaults() -> dict:
-    cfg = {k: p.default for k, p in PARAMS.items()}
-    cfg["data_file"] = None
-    cfg["data_file_name"] = None
-    return cfg
+_ROWS: dict[str, S.Setting] = {
+    row.url: row for cls in S.ALL_SPECS for _, row in S.table(cls) if row.url
+}
+"""URL key → row, for every table in use (a page's own spec class is added by widget())."""
 
 
 def from_query(query: dict) -> tuple[dict, list[str]]:
-    """Settings from URL query parameters, and a warning per bad value."""
-    cfg, warnings = defaults(), []
-    for key, text in query.items():
-        if key not in PARAMS:
-            continue
-        try:
-            cfg[key] = parse_value(key, str(text))
-        except (ValueError, TypeError) as exc:
-            shown = "suggested range" if PARAMS[key].default is None else PARAMS[key].default
-            warnings.append(
-                f"URL parameter {key}={text!r} ignored ({exc}); using the default ({shown})."
-            )
+    """Settings (URL key → value) found in a URL query, and one warning per bad value."""
+    cfg, warnings = {}, []
+    for cls in S.ALL_SPECS:
+        values, warns = S.from_query(cls, query)
+        cfg |= {url_key(cls, name): v for name, v in values.items()}
+        warnings += [w for w in warns if w not in warnings]  # a key shared by two tables (t)
     return cfg, warnings
 
 
-def to_query(cfg: dict) -> dict:
-    return {
-        k: (repr(cfg[k]) if isinstance(cfg[k], float) else str(cfg[k]))
-        for k in PARAMS
-        if cfg.get(k) is not None
+def to_query(cfg: dict) -> dict[str, str]:
+    """The URL query of the settings in ``cfg`` (an uploaded file cannot travel in a link:
+    then no ``dataset`` is written)."""
+    out = {}
+    for key, row in _ROWS.items():
+        value = cfg.get(key)
+        if value is None or (key == "dataset" and cfg.get("data_file")):
+            continue
+        out[key] = row.rule.format(value)
+    return out
+
+
+def spec_from_cfg(cls: type, cfg: dict, **overrides: Any):
+    """Build ``cls`` from the settings (its defaults where ``cfg`` has no value)."""
+    values = {
+        name: cfg[row.url] for name, row in S.table(cls) if row.url and cfg.get(row.url) is not None
     }
+    return cls(**(values | overrides))
 
 
 def complete_bytes(n: int) -> int:
@@ -171,109 +109,46 @@ def complete_bytes(n: int) -> int:
     return DENSE_COPIES * 8 * n * n
 
 
-def check(cfg: dict) -> list[str]:
-    """Cross-field problems that must stop any computation (each an error message)."""
+def cap_errors(spec: ProblemSpec) -> list[str]:
+    """This server's request caps (beyond the settings' own rules)."""
     errs = []
-    n, nl, k = cfg["n"], cfg["labeled"], cfg["k"]
-    if nl >= n:
-        errs.append(
-            f"|L| = {nl} must be smaller than n = {n}: the unlabeled set U would be "
-            "empty. Lower |L| or raise n."
-        )
-    if cfg["family"] != "complete" and k >= n:
-        errs.append(f"k = {k} must be smaller than n = {n} (each node needs k other points).")
-    lo, hi = cfg["sigma_min"], cfg["sigma_max"]
-    if lo is not None and hi is not None and not lo < hi:
-        errs.append(f"σ_min = {lo:g} must be smaller than σ_max = {hi:g}.")
-    if cfg["family"] == "complete":
-        mb = complete_bytes(n) / 2**20
-        if n > MAX_COMPLETE_N or mb > MAX_MEMORY_MB:
+    if spec.n > MAX_N:
+        errs.append(f"n = {spec.n} is above this server's cap of {MAX_N} points.")
+    if spec.family == "complete":
+        mb = complete_bytes(spec.n) / 2**20
+        if spec.n > MAX_COMPLETE_N or mb > MAX_MEMORY_MB:
             errs.append(
-                f"A complete graph on n = {n} points needs about {mb:,.0f} MB "
+                f"A complete graph on n = {spec.n} points needs about {mb:,.0f} MB "
                 f"({DENSE_COPIES} dense n×n arrays); the cap is n ≤ {MAX_COMPLETE_N} and "
                 f"{MAX_MEMORY_MB} MB. Use the kNN family (sparse) for large n."
             )
-    if cfg["labeling"] == "delalleau" and cfg["subset"] > n - nl:
-        errs.append(f"Delalleau's m = {cfg['subset']} must be at most |U| = {n - nl}.")
     return errs
 
 
-def make_spec(cfg: dict) -> ProblemSpec:
-    return ProblemSpec(
-        dataset=cfg["dataset"],
-        data_file=cfg["data_file"],
-        classes=(cfg["c0"], cfg["c1"]),
-        n=cfg["n"],
-        n_labeled=cfg["labeled"],
-        seed=cfg["seed"],
-        pca=cfg["pca"],
-        family=cfg["family"],
-        k=cfg["k"],
-        labeling=cfg["labeling"],
-        subset=cfg["subset"],
-        lam=cfg["lam"],
-    )
+def data_fingerprint(cfg: dict) -> tuple:
+    """What the suggested σ range depends on: the data, the classes, n, PCA and the family
+    (and k for the threshold family, whose range is its edge lengths)."""
+    fam = cfg.get("family", S.default(ProblemSpec, "family"))
+    return (
+        cfg.get("data_file") or cfg.get("dataset"), cfg.get("classes"), cfg.get("n"),
+        cfg.get("pca"), fam, cfg.get("k") if fam == "threshold" else None,
+    )  # fmt: skip
 
 
-def make_settings(cfg: dict) -> SweepSettings:
-    return SweepSettings(
-        solver=cfg["solver"],
-        cg_iters=cfg["t"],
-        epsilon=cfg["epsilon"],
-        eta=cfg["eta"],
-        step=cfg["step"],
-        mode=cfg["mode"],
-    )
-
-
-def cli_command(command: str, cfg: dict, *extra: str) -> str:
-    """The ``sslviz`` command line that reproduces a view."""
-    src = (
-        ["--data-file", cfg["data_file"]] if cfg.get("data_file") else ["--dataset", cfg["dataset"]]
-    )
-    args = [
-        "sslviz",
-        command,
-        *src,
-        "--classes",
-        str(cfg["c0"]),
-        str(cfg["c1"]),
-        "--n",
-        str(cfg["n"]),
-        "--labeled",
-        str(cfg["labeled"]),
-        "--seed",
-        str(cfg["seed"]),
-        "--pca",
-        str(cfg["pca"]),
-        "--family",
-        cfg["family"],
-        "--k",
-        str(cfg["k"]),
-    ]
-    if cfg["labeling"] != "harmonic":
-        args += [
-            "--labeling",
-            cfg["labeling"],
-            "--subset",
-            str(cfg["subset"]),
-            "--lam",
-            f"{cfg['lam']:g}",
-        ]
-    if command in ("loss", "intervals", "regret"):
-        args += ["--sigma-min", f"{cfg['sigma_min']:g}", "--sigma-max", f"{cfg['sigma_max']:g}"]
-    if command in ("intervals", "regret"):
-        args += ["--solver", cfg["solver"], "--cg-iters", str(cfg["t"]), "--mode", cfg["mode"]]
-        if cfg["mode"] == "paper":
-            args += [
-                "--epsilon",
-                f"{cfg['epsilon']:g}",
-                "--eta",
-                f"{cfg['eta']:g}",
-                "--step",
-                f"{cfg['step']:g}",
-            ]
-    return shlex.join([*args, *extra])
+def range_warning(lo: float, hi: float, suggested: tuple[float, float]) -> str | None:
+    """A warning when [lo, hi] is far outside the data's distance scale, else None."""
+    s_lo, s_hi = suggested
+    if hi <= s_lo or lo >= s_hi:
+        return (f"The range [{lo:g}, {hi:g}] lies outside the data's distance scale "
+                f"(suggested [{s_lo:g}, {s_hi:g}]): every node sees almost the same graph "
+                "there, so the loss is flat.")  # fmt: skip
+    if lo < 0.25 * s_lo:
+        return (f"σ_min = {lo:g} is far below the suggested {s_lo:g}: at very small "
+                "bandwidths weights underflow and the exact loss can take minutes.")
+    if hi > 4 * s_hi:
+        return (f"σ_max = {hi:g} is far above the suggested {s_hi:g}: beyond it the graph is "
+                "nearly uniform and the loss no longer changes.")
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,16 +163,17 @@ class AppSettings:
     cfg: dict
     spec: ProblemSpec | None = None
     settings: SweepSettings | None = None
+    sigma_range: SigmaRange | None = None
     suggested: tuple[float, float] | None = None
     errors: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.errors and self.spec is not None
+        return not self.errors and self.spec is not None and self.sigma_range is not None
 
     @property
     def sigma(self) -> tuple[float, float]:
-        return float(self.cfg["sigma_min"]), float(self.cfg["sigma_max"])
+        return float(self.sigma_range.sigma_min), float(self.sigma_range.sigma_max)
 
     def show_errors(self) -> bool:
         """Show each error with ``st.error``; True when the page may compute."""
@@ -306,12 +182,104 @@ class AppSettings:
         return self.ok
 
 
-METRIC_HELP = {
-    "ε-volume": "Total σ length where the estimated loss differs from the true loss "
-    "(Definition 3.1; uncovered σ counts too).",
-    "spurious endpoints": "Estimated endpoints with no true breakpoint within 10⁻³.",
-    "solves": "Linear systems solved (each CG solve runs t matrix-vector products).",
-}
+def setup(title: str, icon: str = "📈") -> None:
+    st.set_page_config(page_title=f"{title} · sslviz", page_icon=icon, layout="wide")
+
+
+def _cfg() -> dict:
+    if "cfg" not in st.session_state:
+        cfg, warns = from_query(dict(st.query_params))
+        st.session_state["cfg"] = cfg
+        st.session_state["url_warnings"] = warns
+        st.session_state["range_from_url"] = "sigma_min" in cfg and "sigma_max" in cfg
+    return st.session_state["cfg"]
+
+
+def _fit(row: S.Setting, value: Any, options: list | None, high: Any) -> Any:
+    """``value`` made acceptable to its widget (inside the bounds, among the options)."""
+    rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
+    if options is not None:
+        if isinstance(rule, S.Tuple):
+            return [v for v in value if v in options]
+        return value if value in options else options[0]
+    low = getattr(rule, "low", None)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if high is not None and value > high:
+            value = high
+        if low is not None and value < low and getattr(rule, "closed", "both") in ("both", "left"):
+            value = low
+    return list(value) if isinstance(value, tuple) else value
+
+
+def widget(container: Any, cls: type, name: str, *, options: list | None = None,
+           label: str | None = None, radio: bool = False, **kwargs: Any) -> Any:
+    """Draw the control of setting ``name`` of ``cls`` in ``container`` and return its value.
+
+    Label, bounds, options and help come from the setting's row; ``options`` overrides the
+    row's options (e.g. the classes of the loaded dataset); ``kwargs`` go to the widget
+    (``disabled``, ``format_func``, ``step``, ``on_change``...).
+    """
+    row = S.setting(cls, name)
+    cfg = _cfg()
+    if row.url not in _ROWS:  # a table the app did not know at start: read its link value
+        _ROWS[row.url] = row
+        values, warns = S.from_query(cls, dict(st.query_params))
+        if name in values:
+            cfg[row.url] = values[name]
+        for w in warns:
+            st.warning(w)
+    key = f"w_{row.url}"
+    rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
+    high = getattr(rule, "high", None)
+    if row.url in CAPS:
+        high = min(high, CAPS[row.url]) if high is not None else CAPS[row.url]
+    if options is None and isinstance(rule, S.Choice | S.Tuple) and rule.options:
+        options = list(rule.options)
+    # The widget's own state is the latest choice (changed in this run, or this control on
+    # the page just left: widget ids include the page, so a switch starts the widget anew);
+    # re-seed it every run so a page switch keeps the value instead of the widget default.
+    value = cfg.get(row.url, row.default)
+    if key not in st.session_state and value is not None:
+        st.session_state[key] = _fit(row, value, options, high)
+    elif key in st.session_state and options is not None:
+        st.session_state[key] = _fit(row, st.session_state[key], options, high)
+    step = kwargs.pop("step", None)
+    args = {"key": key, "help": row.help, **kwargs}
+    text = label or row.label or name
+    if isinstance(rule, S.Tuple):
+        out = tuple(container.multiselect(text, options, **args))
+    elif isinstance(rule, S.Choice) or options is not None:
+        pick = container.radio if radio else container.selectbox
+        out = pick(text, options, **({"horizontal": True} if radio else {}), **args)
+    elif isinstance(rule, S.Flag):
+        out = container.checkbox(text, **args)
+    elif isinstance(rule, S.Float):
+        low = rule.low if rule.closed in ("both", "left") else None
+        out = container.number_input(
+            text, min_value=low, max_value=high, format=rule.fmt, step=step, **args
+        )
+    else:
+        out = container.number_input(text, min_value=rule.low, max_value=high, step=step,
+                                      **args)  # fmt: skip
+    cfg[row.url] = out
+    return out
+
+
+def controls(cls: type, **overrides: Any):
+    """The page spec ``cls`` built from the current settings (after its widgets are drawn),
+    and the URL updated with them."""
+    cfg = _cfg()
+    sync_url()
+    return spec_from_cfg(cls, cfg, **overrides)
+
+
+def sync_url() -> None:
+    try:
+        query = to_query(_cfg())
+        if dict(st.query_params) != query:
+            st.query_params.from_dict(query)
+    except Exception:  # pragma: no cover - the URL is a convenience, never fatal
+        pass
 
 
 def metrics(values: dict) -> None:
@@ -327,38 +295,13 @@ def downloads(prefix: str, files: dict[str, str]) -> None:
         col.download_button(name, text, name, mime, key=f"{prefix}_dl_{name}")
 
 
-def setup(title: str, icon: str = "📈") -> None:
-    st.set_page_config(page_title=f"{title} · sslviz", page_icon=icon, layout="wide")
-
-
-def _wkey(name: str) -> str:
-    return f"w_{name}"
-
-
-def _bind(name: str) -> str:
-    """Widget key of ``name``, (re)initialised from the persistent settings."""
-    key = _wkey(name)
-    cfg = st.session_state["cfg"]
-    if key not in st.session_state and cfg.get(name) is not None:
-        st.session_state[key] = cfg[name]
-    return key
-
-
-def _set(name: str, value) -> None:
-    st.session_state["cfg"][name] = value
-    st.session_state[_wkey(name)] = value
-
-
-def _sync(cfg: dict) -> None:
-    """Copy current widget values into the persistent settings."""
-    for name in PARAMS:
-        if _wkey(name) in st.session_state and name != "dataset":
-            cfg[name] = st.session_state[_wkey(name)]
-
-
-def _use_suggested(lo: float, hi: float) -> None:
-    _set("sigma_min", float(lo))
-    _set("sigma_max", float(hi))
+def commands(*lines: str) -> None:
+    """The command lines that reproduce every number of the page."""
+    cfg = _cfg()
+    note = (" The data file is this server's copy of your upload: run it where that file is."
+            if cfg.get("data_file") else "")  # fmt: skip
+    st.caption("Reproduce on the command line (nodes are instance rows there and here)." + note)
+    st.code("\n".join(lines), language="bash")
 
 
 def _save_upload(upload) -> tuple[str, str]:
@@ -372,161 +315,167 @@ def _save_upload(upload) -> tuple[str, str]:
     return str(path), upload.name
 
 
+def _set_range(lo: float, hi: float) -> None:
+    cfg = _cfg()
+    cfg["sigma_min"], cfg["sigma_max"] = float(lo), float(hi)
+    st.session_state["w_sigma_min"], st.session_state["w_sigma_max"] = float(lo), float(hi)
+
+
+def _range_typed() -> None:
+    """The user typed a range: remember it for the current data."""
+    fp = st.session_state.get("range_for")
+    lo, hi = st.session_state.get("w_sigma_min"), st.session_state.get("w_sigma_max")
+    st.session_state.setdefault("typed_ranges", {})[fp] = (lo, hi)
+
+
+def _use_suggested(lo: float, hi: float) -> None:
+    _set_range(lo, hi)
+    st.session_state.setdefault("typed_ranges", {}).pop(st.session_state.get("range_for"), None)
+
+
+def _data_source(sb, out: AppSettings):
+    """Dataset picker / uploader; returns the loaded dataset or None (errors in ``out``)."""
+    cfg = _cfg()
+    choices = [*S.DATASETS, UPLOAD]
+    if st.session_state.get("w_source") not in choices:  # re-seeded every run: see widget()
+        st.session_state["w_source"] = UPLOAD if cfg.get("data_file") else cfg.get(
+            "dataset", S.default(ProblemSpec, "dataset"))
+    else:
+        st.session_state["w_source"] = st.session_state["w_source"]
+    row = S.setting(ProblemSpec, "dataset")
+    ds = sb.selectbox(row.label, choices, key="w_source", help=row.help)
+    if ds == UPLOAD:
+        up = sb.file_uploader("Data file (.npz or .csv)", type=["npz", "csv"], key="w_upload",
+                              help=S.setting(ProblemSpec, "data_file").help)  # fmt: skip
+        if up is not None:
+            cfg["data_file"], cfg["data_file_name"] = _save_upload(up)
+        if cfg.get("data_file"):
+            sb.caption(f"Using {cfg['data_file_name']}. An uploaded file cannot travel in a "
+                       "link: whoever opens it must upload the same file.")  # fmt: skip
+        else:
+            out.errors.append("Upload an .npz (arrays X, y) or .csv file, or pick a dataset.")
+            return None
+    else:
+        cfg["dataset"], cfg["data_file"], cfg["data_file_name"] = ds, None, None
+    try:
+        return app_cache.dataset(cfg.get("dataset", "digits"), cfg.get("data_file"))
+    except Exception as exc:  # DatasetUnavailableError, a bad user file, ...
+        out.errors.append(str(exc))
+        return None
+
+
 def sidebar() -> AppSettings:
     """Draw the shared sidebar; return the page's settings (errors collected, not raised)."""
-    if "cfg" not in st.session_state:
-        cfg, warns = from_query(dict(st.query_params))
-        st.session_state["cfg"] = cfg
-        st.session_state["url_warnings"] = warns
+    cfg = _cfg()
     for w in st.session_state.pop("url_warnings", []):
         st.warning(w)
-    cfg = st.session_state["cfg"]
-    _sync(cfg)
-    for name in PARAMS:  # keep widget values across page switches (which reset widgets)
-        if cfg.get(name) is not None and name != "dataset":
-            st.session_state[_wkey(name)] = cfg[name]
     out = AppSettings(cfg)
     sb = st.sidebar
     sb.header("Problem instance")
-    choices = [*DATASETS, UPLOAD]
-    ds_key = _wkey("dataset")
-    if st.session_state.get(ds_key) in choices:
-        cfg["ds_choice"] = st.session_state[ds_key]
-    st.session_state[ds_key] = cfg.get("ds_choice") or (
-        UPLOAD if cfg["data_file"] else cfg["dataset"]
-    )
-    ds = sb.selectbox("Dataset", choices, key=ds_key, help=HELP["dataset"])
-    if ds == UPLOAD:
-        up = sb.file_uploader(
-            "Data file (.npz or .csv)", type=["npz", "csv"], key="w_upload", help=HELP["dataset"]
-        )
-        if up is not None:
-            cfg["data_file"], cfg["data_file_name"] = _save_upload(up)
-        if cfg["data_file"]:
-            sb.caption(f"Using {cfg['data_file_name']}")
-        else:
-            out.errors.append("Upload an .npz (arrays X, y) or .csv file, or pick a dataset.")
-    else:
-        cfg["dataset"], cfg["data_file"], cfg["data_file_name"] = ds, None, None
-
-    dataset, ds_error = None, None
-    if not out.errors:
-        try:
-            dataset = app_cache.dataset(cfg["dataset"], cfg["data_file"])
-        except Exception as exc:  # DatasetUnavailableError, bad user file, ...
-            ds_error = str(exc)
-            out.errors.append(ds_error)
+    dataset = _data_source(sb, out)
     classes = list(dataset.classes) if dataset is not None else list(range(10))
     names = dataset.class_names if dataset is not None else {}
-    for c in ("c0", "c1"):
-        if cfg[c] not in classes:
-            out.errors.append(f"Class {cfg[c]} is not in the dataset (classes: {classes}).")
+    pair = tuple(cfg.get("classes", S.default(ProblemSpec, "classes")))
+    missing = [c for c in pair if c not in classes]
+    if missing and dataset is not None:  # e.g. a link's classes on another dataset
+        pair = (classes[0], classes[1])
+        st.warning(f"Class(es) {missing} are not in this dataset; using {pair}.")
+    cfg["classes"] = pair
+    row = S.setting(ProblemSpec, "classes")
     c0, c1 = sb.columns(2)
-    for col, c in ((c0, "c0"), (c1, "c1")):
-        opts = classes if cfg[c] in classes else [cfg[c], *classes]
-        col.selectbox(
-            c,
-            opts,
-            key=_bind(c),
-            help=HELP[c],
+    chosen = []
+    for i, col in enumerate((c0, c1)):
+        key = f"w_classes_{i}"
+        value = st.session_state.get(key)  # re-seeded every run: see widget()
+        st.session_state[key] = value if value in classes else pair[i]
+        chosen.append(col.selectbox(
+            f"class c{i}", classes, key=key, help=row.help,
             format_func=lambda v: f"{v}: {names[v]}" if names.get(v, str(v)) != str(v) else str(v),
-        )
-    if cfg["c0"] == cfg["c1"]:
-        out.errors.append("Pick two different classes.")
+        ))  # fmt: skip
+    cfg["classes"] = tuple(chosen)
     c0, c1 = sb.columns(2)
-    c0.number_input("n", 3, MAX_N, step=10, key=_bind("n"), help=HELP["n"])
-    c1.number_input("|L|", 2, MAX_N, step=1, key=_bind("labeled"), help=HELP["labeled"])
+    widget(c0, ProblemSpec, "n", step=10)
+    widget(c1, ProblemSpec, "n_labeled")
     c0, c1 = sb.columns(2)
-    c0.number_input("seed", 0, 2**31 - 1, key=_bind("seed"), help=HELP["seed"])
-    c1.number_input("PCA components", 0, 4096, key=_bind("pca"), help=HELP["pca"])
+    widget(c0, ProblemSpec, "seed")
+    widget(c1, ProblemSpec, "pca")
 
     sb.header("Graph and labeling")
     c0, c1 = sb.columns(2)
-    c0.selectbox("graph family", FAMILIES, key=_bind("family"), help=HELP["family"])
-    c1.number_input(
-        "k",
-        1,
-        1000,
-        key=_bind("k"),
-        help=HELP["k"],
-        disabled=st.session_state[_wkey("family")] == "complete",
-    )
-    sb.radio("labeling", LABELINGS, key=_bind("labeling"), help=HELP["labeling"], horizontal=True)
-    if st.session_state[_wkey("labeling")] == "delalleau":
+    widget(c0, ProblemSpec, "family")
+    widget(c1, ProblemSpec, "k", disabled=cfg["family"] == "complete")
+    widget(sb, ProblemSpec, "labeling", radio=True)
+    if cfg["labeling"] == "delalleau":
         c0, c1 = sb.columns(2)
-        c0.number_input("m = |Ũ|", 1, MAX_N, key=_bind("subset"), help=HELP["subset"])
-        c1.number_input("λ", 1e-6, 1e6, key=_bind("lam"), help=HELP["lam"], format="%.3g")
-    _sync(cfg)
-    errs = check({**cfg, "sigma_min": None, "sigma_max": None})
-    out.errors += errs
+        widget(c0, ProblemSpec, "subset")
+        widget(c1, ProblemSpec, "lam")
     if not out.errors:
         try:
-            out.spec = make_spec(cfg)
-            out.suggested = app_cache.suggested_range(out.spec)
+            out.spec = spec_from_cfg(ProblemSpec, cfg, data_file=cfg.get("data_file"))
+            out.errors += cap_errors(out.spec)
+            if not out.errors:
+                out.suggested = app_cache.suggested_range(out.spec)
         except (ValueError, TypeError, FileNotFoundError) as exc:
             out.errors.append(str(exc))
             out.spec = None
-
-    r = "r" if cfg["family"] == "threshold" else "σ"
-    sb.header(f"{r} range")
-    if out.suggested is not None:
-        lo, hi = out.suggested
-        if cfg["sigma_min"] is None or cfg["sigma_max"] is None:
-            _use_suggested(lo, hi)
-        sb.button(
-            f"Use suggested [{lo:g}, {hi:g}]",
-            key="w_use_suggested",
-            on_click=_use_suggested,
-            args=(lo, hi),
-            help="Half the median nearest-neighbour distance to twice the median "
-            "distance to the 6th neighbour (edge-length range for threshold).",
-        )
-    elif cfg["sigma_min"] is None or cfg["sigma_max"] is None:
-        _use_suggested(0.5, 5.0)
-    c0, c1 = sb.columns(2)
-    c0.number_input(
-        f"{r}_min",
-        1e-6,
-        1e6,
-        step=0.1,
-        format="%.4g",
-        key=_bind("sigma_min"),
-        help=HELP["sigma_min"],
-    )
-    c1.number_input(
-        f"{r}_max",
-        1e-6,
-        1e6,
-        step=0.1,
-        format="%.4g",
-        key=_bind("sigma_max"),
-        help=HELP["sigma_max"],
-    )
+    _range_section(sb, out)
 
     sb.header("Solver and Algorithm 4")
     c0, c1 = sb.columns(2)
-    c0.selectbox("solver", SOLVERS, key=_bind("solver"), help=HELP["solver"])
-    c1.number_input("CG iterations t", 1, 1000, key=_bind("t"), help=HELP["t"])
-    sb.radio("mode", MODES, key=_bind("mode"), help=HELP["mode"], horizontal=True)
-    with sb.expander("Algorithm 4 parameters (ε, η, step)"):
-        st.number_input("ε", 1e-12, 1.0, format="%.1e", key=_bind("epsilon"), help=HELP["epsilon"])
-        st.number_input("η", 1e-6, 1e3, format="%.3g", key=_bind("eta"), help=HELP["eta"])
-        st.number_input("step", 1e-6, 1e3, format="%.3g", key=_bind("step"), help=HELP["step"])
-    _sync(cfg)
-    lo, hi = cfg["sigma_min"], cfg["sigma_max"]
-    if out.suggested is not None and lo < 0.25 * out.suggested[0]:
-        sb.warning(
-            f"{r}_min = {lo:g} is far below the suggested {out.suggested[0]:g}: at very "
-            "small bandwidths weights underflow and the exact loss can take minutes."
-        )
-    if not lo < hi:
-        out.errors.append(f"{r}_min = {lo:g} must be smaller than {r}_max = {hi:g}.")
+    widget(c0, SweepSettings, "solver")
+    widget(c1, SweepSettings, "cg_iters")
+    widget(sb, SweepSettings, "mode", radio=True)
+    with sb.expander("Algorithm 4 parameters (ε, η, step, cap)"):
+        for name in ("epsilon", "eta", "step", "max_iter", "root_tol"):
+            widget(st, SweepSettings, name)
     try:
-        out.settings = make_settings(cfg)
+        out.settings = spec_from_cfg(SweepSettings, cfg)
     except (ValueError, TypeError) as exc:
         out.errors.append(str(exc))
-    try:
-        st.query_params.from_dict(to_query(cfg))
-    except Exception:  # pragma: no cover - the URL is a convenience, never fatal
-        pass
+    sb.caption("Every setting is in the page's link: copy it to share this exact view.")
+    sync_url()
     return out
+
+
+def _range_section(sb, out: AppSettings) -> None:
+    """The σ range: follows the data unless typed for these data; warns when far off."""
+    cfg = _cfg()
+    r = "r" if cfg.get("family") == "threshold" else "σ"
+    sb.header(f"{r} range")
+    fp = data_fingerprint(cfg)
+    typed = st.session_state.setdefault("typed_ranges", {})
+    if st.session_state.get("range_for") != fp:
+        if st.session_state.pop("range_from_url", False):
+            typed[fp] = (cfg["sigma_min"], cfg["sigma_max"])
+        st.session_state["range_for"] = fp
+        lo_hi = typed.get(fp) or out.suggested
+        if lo_hi is not None:
+            _set_range(*lo_hi)
+    if cfg.get("sigma_min") is None or cfg.get("sigma_max") is None:
+        _set_range(*(out.suggested or (0.5, 5.0)))
+    c0, c1 = sb.columns(2)
+    widget(c0, SigmaRange, "sigma_min", label=f"{r}_min", on_change=_range_typed, step=0.1)
+    widget(c1, SigmaRange, "sigma_max", label=f"{r}_max", on_change=_range_typed, step=0.1)
+    if out.suggested is not None:
+        lo, hi = out.suggested
+        sb.button(
+            f"Use suggested [{lo:g}, {hi:g}]", key="w_use_suggested", on_click=_use_suggested,
+            args=(lo, hi),
+            help="Half the median nearest-neighbour distance to twice the median distance "
+            "to the 6th neighbour (edge-length range for threshold). The range moves there "
+            "by itself when the data change, unless you typed one for those data.",
+        )  # fmt: skip
+    try:
+        out.sigma_range = spec_from_cfg(SigmaRange, cfg)
+    except (ValueError, TypeError) as exc:
+        out.errors.append(f"{r}_min = {cfg['sigma_min']:g} must be smaller than {r}_max = "
+                          f"{cfg['sigma_max']:g}." if isinstance(exc, InvalidParameterError)
+                          else str(exc))  # fmt: skip
+        return
+    if out.suggested is not None:
+        warning = range_warning(*out.sigma, out.suggested)
+        if warning:
+            col, button = st.columns([5, 1])
+            col.warning(warning)
+            button.button("Use the suggested range", key="w_fix_range", type="primary",
+                          on_click=_use_suggested, args=out.suggested)  # fmt: skip

@@ -14,7 +14,8 @@ import time
 
 from _common import fashion_or_digits, machine, write
 
-from sslviz.problem import ProblemSpec, build_problem, loss_curve
+from sslviz.problem import build_problem, loss_curve
+from sslviz.specs import ProblemSpec
 
 SIZES = (100, 300, 500, 2000)
 # The complete graph at n = 2000 has on the order of a thousand breakpoints, each needing

@@ -14,8 +14,9 @@ from __future__ import annotations
 from _common import fashion_or_digits, machine, write
 
 import sslviz.intervals as intervals
-from sslviz.intervals import SweepSettings, feedback_set, sweep
-from sslviz.problem import ProblemSpec, build_problem
+from sslviz.intervals import feedback_set, sweep
+from sslviz.problem import build_problem
+from sslviz.specs import ProblemSpec, SweepSettings
 
 STARTS = (1.0, 1.5, 2.0, 3.0, 4.5, 6.0)
 SEEDS = (0, 1, 2)

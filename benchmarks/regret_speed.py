@@ -11,9 +11,10 @@ import time
 
 from _common import machine, write
 
-from sslviz.intervals import SweepSettings
-from sslviz.online import GraphRounds, regret_experiment
-from sslviz.problem import ProblemSpec
+from sslviz import export
+from sslviz.experiment import regret_experiment
+from sslviz.problem import GraphRounds
+from sslviz.specs import ProblemSpec, SweepSettings
 
 
 def main() -> None:
@@ -22,7 +23,7 @@ def main() -> None:
     t0 = time.perf_counter()
     exp = regret_experiment(provider, rounds=100, repeats=5, n_jobs=-1)
     wall = time.perf_counter() - t0
-    d = exp.to_dict()
+    d = export.to_dict(exp)
     md = [
         "# Online regret experiment (digits 3 vs 8, n = 100, |L| = 10, kNN-6, CG-20, "
         "σ ∈ [0.5, 5], T = 100, R = 5)",

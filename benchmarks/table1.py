@@ -23,8 +23,9 @@ import tracemalloc
 import numpy as np
 from _common import fashion_or_digits, machine, write
 
-from sslviz.intervals import SweepSettings, score, sweep
-from sslviz.problem import ProblemSpec, build_problem, loss_curve
+from sslviz.intervals import score, sweep
+from sslviz.problem import build_problem, loss_curve
+from sslviz.specs import ProblemSpec, SweepSettings
 
 COLUMNS = {
     "complete CG-20": dict(family="complete", labeling="harmonic", solver="cg"),

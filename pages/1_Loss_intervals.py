@@ -7,7 +7,9 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import plots
+from sslviz import export, plots
+from sslviz.cli import command_line
+from sslviz.specs import LossView, ScoreSettings, SigmaRange
 
 app_state.setup("Loss intervals", "📉")
 s = app_state.sidebar()
@@ -20,24 +22,20 @@ st.caption(
 )
 if not s.show_errors():
     st.stop()
-cfg, spec, settings = s.cfg, s.spec, s.settings
+spec, settings = s.spec, s.settings
 lo, hi = s.sigma
-threshold = spec.family == "threshold"
+threshold = not spec.gaussian
 other_mode = "paper" if settings.mode == "fast" else "fast"
 COMPARE = {
     "nothing": None,
     "CG t = 5": dict(solver="cg", cg_iters=5),
     "CG t = 50": dict(solver="cg", cg_iters=50),
-    f"{other_mode} mode": dict(mode=other_mode),
+    "other mode": dict(mode=other_mode),
     "exact solver": dict(solver="exact"),
 }
-choice = st.selectbox(
-    "Compare with",
-    list(COMPARE),
-    key="li_compare",
-    disabled=threshold,
-    help="Overlay the intervals of a second setting (dotted orange).",
-)
+app_state.widget(st, LossView, "compare", disabled=threshold,
+                 format_func=lambda c: f"{other_mode} mode" if c == "other mode" else c)
+view = app_state.controls(LossView)
 try:
     with st.spinner(f"Computing the exact loss l(σ) on [{lo:g}, {hi:g}]…"):
         truth = app_cache.truth(spec, lo, hi)
@@ -49,9 +47,9 @@ try:
         ):
             res = app_cache.intervals(spec, lo, hi, settings)
             sc = app_cache.scored(spec, lo, hi, settings)
-        if COMPARE[choice]:
-            cmp_settings = replace(settings, **COMPARE[choice])
-            with st.spinner(f"Running the comparison ({choice})…"):
+        if COMPARE[view.compare]:
+            cmp_settings = replace(settings, **COMPARE[view.compare])
+            with st.spinner(f"Running the comparison ({view.compare})…"):
                 cmp_res = app_cache.intervals(spec, lo, hi, cmp_settings)
                 cmp_sc = app_cache.scored(spec, lo, hi, cmp_settings)
     problem = app_cache.problem(spec)
@@ -60,7 +58,7 @@ except (ValueError, TypeError, FileNotFoundError) as exc:
     st.stop()
 rows = problem.rows(range(problem.model.n_unlabeled))
 fig = plots.loss_intervals_figure(
-    truth, res, score=sc, rows=rows, compare=cmp_res, compare_name=f"compare: {choice}"
+    truth, res, score=sc, rows=rows, compare=cmp_res, compare_name=f"compare: {view.compare}"
 )
 st.plotly_chart(fig, key="li_chart")
 
@@ -77,67 +75,66 @@ else:
     })  # fmt: skip
     if cmp_res is not None:
         st.caption(
-            f"Compare ({choice}): M = {cmp_sc.M}, missed {cmp_sc.missed}, spurious "
+            f"Compare ({view.compare}): M = {cmp_sc.M}, missed {cmp_sc.missed}, spurious "
             f"{cmp_sc.spurious}, ε-volume {cmp_sc.eps_volume:.3g}, "
-            f"{1e3 * cmp_res.time_per_interval:.1f} ms per interval, {cmp_res.solves} "
-            "solves."
+            f"{1e3 * cmp_res.time_per_interval:.1f} ms per interval, {cmp_res.solves} solves."
         )
 
-tables = app_cache.interval_tables(spec, lo, hi, None if threshold else settings)
+rng = SigmaRange(lo, hi)
 t1, t2, t3, t4 = st.tabs(["Estimated intervals", "Missed breakpoints", "True loss", "Export"])
-t1.dataframe(tables["intervals"], hide_index=True)
+t3.dataframe(export.to_frame(truth, problem), hide_index=True)
+files = {"true_loss.csv": export.to_frame(truth, problem).to_csv(index=False),
+         "true_loss.json": app_cache.loss_json(spec, lo, hi)}  # fmt: skip
+lines = [command_line("loss", spec, rng, out="true_loss.json")]
 if sc is None:
+    t1.info("No estimate: Algorithm 4 needs a Gaussian family.")
     t2.info("No estimate to score.")
-elif tables["misses"].empty:
-    t2.success("No true breakpoint missed.")
 else:
-    t2.dataframe(tables["misses"], hide_index=True)
-t3.dataframe(tables["true loss"], hide_index=True)
+    t1.dataframe(export.to_frame(res, problem), hide_index=True)
+    if sc.misses:
+        t2.dataframe(export.to_frame(sc, problem), hide_index=True)
+    else:
+        t2.success("No true breakpoint missed.")
+    files |= {"intervals.csv": export.to_frame(res, problem).to_csv(index=False),
+              "intervals.json": app_cache.intervals_json(spec, lo, hi, settings)}  # fmt: skip
+    lines.append(command_line("intervals", spec, rng, settings, ScoreSettings(score=True),
+                              out="intervals.json"))  # fmt: skip
+    if cmp_res is not None:
+        lines.append(command_line("intervals", spec, rng, cmp_settings,
+                                  ScoreSettings(score=True), out="compare.json"))  # fmt: skip
 with t4:
-    files = {
-        "true_loss.csv": tables["true loss"].to_csv(index=False),
-        "true_loss.json": tables["true_loss.json"],
-    }
-    if not threshold:
-        files |= {
-            "intervals.csv": tables["intervals"].to_csv(index=False),
-            "intervals.json": tables["intervals.json"],
-        }
     app_state.downloads("li", files)
-    st.caption("Reproduce on the command line (node numbers there are instance rows):")
-    cmd = (
-        ["loss", "--out", "loss.json"]
-        if threshold
-        else ["intervals", "--score", "--out", "intervals.json"]
-    )
-    st.code(app_state.cli_command(*cmd[:1], cfg, *cmd[1:]), language="bash")  # fmt: skip
+    app_state.commands(*lines)
 
 if threshold:
     st.stop()
 st.subheader("Drill-down: one node's soft label (Figure 2)")
-missed_nodes = [int(u) for _, nd in sc.misses for u in nd]
-order = list(dict.fromkeys(missed_nodes + list(range(problem.model.n_unlabeled))))
+missed_rows = [r for _, nd in sc.misses for r in problem.rows(nd)]
+order = list(dict.fromkeys(missed_rows + rows))
+u_of_row = {r: u for u, r in enumerate(rows)}
+
+
+def _node_changed() -> None:  # a new node starts from its own default σ0
+    st.session_state["cfg"]["sigma0"] = None
+    st.session_state.pop("w_sigma0", None)
+
+
 c0, c1 = st.columns(2)
-u = c0.selectbox(
-    "Unlabeled node u",
-    order,
-    key="li_node",
-    format_func=lambda x: f"{x} (row {rows[x]})" + (" — missed" if x in missed_nodes else ""),
-    help="Nodes behind missed breakpoints come first.",
-)
+app_state.widget(c0, LossView, "node", options=order, on_change=_node_changed,
+                 format_func=lambda r: f"row {r}" + (" — missed" if r in missed_rows else ""))
+row = st.session_state["cfg"]["node"]
+u = u_of_row[row]
 node_bps = [b for b, nd in zip(truth.breakpoints, truth.nodes, strict=True) if u in set(nd)]
-default0 = max(lo, node_bps[0] - 0.25 * (hi - lo)) if node_bps else lo + 0.25 * (hi - lo)
-sigma0 = c1.number_input(
-    "start σ0 of the iterations",
-    lo,
-    hi,
-    float(round(default0, 4)),
-    key=f"li_sigma0_{u}",
-    format="%.4g",
-    help="Algorithm 4 starts node u's iteration here.",
-)
+sigma0 = st.session_state["cfg"].get("sigma0")
+if sigma0 is None or not lo <= sigma0 <= hi:
+    start = max(lo, node_bps[0] - 0.25 * (hi - lo)) if node_bps else lo + 0.25 * (hi - lo)
+    st.session_state["cfg"]["sigma0"] = float(f"{start:.4g}")
+    st.session_state.pop("w_sigma0", None)
+app_state.widget(c1, LossView, "sigma0")
+view = app_state.controls(LossView)
+sigma0 = min(max(view.sigma0, lo), hi)
 try:
-    with st.spinner(f"Evaluating f_u(σ) for node {u} and running the three step rules…"):
+    with st.spinner(f"Evaluating f_u(σ) for row {row} and running the three step rules…"):
         curves = app_cache.node_curves(spec, lo, hi, settings, u)
         tr = app_cache.node_traces(spec, lo, hi, settings, u, float(sigma0))
 except (ValueError, TypeError) as exc:
@@ -145,15 +142,11 @@ except (ValueError, TypeError) as exc:
     st.stop()
 st.plotly_chart(
     plots.soft_label_figure(
-        curves["sigma"],
-        curves["f"],
-        u=u,
-        f_exact=curves["f_exact"],
-        traces={r: its for r, (its, _) in tr.items()},
-        breakpoints=node_bps,
+        curves["sigma"], curves["f"], u=f"row {row}", f_exact=curves["f_exact"],
+        traces={r: its for r, (its, _) in tr.items()}, breakpoints=node_bps,
     ),
     key="li_node_chart",
-)
+)  # fmt: skip
 st.caption(
     " · ".join(
         f"{r}: {len(its)} iterates, root " + (f"{root:.5g}" if root is not None else "none")

@@ -1,15 +1,12 @@
 """Online regret: Exp3-Set learning σ over a stream of instances (Algorithm 1)."""
 
-import json
-
-import pandas as pd
 import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import plots
-
-MODELS = ["approx", "exact", "full", "uniform"]
+from sslviz import export, plots
+from sslviz.cli import command_line
+from sslviz.specs import RegretSettings, SigmaRange
 
 app_state.setup("Online regret", "🎲")
 s = app_state.sidebar()
@@ -18,59 +15,44 @@ st.caption(
     "Each round draws a new instance (same settings, new seed); the learner picks σ_t from its "
     "density, suffers l_t(σ_t) and updates on the feedback: approx = the interval Algorithm 4 "
     "finds around σ_t, exact = the true constant-loss interval, full = the whole approximate "
-    "loss, uniform = no learning. Regret R_t is against the best fixed σ in hindsight."
+    "loss, uniform = no learning. Regret R_t is against the best fixed σ in hindsight. The "
+    "sidebar's seed seeds the stream and the learners."
 )
 if not s.show_errors():
     st.stop()
-cfg, spec, settings = s.cfg, s.spec, s.settings
+spec, settings = s.spec, s.settings
 lo, hi = s.sigma
-if spec.family == "threshold":
+if not spec.gaussian:
     st.error("Online regret needs a Gaussian family (complete, knn, mutual-knn).")
     st.stop()
 c = st.columns([1, 1, 2, 1])
-rounds = c[0].number_input(
-    "rounds T",
-    1,
-    app_state.MAX_ROUNDS,
-    20,
-    key="reg_rounds",
-    help=f"Instances in the stream (≤ {app_state.MAX_ROUNDS}).",
-)
-repeats = c[1].number_input(
-    "repetitions",
-    1,
-    app_state.MAX_REPEATS,
-    2,
-    key="reg_repeats",
-    help="Independent runs; the band is a 95% interval of the mean.",
-)
-models = c[2].multiselect("feedback models", MODELS, default=MODELS, key="reg_models")
-seed = c[3].number_input("seed", 0, 2**31 - 1, 0, key="reg_seed")
-if not models:
+app_state.widget(c[0], RegretSettings, "rounds")
+app_state.widget(c[1], RegretSettings, "repeats")
+app_state.widget(c[2], RegretSettings, "feedback")
+try:
+    regret = app_state.controls(RegretSettings, jobs=1)
+except (ValueError, TypeError):
     st.info("Pick at least one feedback model.")
     st.stop()
-key = (spec, lo, hi, settings, int(rounds), int(repeats), tuple(models), int(seed))
-if st.button("Run the experiment", key="reg_run", type="primary"):
-    bar = st.progress(0.0, text=f"Running {repeats} repetitions of {rounds} rounds…")
+key = (spec, lo, hi, settings, regret)
+exp = app_cache.regret_cached(key)
+if c[3].button("Run the experiment", key="reg_run", type="primary") and exp is None:
+    bar = st.progress(0.0, text=f"Running {regret.repeats} repetitions of {regret.rounds} rounds…")
 
     def tick(done, total):
         bar.progress(done / total, text=f"repetition {done}/{total} done")
 
     try:
-        st.session_state["reg_result"] = (key, app_cache.regret(*key, _progress=tick))
+        exp = app_cache.regret(spec, lo, hi, settings, regret, progress=tick)
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(str(exc))
     bar.empty()
-stored = st.session_state.get("reg_result")
-if stored is None:
+if exp is None:
     st.info(
         "Press **Run the experiment**: each round builds an instance and its exact loss, "
         "so this takes about a second per round and repetition at n = 100."
     )
     st.stop()
-if stored[0] != key:
-    st.warning("The settings changed since this run; press the button to rerun.")
-exp = stored[1]
 if all(float(m.regret_mean[-1]) == 0.0 for m in exp.models.values()):
     st.info(
         "Every model has zero regret: on this instance stream every σ in the range is "
@@ -86,59 +68,10 @@ st.caption(
     f"M (mean pieces of the true loss) = {exp.M:.2f}, step size λ = {exp.lr:.3g}, "
     f"R = {exp.R:.3g}, {exp.seconds:.1f} s in total."
 )
-
-rows = [
-    {
-        "model": name,
-        "round": t + 1,
-        "regret_mean": m.regret_mean[t],
-        "regret_low": m.regret_low[t],
-        "regret_high": m.regret_high[t],
-        "rate": m.rate[t],
-    }
-    for name, m in exp.models.items()
-    for t in range(exp.rounds)
-]
-df = pd.DataFrame(rows)
-with st.expander("Table and export"):
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "model": n,
-                    "final regret": m.regret_mean[-1],
-                    "best σ range": f"[{m.best_sigma[0]:.4g}, {m.best_sigma[1]:.4g}]",
-                    "λ": m.lr,
-                    "seconds": m.seconds,
-                }
-                for n, m in exp.models.items()
-            ]
-        ),
-        hide_index=True,
-    )
-    d0, d1 = st.columns(2)
-    d0.download_button(
-        "regret.csv", df.to_csv(index=False), "regret.csv", "text/csv", key="reg_dl_csv"
-    )
-    d1.download_button(
-        "regret.json",
-        json.dumps(exp.to_dict(), indent=1),
-        "regret.json",
-        "application/json",
-        key="reg_dl_json",
-    )
-    st.code(
-        app_state.cli_command(
-            "regret",
-            cfg,
-            "--rounds",
-            str(rounds),
-            "--repeats",
-            str(repeats),
-            "--feedback",
-            ",".join(models),
-            "--out",
-            "regret.json",
-        ),
-        language="bash",
-    )
+with st.expander("Table, export and the command line"):
+    st.dataframe(export.regret_summary_frame(exp), hide_index=True)
+    doc = export.regret_document(spec, (lo, hi), settings, regret, exp)
+    app_state.downloads("reg", {"regret.csv": export.to_frame(exp).to_csv(index=False),
+                                "regret.json": export.dumps(doc)})  # fmt: skip
+    app_state.commands(command_line("regret", spec, SigmaRange(lo, hi), settings,
+                                    regret.replace(jobs=-1), out="regret.json"))  # fmt: skip

@@ -2,17 +2,23 @@
 
 Modules
 -------
-data          datasets, PCA, problem instances
+specs         every setting, once: frozen specs with one field table each (default, rule,
+              help, CLI flag, URL key) and the cross-field checks; CLI, URL, widgets and
+              reproducing commands are generated from them
+data          datasets, PCA, problem instances (the process's one dataset cache)
 graphs        graph families: σ-independent pattern + weights and ∂W/∂σ
-labeling      harmonic and Delalleau soft labels and σ-derivatives (Algorithms 2, 3)
+labeling      harmonic and Delalleau soft labels and σ-derivatives (Algorithms 2, 3), and
+              the counted solve oracle (LabelOracle)
 solvers       fixed-t CG / Jacobi-PCG (counted), exact LU, matrix inverse
-truth         the exact loss curve l(σ) and its breakpoints
+truth         loss curves l(σ) (exact or from any solver) and their breakpoints
 intervals     Algorithm 4 (paper mode), the fast mode, scoring against the truth
 conditioning  κ(I − P_UU), κ(A) across σ
-online        Approximate Continuous Exp3-Set (Algorithm 1) and regret experiments
-problem       settings → instance → model, shared by the CLI, the app and the online runs
+online        the Approximate Continuous Exp3-Set learner (Algorithm 1)
+experiment    regret experiments: rounds, repetitions, joblib / Dask
+problem       settings → instance → model, and graph-backed online rounds
+export        every result → dict / DataFrame: one JSON schema for the CLI and the app
 plots         Plotly figure builders
-cli           the ``sslviz`` command
+cli           the ``sslviz`` command, options generated from the specs
 
 Nothing here imports Streamlit or torch at import time.
 """

@@ -21,8 +21,11 @@ class InvalidParameterError(ValueError):
 def _range_text(low: float | None, high: float | None, closed: str) -> str:
     left = "[" if closed in ("both", "left") else "("
     right = "]" if closed in ("both", "right") else ")"
-    lo = "-inf" if low is None else f"{low:g}"
-    hi = "inf" if high is None else f"{high:g}"
+    def text(x: float) -> str:
+        return str(x) if isinstance(x, int) else f"{x:g}"
+
+    lo = "-inf" if low is None else text(low)
+    hi = "inf" if high is None else text(high)
     return f"{left}{lo}, {hi}{right}"
 
 

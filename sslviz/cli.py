@@ -5,13 +5,16 @@
     sslviz intervals  Algorithm 4 (paper or fast mode), optionally scored against the truth
     sslviz regret     online Exp3-Set tuning of σ: regret of each feedback model
 
-Bad arguments exit with status 2 and one line saying what to change.
+Every option is generated from the settings tables of :mod:`sslviz.specs` (:data:`COMMANDS`
+says which tables each command takes), and :func:`command_line` writes the command that
+reproduces a set of settings. Bad arguments exit with status 2 and one line saying what to
+change. The JSON documents come from :mod:`sslviz.export`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -19,8 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from sslviz import __version__
-from sslviz._validation import check_sigma_range
-from sslviz.data import DATASETS
+from sslviz import specs as S
 
 
 class _UsageError(Exception):
@@ -32,137 +34,83 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{message} (see 'sslviz {self.prog.split()[-1]} --help')")
 
 
-def _instance_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("instance")
-    src = g.add_mutually_exclusive_group()
-    src.add_argument(
-        "--dataset", default="digits", help=f"dataset name: {', '.join(DATASETS)} (default: digits)"
-    )
-    src.add_argument("--data-file", help=".npz (X, y[, labeled]) or .csv with a label column")
-    g.add_argument(
-        "--classes",
-        nargs=2,
-        type=int,
-        default=[0, 1],
-        metavar=("C0", "C1"),
-        help="the two classes; C1 becomes label 1 (default: 0 1)",
-    )
-    g.add_argument("--n", type=int, default=100, help="number of points (default: 100)")
-    g.add_argument("--labeled", type=int, default=10, help="|L| (default: 10)")
-    g.add_argument("--seed", type=int, default=0, help="instance seed (default: 0)")
-    g.add_argument("--pca", type=int, default=45, help="PCA components, 0 = none (default: 45)")
-    g.add_argument("--data-root", help="data folder (default: $SSLVIZ_DATA or ~/.cache/sslviz)")
-    g.add_argument("--download", action="store_true", help="download a missing dataset")
-    g = p.add_argument_group("graph and labeling")
-    g.add_argument(
-        "--family",
-        default="knn",
-        choices=["complete", "knn", "mutual-knn", "threshold"],
-        help="graph family (default: knn, the symmetrised 'or' kNN)",
-    )
-    g.add_argument("--k", type=int, default=6, help="nearest neighbours, self excluded (6)")
-    g.add_argument("--labeling", default="harmonic", choices=["harmonic", "delalleau"])
-    g.add_argument("--subset", type=int, default=50, help="Delalleau |Ũ| (default: 50)")
-    g.add_argument("--lam", type=float, default=1.4, help="Delalleau λ (default: 1.4)")
-    p.add_argument("--out", help="write JSON here (default: standard output)")
+COMMANDS: dict[str, tuple[str, tuple[type, ...]]] = {
+    "loss": ("exact loss curve and breakpoints", (S.ProblemSpec, S.SigmaRange)),
+    "condition": ("condition numbers across σ", (S.ProblemSpec, S.SigmaRange, S.ConditionSettings)),
+    "intervals": (
+        "Algorithm 4 constant-loss intervals",
+        (S.ProblemSpec, S.SigmaRange, S.SweepSettings, S.ScoreSettings),
+    ),
+    "regret": (
+        "online Exp3-Set regret",
+        (S.ProblemSpec, S.SigmaRange, S.SweepSettings, S.RegretSettings),
+    ),
+}
+"""Each command: its help line and the settings tables its options come from."""
 
-
-def _range_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--sigma-min", type=float, required=True, help="σ_min > 0 (r_min for the threshold family)"
-    )
-    p.add_argument(
-        "--sigma-max",
-        type=float,
-        required=True,
-        help="σ_max > σ_min (r_max for the threshold family)",
-    )
-
-
-def _sweep_args(p: argparse.ArgumentParser, mode_default: str = "fast") -> None:
-    p.add_argument("--solver", default="cg", choices=["cg", "pcg", "exact", "inverse"])
-    p.add_argument("--cg-iters", type=int, default=20, help="CG iterations t (default: 20)")
-    p.add_argument("--epsilon", type=float, default=1e-4, help="ε of Algorithm 4 (1e-4)")
-    p.add_argument("--eta", type=float, default=1.0, help="η, gradient step (default: 1)")
-    p.add_argument("--step", type=float, default=0.05, help="sweep restart step (0.05)")
-    p.add_argument("--mode", default=mode_default, choices=["fast", "paper"])
+_TITLES = {
+    S.ProblemSpec: "instance, graph and labeling",
+    S.SigmaRange: "bandwidth range (default: the range suggested by the data)",
+    S.SweepSettings: "solver and Algorithm 4",
+    S.ScoreSettings: "scoring",
+    S.ConditionSettings: "conditioning grid",
+    S.RegretSettings: "online experiment",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="sslviz", description=__doc__.split("\n\n")[0])
     p.add_argument("--version", action="version", version=f"sslviz {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    q = sub.add_parser("loss", help="exact loss curve and breakpoints")
-    _instance_args(q)
-    _range_args(q)
-    q = sub.add_parser("condition", help="condition numbers across σ")
-    _instance_args(q)
-    q.add_argument(
-        "--sigmas", required=True, metavar="X:Y:COUNT", help="σ grid: COUNT values from X to Y"
-    )
-    q.add_argument("--solver", default="cg", choices=["cg", "pcg"])
-    q.add_argument("--cg-iters", type=int, default=20)
-    q.add_argument("--rtol", type=float, default=1e-6, help="tolerance for 'iterations needed'")
-    q = sub.add_parser("intervals", help="Algorithm 4 constant-loss intervals")
-    _instance_args(q)
-    _range_args(q)
-    _sweep_args(q)
-    q.add_argument("--score", action="store_true", help="score against the exact curve")
-    q.add_argument(
-        "--tol",
-        type=float,
-        default=1e-3,
-        help="scoring tolerance for endpoints (σ units, default 1e-3)",
-    )
-    q = sub.add_parser("regret", help="online Exp3-Set regret")
-    _instance_args(q)
-    _range_args(q)
-    _sweep_args(q)
-    q.add_argument("--rounds", type=int, default=100, help="T (default: 100)")
-    q.add_argument("--repeats", type=int, default=5, help="R repetitions (default: 5)")
-    q.add_argument(
-        "--feedback",
-        default="approx,exact,full,uniform",
-        help="comma-separated models: approx, exact, full, uniform",
-    )
-    q.add_argument("--lr", default="auto", help="step size λ, or 'auto' (Theorem 3.1)")
-    q.add_argument("--jobs", type=int, default=-1, help="local joblib workers (-1: all)")
-    q.add_argument("--dask", help="Dask scheduler address; runs repetitions there")
+    for name, (help_text, tables) in COMMANDS.items():
+        q = sub.add_parser(name, help=help_text, description=help_text)
+        for cls in tables:
+            S.add_options(q, cls, title=_TITLES[cls])
+        if name == "condition":
+            q.add_argument(
+                "--sigmas", metavar="X:Y:COUNT",
+                help="σ grid shorthand: COUNT values from X to Y (sets --sigma-min, "
+                "--sigma-max, --points)",
+            )  # fmt: skip
+        q.add_argument("--out", help="write JSON here (default: standard output)")
     return p
 
 
-def _spec(a: argparse.Namespace):
-    from sslviz.problem import ProblemSpec
-
-    if a.data_file is not None and not Path(a.data_file).is_file():
-        raise _UsageError(f"--data-file {a.data_file}: no such file; give an existing .npz or .csv")
-    return ProblemSpec(
-        dataset=a.dataset,
-        data_file=a.data_file,
-        classes=tuple(a.classes),
-        n=a.n,
-        n_labeled=a.labeled,
-        seed=a.seed,
-        pca=a.pca,
-        family=a.family,
-        k=a.k,
-        labeling=a.labeling,
-        subset=a.subset,
-        lam=a.lam,
-        data_root=a.data_root,
-        download=a.download,
-    )
+def command_line(command: str, *specs: S.Spec, out: str | None = None) -> str:
+    """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``)."""
+    tables = COMMANDS[command][1]
+    args = ["sslviz", command]
+    for spec in specs:
+        if type(spec) not in tables:
+            raise ValueError(f"sslviz {command} takes no {type(spec).__name__}")
+        args += S.to_command(spec)
+    return shlex.join(args + (["--out", out] if out else []))
 
 
-def _settings(a: argparse.Namespace):
-    from sslviz.intervals import SweepSettings
+def _problem(a: argparse.Namespace):
+    from sslviz.problem import build_problem
 
-    return SweepSettings(
-        solver=a.solver, cg_iters=a.cg_iters, epsilon=a.epsilon, eta=a.eta, step=a.step, mode=a.mode
-    )
+    spec = S.from_options(a, S.ProblemSpec)
+    if spec.data_file is not None and not Path(spec.data_file).is_file():
+        raise _UsageError(
+            f"--data-file {spec.data_file}: no such file; give an existing .npz or .csv"
+        )
+    return build_problem(spec)
 
 
-def _sigma_grid(text: str) -> np.ndarray:
+def _range(a: argparse.Namespace, problem) -> tuple[float, float]:
+    from sslviz.problem import sigma_range
+
+    return sigma_range(problem, S.from_options(a, S.SigmaRange))
+
+
+def _gaussian(problem, command: str) -> None:
+    if not problem.spec.gaussian:
+        extra = "; the threshold family's loss is exact in 'sslviz loss'" * (command != "regret")
+        raise _UsageError(f"{command} needs a Gaussian family (complete, knn, mutual-knn){extra}")
+
+
+def _sigma_grid(text: str) -> tuple[float, float, int]:
     try:
         x, y, c = text.split(":")
         x, y, c = float(x), float(y), int(c)
@@ -170,128 +118,72 @@ def _sigma_grid(text: str) -> np.ndarray:
         raise _UsageError(f"--sigmas {text!r}: expected X:Y:COUNT, e.g. 1:7:13") from None
     if c < 1 or not 0 < x <= y or (c > 1 and x == y):
         raise _UsageError(f"--sigmas {text!r}: need 0 < X < Y and COUNT >= 1")
-    return np.linspace(x, y, c)
+    return x, y, c
 
 
 def cmd_loss(a) -> dict:
-    from sslviz.problem import build_problem, curve_to_dict, loss_curve
+    from sslviz.export import loss_document
+    from sslviz.problem import loss_curve
 
-    lo, hi = check_sigma_range(a.sigma_min, a.sigma_max, "sslviz loss")
-    problem = build_problem(_spec(a))
-    out = curve_to_dict(problem, loss_curve(problem, lo, hi))
-    out["settings"] = problem.spec.to_dict() | {"sigma_min": lo, "sigma_max": hi}
-    return out
+    problem = _problem(a)
+    lo, hi = _range(a, problem)
+    return loss_document(problem, loss_curve(problem, lo, hi), (lo, hi))
 
 
 def cmd_condition(a) -> dict:
     from sslviz.conditioning import condition_curve
-    from sslviz.problem import build_problem
+    from sslviz.export import condition_document
 
-    sig = _sigma_grid(a.sigmas)
-    problem = build_problem(_spec(a))
-    if problem.spec.family == "threshold":
-        raise _UsageError("condition needs a Gaussian family (complete, knn, mutual-knn)")
+    grid = _sigma_grid(a.sigmas) if a.sigmas else None
+    problem = _problem(a)
+    _gaussian(problem, "condition")
+    if grid is not None:
+        settings = S.from_options(a, S.ConditionSettings, points=grid[2])
+        sigmas = np.linspace(*grid)
+    else:
+        settings = S.from_options(a, S.ConditionSettings)
+        sigmas = np.linspace(*_range(a, problem), settings.points)
     t0 = time.perf_counter()
-    out = condition_curve(
-        problem.model, sig, solver=a.solver, cg_iters=a.cg_iters, rtol=a.rtol
-    ).to_dict()
-    out["seconds"] = time.perf_counter() - t0
-    out["settings"] = problem.spec.to_dict()
-    return out
+    curve = condition_curve(
+        problem.model, sigmas, solver=settings.solver, cg_iters=settings.cg_iters,
+        rtol=settings.rtol,
+    )  # fmt: skip
+    return condition_document(problem, curve, settings, time.perf_counter() - t0)
 
 
 def cmd_intervals(a) -> dict:
+    from sslviz.export import intervals_document
     from sslviz.intervals import score, sweep
-    from sslviz.problem import build_problem, loss_curve
+    from sslviz.problem import loss_curve
 
-    lo, hi = check_sigma_range(a.sigma_min, a.sigma_max, "sslviz intervals")
-    settings = _settings(a)
-    problem = build_problem(_spec(a))
-    if problem.spec.family == "threshold":
-        raise _UsageError(
-            "intervals needs a Gaussian family (complete, knn, mutual-knn); "
-            "the threshold family's loss is exact in 'sslviz loss'"
-        )
+    settings = S.from_options(a, S.SweepSettings)
+    scoring = S.from_options(a, S.ScoreSettings)
+    problem = _problem(a)
+    _gaussian(problem, "intervals")
+    lo, hi = _range(a, problem)
     res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
-    rows = problem.model.unlabeled_idx
-
-    def row(u):
-        return int(rows[u]) if u >= 0 else None
-
-    out = {
-        "intervals": [
-            {
-                "lo": iv.lo,
-                "hi": iv.hi,
-                "loss": iv.loss,
-                "sigma0": iv.sigma0,
-                "lo_node": row(iv.lo_node),
-                "hi_node": row(iv.hi_node),
-            }
-            for iv in res.intervals
-        ],
-        "M": len(res.intervals),
-        "seconds": res.seconds,
-        "time_per_interval": res.time_per_interval,
-        "solves": res.solves,
-        "matvecs": res.matvecs,
-        "settings": problem.spec.to_dict()
-        | {
-            "sigma_min": lo,
-            "sigma_max": hi,
-            "solver": settings.solver,
-            "cg_iters": settings.cg_iters,
-            "epsilon": settings.epsilon,
-            "eta": settings.eta,
-            "step": settings.step,
-            "mode": settings.mode,
-        },
-    }
-    if a.score:
-        sc = score(res, loss_curve(problem, lo, hi), tol=a.tol).to_dict()
-        for m in sc["misses"]:
-            m["nodes"] = problem.rows(m["nodes"])
-        out["score"] = sc
-    return out
+    sc = score(res, loss_curve(problem, lo, hi), tol=scoring.tol) if scoring.score else None
+    return intervals_document(problem, res, settings, sc, scoring if scoring.score else None)
 
 
 def cmd_regret(a) -> dict:
-    from sslviz.online import GraphRounds, regret_experiment
+    from sslviz.export import regret_document
+    from sslviz.problem import run_regret
 
-    lo, hi = check_sigma_range(a.sigma_min, a.sigma_max, "sslviz regret")
-    spec = _spec(a)
-    if spec.family == "threshold":
-        raise _UsageError("regret needs a Gaussian family (complete, knn, mutual-knn)")
-    try:
-        lr = "auto" if a.lr == "auto" else float(a.lr)
-    except ValueError:
-        raise _UsageError(f"--lr {a.lr!r}: give a positive number or 'auto'") from None
-    from sslviz.problem import build_problem
-
-    build_problem(spec)  # fail fast, with a clear message, before starting workers
-    provider = GraphRounds(spec, lo, hi, _settings(a))
-    models = [m.strip() for m in a.feedback.split(",") if m.strip()]
+    settings = S.from_options(a, S.SweepSettings)
+    regret = S.from_options(a, S.RegretSettings)
+    problem = _problem(a)  # fails fast, with a clear message, before starting workers
+    _gaussian(problem, "regret")
+    lo, hi = _range(a, problem)
 
     def progress(done, total):
         print(f"repetition {done}/{total} done", file=sys.stderr)
 
-    exp = regret_experiment(
-        provider,
-        rounds=a.rounds,
-        repeats=a.repeats,
-        feedback=models,
-        lr=lr,
-        seed=a.seed,
-        n_jobs=a.jobs,
-        dask=a.dask,
-        progress=progress,
-    )
-    out = exp.to_dict()
-    out["settings"] = spec.to_dict() | {"sigma_min": lo, "sigma_max": hi}
-    return out
+    exp = run_regret(problem.spec, (lo, hi), settings, regret, progress=progress)
+    return regret_document(problem.spec, (lo, hi), settings, regret, exp)
 
 
-COMMANDS = {
+HANDLERS = {
     "loss": cmd_loss,
     "condition": cmd_condition,
     "intervals": cmd_intervals,
@@ -308,10 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sslviz`` command; returns the exit status."""
     from sslviz._validation import InvalidParameterError
     from sslviz.data import DatasetUnavailableError
+    from sslviz.export import dumps
 
     try:
         args = build_parser().parse_args(argv)
-        result = COMMANDS[args.command](args)
+        result = HANDLERS[args.command](args)
     except (
         _UsageError,
         InvalidParameterError,
@@ -322,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     ) as exc:
         print(f"sslviz: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    text = json.dumps(result, indent=1, allow_nan=False)
+    text = dumps(result)
     if args.out:
         Path(args.out).write_text(text)
     else:

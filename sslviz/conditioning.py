@@ -18,8 +18,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from sslviz._validation import check_int, check_option, check_real
-from sslviz.labeling import DelalleauModel, HarmonicModel, _laplacian_block, _rowsum
+from sslviz.labeling import DelalleauModel, HarmonicModel
 from sslviz.solvers import jacobi, solve_cg
+from sslviz.specs import CG_ITERS, ConditionSettings, default
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,21 +53,6 @@ class ConditionCurve:
     cg_iters: int
     rtol: float
 
-    def to_dict(self) -> dict:
-        return {
-            "sigma": self.sigma.tolist(),
-            "kappa": self.kappa.tolist(),
-            "sqrt_kappa": np.sqrt(self.kappa).tolist(),
-            "lambda_min": self.lambda_min.tolist(),
-            "lambda_max": self.lambda_max.tolist(),
-            "iterations_needed": self.iterations_needed.tolist(),
-            "cg_error": self.cg_error.tolist(),
-            "degenerate": self.degenerate.tolist(),
-            "solver": self.solver,
-            "cg_iters": self.cg_iters,
-            "rtol": self.rtol,
-        }
-
 
 def extreme_eigenvalues(
     S: np.ndarray | sp.spmatrix, *, dense_max: int = 2000
@@ -89,13 +75,10 @@ def _system(model, sigma: float):
     """(matrix whose κ is reported, matrix CG runs on, rhs, degenerate count)."""
     if isinstance(model, HarmonicModel):
         S, deg = model.system(sigma)
-        W_UU, W_UL, _, _ = model.blocks(sigma, row_scaled=False)
+        M, b = model.laplacian_system(sigma)
         keep = ~deg
-        to_l = _rowsum(W_UL)
-        M = _laplacian_block(_rowsum(W_UU) + to_l, W_UU)
         M = M[np.ix_(keep, keep)] if isinstance(M, np.ndarray) else M[keep][:, keep]
-        b = (W_UL @ model.y_l)[keep]
-        return S, M, b, int(deg.sum())
+        return S, M, b[keep], int(deg.sum())
     A, _, deg = model.matrix(sigma)
     keep = ~deg
     A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
@@ -107,8 +90,8 @@ def condition_curve(
     sigmas: np.ndarray,
     *,
     solver: str = "cg",
-    cg_iters: int = 20,
-    rtol: float = 1e-6,
+    cg_iters: int = CG_ITERS,
+    rtol: float = default(ConditionSettings, "rtol"),
     dense_max: int = 2000,
 ) -> ConditionCurve:
     """κ, CG iterations needed and t-iteration CG error at each σ in ``sigmas``.

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from sslviz._validation import InvalidParameterError, check_int, check_option
+from sslviz.specs import DATASETS, ProblemSpec, default
 
 __all__ = [
     "DATASETS",
@@ -55,10 +56,8 @@ __all__ = [
     "make_instance",
 ]
 
-DATASETS: tuple[str, ...] = ("digits", "fashion-mnist", "mnist", "usps")
-"""Names accepted by :func:`load_dataset`."""
 
-DEFAULT_DATASET = "digits"
+DEFAULT_DATASET: str = default(ProblemSpec, "dataset")
 """The dataset that needs no download."""
 
 DEBIAN_FASHION_MNIST = Path("/usr/share/datasets/fashion-mnist")
@@ -364,6 +363,9 @@ def data_root(root: str | os.PathLike[str] | None = None) -> Path:
 
 
 _DATASET_CACHE: dict[tuple[str, str | None], Dataset] = {}
+"""The process's one dataset cache: named datasets by (name, folder), user files by
+(path, size:mtime). Datasets are read-only, so every caller may share them."""
+_MAX_FILES = 8  # user files kept (the oldest is dropped first)
 _LOCK = threading.Lock()
 
 
@@ -616,7 +618,8 @@ def load_file(path: str | os.PathLike[str]) -> Dataset:
     Returns
     -------
     Dataset
-        Named after the file; features as float64, labels as int64.
+        Named after the file; features as float64, labels as int64. Loaded once per
+        (path, size, modification time) in a process, like :func:`load_dataset`.
 
     Raises
     ------
@@ -634,14 +637,23 @@ def load_file(path: str | os.PathLike[str]) -> Dataset:
     if not p.is_file():
         raise FileNotFoundError(f"load_file: no file at {str(p)!r}.")
     ext = p.suffix.lower()
-    if ext == ".npz":
-        return _load_npz(p)
-    if ext == ".csv":
-        return _load_csv(p)
-    raise InvalidParameterError(
-        f"The 'path' parameter of load_file must name a '.npz' or '.csv' file. "
-        f"Got {str(p)!r} (extension {ext or 'none'!r}) instead."
-    )
+    if ext not in (".npz", ".csv"):
+        raise InvalidParameterError(
+            f"The 'path' parameter of load_file must name a '.npz' or '.csv' file. "
+            f"Got {str(p)!r} (extension {ext or 'none'!r}) instead."
+        )
+    stat = p.resolve().stat()
+    key = ("file:" + str(p.resolve()), f"{stat.st_size}:{stat.st_mtime_ns}")
+    with _LOCK:
+        cached = _DATASET_CACHE.get(key)
+    if cached is not None:
+        return cached
+    dataset = _load_npz(p) if ext == ".npz" else _load_csv(p)
+    with _LOCK:
+        files = [k for k in _DATASET_CACHE if k[0].startswith("file:")]
+        for old in files[: max(0, len(files) - _MAX_FILES + 1)]:
+            del _DATASET_CACHE[old]
+        return _DATASET_CACHE.setdefault(key, dataset)
 
 
 def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any = None) -> Dataset:
@@ -858,12 +870,12 @@ def _with_context(exc: InvalidParameterError, context: str) -> InvalidParameterE
 
 def make_instance(
     dataset: Dataset,
-    classes: tuple[int, int] = (0, 1),
+    classes: tuple[int, int] = default(ProblemSpec, "classes"),
     *,
-    n: int = 100,
-    n_labeled: int = 10,
-    seed: int = 0,
-    pca: int = 45,
+    n: int = default(ProblemSpec, "n"),
+    n_labeled: int = default(ProblemSpec, "n_labeled"),
+    seed: int = default(ProblemSpec, "seed"),
+    pca: int = default(ProblemSpec, "pca"),
 ) -> Instance:
     """Draw a binary semi-supervised problem from two classes of a dataset.
 

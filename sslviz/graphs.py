@@ -27,32 +27,8 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 
-from sslviz._validation import check_int, check_option
-
-FAMILIES = ("complete", "knn", "mutual-knn", "threshold")
-
-
-@dataclass(frozen=True)
-class GraphSpec:
-    """A graph family and its integer parameter.
-
-    Parameters
-    ----------
-    family : {'complete', 'knn', 'mutual-knn', 'threshold'}, default='knn'
-    k : int, default=6
-        Number of nearest neighbours (the point itself excluded); ignored by ``complete``.
-    """
-
-    family: str = "knn"
-    k: int = 6
-
-    def __post_init__(self) -> None:
-        check_option("family", self.family, "GraphSpec", FAMILIES)
-        check_int("k", self.k, "GraphSpec", low=1)
-
-    @property
-    def sparse(self) -> bool:
-        return self.family != "complete"
+from sslviz._validation import check_int
+from sslviz.specs import GraphSpec
 
 
 @dataclass(frozen=True, eq=False)

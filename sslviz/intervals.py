@@ -24,56 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from sslviz._validation import check_int, check_option, check_real, check_sigma_range
-from sslviz.labeling import DelalleauModel, HarmonicModel
+from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
 from sslviz.piecewise import PiecewiseLoss
-from sslviz.solvers import SOLVERS
-from sslviz.truth import TrueLossCurve, _Evaluator, true_loss_curve
+from sslviz.specs import ScoreSettings, SweepSettings, default
+from sslviz.truth import LossCurve, true_loss_curve
 
-MODES = ("fast", "paper")
 STEP_RULES = ("hybrid", "gradient", "newton")
-
-
-@dataclass(frozen=True)
-class SweepSettings:
-    """Settings of Algorithm 4 and its sweep (paper defaults: ε = 1e-4, η = 1, step 0.05).
-
-    Parameters
-    ----------
-    solver : {'cg', 'pcg', 'exact', 'inverse'}, default='cg'
-    cg_iters : int, default=20
-        t, CG iterations per solve.
-    epsilon : float, default=1e-4
-        ε: stop a node's iteration when |Δσ| < ε and |Δf_u| < ε.
-    eta : float, default=1.0
-        η, the gradient step size.
-    step : float, default=0.05
-        The sweep restarts at σ_h + step.
-    max_iter : int, default=100
-        Iteration cap per node.
-    root_tol : float, default=1e-2
-        A converged iterate counts as a root only if |f_u − 1/2| ≤ root_tol.
-    mode : {'fast', 'paper'}, default='fast'
-    """
-
-    solver: str = "cg"
-    cg_iters: int = 20
-    epsilon: float = 1e-4
-    eta: float = 1.0
-    step: float = 0.05
-    max_iter: int = 100
-    root_tol: float = 1e-2
-    mode: str = "fast"
-
-    def __post_init__(self) -> None:
-        name = "SweepSettings"
-        check_option("solver", self.solver, name, SOLVERS)
-        check_int("cg_iters", self.cg_iters, name, low=1)
-        check_real("epsilon", self.epsilon, name, low=0.0, closed="neither")
-        check_real("eta", self.eta, name, low=0.0, closed="neither")
-        check_real("step", self.step, name, low=0.0, closed="neither")
-        check_int("max_iter", self.max_iter, name, low=1)
-        check_real("root_tol", self.root_tol, name, low=0.0, high=0.5, closed="right")
-        check_option("mode", self.mode, name, MODES)
 
 
 @dataclass(frozen=True)
@@ -139,9 +95,9 @@ class Sweep:
         return PiecewiseLoss(cuts, vals)
 
 
-def _oracle(model, settings: SweepSettings):
+def _oracle(model, settings: SweepSettings) -> LabelOracle:
     """Counted, uncached soft labels from the settings' solver (``.labels(σ)``)."""
-    return _Evaluator(model, None, settings.solver, settings.cg_iters)
+    return LabelOracle(model, None, settings.solver, settings.cg_iters)
 
 
 def _wrong_fraction(sl, y_u: np.ndarray) -> float:
@@ -451,7 +407,7 @@ def sweep(
     )
 
 
-def _sweep_from_curve(curve: TrueLossCurve, lo, hi, s: SweepSettings, t0) -> Sweep:
+def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0) -> Sweep:
     e, v = curve.loss.edges, curve.loss.values
     node_at = [-1, *[int(nd[0]) for nd in curve.nodes], -1]
     ivs = [
@@ -511,29 +467,22 @@ class Score:
     misses: list  # [(sigma, nodes)]
     spurious_endpoints: list
 
-    def to_dict(self) -> dict:
-        return {
-            "M": self.M,
-            "true_breakpoints": self.true_breakpoints,
-            "missed": self.missed,
-            "spurious": self.spurious,
-            "eps_volume": self.eps_volume,
-            "uncovered": self.uncovered,
-            "misses": [{"sigma": s, "nodes": [int(x) for x in nd]} for s, nd in self.misses],
-            "spurious_endpoints": list(self.spurious_endpoints),
-        }
-
 
 def score(
-    result: Sweep, truth: TrueLossCurve, *, tol: float = 1e-3, gamma: float | None = None
+    result: Sweep,
+    truth: LossCurve,
+    *,
+    tol: float = default(ScoreSettings, "tol"),
+    gamma: float | None = None,
 ) -> Score:
     """Score estimated intervals against the exact curve.
 
     Parameters
     ----------
     result : Sweep
-    truth : TrueLossCurve
-        On the same range.
+    truth : LossCurve
+        The exact curve (``truth.exact``; :func:`sslviz.truth.true_loss_curve`) on the same
+        range.
     tol : float, default=1e-3
         A true breakpoint is *found* when an estimated endpoint lies within ``tol`` of it
         (σ units); an endpoint is *spurious* when no true breakpoint lies within ``tol``.

@@ -195,7 +195,7 @@ def loss_intervals_figure(
 
     Parameters
     ----------
-    truth : sslviz.truth.TrueLossCurve
+    truth : sslviz.truth.LossCurve
         The exact loss (drawn as a step function).
     sweep : sslviz.intervals.Sweep, optional
         Estimated intervals, drawn as horizontal segments at their estimated loss; the
@@ -279,7 +279,7 @@ def soft_label_figure(
     sigmas: np.ndarray,
     f: np.ndarray,
     *,
-    u: int,
+    u: int | str,
     f_exact: np.ndarray | None = None,
     traces: Mapping[str, Sequence] | None = None,
     breakpoints: Sequence[float] = (),
@@ -291,8 +291,8 @@ def soft_label_figure(
     sigmas : ndarray of shape (G,)
     f : ndarray of shape (G,)
         f_u on the grid from the chosen solver.
-    u : int
-        The unlabeled node (for the title).
+    u : int or str
+        The node, for the title: an unlabeled index, or a label such as ``'row 19'``.
     f_exact : ndarray of shape (G,), optional
         f_u from the exact solver, drawn dashed.
     traces : dict of rule to list of Iterate, optional
@@ -314,7 +314,10 @@ def soft_label_figure(
         cols=1,
         shared_xaxes=True,
         vertical_spacing=0.08,
-        subplot_titles=(f"soft label f_u(σ), node {u}", "g_u(σ) = (f_u − 1/2)²"),
+        subplot_titles=(
+            f"soft label f_u(σ), {u if isinstance(u, str) else f'node {u}'}",
+            "g_u(σ) = (f_u − 1/2)²",
+        ),
     )
     fig.add_trace(go.Scatter(x=sigmas, y=f, name="f_u(σ)", line=dict(color=_COLORS[0])), 1, 1)
     fig.add_trace(
@@ -495,7 +498,7 @@ def regret_figure(exp) -> go.Figure:
 
     Parameters
     ----------
-    exp : sslviz.online.RegretExperiment
+    exp : sslviz.experiment.RegretExperiment
 
     Returns
     -------

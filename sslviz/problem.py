@@ -1,85 +1,26 @@
 """One problem instance end to end: settings → data → graph → labeling model.
 
-:class:`ProblemSpec` is a frozen, hashable description of everything that fixes an
-instance (dataset, classes, n, |L|, seed, PCA, graph family, k, labeling). The CLI, the
-app and the online experiment all go through :func:`build_problem`, so the three compute
-the same thing for the same settings.
+:func:`build_problem` turns a :class:`sslviz.specs.ProblemSpec` into a :class:`Problem`
+(instance, graph, labeling model). The CLI, the app and the online experiment all go
+through it, so the three compute the same thing for the same settings.
 """
 
 from __future__ import annotations
 
 import functools
-import os
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from sslviz import data as _data
-from sslviz._validation import check_int, check_option
-from sslviz.graphs import FAMILIES, Graph, GraphSpec, build_graph
-from sslviz.labeling import DelalleauModel, HarmonicModel, LabelingSpec, make_model
-from sslviz.truth import TrueLossCurve, threshold_loss_curve, true_loss_curve
-
-
-@dataclass(frozen=True)
-class ProblemSpec:
-    """Settings that fix a problem instance (hashable; usable as a cache key).
-
-    Parameters
-    ----------
-    dataset : str, default='digits'
-        A name from ``sslviz.data.DATASETS``; ignored when ``data_file`` is given.
-    data_file : str, optional
-        Path of a user ``.npz``/``.csv`` (see :func:`sslviz.data.load_file`).
-    classes : (int, int), default=(0, 1)
-    n, n_labeled, seed, pca : int
-        See :func:`sslviz.data.make_instance` (defaults 100, 10, 0, 45).
-    family : {'complete', 'knn', 'mutual-knn', 'threshold'}, default='knn'
-    k : int, default=6
-    labeling : {'harmonic', 'delalleau'}, default='harmonic'
-    subset, lam : Delalleau's m (50) and λ (1.4).
-    data_root : str, optional
-        Data folder (default ``$SSLVIZ_DATA`` or ``~/.cache/sslviz``).
-    download : bool, default=False
-    """
-
-    dataset: str = "digits"
-    data_file: str | None = None
-    classes: tuple[int, int] = (0, 1)
-    n: int = 100
-    n_labeled: int = 10
-    seed: int = 0
-    pca: int = 45
-    family: str = "knn"
-    k: int = 6
-    labeling: str = "harmonic"
-    subset: int = 50
-    lam: float = 1.4
-    data_root: str | None = None
-    download: bool = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "classes", tuple(int(c) for c in self.classes))
-        if self.data_file is None:
-            check_option("dataset", self.dataset, "ProblemSpec", _data.DATASETS)
-        check_option("family", self.family, "ProblemSpec", FAMILIES)
-        check_int("k", self.k, "ProblemSpec", low=1)
-
-    @property
-    def graph_spec(self) -> GraphSpec:
-        return GraphSpec(self.family, self.k)
-
-    @property
-    def labeling_spec(self) -> LabelingSpec:
-        return LabelingSpec(self.labeling, self.subset, self.lam, self.seed)
-
-    def with_seed(self, seed: int) -> ProblemSpec:
-        return replace(self, seed=int(seed))
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["classes"] = list(self.classes)
-        return d
+from sslviz._validation import check_int
+from sslviz.graphs import Graph, build_graph
+from sslviz.labeling import DelalleauModel, HarmonicModel, make_model
+from sslviz.online import RoundProvider
+from sslviz.piecewise import PiecewiseLoss
+from sslviz.specs import ProblemSpec, RegretSettings, SigmaRange, SweepSettings
+from sslviz.truth import LossCurve, threshold_loss_curve, true_loss_curve
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,21 +51,11 @@ class Problem:
         return [int(self.model.unlabeled_idx[u]) for u in np.atleast_1d(nodes)]
 
 
-@functools.lru_cache(maxsize=16)
-def _load(name: str, data_file: str | None, root: str | None, download: bool, mtime: float):
-    if data_file is not None:
-        return _data.load_file(data_file)
-    return _data.load_dataset(name, root=root, download=download)
-
-
 def load_source(spec: ProblemSpec) -> _data.Dataset:
-    """The dataset of ``spec`` (loaded once per process)."""
-    mtime = (
-        os.path.getmtime(spec.data_file)
-        if spec.data_file and os.path.exists(spec.data_file)
-        else 0.0
-    )
-    return _load(spec.dataset, spec.data_file, spec.data_root, spec.download, mtime)
+    """The dataset of ``spec`` (from the process's one dataset cache in :mod:`sslviz.data`)."""
+    if spec.data_file is not None:
+        return _data.load_file(spec.data_file)
+    return _data.load_dataset(spec.dataset, root=spec.data_root, download=spec.download)
 
 
 def build_problem(spec: ProblemSpec) -> Problem:
@@ -133,7 +64,7 @@ def build_problem(spec: ProblemSpec) -> Problem:
     inst = _data.make_instance(
         ds, spec.classes, n=spec.n, n_labeled=spec.n_labeled, seed=spec.seed, pca=spec.pca
     )
-    if spec.family != "complete":
+    if spec.family != "complete" and spec.k >= inst.n:  # a file's fixed instance sets n
         check_int("k", spec.k, "build_problem (k must be smaller than n)", low=1, high=inst.n - 1)
     labeling = spec.labeling_spec
     if labeling.method == "harmonic":
@@ -143,40 +74,18 @@ def build_problem(spec: ProblemSpec) -> Problem:
     return Problem(spec, ds, inst, model, np.asarray(inst.y)[model.unlabeled_idx])
 
 
-def loss_curve(problem: Problem, sigma_min: float, sigma_max: float) -> TrueLossCurve:
+def loss_curve(problem: Problem, sigma_min: float, sigma_max: float) -> LossCurve:
     """The exact loss over [σ_min, σ_max] (over [r_min, r_max] for ``threshold``)."""
     if problem.spec.family == "threshold":
         return threshold_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
     return true_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
 
 
-def curve_to_dict(problem: Problem, curve: TrueLossCurve) -> dict:
-    """JSON form of a loss curve (the ``sslviz loss`` contract)."""
-    e, v = curve.loss.edges, curve.loss.values
-    best_loss, best_lo, best_hi = curve.best()
-    n_u = problem.y_unlabeled.size
-    return {
-        "parameter": curve.parameter,
-        "breakpoints": curve.breakpoints.tolist(),
-        "nodes": [problem.rows(nd) for nd in curve.nodes],
-        "pieces": [
-            {"lo": float(e[i]), "hi": float(e[i + 1]), "loss": float(v[i])} for i in range(v.size)
-        ],
-        "best": {"loss": best_loss, "accuracy": 1.0 - best_loss, "lo": best_lo, "hi": best_hi},
-        "degenerate": {
-            "max_count": max([c for _, _, c in curve.degenerate_ranges], default=0),
-            "ranges": [
-                {"lo": float(a), "hi": float(b), "count": int(c)}
-                for a, b, c in curve.degenerate_ranges
-            ],
-        },
-        "n_unlabeled": int(n_u),
-        "solves": curve.solves,
-        "evaluations": int(curve.evaluations.size),
-        "inconsistent": curve.inconsistent,
-        "complete": curve.complete,
-        "seconds": curve.seconds,
-    }
+def sigma_range(problem: Problem, rng: SigmaRange) -> tuple[float, float]:
+    """The range ``rng`` asks for; an end left as None comes from the suggested range."""
+    if rng.sigma_min is not None and rng.sigma_max is not None:
+        return float(rng.sigma_min), float(rng.sigma_max)
+    return rng.resolve(suggest_sigma_range(problem))
 
 
 def suggest_sigma_range(problem: Problem) -> tuple[float, float]:
@@ -195,3 +104,100 @@ def suggest_sigma_range(problem: Problem) -> tuple[float, float]:
     hi = 2.0 * float(np.median(d[:, -1]))
     lo, hi = (float(f"{x:.2g}") for x in (lo, hi))
     return (lo, hi) if lo < hi else (lo, 2 * lo)
+
+
+# --------------------------------------------------------------------------------------------
+# Graph-based rounds of the online experiment (sslviz.online, sslviz.experiment)
+# --------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1024)
+def _graph_round(
+    spec: ProblemSpec, lo: float, hi: float, settings, round_seed: int
+) -> tuple[PiecewiseLoss, PiecewiseLoss]:
+    """(true loss, approximate loss) of one round; memoised per process so the feedback
+    models of a repetition share each instance's computation. Only the two piecewise
+    functions are kept (a few KB), not the instance and its graph."""
+    from dataclasses import replace
+
+    from sslviz.intervals import sweep
+
+    problem = build_problem(spec.with_seed(round_seed))
+    true = loss_curve(problem, lo, hi).loss
+    fast = sweep(problem.model, problem.y_unlabeled, lo, hi, replace(settings, mode="fast"))
+    return true, fast.estimated_loss()
+
+
+@dataclass(frozen=True)
+class GraphRounds(RoundProvider):
+    """Rounds drawn from a dataset: round seed s gives the instance ``spec.with_seed(s)``.
+
+    The true loss is the exact curve (:func:`loss_curve`); ``approx`` feedback is the
+    interval Algorithm 4 finds from σ_t with ``settings`` (its ``mode``: 'fast' reads it off
+    the shared-solve sweep, 'paper' runs the per-node iteration from σ_t); full information
+    gets the whole fast-mode approximate loss. A :class:`sslviz.online.RoundProvider` for
+    :func:`sslviz.online.run_learner` and :func:`sslviz.experiment.regret_experiment`.
+
+    Parameters
+    ----------
+    spec : ProblemSpec
+    sigma_min, sigma_max : float
+        The σ range (PCA-space distance units).
+    settings : sslviz.specs.SweepSettings
+    """
+
+    spec: ProblemSpec
+    sigma_min: float
+    sigma_max: float
+    settings: SweepSettings
+
+    def true_loss(self, round_seed: int) -> PiecewiseLoss:
+        return _graph_round(
+            self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
+        )[0]
+
+    def approx_loss(self, round_seed: int) -> PiecewiseLoss:
+        return _graph_round(
+            self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
+        )[1]
+
+    def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
+        if self.settings.mode == "fast":
+            return self.approx_loss(round_seed).piece(sigma)
+        from sslviz.intervals import feedback_set
+
+        problem = build_problem(self.spec.with_seed(int(round_seed)))
+        iv = feedback_set(
+            problem.model, problem.y_unlabeled, sigma, self.sigma_min, self.sigma_max, self.settings
+        )
+        return iv.lo, iv.hi, iv.loss
+
+
+def run_regret(
+    spec: ProblemSpec,
+    sigma_range: tuple[float, float],
+    settings: SweepSettings,
+    regret: RegretSettings,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    n_jobs: int | None = None,
+):
+    """The online experiment of a view on graph-backed rounds (CLI and app call this).
+
+    The stream and the learners are seeded by ``spec.seed``; ``n_jobs`` overrides
+    ``regret.jobs`` (the app runs sequentially). Returns a
+    :class:`sslviz.experiment.RegretExperiment`.
+    """
+    from sslviz.experiment import regret_experiment
+
+    lo, hi = sigma_range
+    return regret_experiment(
+        GraphRounds(spec, lo, hi, settings),
+        rounds=regret.rounds,
+        repeats=regret.repeats,
+        feedback=list(regret.feedback),
+        lr="auto" if regret.lr is None else regret.lr,
+        seed=spec.seed,
+        n_jobs=regret.jobs if n_jobs is None else n_jobs,
+        dask=regret.dask,
+        progress=progress,
+    )

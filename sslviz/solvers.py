@@ -29,8 +29,8 @@ import scipy.sparse.linalg as spla
 
 from sslviz._kernels import cg_shared_pattern
 from sslviz._validation import check_int, check_option, check_real
+from sslviz.specs import CG_ITERS, SOLVERS
 
-SOLVERS = ("cg", "pcg", "exact", "inverse")
 _TINY = float(np.finfo(float).tiny)
 
 
@@ -324,7 +324,7 @@ class LinearSolver:
         Work done so far.
     """
 
-    def __init__(self, A, method: str, *, cg_iters: int = 20) -> None:
+    def __init__(self, A, method: str, *, cg_iters: int = CG_ITERS) -> None:
         self.method = check_option("solver", method, "LinearSolver", SOLVERS)
         self.cg_iters = check_int("cg_iters", cg_iters, "LinearSolver", low=1)
         self.A = A

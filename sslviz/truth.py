@@ -16,7 +16,11 @@ where some f_u(σ) = 1/2 (or where a node's link to the labeled set underflows, 
 Residual risk: a pair of crossings closer together than the Hermite test can see (the
 cubic misses a dip narrower than the grid interval and deeper than ``touch``) is not
 found. The loss on every piece is checked against every grid evaluation; disagreements
-are counted in ``TrueLossCurve.inconsistent`` (0 on every instance we have run).
+are counted in ``LossCurve.inconsistent`` (0 on every instance we have run).
+
+The same search runs on any solver (:attr:`LossCurve.solver`): with CG/PCG it finds every
+crossing of the *approximate* f_u − 1/2, the fast mode of Algorithm 4, and the result is an
+approximate curve (``LossCurve.exact`` False).
 
 For the ``threshold`` family l(r) changes only at edge lengths, which are enumerated.
 """
@@ -29,13 +33,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from sslviz._validation import check_real, check_sigma_range
-from sslviz.labeling import DelalleauModel, HarmonicModel
+from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
 from sslviz.piecewise import PiecewiseLoss
+from sslviz.specs import CG_ITERS
 
 
 @dataclass(frozen=True, eq=False)
-class TrueLossCurve:
-    """The exact piecewise-constant loss on [σ_min, σ_max].
+class LossCurve:
+    """A piecewise-constant loss on [σ_min, σ_max], exact or from an approximate solver.
 
     Attributes
     ----------
@@ -51,7 +56,11 @@ class TrueLossCurve:
     evaluations : ndarray of shape (n_eval,)
         Every σ where soft labels were computed (sorted).
     solves, matvecs, factorizations : int
+        Work of the search (see :class:`sslviz.labeling.LabelOracle`).
     seconds : float
+    solver : {'exact', 'inverse', 'cg', 'pcg'}
+        The solver of every soft label the curve was built from: 'exact'/'inverse' give the
+        true loss l(σ); 'cg'/'pcg' (t iterations) the approximate loss of the fast mode.
     inconsistent : int
         Grid evaluations whose misclassified set disagrees with the pieces (0 when the
         curve is complete).
@@ -69,9 +78,15 @@ class TrueLossCurve:
     matvecs: int
     factorizations: int
     seconds: float
+    solver: str
     inconsistent: int = 0
     parameter: str = "sigma"
     complete: bool = True
+
+    @property
+    def exact(self) -> bool:
+        """True when the curve is the true loss (built from exact or inverse solves)."""
+        return self.solver in ("exact", "inverse")
 
     @property
     def breakpoints(self) -> np.ndarray:
@@ -80,50 +95,6 @@ class TrueLossCurve:
     def best(self) -> tuple[float, float, float]:
         """``(loss, lo, hi)``: smallest loss and the widest σ range achieving it."""
         return self.loss.minimum()
-
-
-class _Evaluator:
-    """Soft labels at σ from one solver, with work counters; ``ev(σ)`` is cached."""
-
-    def __init__(self, model, y_u: np.ndarray, solver: str = "exact", cg_iters: int = 20) -> None:
-        self.model = model
-        self.y_u = y_u
-        self.solver = solver
-        self.cg_iters = cg_iters
-        self.matvecs = 0
-        self.cache: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self.solves = 0
-        self.factorizations = 0
-
-    def labels(self, sigma: float):
-        """Soft labels at σ, uncached (Algorithm 4 counts every call), work counted."""
-        return self.labels_many([sigma])[0]
-
-    def labels_many(self, sigmas) -> list:
-        """Soft labels at each σ (solved together where the model can), work counted."""
-        out = self.model.soft_labels_many(sigmas, solver=self.solver, cg_iters=self.cg_iters)
-        for sl in out:
-            self.solves += sl.solves
-            self.matvecs += sl.matvecs
-            self.factorizations += sl.factorizations
-        return out
-
-    def __call__(self, sigma: float):
-        hit = self.cache.get(sigma)
-        if hit is not None:
-            return hit
-        self.prefetch([sigma])
-        return self.cache[sigma]
-
-    def prefetch(self, sigmas) -> None:
-        """Evaluate and cache every σ not cached yet, in one call to the model."""
-        todo = [x for x in dict.fromkeys(float(v) for v in sigmas) if x not in self.cache]
-        for sl in self.labels_many(todo) if todo else ():
-            self.cache[sl.sigma] = (sl.f - 0.5, sl.df, sl.degenerate)
-
-    def wrong(self, sigma: float) -> np.ndarray:
-        h, _, deg = self(sigma)
-        return deg | ((h > 0) != (self.y_u == 1))
 
 
 def _hermite(a, b, ha, hb, da, db, s):
@@ -166,7 +137,9 @@ def _needs_split(a, b, ea, eb, touch) -> bool:
     return bool(np.any(interior & (low < touch) & (low < 0.5 * ends)))
 
 
-def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float, rtol: float) -> np.ndarray:
+def _refine_roots(
+    ev: LabelOracle, nodes: np.ndarray, a: float, b: float, rtol: float
+) -> np.ndarray:
     """Roots of h_u in [a, b] for every node u in ``nodes`` (each changes sign there).
 
     Safeguarded Newton on all nodes at once: every evaluation updates the bracket of
@@ -179,7 +152,7 @@ def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float, rtol: f
     lo, hi = np.full(k, a), np.full(k, b)
     hlo, hhi = ea[0][nodes].copy(), eb[0][nodes].copy()
     side = np.zeros(k, int)  # which end moved last (+1 lo, -1 hi): Illinois weighting
-    newton_ok = ev.solver in ("exact", "inverse")  # CG's f' is not the derivative of CG's f
+    newton_ok = ev.exact  # CG's f' is not the derivative of CG's f
     s = np.linspace(0, 1, 65)
     H = _hermite(a, b, hlo, eb[0][nodes], ea[1][nodes], eb[1][nodes], s)
     prop = a + (b - a) * hlo / (hlo - eb[0][nodes])  # secant fallback
@@ -231,7 +204,7 @@ def _refine_roots(ev: _Evaluator, nodes: np.ndarray, a: float, b: float, rtol: f
     return root
 
 
-def _refine_degenerate(ev: _Evaluator, a: float, b: float, rtol: float) -> list[float]:
+def _refine_degenerate(ev: LabelOracle, a: float, b: float, rtol: float) -> list[float]:
     """σ values in (a, b) where the degenerate set changes (bisection)."""
     ga, gb = ev(a)[2], ev(b)[2]
     if np.array_equal(ga, gb):
@@ -256,14 +229,15 @@ def true_loss_curve(
     grid_ratio: float = 1.05,
     touch: float = 0.05,
     solver: str = "exact",
-    cg_iters: int = 20,
+    cg_iters: int = CG_ITERS,
     max_evaluations: int = 4000,
-) -> TrueLossCurve:
+) -> LossCurve:
     """Exact piecewise-constant loss l(σ) with every breakpoint located to ``rtol``.
 
     With ``solver='cg'`` or ``'pcg'`` the same search runs on the t-iteration CG soft
     labels instead: that is the fast mode of Algorithm 4 (DESIGN §5.4), which finds every
-    crossing of the *approximate* f_u − 1/2 while sharing each solve across all nodes.
+    crossing of the *approximate* f_u − 1/2 while sharing each solve across all nodes; the
+    result is then an approximate curve (``solver`` 'cg'/'pcg', ``exact`` False).
 
     Parameters
     ----------
@@ -288,7 +262,8 @@ def true_loss_curve(
 
     Returns
     -------
-    TrueLossCurve
+    LossCurve
+        With ``solver`` as given.
     """
     t0 = time.perf_counter()
     caller = "true_loss_curve"
@@ -296,7 +271,7 @@ def true_loss_curve(
     rtol = check_real("rtol", rtol, caller, low=1e-15, high=1e-3)
     grid_ratio = check_real("grid_ratio", grid_ratio, caller, low=1.0, closed="neither")
     y_u = np.asarray(y_unlabeled)
-    ev = _Evaluator(model, y_u, solver, cg_iters)
+    ev = LabelOracle(model, y_u, solver, cg_iters)
     n0 = int(np.ceil(np.log(hi / lo) / np.log(grid_ratio))) + 1
     grid = np.geomspace(lo, hi, max(n0, 3))
     grid[0], grid[-1] = lo, hi
@@ -338,8 +313,8 @@ def true_loss_curve(
 
 
 def _assemble(
-    ev: _Evaluator, lo, hi, roots, deg_changes, y_u, t0, rtol, parameter: str = "sigma"
-) -> TrueLossCurve:
+    ev: LabelOracle, lo, hi, roots, deg_changes, y_u, t0, rtol, parameter: str = "sigma"
+) -> LossCurve:
     events = sorted(
         [(r, u) for r, u in roots if lo < r < hi] + [(c, -1) for c in deg_changes if lo < c < hi]
     )
@@ -393,7 +368,7 @@ def _assemble(
                 deg_ranges[-1] = (deg_ranges[-1][0], b, c)
             else:
                 deg_ranges.append((a, b, c))
-    return TrueLossCurve(
+    return LossCurve(
         loss,
         nodes,
         start,
@@ -403,6 +378,7 @@ def _assemble(
         ev.matvecs,
         ev.factorizations,
         time.perf_counter() - t0,
+        ev.solver,
         inconsistent,
         parameter,
     )
@@ -410,7 +386,7 @@ def _assemble(
 
 def threshold_loss_curve(
     model: HarmonicModel, y_unlabeled: np.ndarray, r_min: float, r_max: float
-) -> TrueLossCurve:
+) -> LossCurve:
     """Exact l(r) of the thresholded mutual-kNN family on [r_min, r_max].
 
     The graph 1[d_ij ≤ r] only changes at edge lengths, so l(r) is evaluated once per
@@ -423,7 +399,7 @@ def threshold_loss_curve(
     lengths = model.graph.edge_lengths()
     cuts = lengths[(lengths > lo) & (lengths < hi)]
 
-    class _R(_Evaluator):
+    class _R(LabelOracle):
         def __call__(self, r):
             hit = self.cache.get(r)
             if hit is None:

@@ -8,10 +8,11 @@ import scipy.sparse.linalg as spla
 from reference import instance as _instance
 from reference import weights as _weights
 
+from sslviz import export
 from sslviz._validation import InvalidParameterError
 from sslviz.conditioning import condition_curve, extreme_eigenvalues
-from sslviz.graphs import GraphSpec
-from sslviz.labeling import LabelingSpec, make_model
+from sslviz.labeling import make_model
+from sslviz.specs import GraphSpec, LabelingSpec
 
 
 def _harmonic_blocks(X, labeled, y, sigma, family, k):
@@ -48,7 +49,7 @@ def test_kappa_is_eigenvalue_ratio_of_I_minus_P_UU(family):
         np.testing.assert_allclose(curve.kappa[i], ev[-1] / ev[0], rtol=1e-7)
         assert curve.degenerate[i] == 0
     assert np.all(curve.kappa >= 1.0)
-    d = curve.to_dict()
+    d = export.to_dict(curve)
     np.testing.assert_allclose(d["sqrt_kappa"], np.sqrt(curve.kappa))
     assert d["solver"] == "cg" and d["cg_iters"] == 20
 
@@ -69,6 +70,20 @@ def test_system_matrix_is_symmetrically_scaled_laplacian(family):
         np.testing.assert_allclose(
             np.linalg.eigvalsh(S_ref), np.sort(np.linalg.eigvals(IP).real), rtol=1e-8, atol=1e-12
         )
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+def test_laplacian_system_is_equation_1_unscaled(family):
+    """The system CG runs on: L_UU f_U = W_UL y_L, eq. (1), from dense weights."""
+    X, labeled, y = _instance(2, n=500 if family == "knn" else 40)  # > 400: sparse blocks
+    model = make_model(X, labeled, y, GraphSpec(family, 5))
+    for s in (0.4, 1.0, 3.0):
+        LUU_ref, b_ref, _, _ = _harmonic_blocks(X, labeled, y, s, family, 5)
+        LUU, b = model.laplacian_system(s)
+        assert sp.issparse(LUU) == (family == "knn")
+        LUU = LUU.toarray() if sp.issparse(LUU) else LUU
+        np.testing.assert_allclose(LUU, LUU_ref, rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(b, b_ref, rtol=1e-12, atol=1e-300)
 
 
 @pytest.mark.parametrize("family", ["complete", "knn"])

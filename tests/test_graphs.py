@@ -9,7 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from sslviz._validation import InvalidParameterError
-from sslviz.graphs import GraphSpec, build_graph
+from sslviz.graphs import build_graph
+from sslviz.specs import GraphSpec
 
 FAMILIES_SPARSE = ("knn", "mutual-knn", "threshold")
 

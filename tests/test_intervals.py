@@ -5,7 +5,6 @@ import pytest
 from reference import algorithm4
 
 import sslviz.intervals as intervals_module
-from sslviz.graphs import GraphSpec
 from sslviz.intervals import (
     Interval,
     Sweep,
@@ -15,7 +14,8 @@ from sslviz.intervals import (
     score,
     sweep,
 )
-from sslviz.labeling import LabelingSpec, make_model
+from sslviz.labeling import make_model
+from sslviz.specs import GraphSpec, LabelingSpec
 from sslviz.truth import true_loss_curve
 
 LO, HI = 0.6, 6.0

@@ -12,8 +12,9 @@ from reference import weights as _weights
 from scipy.special import logsumexp
 
 from sslviz._validation import InvalidParameterError
-from sslviz.graphs import GraphSpec, build_graph
-from sslviz.labeling import DelalleauModel, HarmonicModel, LabelingSpec, make_model
+from sslviz.graphs import build_graph
+from sslviz.labeling import DelalleauModel, HarmonicModel, make_model
+from sslviz.specs import GraphSpec, LabelingSpec
 
 # --------------------------------------------------------------------------- helpers
 
@@ -219,7 +220,7 @@ def test_delalleau_matches_dense_closed_form(family, sigma):
     assert sub.size == 20 and np.unique(sub).size == 20 and not labeled[sub].any()
     out = model.soft_labels(sigma, solver="exact")
     f, df, ft, minus, _, deg_s = _delalleau_ref(X, labeled, y, model.nodes, sigma, family, 5, 1.4)
-    np.testing.assert_allclose(model.last_subset_labels[0], f, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(out.subset_f, f, rtol=0, atol=1e-10)
     np.testing.assert_allclose(out.f, ft, rtol=0, atol=1e-10)
     assert _relerr(out.df, minus) < 1e-9
     assert not out.degenerate.any() or deg_s.any()
@@ -242,10 +243,10 @@ def test_delalleau_derivative_minus_sign_vs_finite_differences(family, sigma):
     fS = []
     h = 1e-5 * sigma
     for s in (sigma + h, sigma - h):
-        model.soft_labels(s, solver="exact", derivative=False)
-        fS.append(model.last_subset_labels[0].copy())
-    model.soft_labels(sigma, solver="exact")
-    assert _relerr(model.last_subset_labels[1], (fS[0] - fS[1]) / (2 * h)) < 1e-5
+        sl = model.soft_labels(s, solver="exact", derivative=False)
+        assert sl.subset_df is None
+        fS.append(sl.subset_f)
+    assert _relerr(out.subset_df, (fS[0] - fS[1]) / (2 * h)) < 1e-5
 
 
 @pytest.mark.parametrize("solver", ["inverse", "cg", "pcg"])
@@ -510,7 +511,7 @@ def test_inputs_never_mutated(family, method):
 
 
 def test_labeling_validation():
-    with pytest.raises(InvalidParameterError, match="labeling"):
+    with pytest.raises(InvalidParameterError, match="method"):
         LabelingSpec("spectral")
     with pytest.raises(InvalidParameterError, match="subset"):
         LabelingSpec("delalleau", subset=0)
@@ -599,3 +600,65 @@ def test_soft_labels_many_without_batching_and_validation():
     with pytest.raises(InvalidParameterError, match="solver"):
         knn.soft_labels_many([1.0], solver="lu")
     assert knn.soft_labels_many([], solver="cg") == []
+
+
+# ------------------------------------------------------- one model shared between threads
+
+
+def _attributes(model) -> dict:
+    return {name: id(value) for name, value in vars(model).items()}
+
+
+@pytest.mark.parametrize(
+    "family, method, n",
+    [
+        ("knn", "harmonic", 450),  # sparse blocks, batched CG
+        ("knn", "harmonic", 120),  # small graph solved dense, batched CG
+        ("complete", "harmonic", 120),  # dense, one σ at a time
+        ("knn", "delalleau", 120),
+    ],
+)
+def test_one_model_shared_by_four_threads(family, method, n):
+    """Models are shared between app sessions (st.cache_resource): soft labels from 4
+    threads at once are bit for bit the single-threaded ones, and the model is unchanged."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, labeled, y = _instance(18, n=n)
+    model = make_model(X, labeled, y, GraphSpec(family, 6), LabelingSpec(method, subset=30))
+    before = _attributes(model)
+    arrays = [v for v in vars(model).values() if isinstance(v, np.ndarray)]
+    assert arrays and not any(a.flags.writeable for a in arrays)  # read-only once built
+    calls = [
+        (sigma, solver, many)
+        for sigma in (0.05, 0.4, 1.0, 2.5)
+        for solver in ("exact", "cg", "pcg")
+        for many in (False, True)
+    ]
+
+    def call(key):
+        sigma, solver, many = key
+        if many:  # the batched path where the model has one
+            return model.soft_labels_many([sigma, 2 * sigma], solver=solver, cg_iters=15)[0]
+        return model.soft_labels(sigma, solver=solver, cg_iters=15)
+
+    single = {key: call(key) for key in calls}
+    jobs = calls * 6
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(call, jobs))
+    for key, sl in zip(jobs, results, strict=True):
+        ref = single[key]
+        for a, b in (
+            (sl.f, ref.f),
+            (sl.df, ref.df),
+            (sl.degenerate, ref.degenerate),
+            (sl.subset_f, ref.subset_f),
+            (sl.subset_df, ref.subset_df),
+        ):
+            assert (a is None and b is None) or np.array_equal(a, b)
+        assert (sl.solves, sl.matvecs, sl.factorizations, sl.status) == (
+            ref.solves,
+            ref.matvecs,
+            ref.factorizations,
+            ref.status,
+        )
+    assert _attributes(model) == before

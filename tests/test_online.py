@@ -1,4 +1,5 @@
-"""Tests for sslviz.online: Exp3-Set weights, exact regret, learner runs and backends."""
+"""Tests for sslviz.online (Exp3-Set weights, exact regret, learner runs) and
+sslviz.experiment (repetitions, confidence bands, joblib/Dask backends)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from sslviz import export
 from sslviz._validation import InvalidParameterError
+from sslviz.experiment import regret_experiment
 from sslviz.online import (
     Exp3SetWeights,
     SyntheticRounds,
     best_fixed,
     cumulative_regret,
-    regret_experiment,
     regret_rate,
     run_learner,
     theorem_step_size,
@@ -230,7 +232,7 @@ def test_run_learner_suffers_true_loss(feedback):
     assert run.snapshot_rounds[0] == 0 and run.snapshot_rounds[-1] == 29
     width = p.sigma_max - p.sigma_min
     np.testing.assert_allclose(run.density_snapshots.mean(axis=1) * width, 1.0, atol=1e-2)
-    json.dumps(run.to_dict(), allow_nan=False)
+    json.dumps(export.to_dict(run), allow_nan=False)
     again = run_learner(p, feedback, rounds=30, lr=None, seed=4, round_seeds=seeds)
     np.testing.assert_array_equal(run.sigmas, again.sigmas)
 
@@ -316,7 +318,7 @@ def test_models_share_instances_and_seeds_are_deterministic():
 
 def test_experiment_to_dict_is_json():
     exp = regret_experiment(SyntheticRounds(), rounds=10, repeats=1, lr=0.3, n_jobs=1)
-    d = json.loads(json.dumps(exp.to_dict(include_runs=True), allow_nan=False))
+    d = json.loads(json.dumps(export.to_dict(exp, include_runs=True), allow_nan=False))
     assert set(d) >= {"models", "rate", "lr", "M", "rounds", "repeats"}
     assert d["rounds"] == 10 and d["repeats"] == 1 and d["lr"] == 0.3
     for entry in d["models"].values():

@@ -10,9 +10,11 @@ import pytest
 
 from sslviz import plots
 from sslviz.conditioning import condition_curve
-from sslviz.intervals import SweepSettings, node_trace, score, sweep
-from sslviz.online import SyntheticRounds, regret_experiment
-from sslviz.problem import ProblemSpec, build_problem, loss_curve, suggest_sigma_range
+from sslviz.experiment import regret_experiment
+from sslviz.intervals import node_trace, score, sweep
+from sslviz.online import SyntheticRounds
+from sslviz.problem import build_problem, loss_curve, suggest_sigma_range
+from sslviz.specs import ProblemSpec, SweepSettings
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sslviz.intervals import SweepSettings
-from sslviz.online import GraphRounds
-from sslviz.problem import (
-    ProblemSpec,
-    build_problem,
-    curve_to_dict,
-    loss_curve,
-    suggest_sigma_range,
-)
+from sslviz.export import to_dict
+from sslviz.problem import GraphRounds, build_problem, loss_curve, suggest_sigma_range
+from sslviz.specs import ProblemSpec, SweepSettings
 
 FASHION = Path("/usr/share/datasets/fashion-mnist")
 
@@ -36,7 +30,7 @@ def test_spec_is_hashable_and_seeded():
 
 def test_curve_dict_nodes_are_instance_rows():
     p = build_problem(ProblemSpec(n=60, n_labeled=6))
-    d = curve_to_dict(p, loss_curve(p, 0.5, 5.0))
+    d = to_dict(loss_curve(p, 0.5, 5.0), p)
     unlabeled = set(np.flatnonzero(~p.instance.labeled).tolist())
     assert all(set(nodes) <= unlabeled for nodes in d["nodes"])
     assert d["best"]["accuracy"] == pytest.approx(1 - d["best"]["loss"])

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from reference import weights
 
-from sslviz.graphs import GraphSpec, build_graph
-from sslviz.labeling import HarmonicModel, LabelingSpec, make_model
+from sslviz.graphs import build_graph
+from sslviz.labeling import HarmonicModel, make_model
+from sslviz.specs import GraphSpec, LabelingSpec
 from sslviz.truth import threshold_loss_curve, true_loss_curve
 
 
@@ -136,6 +137,19 @@ def test_threshold_curve_matches_brute_force():
         sl = model.soft_labels_at_radius(r)
         wrong = sl.degenerate | ((sl.f > 0.5) != (y_u == 1))
         assert curve.loss(r) == pytest.approx(wrong.mean())
+
+
+def test_curve_says_which_solver_built_it():
+    """Only exact or inverse solves give the true loss; a CG curve is approximate."""
+    X, labeled, y = _instance(6)
+    model = make_model(X, labeled, y, GraphSpec("knn", 5))
+    y_u = y[model.unlabeled_idx]
+    for solver, exact in (("exact", True), ("inverse", True), ("cg", False), ("pcg", False)):
+        curve = true_loss_curve(model, y_u, 0.6, 6.0, solver=solver, cg_iters=5)
+        assert curve.solver == solver and curve.exact is exact
+    graph = build_graph(X, GraphSpec("threshold", 6))
+    curve = threshold_loss_curve(HarmonicModel(graph, labeled, y), y_u, 1.0, 2.0)
+    assert curve.solver == "exact" and curve.exact
 
 
 @pytest.mark.parametrize(

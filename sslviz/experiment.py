@@ -1,0 +1,322 @@
+"""Regret experiments: repetitions of the online learner over shared instance sequences.
+
+Holds :func:`regret_experiment` (seeds per repetition, every feedback model on the same rounds,
+Student-t bands) with its results :class:`ModelRegret` and :class:`RegretExperiment`, and runs
+the repetitions sequentially, with joblib or on a Dask cluster, with identical results.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
+from sslviz.online import (
+    FEEDBACK_MODELS,
+    LearnerRun,
+    RoundProvider,
+    check_provider,
+    n_pieces,
+    regret_rate,
+    run_learner,
+    theorem_step_size,
+)
+
+__all__ = ["ModelRegret", "RegretExperiment", "regret_experiment"]
+
+
+@dataclass(frozen=True, eq=False)
+class ModelRegret:
+    """Regret of one feedback model over the repetitions.
+
+    Attributes
+    ----------
+    name : str
+        Feedback model.
+    regret_mean : ndarray of shape (T,), dtype float64
+        Mean cumulative regret over the repetitions.
+    regret_low, regret_high : ndarray of shape (T,), dtype float64
+        95% confidence band of the mean, per round: ``mean ± t_{0.975, R−1} · s / sqrt(R)``
+        (Student t, sample standard deviation ``s``); equal to the mean when ``R = 1``.
+    best_sigma : tuple of float
+        ``(lo, hi)`` of the best σ range of the summed true losses of repetition 0 (the same
+        for every model, as models share the instances of a repetition).
+    best_value : float
+        ``min_σ Σ_t l_t(σ)`` of repetition 0.
+    seconds : float
+        Total wall time of this model's runs.
+    lr : float or None
+        Step size used (``None`` for ``'uniform'``).
+    M : float
+        System size of the reference rate: 1 for ``'full'``, otherwise the measured mean
+        number of pieces of the true losses.
+    rate : ndarray of shape (T,), dtype float64
+        :func:`regret_rate` with this ``M``.
+    runs : tuple of LearnerRun
+        The raw runs, one per repetition.
+    """
+
+    name: str
+    regret_mean: np.ndarray
+    regret_low: np.ndarray
+    regret_high: np.ndarray
+    best_sigma: tuple[float, float]
+    best_value: float
+    seconds: float
+    lr: float | None
+    M: float
+    rate: np.ndarray
+    runs: tuple[LearnerRun, ...] = field(repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class RegretExperiment:
+    """Regret curves of several feedback models on shared instance sequences.
+
+    Attributes
+    ----------
+    models : dict of str to ModelRegret
+        One entry per feedback model, in the requested order.
+    rate : ndarray of shape (T,), dtype float64
+        :func:`regret_rate` with the measured semi-bandit ``M``.
+    lr : float
+        The semi-bandit step size (``lr`` itself when a float was given).
+    M : float
+        Measured mean number of pieces of all true losses (all rounds, all repetitions).
+    M_first_round : float
+        Mean over repetitions of the number of pieces of the first round's true loss, the
+        ``M`` that ``lr='auto'`` uses (it must be known before the runs).
+    R : float
+        Radius of the σ domain, ``(sigma_max − sigma_min)/2``.
+    rounds, repeats, seed : int
+        As passed.
+    seconds : float
+        Wall time of the whole experiment.
+    """
+
+    models: dict[str, ModelRegret]
+    rate: np.ndarray
+    lr: float
+    M: float
+    M_first_round: float
+    R: float
+    rounds: int
+    repeats: int
+    seed: int
+    seconds: float
+
+
+def _run_task(task: tuple) -> list[LearnerRun]:
+    """All models of one repetition, in one worker: a provider that memoises its rounds
+    (as the graph provider does) then computes each instance once for every model."""
+    provider, models, rounds, lrs, seed, round_seeds = task
+    return [
+        run_learner(provider, m, rounds=rounds, lr=lrs[m], seed=seed, round_seeds=round_seeds)
+        for m in models
+    ]
+
+
+def _repetition_seeds(seed: int, r: int, rounds: int) -> tuple[int, list[int]]:
+    """Learner seed and round seeds of repetition ``r``, from ``SeedSequence(seed)``."""
+    learner = np.random.SeedSequence(seed, spawn_key=(r, 0)).generate_state(1, np.uint32)
+    rs = np.random.SeedSequence(seed, spawn_key=(r, 1)).generate_state(rounds, np.uint32)
+    return int(learner[0]), [int(s) for s in rs]
+
+
+def _execute(
+    tasks: list[tuple],
+    n_jobs: int,
+    dask: str | None,
+    progress: Callable[[int, int], None] | None,
+) -> list[list[LearnerRun]]:
+    total = len(tasks)
+
+    def tick(done: int) -> None:
+        if progress is not None:
+            progress(done, total)
+
+    if dask is not None:
+        try:
+            from dask.distributed import Client, as_completed
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "regret_experiment(dask=...) needs dask[distributed]; install sslviz[dask]."
+            ) from exc
+        with Client(dask, set_as_default=False) as client:
+            futures = client.map(_run_task, tasks, pure=False)
+            for done, _ in enumerate(as_completed(futures, loop=client.loop), start=1):
+                tick(done)
+            return list(client.gather(futures))
+    if n_jobs == 1:
+        out = []
+        for done, task in enumerate(tasks, start=1):
+            out.append(_run_task(task))
+            tick(done)
+        return out
+    from joblib import Parallel, delayed
+
+    out = []
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+    for done, run in enumerate(parallel(delayed(_run_task)(t) for t in tasks), start=1):
+        out.append(run)
+        tick(done)
+    return out
+
+
+def _band(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    from scipy import stats
+
+    mean = x.mean(axis=0)
+    n = x.shape[0]
+    if n < 2:
+        return mean, mean.copy(), mean.copy()
+    half = stats.t.ppf(0.975, n - 1) * x.std(axis=0, ddof=1) / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def regret_experiment(
+    provider: RoundProvider,
+    *,
+    rounds: int,
+    repeats: int,
+    feedback: Sequence[str] | str = FEEDBACK_MODELS,
+    lr: float | str = "auto",
+    seed: int = 0,
+    n_jobs: int = -1,
+    dask: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RegretExperiment:
+    """Compare feedback models over repeated runs on shared instance sequences.
+
+    Repetition ``r`` draws its learner seed and its ``rounds`` round seeds from
+    ``np.random.SeedSequence(seed, spawn_key=(r, 0))`` and ``(r, 1)``; every feedback model
+    of a repetition uses the same round seeds (identical instances) and the same learner
+    seed. Results are identical whichever backend runs the tasks.
+
+    Parameters
+    ----------
+    provider : RoundProvider
+        Picklable source of rounds.
+    rounds : int
+        ``T >= 1``.
+    repeats : int
+        Number of repetitions ``>= 1``.
+    feedback : sequence of {'approx', 'exact', 'full', 'uniform'}, default=all four
+        Models to run, without duplicates.
+    lr : float or 'auto', default='auto'
+        Step size ``λ > 0``. ``'auto'`` uses :func:`theorem_step_size` with
+        ``R = (sigma_max − sigma_min)/2`` and, for ``'approx'``/``'exact'``, ``M`` = the mean
+        over repetitions of the number of pieces of the first round's true loss; ``'full'``
+        uses ``M = 1`` (full information).
+    seed : int, default=0
+        Master seed ``>= 0``.
+    n_jobs : int, default=-1
+        joblib workers on this machine (``-1``: all cores; ``1``: sequential, no joblib).
+        Ignored when ``dask`` is given.
+    dask : str or None, default=None
+        Address of a Dask scheduler (e.g. ``'tcp://127.0.0.1:8786'``); the tasks then run on
+        that cluster through ``dask.distributed.Client``. Its workers must import ``sslviz``.
+    progress : callable or None, default=None
+        Called as ``progress(done, total)`` after each finished repetition.
+
+    Returns
+    -------
+    RegretExperiment
+
+    Notes
+    -----
+    DESIGN §7; Algorithm 1 and Theorem 3.1 of the paper.
+
+    Examples
+    --------
+    >>> from sslviz.online import SyntheticRounds
+    >>> exp = regret_experiment(SyntheticRounds(), rounds=30, repeats=2, n_jobs=1)
+    >>> sorted(exp.models), exp.models["exact"].regret_mean.shape
+    (['approx', 'exact', 'full', 'uniform'], (30,))
+    """
+    caller = "regret_experiment"
+    lo_s, hi_s = check_provider(provider, caller)
+    rounds = check_int("rounds", rounds, caller, low=1)
+    repeats = check_int("repeats", repeats, caller, low=1)
+    models = [feedback] if isinstance(feedback, str) else list(feedback)
+    if not models:
+        raise InvalidParameterError(
+            f"The 'feedback' parameter of {caller} must name at least one model. Got an empty "
+            "sequence instead."
+        )
+    models = [check_option("feedback", m, caller, FEEDBACK_MODELS) for m in models]
+    if len(set(models)) != len(models):
+        raise InvalidParameterError(
+            f"The 'feedback' parameter of {caller} must not repeat a model. Got {models!r} instead."
+        )
+    if isinstance(lr, str):
+        check_option("lr", lr, caller, ["auto"])
+    else:
+        lr = check_real("lr", lr, caller, low=0.0, closed="neither")
+    seed = check_int("seed", seed, caller, low=0)
+    n_jobs = check_int("n_jobs", n_jobs, caller)
+    if n_jobs == 0:
+        raise InvalidParameterError(
+            f"The 'n_jobs' parameter of {caller} must be a nonzero int (-1 for all cores). "
+            "Got 0 instead."
+        )
+    if dask is not None and (not isinstance(dask, str) or not dask):
+        raise InvalidParameterError(
+            f"The 'dask' parameter of {caller} must be a scheduler address (non-empty str) or "
+            f"None. Got {dask!r} instead."
+        )
+    if progress is not None and not callable(progress):
+        raise TypeError(
+            f"The 'progress' parameter of {caller} must be callable or None. "
+            f"Got {progress!r} instead."
+        )
+
+    start = time.perf_counter()
+    R = (hi_s - lo_s) / 2
+    rep_seeds = [_repetition_seeds(seed, r, rounds) for r in range(repeats)]
+    m_first = float(np.mean([n_pieces(provider.true_loss(rs[0])) for _, rs in rep_seeds]))
+    if lr == "auto":
+        lr_semi = theorem_step_size(rounds, max(m_first, 1.0), R)
+        lr_full = theorem_step_size(rounds, 1.0, R)
+    else:
+        lr_semi = lr_full = float(lr)
+    lrs = {"approx": lr_semi, "exact": lr_semi, "full": lr_full, "uniform": None}
+
+    tasks = [(provider, models, rounds, lrs, ls, rs) for ls, rs in rep_seeds]
+    runs = [run for group in _execute(tasks, n_jobs, dask, progress) for run in group]
+
+    m_measured = float(np.mean([run.mean_M for run in runs]))
+    out: dict[str, ModelRegret] = {}
+    for k, name in enumerate(models):
+        mine = tuple(runs[r * len(models) + k] for r in range(repeats))
+        mean, low, high = _band(np.stack([run.regret for run in mine]))
+        m_model = 1.0 if name == "full" else max(m_measured, 1.0)
+        out[name] = ModelRegret(
+            name=name,
+            regret_mean=mean,
+            regret_low=low,
+            regret_high=high,
+            best_sigma=mine[0].best_sigma,
+            best_value=mine[0].best_value,
+            seconds=float(sum(run.seconds for run in mine)),
+            lr=lrs[name],
+            M=m_model,
+            rate=regret_rate(rounds, m_model, R),
+            runs=mine,
+        )
+    return RegretExperiment(
+        models=out,
+        rate=regret_rate(rounds, max(m_measured, 1.0), R),
+        lr=lr_semi,
+        M=m_measured,
+        M_first_round=m_first,
+        R=R,
+        rounds=rounds,
+        repeats=repeats,
+        seed=seed,
+        seconds=time.perf_counter() - start,
+    )

@@ -1,0 +1,364 @@
+"""Every result as a dict (JSON) or a table: one schema for the CLI and the app.
+
+:func:`to_dict` and :func:`to_frame` take any result of sslviz (exact or approximate loss
+curve, sweep of intervals, score, conditioning curve, regret experiment, speed row) and
+the :class:`~sslviz.problem.Problem` it was computed on. Nodes are *instance rows*
+everywhere (the row of the point in the drawn instance, 0-based; ``None`` for "an end of
+the range"); tables carry the unlabeled-node index as an extra ``*_u`` column.
+
+The ``*_document`` functions build what ``sslviz <command> --out F.json`` writes, and
+the app's download buttons write the same documents through :func:`dumps`, so the CLI's
+JSON for a view is the app's download for it (timings aside: ``seconds`` and
+``time_per_interval`` are measured anew by each run).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import singledispatch
+from typing import Any
+
+import numpy as np
+
+from sslviz.specs import Spec
+
+TIMING_KEYS = frozenset({"seconds", "time_per_interval", "wall"})
+
+
+def dumps(document: dict | list) -> str:
+    """The JSON text of a document (the CLI's output and the app's downloads)."""
+    return json.dumps(document, indent=1, allow_nan=False)
+
+
+def without_timings(document: Any) -> Any:
+    """``document`` with every timing key removed, at any depth (for comparisons)."""
+    if isinstance(document, dict):
+        return {k: without_timings(v) for k, v in document.items() if k not in TIMING_KEYS}
+    if isinstance(document, list):
+        return [without_timings(v) for v in document]
+    return document
+
+
+def settings_dict(*specs: Spec, **extra: Any) -> dict:
+    """The settings of a view: every spec's fields, then ``extra`` (e.g. the σ range)."""
+    out: dict = {}
+    for spec in specs:
+        out |= spec.to_dict()
+    return out | extra
+
+
+def _row(problem, u: int) -> int | None:
+    return None if problem is None or u < 0 else int(problem.model.unlabeled_idx[u])
+
+
+def _rows(problem, nodes) -> list[int]:
+    nodes = [int(u) for u in np.atleast_1d(nodes)]
+    return nodes if problem is None else [_row(problem, u) for u in nodes]
+
+
+@singledispatch
+def to_dict(result: Any, problem=None, **options: Any) -> dict:
+    """JSON-ready dict of a result; node indices become instance rows of ``problem``.
+
+    Results: LossCurve, Sweep, Score, ConditionCurve, RegretExperiment (option
+    ``include_runs``), LearnerRun.
+    """
+    raise TypeError(f"to_dict: no export for {type(result).__name__}")
+
+
+@singledispatch
+def to_frame(result: Any, problem=None):
+    """A pandas DataFrame of a result (the app's tables and CSV downloads)."""
+    raise TypeError(f"to_frame: no table for {type(result).__name__}")
+
+
+def _register(cls_path: str):
+    """Register the decorated pair of exporters for a class named by its import path."""
+    import importlib
+
+    module, name = cls_path.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module), name)
+
+    def wrap(pair):
+        dict_fn, frame_fn = pair
+        to_dict.register(cls)(dict_fn)
+        to_frame.register(cls)(frame_fn)
+        return pair
+
+    return wrap
+
+
+def _frame(records: list[dict] | dict, columns: list[str] | None = None):
+    import pandas as pd
+
+    return pd.DataFrame(records, columns=columns)
+
+
+# -- loss curves (exact or approximate) ------------------------------------------------
+
+
+def _curve_dict(curve, problem=None) -> dict:
+    e, v = curve.loss.edges, curve.loss.values
+    best_loss, best_lo, best_hi = curve.best()
+    return {
+        "parameter": curve.parameter,
+        "breakpoints": curve.breakpoints.tolist(),
+        "nodes": [_rows(problem, nd) for nd in curve.nodes],
+        "pieces": [
+            {"lo": float(e[i]), "hi": float(e[i + 1]), "loss": float(v[i])} for i in range(v.size)
+        ],
+        "best": {"loss": best_loss, "accuracy": 1.0 - best_loss, "lo": best_lo, "hi": best_hi},
+        "degenerate": {
+            "max_count": max([c for _, _, c in curve.degenerate_ranges], default=0),
+            "ranges": [
+                {"lo": float(a), "hi": float(b), "count": int(c)}
+                for a, b, c in curve.degenerate_ranges
+            ],
+        },
+        "n_unlabeled": int(curve.wrong_at_start.size),
+        "solves": curve.solves,
+        "evaluations": int(curve.evaluations.size),
+        "inconsistent": curve.inconsistent,
+        "complete": curve.complete,
+        "seconds": curve.seconds,
+    }
+
+
+def _curve_frame(curve, problem=None):
+    e, v = curve.loss.edges, curve.loss.values
+    return _frame({"lo": e[:-1], "hi": e[1:], "loss": v})
+
+
+# -- sweeps and scores ------------------------------------------------------------------
+
+
+def _sweep_dict(res, problem=None) -> dict:
+    return {
+        "intervals": [
+            {
+                "lo": iv.lo,
+                "hi": iv.hi,
+                "loss": iv.loss,
+                "sigma0": iv.sigma0,
+                "lo_node": _row(problem, iv.lo_node),
+                "hi_node": _row(problem, iv.hi_node),
+            }
+            for iv in res.intervals
+        ],
+        "M": len(res.intervals),
+        "seconds": res.seconds,
+        "time_per_interval": res.time_per_interval,
+        "solves": res.solves,
+        "matvecs": res.matvecs,
+    }
+
+
+def _sweep_frame(res, problem=None):
+    records = [
+        d | {"lo_node_u": iv.lo_node if iv.lo_node >= 0 else None,
+             "hi_node_u": iv.hi_node if iv.hi_node >= 0 else None, "solves": iv.solves}
+        for d, iv in zip(_sweep_dict(res, problem)["intervals"], res.intervals, strict=True)
+    ]  # fmt: skip
+    cols = ["lo", "hi", "loss", "sigma0", "lo_node", "hi_node", "lo_node_u", "hi_node_u",
+            "solves"]  # fmt: skip
+    return _frame(records, cols)
+
+
+def _score_dict(sc, problem=None) -> dict:
+    return {
+        "M": sc.M,
+        "true_breakpoints": sc.true_breakpoints,
+        "missed": sc.missed,
+        "spurious": sc.spurious,
+        "eps_volume": sc.eps_volume,
+        "uncovered": sc.uncovered,
+        "misses": [{"sigma": s, "nodes": _rows(problem, nd)} for s, nd in sc.misses],
+        "spurious_endpoints": [float(x) for x in sc.spurious_endpoints],
+    }
+
+
+def _score_frame(sc, problem=None):
+    records = [
+        {"sigma": s, "nodes": ", ".join(map(str, _rows(problem, nd))),
+         "nodes_u": ", ".join(str(int(u)) for u in nd)}
+        for s, nd in sc.misses
+    ]  # fmt: skip
+    return _frame(records, ["sigma", "nodes", "nodes_u"])
+
+
+# -- conditioning -------------------------------------------------------------------------
+
+
+def _condition_dict(c, problem=None) -> dict:
+    return {
+        "sigma": c.sigma.tolist(),
+        "kappa": c.kappa.tolist(),
+        "sqrt_kappa": np.sqrt(c.kappa).tolist(),
+        "lambda_min": c.lambda_min.tolist(),
+        "lambda_max": c.lambda_max.tolist(),
+        "iterations_needed": c.iterations_needed.tolist(),
+        "cg_error": c.cg_error.tolist(),
+        "degenerate": c.degenerate.tolist(),
+        "solver": c.solver,
+        "cg_iters": c.cg_iters,
+        "rtol": c.rtol,
+    }
+
+
+def _condition_frame(c, problem=None):
+    d = _condition_dict(c)
+    cols = ["sigma", "kappa", "sqrt_kappa", "iterations_needed", "cg_error", "degenerate"]
+    return _frame({k: d[k] for k in cols})
+
+
+# -- online regret ------------------------------------------------------------------------
+
+
+def _run_dict(run, problem=None) -> dict:
+    """Every field of one learner run (:class:`sslviz.online.LearnerRun`)."""
+    return {
+        "feedback": run.feedback,
+        "lr": run.lr,
+        "seed": run.seed,
+        "sigmas": run.sigmas.tolist(),
+        "losses_played": run.losses_played.tolist(),
+        "regret": run.regret.tolist(),
+        "best_sigma": [float(x) for x in run.best_sigma],
+        "best_value": run.best_value,
+        "density_grid": run.density_grid.tolist(),
+        "snapshot_rounds": run.snapshot_rounds.tolist(),
+        "density_snapshots": run.density_snapshots.tolist(),
+        "seconds": run.seconds,
+        "n_feedback_calls": run.n_feedback_calls,
+        "mean_M": run.mean_M,
+        "n_cells": run.n_cells,
+    }
+
+
+def _run_frame(run, problem=None):
+    return _frame({"round": range(1, run.regret.size + 1), "sigma": run.sigmas,
+                   "loss": run.losses_played, "regret": run.regret})  # fmt: skip
+
+
+def _regret_dict(exp, problem=None, *, include_runs: bool = False) -> dict:
+    """``{"models": {name: {"regret_mean", "regret_low", "regret_high", "best_sigma",
+    "best_value", "seconds", "lr", "M", "rate", "final_regret"[, "runs"]}}, "rate", "lr",
+    "M", "M_first_round", "R", "rounds", "repeats", "seed", "seconds"}``; with
+    ``include_runs`` every raw run too."""
+    models: dict[str, Any] = {}
+    for name, m in exp.models.items():
+        entry: dict[str, Any] = {
+            "regret_mean": m.regret_mean.tolist(),
+            "regret_low": m.regret_low.tolist(),
+            "regret_high": m.regret_high.tolist(),
+            "best_sigma": [float(x) for x in m.best_sigma],
+            "best_value": m.best_value,
+            "seconds": m.seconds,
+            "lr": m.lr,
+            "M": m.M,
+            "rate": m.rate.tolist(),
+            "final_regret": [float(r.regret[-1]) for r in m.runs],
+        }
+        if include_runs:
+            entry["runs"] = [_run_dict(r) for r in m.runs]
+        models[name] = entry
+    return {
+        "models": models,
+        "rate": exp.rate.tolist(),
+        "lr": exp.lr,
+        "M": exp.M,
+        "M_first_round": exp.M_first_round,
+        "R": exp.R,
+        "rounds": exp.rounds,
+        "repeats": exp.repeats,
+        "seed": exp.seed,
+        "seconds": exp.seconds,
+    }
+
+
+def _regret_frame(exp, problem=None):
+    return _frame([
+        {"model": name, "round": t + 1, "regret_mean": float(m.regret_mean[t]),
+         "regret_low": float(m.regret_low[t]), "regret_high": float(m.regret_high[t]),
+         "rate": float(m.rate[t])}
+        for name, m in exp.models.items() for t in range(exp.rounds)
+    ])  # fmt: skip
+
+
+def regret_summary_frame(exp):
+    """One row per feedback model: final regret, best σ range, λ, seconds."""
+    return _frame([
+        {"model": n, "final regret": float(m.regret_mean[-1]),
+         "best σ range": f"[{m.best_sigma[0]:.4g}, {m.best_sigma[1]:.4g}]", "λ": m.lr,
+         "seconds": m.seconds}
+        for n, m in exp.models.items()
+    ])  # fmt: skip
+
+
+for _path, _pair in {
+    "sslviz.truth.LossCurve": (_curve_dict, _curve_frame),
+    "sslviz.intervals.Sweep": (_sweep_dict, _sweep_frame),
+    "sslviz.intervals.Score": (_score_dict, _score_frame),
+    "sslviz.conditioning.ConditionCurve": (_condition_dict, _condition_frame),
+    "sslviz.experiment.RegretExperiment": (_regret_dict, _regret_frame),
+    "sslviz.online.LearnerRun": (_run_dict, _run_frame),
+}.items():
+    _register(_path)(_pair)
+
+
+# -- the documents of the four views ---------------------------------------------------
+
+
+def loss_document(problem, curve, sigma_range: tuple[float, float]) -> dict:
+    """``sslviz loss``: the exact loss curve and its settings."""
+    lo, hi = sigma_range
+    return to_dict(curve, problem) | {
+        "settings": settings_dict(problem.spec, sigma_min=lo, sigma_max=hi)
+    }
+
+
+def intervals_document(problem, sweep, settings, score=None, score_settings=None) -> dict:
+    """``sslviz intervals``: Algorithm 4's intervals, their work, and optionally the score."""
+    out = to_dict(sweep, problem)
+    specs = (problem.spec, settings) + ((score_settings,) if score_settings else ())
+    out["settings"] = settings_dict(*specs, sigma_min=sweep.sigma_min, sigma_max=sweep.sigma_max)
+    if score is not None:
+        out["score"] = to_dict(score, problem)
+    return out
+
+
+def condition_document(problem, curve, settings, seconds: float) -> dict:
+    """``sslviz condition``: κ, CG iterations needed and t-iteration error on a σ grid."""
+    cond = settings.to_dict()
+    cond.pop("families", None)
+    lo, hi = float(curve.sigma[0]), float(curve.sigma[-1])
+    return to_dict(curve, problem) | {
+        "seconds": seconds,
+        "settings": settings_dict(problem.spec, sigma_min=lo, sigma_max=hi) | cond,
+    }
+
+
+def regret_document(spec, sigma_range, sweep_settings, regret_settings, experiment) -> dict:
+    """``sslviz regret``: regret curves of each feedback model and their settings."""
+    lo, hi = sigma_range
+    reg = regret_settings.to_dict()
+    for local in ("jobs", "dask"):  # how it ran, not what it computed
+        reg.pop(local, None)
+    return to_dict(experiment) | {
+        "settings": settings_dict(spec, sweep_settings, sigma_min=lo, sigma_max=hi) | reg
+    }
+
+
+def speed_row(problem, sweep) -> dict:
+    """One row of the live Table 1 (a summary of an ``sslviz intervals`` document)."""
+    d = to_dict(sweep, problem)
+    return {
+        "n": problem.instance.n,
+        "family": problem.spec.family,
+        "solver": sweep.settings.solver,
+        "M": d["M"],
+        "seconds": d["seconds"],
+        "time_per_interval": d["time_per_interval"],
+        "solves": d["solves"],
+        "matvecs": d["matvecs"],
+    }

@@ -1,0 +1,829 @@
+"""Every setting of sslviz, written down once.
+
+Each settings class is a frozen dataclass whose fields are rows of one table: a
+:class:`Setting` gives the default, the rule (bounds or options), the help text in the
+paper's terms, the CLI flag and the URL key. ``__post_init__`` checks every field against
+its rule and then the cross-field rules (|L| < n, k < n, m ≤ |U|, σ_min < σ_max, ...).
+From the tables come the CLI options (:func:`add_options`, :func:`from_options`), the URL
+query (:func:`to_query`, :func:`from_query`), the app's widgets (``app_state``) and the
+reproducing command (:func:`to_command`); nothing else states a default, a bound or a help
+text. Adding a field to a class here adds it to all four.
+
+=====================  =======================================================
+:class:`GraphSpec`     graph family and k (Definition 1)
+:class:`LabelingSpec`  harmonic (Algorithm 2) or Delalleau (Algorithm 3), m, λ
+:class:`ProblemSpec`   dataset, classes, n, |L|, seed, PCA + graph + labeling
+:class:`SigmaRange`    [σ_min, σ_max] (None: the range suggested by the data)
+:class:`SweepSettings` solver, t, Algorithm 4's ε, η, step, mode
+:class:`ScoreSettings` scoring against the exact curve
+:class:`ConditionSettings`  the conditioning view's grid, solver and families
+:class:`RegretSettings` the online experiment (T, R, feedback models, λ)
+:class:`LossView`, :class:`SpeedGrid`  page-only controls (URL and widgets, no CLI)
+=====================  =======================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
+
+DATASETS: tuple[str, ...] = ("digits", "fashion-mnist", "mnist", "usps")
+FAMILIES: tuple[str, ...] = ("complete", "knn", "mutual-knn", "threshold")
+GAUSSIAN_FAMILIES: tuple[str, ...] = ("complete", "knn", "mutual-knn")
+LABELINGS: tuple[str, ...] = ("harmonic", "delalleau")
+SOLVERS: tuple[str, ...] = ("cg", "pcg", "exact", "inverse")
+MODES: tuple[str, ...] = ("fast", "paper")
+FEEDBACK_MODELS: tuple[str, ...] = ("approx", "exact", "full", "uniform")
+COMPARISONS: tuple[str, ...] = ("nothing", "CG t = 5", "CG t = 50", "other mode", "exact solver")
+SPEED_SIZES: tuple[int, ...] = (50, 100, 200, 300, 500, 1000)
+
+
+# --------------------------------------------------------------------------------------
+# Rules: how a value is checked, parsed from text and written as text
+# --------------------------------------------------------------------------------------
+
+
+class Rule:
+    """How one setting's values are checked, parsed from text (CLI, URL) and written."""
+
+    widget = "number"
+
+    def check(self, name: str, value: Any, caller: str) -> Any:
+        raise NotImplementedError
+
+    def parse(self, text: str) -> Any:
+        return text
+
+    def format(self, value: Any) -> str:
+        return str(value)
+
+    def describe(self) -> str:
+        return ""
+
+
+@dataclass(frozen=True)
+class Int(Rule):
+    low: int | None = None
+    high: int | None = None
+
+    def check(self, name, value, caller):
+        return check_int(name, value, caller, low=self.low, high=self.high)
+
+    def parse(self, text):
+        return int(text)
+
+    def describe(self):
+        lo = "-inf" if self.low is None else self.low
+        hi = "inf" if self.high is None else self.high
+        return f"int in [{lo}, {hi}]"
+
+
+@dataclass(frozen=True)
+class Float(Rule):
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+    fmt: str = "%.4g"
+
+    def check(self, name, value, caller):
+        return check_real(name, value, caller, low=self.low, high=self.high, closed=self.closed)
+
+    def parse(self, text):
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"{text!r} is not a finite number")
+        return value
+
+    def format(self, value):
+        return repr(float(value))
+
+    def describe(self):
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        lo = "-inf" if self.low is None else f"{self.low:g}"
+        hi = "inf" if self.high is None else f"{self.high:g}"
+        return f"float in {left}{lo}, {hi}{right}"
+
+
+@dataclass(frozen=True)
+class Choice(Rule):
+    options: tuple[str, ...] = ()
+    widget: ClassVar[str] = "select"
+
+    def check(self, name, value, caller):
+        return check_option(name, value, caller, self.options)
+
+    def describe(self):
+        return "one of " + ", ".join(self.options)
+
+
+@dataclass(frozen=True)
+class Flag(Rule):
+    widget: ClassVar[str] = "checkbox"
+
+    def check(self, name, value, caller):
+        if not isinstance(value, bool):
+            raise TypeError(
+                f"The {name!r} parameter of {caller} must be a bool. "
+                f"Got {value!r} ({type(value).__name__}) instead."
+            )
+        return value
+
+    def parse(self, text):
+        if text.lower() in ("1", "true", "yes", "on"):
+            return True
+        if text.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{text!r} is not a yes/no value (1 or 0)")
+
+    def format(self, value):
+        return "1" if value else "0"
+
+
+@dataclass(frozen=True)
+class Text(Rule):
+    widget: ClassVar[str] = "text"
+
+    def check(self, name, value, caller):
+        if not isinstance(value, str) or not value:
+            raise TypeError(
+                f"The {name!r} parameter of {caller} must be a non-empty str. "
+                f"Got {value!r} ({type(value).__name__}) instead."
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class Tuple(Rule):
+    """A tuple of items (each checked by ``item``); text form ``a,b,c``.
+
+    ``size`` fixes the length (classes: 2); ``options`` restricts the items and keeps
+    their order; ``distinct`` forbids repeats; ``nonempty`` forbids ().
+    """
+
+    item: Rule = Int()
+    size: int | None = None
+    options: tuple = ()
+    distinct: bool = True
+    nonempty: bool = True
+
+    @property
+    def widget(self) -> str:  # type: ignore[override]
+        return "pair" if self.size == 2 else "multiselect"
+
+    def check(self, name, value, caller):
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+            raise TypeError(
+                f"The {name!r} parameter of {caller} must be a sequence. "
+                f"Got {value!r} ({type(value).__name__}) instead."
+            )
+        items = tuple(self.item.check(name, v, caller) for v in value)
+        problem = None
+        if self.size is not None and len(items) != self.size:
+            problem = f"exactly {self.size} values"
+        elif self.nonempty and not items:
+            problem = "at least one value"
+        elif self.distinct and len(set(items)) != len(items):
+            problem = "different values"
+        elif self.options and any(v not in self.options for v in items):
+            problem = "values among " + ", ".join(map(str, self.options))
+        if problem:
+            raise InvalidParameterError(
+                f"The {name!r} parameter of {caller} must have {problem}. Got {value!r} instead."
+            )
+        return items
+
+    def parse(self, text):
+        return tuple(self.item.parse(t.strip()) for t in text.split(",") if t.strip())
+
+    def format(self, value):
+        return ",".join(self.item.format(v) for v in value)
+
+    def describe(self):
+        if self.size:
+            return f"{self.size} × {self.item.describe()}"
+        return "comma-separated " + (", ".join(map(str, self.options)) or self.item.describe())
+
+
+@dataclass(frozen=True)
+class Optional(Rule):
+    """``None`` (with the meaning ``none_means``) or a value of ``rule``."""
+
+    rule: Rule = Float()
+    none_means: str = ""
+
+    @property
+    def widget(self) -> str:  # type: ignore[override]
+        return self.rule.widget
+
+    def check(self, name, value, caller):
+        return None if value is None else self.rule.check(name, value, caller)
+
+    def parse(self, text):
+        return None if text in ("", "auto", "none") else self.rule.parse(text)
+
+    def format(self, value):
+        return "auto" if value is None else self.rule.format(value)
+
+    def describe(self):
+        return f"{self.rule.describe()} or auto ({self.none_means})"
+
+
+# --------------------------------------------------------------------------------------
+# Settings (table rows) and the spec base class
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of a settings table.
+
+    Parameters
+    ----------
+    default : the value when none is given (the only place it is written).
+    rule : Rule
+        Bounds / options, parsing and text form.
+    help : str
+        Help text in the paper's terms (CLI ``--help``, widget tooltip).
+    flag : str or None
+        CLI option (``--cg-iters``); None: not on the command line.
+    url : str or None
+        URL query key (``t``); None: not in the URL (e.g. a local file path).
+    label : str
+        Widget label (defaults to the field name).
+    relevant : callable(spec) -> bool, optional
+        False where the setting does not apply (k for the complete graph, λ for the
+        harmonic labeling); such values are left out of the URL and the command.
+    """
+
+    default: Any
+    rule: Rule
+    help: str
+    flag: str | None = None
+    url: str | None = None
+    label: str = ""
+    relevant: Callable[[Any], bool] | None = None
+
+    def field(self) -> Any:
+        """A dataclass field carrying this row."""
+        return dataclasses.field(default=self.default, metadata={"setting": self})
+
+    def applies(self, spec: Any) -> bool:
+        return self.relevant is None or bool(self.relevant(spec))
+
+
+def table(cls_or_spec: Any) -> list[tuple[str, Setting]]:
+    """The rows ``(field name, Setting)`` of a spec class (or instance), in field order."""
+    return [
+        (f.name, f.metadata["setting"])
+        for f in dataclasses.fields(cls_or_spec)
+        if "setting" in f.metadata
+    ]
+
+
+def setting(cls_or_spec: Any, name: str) -> Setting:
+    """The row of field ``name``."""
+    for n, row in table(cls_or_spec):
+        if n == name:
+            return row
+    raise KeyError(f"{type(cls_or_spec).__name__} has no setting {name!r}")
+
+
+def default(cls: Any, name: str) -> Any:
+    return setting(cls, name).default
+
+
+class Spec:
+    """Base of the settings classes: checks each field by its row, then :meth:`_cross`."""
+
+    def __post_init__(self) -> None:
+        caller = type(self).__name__
+        for name, row in table(self):
+            object.__setattr__(self, name, row.rule.check(name, getattr(self, name), caller))
+        self._cross(caller)
+
+    def _cross(self, caller: str) -> None:
+        """Cross-field rules (none by default)."""
+
+    def replace(self, **changes: Any):
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return {
+            name: list(v) if isinstance(v := getattr(self, name), tuple) else v
+            for name, _ in table(self)
+        }
+
+
+def _fail(caller: str, name: str, text: str) -> None:
+    """A cross-field rule failed: the message names the parameter, then says what to change."""
+    raise InvalidParameterError(f"The {name!r} parameter of {caller} is inconsistent: {text}")
+
+
+# --------------------------------------------------------------------------------------
+# The tables
+# --------------------------------------------------------------------------------------
+
+_SEED = Setting(
+    0, Int(0, 2**32 - 1),
+    "Seed of the instance draw (which points, which are labeled) and of the online "
+    "experiment's rounds.",
+    flag="--seed", url="seed", label="seed",
+)  # fmt: skip
+_FAMILY = Setting(
+    "knn", Choice(FAMILIES),
+    "Graph family (Definition 1): complete Gaussian graph; kNN (symmetrised 'or', as in the "
+    "paper's experiments); mutual kNN (Def. 1b); threshold 1[d_ij ≤ r] on the mutual-kNN "
+    "pattern (Def. 1a), whose parameter is r instead of σ.",
+    flag="--family", url="family", label="graph family",
+)  # fmt: skip
+_K = Setting(
+    6, Int(1, 10**6),
+    "Nearest neighbours per node, the point itself excluded (the paper's public code's "
+    "'k = 7' is k = 6 here). Not used by the complete graph.",
+    flag="--k", url="k", label="k",
+    relevant=lambda s: getattr(s, "family", "knn") != "complete",
+)  # fmt: skip
+_LABELING = Setting(
+    "harmonic", Choice(LABELINGS),
+    "Harmonic objective (Zhu et al. 2003; Algorithm 2) or Delalleau et al. 2005 "
+    "(Algorithm 3: solve on L ∪ Ũ, extend to the rest of U).",
+    flag="--labeling", url="labeling", label="labeling",
+)  # fmt: skip
+
+
+def _delalleau(s: Any) -> bool:
+    return getattr(s, "labeling", getattr(s, "method", "")) == "delalleau"
+
+
+_SUBSET = Setting(
+    50, Int(1, 10**6),
+    "Delalleau's m = |Ũ|: the unlabeled nodes solved for exactly (paper: 50).",
+    flag="--subset", url="subset", label="m = |Ũ|", relevant=_delalleau,
+)  # fmt: skip
+_LAM = Setting(
+    1.4, Float(0.0, None, "neither", "%.3g"),
+    "Delalleau's λ > 0: weight of the fit to the labels (paper: 1.4).",
+    flag="--lam", url="lam", label="λ", relevant=_delalleau,
+)  # fmt: skip
+_CG_ITERS = Setting(
+    20, Int(1, 10_000),
+    "t, the fixed number of CG iterations per solve, started from zero (paper: 5, 10, 20).",
+    flag="--cg-iters", url="t", label="CG iterations t",
+)  # fmt: skip
+CG_ITERS: int = _CG_ITERS.default
+"""The default t, for the library functions that take ``cg_iters`` directly."""
+
+
+@dataclass(frozen=True)
+class GraphSpec(Spec):
+    """A graph family and its k (DESIGN §3)."""
+
+    family: str = _FAMILY.field()
+    k: int = _K.field()
+
+    @property
+    def sparse(self) -> bool:
+        return self.family != "complete"
+
+
+@dataclass(frozen=True)
+class LabelingSpec(Spec):
+    """Labeling algorithm and its hyperparameters (DESIGN §4); ``seed`` draws Ũ."""
+
+    method: str = _LABELING.field()
+    subset: int = _SUBSET.field()
+    lam: float = _LAM.field()
+    seed: int = _SEED.field()
+
+
+@dataclass(frozen=True)
+class ProblemSpec(Spec):
+    """Settings that fix a problem instance (DESIGN §2; hashable, a cache key).
+
+    Data-dependent checks (the classes exist, n ≤ pool size, PCA ≤ features) happen when
+    the data is loaded (:func:`sslviz.data.make_instance`).
+    """
+
+    dataset: str = Setting(
+        "digits", Choice(DATASETS),
+        "Source of the points. digits: scikit-learn's 8×8 digits, no download needed; the "
+        "paper uses MNIST 0 vs 1, Fashion-MNIST T-shirt vs Trouser and USPS 0 vs 1.",
+        flag="--dataset", url="dataset", label="dataset",
+        relevant=lambda s: s.data_file is None,
+    ).field()  # fmt: skip
+    data_file: str | None = Setting(
+        None, Optional(Text(), "use --dataset"),
+        "A local .npz (arrays X, y and optionally a boolean 'labeled' mask, used exactly "
+        "as given) or .csv with a label column. Replaces --dataset; cannot travel in a link.",
+        flag="--data-file", label="data file",
+    ).field()  # fmt: skip
+    classes: tuple[int, int] = Setting(
+        (0, 1), Tuple(Int(0, 10**6), size=2),
+        "The two classes (c0, c1) of the binary problem; c1 becomes label 1.",
+        flag="--classes", url="classes", label="classes",
+    ).field()  # fmt: skip
+    n: int = Setting(
+        100, Int(3, 10**6),
+        "Number of points n drawn from the two classes (labeled + unlabeled).",
+        flag="--n", url="n", label="n",
+    ).field()  # fmt: skip
+    n_labeled: int = Setting(
+        10, Int(2, 10**6),
+        "Size of the labeled set |L| (drawn stratified, both classes); the loss is measured "
+        "on the n − |L| unlabeled points U.",
+        flag="--labeled", url="labeled", label="|L|",
+    ).field()  # fmt: skip
+    seed: int = _SEED.field()
+    pca: int = Setting(
+        45, Int(0, 100_000),
+        "Principal components kept (the paper uses 45), fitted on the two-class pool; "
+        "distances d_ij and σ are in this PCA space. 0 keeps the features as given.",
+        flag="--pca", url="pca", label="PCA components",
+    ).field()  # fmt: skip
+    family: str = _FAMILY.field()
+    k: int = _K.field()
+    labeling: str = _LABELING.field()
+    subset: int = _SUBSET.field()
+    lam: float = _LAM.field()
+    data_root: str | None = Setting(
+        None, Optional(Text(), "$SSLVIZ_DATA or ~/.cache/sslviz"),
+        "Data folder for MNIST, Fashion-MNIST and USPS.",
+        flag="--data-root",
+    ).field()  # fmt: skip
+    download: bool = Setting(
+        False, Flag(), "Download a missing MNIST / USPS / Fashion-MNIST through torchvision.",
+        flag="--download",
+    ).field()  # fmt: skip
+
+    def _cross(self, caller: str) -> None:
+        n, nl = self.n, self.n_labeled
+        if nl >= n:
+            _fail(caller, "n_labeled", f"|L| = {nl} must be smaller than n = {n}: the "
+                  "unlabeled set U would be empty. Lower |L| or raise n.")  # fmt: skip
+        if self.family != "complete" and self.k >= n:
+            _fail(caller, "k", f"k = {self.k} must be smaller than n = {n} (each node needs "
+                  "k other points). Lower k or raise n.")  # fmt: skip
+        if self.labeling == "delalleau" and self.subset > n - nl:
+            _fail(caller, "subset", f"Delalleau's m = {self.subset} must be at most "
+                  f"|U| = n − |L| = {n - nl}. Lower m.")  # fmt: skip
+
+    @property
+    def graph_spec(self) -> GraphSpec:
+        return GraphSpec(self.family, self.k)
+
+    @property
+    def labeling_spec(self) -> LabelingSpec:
+        return LabelingSpec(self.labeling, self.subset, self.lam, self.seed)
+
+    @property
+    def gaussian(self) -> bool:
+        """True for the families whose parameter is the bandwidth σ (not threshold's r)."""
+        return self.family in GAUSSIAN_FAMILIES
+
+    def with_seed(self, seed: int) -> ProblemSpec:
+        return dataclasses.replace(self, seed=int(seed))
+
+
+@dataclass(frozen=True)
+class SigmaRange(Spec):
+    """The bandwidth range [σ_min, σ_max] (r for the threshold family); None: suggested."""
+
+    sigma_min: float | None = Setting(
+        None, Optional(Float(0.0, None, "neither"), "the range suggested by the data"),
+        "σ_min of the bandwidth range (r_min for the threshold family), in PCA-space "
+        "distance units.",
+        flag="--sigma-min", url="sigma_min", label="σ_min",
+    ).field()  # fmt: skip
+    sigma_max: float | None = Setting(
+        None, Optional(Float(0.0, None, "neither"), "the range suggested by the data"),
+        "σ_max of the bandwidth range (r_max for the threshold family).",
+        flag="--sigma-max", url="sigma_max", label="σ_max",
+    ).field()  # fmt: skip
+
+    def _cross(self, caller: str) -> None:
+        lo, hi = self.sigma_min, self.sigma_max
+        if lo is not None and hi is not None and not lo < hi:
+            raise InvalidParameterError(
+                f"The 'sigma_min' parameter of {caller} must be smaller than 'sigma_max'. "
+                f"Got sigma_min={lo!r} and sigma_max={hi!r} instead."
+            )
+
+    def resolve(self, suggested: tuple[float, float]) -> tuple[float, float]:
+        """(σ_min, σ_max), each missing end taken from ``suggested``."""
+        lo = suggested[0] if self.sigma_min is None else self.sigma_min
+        hi = suggested[1] if self.sigma_max is None else self.sigma_max
+        SigmaRange(lo, hi)
+        return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class SweepSettings(Spec):
+    """Settings of Algorithm 4 and its sweep (DESIGN §5.2; paper: ε = 1e-4, η = 1, 0.05)."""
+
+    solver: str = Setting(
+        "cg", Choice(SOLVERS),
+        "Linear solver for the soft labels: cg = t iterations of conjugate gradient (the "
+        "paper's approximation), pcg = t iterations of Jacobi-preconditioned CG, exact = LU, "
+        "inverse = matrix inverse (the paper's 'MI' baseline in Table 1).",
+        flag="--solver", url="solver", label="solver",
+    ).field()  # fmt: skip
+    cg_iters: int = _CG_ITERS.field()
+    epsilon: float = Setting(
+        1e-4, Float(0.0, 1.0, "right", "%.1e"),
+        "ε of Algorithm 4: a node's iteration stops when |Δσ| < ε and |Δf_u| < ε; the fast "
+        "mode locates endpoints to ε.",
+        flag="--epsilon", url="epsilon", label="ε",
+    ).field()  # fmt: skip
+    eta: float = Setting(
+        1.0, Float(0.0, None, "neither", "%.3g"),
+        "η, the gradient step size of Algorithm 4's hybrid iteration.",
+        flag="--eta", url="eta", label="η",
+    ).field()  # fmt: skip
+    step: float = Setting(
+        0.05, Float(0.0, None, "neither", "%.3g"),
+        "The paper-mode sweep restarts at σ_h + step after each interval.",
+        flag="--step", url="step", label="restart step",
+    ).field()  # fmt: skip
+    max_iter: int = Setting(
+        100, Int(1, 100_000),
+        "Iteration cap of each node's hybrid iteration (paper mode).",
+        flag="--max-iter", url="max_iter", label="iteration cap",
+    ).field()  # fmt: skip
+    root_tol: float = Setting(
+        1e-2, Float(0.0, 0.5, "right", "%.2g"),
+        "A converged iterate counts as a root only if |f_u − 1/2| ≤ root_tol (paper mode).",
+        flag="--root-tol", url="root_tol", label="root tolerance",
+    ).field()  # fmt: skip
+    mode: str = Setting(
+        "fast", Choice(MODES),
+        "paper = Algorithm 4 node by node (Appendix E.2); fast = one search for every "
+        "crossing of the approximate f_u − 1/2, each solve shared by all nodes (DESIGN §5.4).",
+        flag="--mode", url="mode", label="mode",
+    ).field()  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ScoreSettings(Spec):
+    """Scoring an estimate against the exact curve (DESIGN §5.3)."""
+
+    score: bool = Setting(
+        False, Flag(), "Score the intervals against the exact loss curve (missed and "
+        "spurious breakpoints, ε-volume of Definition 3.1).", flag="--score",
+    ).field()  # fmt: skip
+    tol: float = Setting(
+        1e-3, Float(0.0, None, "neither", "%.1e"),
+        "An estimated endpoint within tol (σ units) of a true breakpoint counts as finding it.",
+        flag="--tol", label="scoring tolerance",
+    ).field()  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ConditionSettings(Spec):
+    """The conditioning view (Figure 5): σ grid size, CG variant and tolerance, families."""
+
+    points: int = Setting(
+        15, Int(1, 500),
+        "Number of σ values, evenly spaced over [σ_min, σ_max].",
+        flag="--points", url="points", label="σ grid points",
+    ).field()  # fmt: skip
+    solver: str = Setting(
+        "cg", Choice(("cg", "pcg")),
+        "CG variant for 'iterations needed' and the t-iteration error: cg, or pcg "
+        "(Jacobi-preconditioned; its rate is set by κ(I − P_UU)).",
+        flag="--solver", url="cond_solver", label="CG variant",
+    ).field()  # fmt: skip
+    cg_iters: int = _CG_ITERS.field()
+    rtol: float = Setting(
+        1e-6, Float(0.0, 1.0, "neither", "%.1e"),
+        "Relative residual that 'CG iterations needed' must reach.",
+        flag="--rtol", label="tolerance",
+    ).field()  # fmt: skip
+    families: tuple[str, ...] = Setting(
+        ("complete", "knn"), Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
+        "Graph families compared, one curve each on the same instance (threshold graphs "
+        "have no σ). The command line computes one family per call (--family).",
+        url="families", label="graph families",
+    ).field()  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RegretSettings(Spec):
+    """The online experiment (Algorithm 1): rounds, repetitions, feedback models, λ."""
+
+    rounds: int = Setting(
+        20, Int(1, 100_000),
+        "T, the number of rounds: each draws a new instance (same settings, new seed).",
+        flag="--rounds", url="rounds", label="rounds T",
+    ).field()  # fmt: skip
+    repeats: int = Setting(
+        2, Int(1, 10_000),
+        "R, independent repetitions of the whole stream; the band is a 95% interval of "
+        "the mean.",
+        flag="--repeats", url="repeats", label="repetitions",
+    ).field()  # fmt: skip
+    feedback: tuple[str, ...] = Setting(
+        FEEDBACK_MODELS, Tuple(Choice(FEEDBACK_MODELS), options=FEEDBACK_MODELS),
+        "Feedback models compared: approx = the interval Algorithm 4 finds around σ_t "
+        "(semi-bandit, CG-t), exact = the true constant-loss interval, full = the whole "
+        "approximate loss (full information), uniform = no learning.",
+        flag="--feedback", url="feedback", label="feedback models",
+    ).field()  # fmt: skip
+    lr: float | None = Setting(
+        None, Optional(Float(0.0, None, "neither", "%.3g"), "Theorem 3.1's choice"),
+        "Exp3-Set step size λ; auto = the choice of Theorem 3.1.",
+        flag="--lr", url="lr", label="step size λ",
+    ).field()  # fmt: skip
+    jobs: int = Setting(
+        -1, Int(-1, 1024), "Local joblib workers for the repetitions (-1: all cores).",
+        flag="--jobs",
+    ).field()  # fmt: skip
+    dask: str | None = Setting(
+        None, Optional(Text(), "run locally"),
+        "Dask scheduler address; the repetitions run there (same results).", flag="--dask",
+    ).field()  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LossView(Spec):
+    """Page controls of the loss-intervals view (URL and widgets only)."""
+
+    compare: str = Setting(
+        "nothing", Choice(COMPARISONS),
+        "Overlay the intervals of a second setting (dotted orange): fewer or more CG "
+        "iterations, the other mode, or the exact solver.",
+        url="compare", label="compare with",
+    ).field()  # fmt: skip
+    node: int | None = Setting(
+        None, Optional(Int(0, 10**7), "a node behind a missed breakpoint"),
+        "Unlabeled node of the drill-down, as its instance row (nodes behind missed "
+        "breakpoints are listed first).",
+        url="node", label="unlabeled node (instance row)",
+    ).field()  # fmt: skip
+    sigma0: float | None = Setting(
+        None, Optional(Float(0.0, None, "neither"), "a quarter range left of its first crossing"),
+        "Start σ0 of the node's iterations (Algorithm 4 starts here).",
+        url="sigma0", label="start σ0",
+    ).field()  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SpeedGrid(Spec):
+    """Page controls of the speed view (live Table 1)."""
+
+    sizes: tuple[int, ...] = Setting(
+        (100,), Tuple(Int(3, 10**6), options=SPEED_SIZES),
+        "Instance sizes n to time.", url="sizes", label="sizes n",
+    ).field()  # fmt: skip
+    families: tuple[str, ...] = Setting(
+        ("complete", "knn"), Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
+        "Graph families to time.", url="speed_families", label="graphs",
+    ).field()  # fmt: skip
+    solvers: tuple[str, ...] = Setting(
+        ("cg", "inverse"), Tuple(Choice(SOLVERS), options=SOLVERS),
+        "Solvers to time (Table 1 compares CG-t with the matrix inverse).",
+        url="speed_solvers", label="solvers",
+    ).field()  # fmt: skip
+
+
+ALL_SPECS = (ProblemSpec, SigmaRange, SweepSettings, ScoreSettings, ConditionSettings,
+             RegretSettings, LossView, SpeedGrid)  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------
+# Generated: CLI options, URL query, reproducing command
+# --------------------------------------------------------------------------------------
+
+
+def _flag_dest(row: Setting) -> str:
+    return row.flag.lstrip("-").replace("-", "_")
+
+
+def add_options(parser: Any, cls: type, *, title: str | None = None) -> None:
+    """Add one argparse option per row of ``cls`` that has a CLI flag.
+
+    Options default to None ("not given": the spec's default applies), so
+    :func:`from_options` can tell given values from defaults.
+    """
+    group = parser.add_argument_group(title) if title else parser
+    for _, row in table(cls):
+        if row.flag is None:
+            continue
+        rule = row.rule.rule if isinstance(row.rule, Optional) else row.rule
+        bounds = "" if isinstance(rule, Choice) or not rule.describe() else rule.describe() + "; "
+        extra = "" if isinstance(rule, Flag) else f" ({bounds}default: {shown_default(row)})"
+        help_text = (row.help + extra).replace("%", "%%")
+        kw: dict[str, Any] = {"dest": _flag_dest(row), "default": None, "help": help_text}
+        if isinstance(row.rule, Flag):
+            kw["action"] = "store_true"
+        elif isinstance(rule, Tuple) and rule.size:
+            kw |= {"nargs": rule.size, "type": rule.item.parse,
+                   "metavar": tuple(f"C{i}" for i in range(rule.size))}  # fmt: skip
+        else:
+            kw["type"] = row.rule.parse
+            if isinstance(rule, Choice):
+                kw["choices"] = rule.options
+            else:
+                kw["metavar"] = row.flag.lstrip("-").upper().replace("-", "_")
+        group.add_argument(row.flag, **kw)
+
+
+def shown_default(row: Setting) -> str:
+    """The default as a user reads it (its meaning when it is None)."""
+    if row.default is None:
+        return row.rule.none_means if isinstance(row.rule, Optional) else "none"
+    if isinstance(row.rule, Tuple) and row.rule.size:
+        return " ".join(row.rule.item.format(v) for v in row.default)
+    return _text(row.rule, row.default)
+
+
+def given_options(namespace: Any, cls: type) -> dict[str, Any]:
+    """The values of ``cls``'s fields that were given on the command line."""
+    out = {}
+    for name, row in table(cls):
+        if row.flag is None:
+            continue
+        value = getattr(namespace, _flag_dest(row), None)
+        if value is None or (isinstance(row.rule, Flag) and value is False):
+            continue
+        out[name] = tuple(value) if isinstance(value, list) else value
+    return out
+
+
+def from_options(namespace: Any, cls: type, **overrides: Any) -> Any:
+    """Build ``cls`` from parsed CLI options (defaults for what was not given)."""
+    return cls(**(given_options(namespace, cls) | overrides))
+
+
+def _text(rule: Rule, value: Any) -> str:
+    return rule.format(value)
+
+
+def to_query(spec: Any) -> dict[str, str]:
+    """URL query values of every applicable, set field of ``spec`` that has a URL key."""
+    return {
+        row.url: _text(row.rule, getattr(spec, name))
+        for name, row in table(spec)
+        if row.url and getattr(spec, name) is not None and row.applies(spec)
+    }
+
+
+def from_query(cls: type, query: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """Field values of ``cls`` found in a URL query, and one warning per bad value."""
+    values, warnings = {}, []
+    for name, row in table(cls):
+        if not row.url or row.url not in query:
+            continue
+        text = str(query[row.url])
+        try:
+            value = row.rule.parse(text)
+            row.rule.check(name, value, "the link")
+        except (ValueError, TypeError) as exc:
+            warnings.append(
+                f"Link parameter {row.url}={text!r} ignored ({_short(exc)}); "
+                f"using the default ({shown_default(row)})."
+            )
+            continue
+        values[name] = value
+    return values, warnings
+
+
+def _short(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200]
+
+
+def to_command(spec: Any, *, skip: Sequence[str] = ()) -> list[str]:
+    """CLI arguments that reproduce ``spec``'s applicable values (every field with a flag)."""
+    args: list[str] = []
+    for name, row in table(spec):
+        value = getattr(spec, name)
+        if row.flag is None or name in skip or value is None or not row.applies(spec):
+            continue
+        if isinstance(row.rule, Flag):
+            args += [row.flag] if value else []
+        elif isinstance(row.rule, Tuple) and row.rule.size:
+            args += [row.flag, *(row.rule.item.format(v) for v in value)]
+        else:
+            args += [row.flag, _text(row.rule, value)]
+    return args
+
+
+def check_value(cls: type, name: str, value: Any) -> Any:
+    """Check one value against its row (for a widget or a URL value)."""
+    row = setting(cls, name)
+    return row.rule.check(name, value, cls.__name__)
+
+
+__all__ = [
+    "ALL_SPECS", "COMPARISONS", "DATASETS", "FAMILIES", "FEEDBACK_MODELS", "GAUSSIAN_FAMILIES",
+    "LABELINGS", "MODES", "SOLVERS", "ConditionSettings", "GraphSpec", "LabelingSpec",
+    "LossView", "ProblemSpec", "RegretSettings", "ScoreSettings", "Setting", "SigmaRange",
+    "Spec", "SpeedGrid", "SweepSettings", "add_options", "check_value", "default",
+    "from_options", "from_query", "given_options", "setting", "table", "to_command",
+    "to_query",
+]  # fmt: skip

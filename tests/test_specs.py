@@ -1,0 +1,164 @@
+"""The settings tables (sslviz.specs): checks, cross-field rules, and everything generated
+from them (CLI options, URL query, reproducing command)."""
+
+from dataclasses import dataclass
+
+import pytest
+
+from sslviz import specs as S
+from sslviz._validation import InvalidParameterError
+from sslviz.cli import COMMANDS, build_parser, command_line
+
+NON_DEFAULT = [
+    S.ProblemSpec(dataset="fashion-mnist", classes=(3, 8), n=77, n_labeled=7, seed=5, pca=12,
+                  family="mutual-knn", k=4, labeling="delalleau", subset=20, lam=2.5),
+    S.SigmaRange(0.7, 2.25),
+    S.SweepSettings(solver="pcg", cg_iters=7, epsilon=1e-5, eta=0.5, step=0.1, max_iter=50,
+                    root_tol=0.02, mode="paper"),
+    S.ScoreSettings(score=True, tol=2e-3),
+    S.ConditionSettings(points=9, solver="pcg", cg_iters=11, rtol=1e-8, families=("knn",)),
+    S.RegretSettings(rounds=7, repeats=3, feedback=("exact", "uniform"), lr=0.3, jobs=1),
+    S.LossView(compare="CG t = 5", node=17, sigma0=1.25),
+    S.SpeedGrid(sizes=(50, 200), families=("knn",), solvers=("exact",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("cls", S.ALL_SPECS)
+def test_defaults_are_valid_and_every_row_is_complete(cls):
+    spec = cls()
+    for name, row in S.table(cls):
+        assert getattr(spec, name) == row.default
+        assert row.help and row.help[-1] in ".)", name  # a sentence
+        assert row.flag is None or row.flag.startswith("--")
+
+
+@pytest.mark.parametrize("cls", S.ALL_SPECS)
+def test_every_row_rejects_a_bad_value_with_a_message_naming_it(cls):
+    bad = {S.Float: -1.0, S.Choice: "no-such-option", S.Flag: "yes", S.Text: "", S.Tuple: ()}
+    for name, row in S.table(cls):
+        rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
+        if isinstance(rule, S.Int):
+            value = rule.high + 1 if rule.high is not None else rule.low - 1
+        else:
+            value = bad[type(rule)]
+        if isinstance(rule, S.Float) and rule.low is None:
+            continue
+        with pytest.raises((InvalidParameterError, TypeError), match=repr(name)):
+            cls(**{name: value})
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(n=10, n_labeled=10), r"n_labeled.*\|L\| = 10 must be smaller than n = 10"),
+        (dict(n=10, n_labeled=3, k=10), r"k = 10 must be smaller than n = 10"),
+        (dict(n=30, n_labeled=10, labeling="delalleau", subset=21), r"m = 21 must be at most"),
+        (dict(classes=(4, 4)), "'classes' parameter of ProblemSpec must have different values"),
+    ],
+)
+def test_problem_cross_field_rules(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        S.ProblemSpec(**kwargs)
+
+
+def test_cross_field_rules_that_do_not_apply_are_not_checked():
+    S.ProblemSpec(n=10, n_labeled=3, k=50, family="complete")  # k unused
+    S.ProblemSpec(n=30, n_labeled=10, subset=500)  # harmonic: m unused
+    with pytest.raises(InvalidParameterError, match="smaller than 'sigma_max'"):
+        S.SigmaRange(3.0, 1.0)
+    assert S.SigmaRange(None, 2.0).resolve((0.5, 4.0)) == (0.5, 2.0)
+
+
+@pytest.mark.parametrize("spec", NON_DEFAULT, ids=lambda s: type(s).__name__)
+def test_url_round_trip(spec):
+    query = S.to_query(spec)
+    values, warnings = S.from_query(type(spec), query)
+    assert not warnings
+    rebuilt = type(spec)(**(values | {n: getattr(spec, n) for n, r in S.table(spec)
+                                      if r.url is None}))  # fmt: skip
+    assert rebuilt == spec
+
+
+def test_url_bad_values_warn_and_fall_back():
+    values, warnings = S.from_query(S.ProblemSpec, {"n": "lots", "family": "cube", "k": "5"})
+    assert values == {"k": 5}
+    assert len(warnings) == 2 and "n='lots'" in warnings[0] and "default (100)" in warnings[0]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_command_line_round_trip(command):
+    tables = COMMANDS[command][1]
+    chosen = [s for s in NON_DEFAULT if type(s) in tables]
+    if command == "regret":  # the online experiment takes only Gaussian families
+        chosen = [s.replace(family="knn") if isinstance(s, S.ProblemSpec) else s for s in chosen]
+    line = command_line(command, *chosen, out="x.json")
+    import shlex
+
+    args = build_parser().parse_args(shlex.split(line)[1:])
+    assert args.command == command and args.out == "x.json"
+    for spec in chosen:  # app-only rows (no flag) keep their defaults
+        app_only = {n: getattr(spec, n) for n, r in S.table(spec) if r.flag is None}
+        assert S.from_options(args, type(spec), **app_only) == spec
+
+
+def test_cli_help_is_the_table_help():
+    parser = build_parser()
+    sub = parser._subparsers._group_actions[0].choices["intervals"]
+    helps = {a.option_strings[0]: a.help for a in sub._actions if a.option_strings}
+    for cls in (S.ProblemSpec, S.SweepSettings):
+        for _, row in S.table(cls):
+            if row.flag:
+                assert helps[row.flag].startswith(row.help.replace("%", "%%")), row.flag
+    assert "default: 20" in helps["--cg-iters"]
+
+
+@dataclass(frozen=True)
+class SweepPlus(S.SweepSettings):
+    """SweepSettings with one more row, added only here (issue 9: a row appears everywhere)."""
+
+    restarts: int = S.Setting(
+        3, S.Int(1, 9), "How many restarts a test parameter allows.",
+        flag="--restarts", url="restarts", label="restarts",
+    ).field()  # fmt: skip
+
+
+def test_a_row_added_to_a_table_reaches_the_cli_the_url_and_the_command():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    S.add_options(parser, SweepPlus)
+    action = next(a for a in parser._actions if "--restarts" in a.option_strings)
+    assert action.help.startswith("How many restarts") and "default: 3" in action.help
+    spec = S.from_options(parser.parse_args(["--restarts", "5", "--cg-iters", "9"]), SweepPlus)
+    assert (spec.restarts, spec.cg_iters) == (5, 9)
+    assert S.from_options(parser.parse_args([]), SweepPlus).restarts == 3
+    with pytest.raises(InvalidParameterError, match="restarts"):
+        SweepPlus(restarts=10)
+    assert S.to_query(spec)["restarts"] == "5"
+    assert S.from_query(SweepPlus, {"restarts": "4"})[0] == {"restarts": 4}
+    assert "--restarts 5" in " ".join(S.to_command(spec))
+
+
+def test_a_row_added_to_a_table_reaches_the_widgets():
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import sys
+
+        sys.path.insert(0, ".")
+        import streamlit as st
+
+        import app_state
+        from tests.test_specs import SweepPlus
+
+        app_state.widget(st, SweepPlus, "restarts")
+        st.write(f"built {app_state.controls(SweepPlus).restarts}")
+
+    at = AppTest.from_function(page, default_timeout=60).run()
+    assert not at.exception
+    w = at.number_input(key="w_restarts")
+    assert (w.value, w.min, w.max) == (3, 1, 9)
+    assert w.help == "How many restarts a test parameter allows."
+    w.set_value(6).run()
+    assert "built 6" in at.markdown[0].value
+    assert at.query_params["restarts"] == "6"
