@@ -212,12 +212,15 @@ def _fit(row: S.Setting, value: Any, options: list | None, high: Any) -> Any:
 
 
 def widget(container: Any, cls: type, name: str, *, options: list | None = None,
-           label: str | None = None, radio: bool = False, **kwargs: Any) -> Any:
+           label: str | None = None, radio: bool = False, empty_ok: bool = False,
+           **kwargs: Any) -> Any:
     """Draw the control of setting ``name`` of ``cls`` in ``container`` and return its value.
 
     Label, bounds, options and help come from the setting's row; ``options`` overrides the
     row's options (e.g. the classes of the loaded dataset); ``kwargs`` go to the widget
-    (``disabled``, ``format_func``, ``step``, ``on_change``...).
+    (``disabled``, ``format_func``, ``step``, ``on_change``...). ``empty_ok``: a number box
+    of an optional setting may be emptied (None, the row's "auto" meaning); otherwise it is
+    empty only until the app fills it.
     """
     row = S.setting(cls, name)
     cfg = _cfg()
@@ -238,13 +241,16 @@ def widget(container: Any, cls: type, name: str, *, options: list | None = None,
     # The widget's own state is the latest choice (changed in this run, or this control on
     # the page just left: widget ids include the page, so a switch starts the widget anew);
     # re-seed it every run so a page switch keeps the value instead of the widget default.
-    value = cfg.get(row.url, row.default)
-    if key not in st.session_state and value is not None:
+    value = st.session_state[key] if key in st.session_state else cfg.get(row.url, row.default)
+    if value is not None:
         st.session_state[key] = _fit(row, value, options, high)
-    elif key in st.session_state and options is not None:
-        st.session_state[key] = _fit(row, st.session_state[key], options, high)
     step = kwargs.pop("step", None)
     args = {"key": key, "help": row.help, **kwargs}
+    if (isinstance(row.rule, S.Optional) and isinstance(rule, S.Int | S.Float)
+            and options is None and (empty_ok or value is None)):  # fmt: skip
+        # an empty box means the row's None (e.g. λ = auto), not the widget's minimum; with
+        # value=None as its default the box can be emptied again (its state is seeded above)
+        args |= {"value": None, "placeholder": f"auto: {row.rule.none_means}"}
     text = label or row.label or name
     if isinstance(rule, S.Tuple):
         out = tuple(container.multiselect(text, options, **args))
@@ -263,6 +269,14 @@ def widget(container: Any, cls: type, name: str, *, options: list | None = None,
                                       **args)  # fmt: skip
     cfg[row.url] = out
     return out
+
+
+def more_controls(container: Any, cls: type, *drawn: str) -> None:
+    """Draw, in table order, every setting of ``cls`` that has a URL key and is not among
+    ``drawn`` (so a setting added to a table gets its control without an edit here)."""
+    for name, row in S.table(cls):
+        if row.url and name not in drawn:
+            widget(container, cls, name, empty_ok=True)
 
 
 def controls(cls: type, **overrides: Any):
@@ -425,9 +439,8 @@ def sidebar() -> AppSettings:
     widget(c0, SweepSettings, "solver")
     widget(c1, SweepSettings, "cg_iters")
     widget(sb, SweepSettings, "mode", radio=True)
-    with sb.expander("Algorithm 4 parameters (ε, η, step, cap)"):
-        for name in ("epsilon", "eta", "step", "max_iter", "root_tol"):
-            widget(st, SweepSettings, name)
+    with sb.expander("Algorithm 4 parameters (ε, η, step, cap, …)"):
+        more_controls(st, SweepSettings, "solver", "cg_iters", "mode")
     try:
         out.settings = spec_from_cfg(SweepSettings, cfg)
     except (ValueError, TypeError) as exc:

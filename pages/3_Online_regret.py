@@ -29,10 +29,12 @@ c = st.columns([1, 1, 2, 1])
 app_state.widget(c[0], RegretSettings, "rounds")
 app_state.widget(c[1], RegretSettings, "repeats")
 app_state.widget(c[2], RegretSettings, "feedback")
+with st.expander("More settings (step size λ)"):
+    app_state.more_controls(st, RegretSettings, "rounds", "repeats", "feedback")
 try:
     regret = app_state.controls(RegretSettings, jobs=1)
-except (ValueError, TypeError):
-    st.info("Pick at least one feedback model.")
+except (ValueError, TypeError) as exc:
+    st.info("Pick at least one feedback model." if not s.cfg.get("feedback") else str(exc))
     st.stop()
 key = (spec, lo, hi, settings, regret)
 exp = app_cache.regret_cached(key)

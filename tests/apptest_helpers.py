@@ -1,14 +1,20 @@
-"""Helpers shared by the app tests (tests/test_app_*.py): start a page, read its charts."""
+"""Helpers shared by the app tests (tests/test_app_*.py): start a page, read its charts,
+its download buttons and its command lines, and run those commands."""
 
 import base64
 import json
+import shlex
 import sys
 from pathlib import Path
 
 import numpy as np
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
 # Sidebar inputs (widget keys) that each page must refuse with an error.
 INVALID = {
     "k >= n": {"w_n": 20, "w_k": 20},
@@ -16,15 +22,56 @@ INVALID = {
     "sigma_min >= sigma_max": {"w_sigma_min": 3.0, "w_sigma_max": 1.0},
     "complete graph too large": {"w_family": "complete", "w_n": 2000},
 }
+PAGES = {
+    "loss": "pages/1_Loss_intervals.py",
+    "conditioning": "pages/2_Conditioning.py",
+    "regret": "pages/3_Online_regret.py",
+    "speed": "pages/4_Speed.py",
+}
 
 
-def start(page: str | None, query: dict | None = None) -> AppTest:
-    """Run app.py (with ``query`` in the URL), then switch to ``page`` if given."""
-    sys.path.insert(0, str(ROOT))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+# --- download buttons -------------------------------------------------------------------
+# AppTest gives each run a mock runtime whose in-memory media storage is dropped after the
+# run; a download button's element only carries the URL of its file there. Recording what
+# the storage is given (file id → bytes) lets a test read the bytes behind that URL.
+_MEDIA: dict[str, bytes] = {}
+_load_and_get_id = MemoryMediaFileStorage.load_and_get_id
+
+
+def _recording_load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+    file_id = _load_and_get_id(self, path_or_data, mimetype, kind, filename)
+    if isinstance(path_or_data, bytes):
+        _MEDIA[file_id] = path_or_data
+    return file_id
+
+
+if not getattr(MemoryMediaFileStorage.load_and_get_id, "_sslviz_recording", False):
+    _recording_load_and_get_id._sslviz_recording = True
+    MemoryMediaFileStorage.load_and_get_id = _recording_load_and_get_id
+
+
+def download(at: AppTest, key: str) -> bytes:
+    """The bytes a download button (widget key ``key``) hands to the browser."""
+    url = at.get_by_key(key).proto.url
+    assert url, f"download button {key!r} has no file"
+    return _MEDIA[url.rsplit("/", 1)[-1].split(".")[0]]
+
+
+def download_json(at: AppTest, key: str):
+    return json.loads(download(at, key))
+
+
+# --- starting pages and reading them ------------------------------------------------------
+
+
+def start(page: str | None, query: dict | None = None, cfg: dict | None = None) -> AppTest:
+    """Run app.py (with ``query`` in the URL and ``cfg`` as the session's settings), then
+    switch to ``page`` if given."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params.update(query or {})
-    at = at.run() if page is None else at.switch_page(page).run()
-    return at
+    if cfg is not None:
+        at.session_state["cfg"] = dict(cfg)
+    return at.run() if page is None else at.switch_page(page).run()
 
 
 def chart(at: AppTest, i: int = 0) -> dict:
@@ -39,8 +86,28 @@ def values(trace: dict, axis: str = "x") -> list:
     return list(v)
 
 
+def chart_data(at: AppTest) -> list:
+    """Every chart's traces as (name, x, y) with decoded arrays: what the page draws."""
+    out = []
+    for i in range(len(at.get("plotly_chart"))):
+        out.append([
+            (t.get("name"), *(values(t, a) if a in t else None for a in ("x", "y")))
+            for t in chart(at, i)["data"]
+        ])  # fmt: skip
+    return out
+
+
 def metrics(at: AppTest) -> dict:
     return {m.label: m.value for m in at.metric}
+
+
+def widget_values(at: AppTest, keys) -> dict:
+    return {k: at.get_by_key(k).value for k in keys}
+
+
+def code_lines(at: AppTest) -> list[str]:
+    """The command lines shown in the page's ``st.code`` blocks."""
+    return [line for c in at.code for line in c.value.splitlines() if line.strip()]
 
 
 def assert_refuses(at: AppTest, case: str) -> None:
@@ -51,3 +118,22 @@ def assert_refuses(at: AppTest, case: str) -> None:
     assert not at.exception
     assert at.error, case
     assert not at.get("plotly_chart")
+
+
+# --- running the shown command lines ------------------------------------------------------
+
+
+def run_cli(line: str, out: Path, *extra: str) -> dict:
+    """Run a shown ``sslviz ...`` line through ``sslviz.cli.main`` with its ``--out`` set
+    to ``out``; return the JSON it wrote."""
+    from sslviz.cli import main
+
+    argv = shlex.split(line)
+    assert argv[0] == "sslviz", line
+    argv = argv[1:]
+    if "--out" in argv:
+        argv[argv.index("--out") + 1] = str(out)
+    else:
+        argv += ["--out", str(out)]
+    assert main(argv + list(extra)) == 0, line
+    return json.loads(Path(out).read_text())

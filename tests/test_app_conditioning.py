@@ -1,7 +1,7 @@
 """Conditioning page (Figure 5), with streamlit.testing."""
 
 import pytest
-from apptest_helpers import INVALID, assert_refuses, chart, metrics, values  # noqa: F401
+from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
@@ -19,18 +19,42 @@ def test_default_settings_draw_kappa_per_family():
     assert chart(at)["layout"]["yaxis"]["type"] == "log"
     cg = [t["name"] for t in chart(at, 1)["data"]]
     assert "iterations needed (knn)" in cg and "t-iteration error (knn)" in cg
-    assert "sslviz condition" in at.code[0].value
-    assert len(at.get("download_button")) == 2
+    lines = code_lines(at)  # one command per family
+    assert len(lines) == 2 and all(line.startswith("sslviz condition") for line in lines)
+    assert "--family complete" in lines[0] and "--family knn" in lines[1]
+    assert [b.key for b in at.get("download_button")] == [
+        "cond_dl_condition.csv",
+        "cond_dl_condition_complete.json",
+        "cond_dl_condition_knn.json",
+    ]
 
 
 def test_changing_families_and_grid_changes_the_figure():
     at = start()
-    at.multiselect(key="cond_families").set_value(["knn", "mutual-knn"])
-    at.slider(key="cond_points").set_value(6).run()
+    at.multiselect(key="w_families").set_value(["knn", "mutual-knn"])
+    at.number_input(key="w_points").set_value(6).run()
     assert not at.exception
     fig = chart(at)
     assert [t["name"] for t in fig["data"]] == ["√κ (knn)", "√κ (mutual-knn)"]
     assert len(values(fig["data"][0])) == 6
+    assert at.query_params["families"] == "knn,mutual-knn" and at.query_params["points"] == "6"
+    assert all("--points 6" in line for line in code_lines(at))
+
+
+def test_pcg_variant_changes_the_iterations_needed():
+    at = start()
+    before = values(chart(at, 1)["data"][0], "y")
+    at.radio(key="w_cond_solver").set_value("pcg").run()
+    assert not at.exception
+    assert values(chart(at, 1)["data"][0], "y") != before
+    assert at.query_params["cond_solver"] == "pcg"
+    assert all("--solver pcg" in line for line in code_lines(at))
+
+
+def test_no_family_asks_for_one():
+    at = start()
+    at.multiselect(key="w_families").set_value([]).run()
+    assert not at.exception and at.info and not at.get("plotly_chart")
 
 
 def test_changing_t_changes_cg_error():

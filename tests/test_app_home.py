@@ -1,19 +1,16 @@
 """Home page (app.py) and the shared sidebar / URL state, with streamlit.testing."""
 
 import shlex
-import sys
-from pathlib import Path
 
 import pytest
+from apptest_helpers import INVALID, ROOT, assert_refuses
+from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from apptest_helpers import INVALID, assert_refuses  # noqa: E402
-from apptest_helpers import start as _start  # noqa: E402
-
-import app_state  # noqa: E402
-from sslviz.cli import build_parser  # noqa: E402
+import app_state
+from sslviz._validation import InvalidParameterError
+from sslviz.cli import build_parser, command_line
+from sslviz.specs import ConditionSettings, ProblemSpec, RegretSettings, SigmaRange, SweepSettings
 
 
 def start() -> AppTest:
@@ -67,12 +64,15 @@ def test_bad_url_values_fall_back_with_warning():
 def test_url_reproduces_settings():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params.update(
-        {"n": "70", "labeled": "7", "c0": "3", "c1": "8", "sigma_min": "0.7", "sigma_max": "2.5"}
+        {"n": "70", "labeled": "7", "classes": "3,8", "sigma_min": "0.7", "sigma_max": "2.5"}
     )
     at.run()
     assert not at.exception and not at.warning
     assert {m.label: m.value for m in at.metric}["n"] == "70"
     assert at.number_input(key="w_sigma_min").value == 0.7
+    assert at.number_input(key="w_sigma_max").value == 2.5
+    assert (at.selectbox(key="w_classes_0").value, at.selectbox(key="w_classes_1").value) == (3, 8)
+    assert at.query_params["classes"] == "3,8"
 
 
 def test_unavailable_dataset_shows_its_message():
@@ -84,7 +84,7 @@ def test_unavailable_dataset_shows_its_message():
     except DatasetUnavailableError as exc:
         message = str(exc)
     at = start()
-    at.selectbox(key="w_dataset").set_value("usps").run()
+    at.selectbox(key="w_source").set_value("usps").run()
     assert not at.exception
     assert any(message.splitlines()[0] in e.value for e in at.error)
 
@@ -97,51 +97,77 @@ def test_uploaded_npz_is_used(tmp_path):
     y = np.r_[np.zeros(40, int), np.ones(40, int)]
     path = tmp_path / "blobs.npz"
     np.savez(path, X=X, y=y)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["cfg"] = {
-        **app_state.defaults(),
-        "data_file": str(path),
-        "data_file_name": "blobs.npz",
-        "n": 60,
-        "labeled": 6,
-        "pca": 0,
-    }
-    at.run()
+    cfg = {"data_file": str(path), "data_file_name": "blobs.npz", "n": 60, "labeled": 6, "pca": 0}
+    at = _start(None, cfg=cfg)
     assert not at.exception and not at.error
-    assert at.selectbox(key="w_dataset").value == app_state.UPLOAD
+    assert at.selectbox(key="w_source").value == app_state.UPLOAD
     assert {m.label: m.value for m in at.metric}["n"] == "60"
     assert at.info  # no image shape: no sample images
     assert len(at.get("plotly_chart")) == 1
 
 
 @pytest.mark.parametrize(
-    "command, extra",
+    "command, specs, extra",
     [
-        ("intervals", ("--score", "--out", "x.json")),
-        ("loss", ()),
-        ("regret", ("--rounds", "5")),
-        ("condition", ("--sigmas", "0.5:2:5")),
+        ("intervals", (SigmaRange(0.5, 2.8), SweepSettings(mode="paper")), ("--score",)),
+        ("loss", (SigmaRange(0.5, 2.8),), ()),
+        ("regret", (SigmaRange(0.5, 2.8), SweepSettings(mode="paper"), RegretSettings(rounds=5)),
+         ()),
+        ("condition", (SigmaRange(0.5, 2.8), ConditionSettings(points=5)), ()),
     ],
-)
-def test_cli_command_parses(command, extra):
-    cfg = {
-        **app_state.defaults(),
-        "sigma_min": 0.5,
-        "sigma_max": 2.8,
-        "labeling": "delalleau",
-        "mode": "paper",
-    }
-    text = app_state.cli_command(command, cfg, *extra)
-    args = build_parser().parse_args(shlex.split(text)[1:])
+)  # fmt: skip
+def test_cli_command_parses(command, specs, extra):
+    spec = ProblemSpec(labeling="delalleau")
+    text = command_line(command, spec, *specs, out="x.json")
+    args = build_parser().parse_args(shlex.split(text)[1:] + list(extra))
     assert args.command == command and args.n == 100 and args.labeling == "delalleau"
+    assert args.out == "x.json" and args.sigma_min == 0.5 and args.sigma_max == 2.8
     if command in ("intervals", "regret"):
-        assert args.mode == "paper" and args.cg_iters == 20
+        assert args.mode == "paper"
+    if command == "regret":
+        assert args.rounds == 5 and args.seed == 0
+    if command == "condition":
+        assert args.points == 5
 
 
-def test_check_estimates_complete_graph_memory():
-    cfg = {**app_state.defaults(), "family": "complete", "n": app_state.MAX_COMPLETE_N + 1}
-    assert any("kNN" in e for e in app_state.check(cfg))
-    assert not app_state.check({**cfg, "n": 100})
+def test_url_query_round_trip_and_specs_from_it():
+    query = {"n": "70", "labeled": "7", "classes": "3,8", "family": "complete", "t": "5",
+             "sigma_min": "0.7", "sigma_max": "2.5", "rounds": "4", "feedback": "exact,uniform",
+             "compare": "CG t = 5", "node": "12", "sizes": "50,200", "points": "9"}  # fmt: skip
+    cfg, warnings = app_state.from_query(query)
+    assert not warnings
+    assert cfg["classes"] == (3, 8) and cfg["t"] == 5 and cfg["feedback"] == ("exact", "uniform")
+    assert app_state.from_query(app_state.to_query(cfg)) == (cfg, [])
+    spec = app_state.spec_from_cfg(ProblemSpec, cfg)
+    assert (spec.n, spec.n_labeled, spec.classes, spec.family) == (70, 7, (3, 8), "complete")
+    assert app_state.spec_from_cfg(SweepSettings, cfg).cg_iters == 5
+    assert app_state.spec_from_cfg(SigmaRange, cfg) == SigmaRange(0.7, 2.5)
+    assert app_state.spec_from_cfg(RegretSettings, cfg).rounds == 4
+    # an uploaded file cannot travel in a link: no dataset= is written for it
+    assert "dataset" not in app_state.to_query({**cfg, "dataset": "digits", "data_file": "/x.npz"})
+    assert app_state.to_query({**cfg, "dataset": "digits"})["dataset"] == "digits"
+
+
+def test_bad_link_values_give_one_warning_each():
+    cfg, warnings = app_state.from_query({"n": "lots", "k": "5", "classes": "3", "t": "0"})
+    assert cfg == {"k": 5}
+    assert len(warnings) == 3  # t is in two tables (sweep, conditioning): one warning
+    assert [any(f"{k}=" in w for w in warnings) for k in ("n", "classes", "t")] == [True] * 3
+
+
+def test_cross_field_rules_come_from_the_specs():
+    with pytest.raises(InvalidParameterError, match="must be smaller than n"):
+        app_state.spec_from_cfg(ProblemSpec, {"n": 20, "labeled": 20})
+    with pytest.raises(InvalidParameterError, match="sigma_min"):
+        app_state.spec_from_cfg(SigmaRange, {"sigma_min": 3.0, "sigma_max": 1.0})
+
+
+def test_cap_errors_estimate_complete_graph_memory():
+    big = ProblemSpec(family="complete", n=app_state.MAX_COMPLETE_N + 1)
+    assert any("kNN" in e for e in app_state.cap_errors(big))
+    assert not app_state.cap_errors(big.replace(n=100))
+    assert not app_state.cap_errors(ProblemSpec(n=app_state.MAX_COMPLETE_N + 1))  # sparse
+    assert any("cap" in e for e in app_state.cap_errors(ProblemSpec(n=app_state.MAX_N + 1)))
 
 
 def test_use_suggested_restores_the_suggested_sigma_range():

@@ -1,7 +1,7 @@
 """Online regret page (Algorithm 1), with streamlit.testing."""
 
 import pytest
-from apptest_helpers import INVALID, assert_refuses, chart, metrics, values  # noqa: F401
+from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
@@ -13,8 +13,8 @@ def start(query: dict | None = None) -> AppTest:
 
 
 def run_small(at: AppTest, rounds: int = 3, repeats: int = 2) -> AppTest:
-    at.number_input(key="reg_rounds").set_value(rounds)
-    at.number_input(key="reg_repeats").set_value(repeats)
+    at.number_input(key="w_rounds").set_value(rounds)
+    at.number_input(key="w_repeats").set_value(repeats)
     at.button(key="reg_run").click()
     return at.run()
 
@@ -45,22 +45,28 @@ def test_run_draws_regret_average_and_density():
     ]
     assert len(values(chart(at)["data"][1], "y")) == 3
     assert [t["name"] for t in chart(at, 2)["data"]] == ["density p_t(σ)", "σ_t played"]
-    assert "sslviz regret" in at.code[0].value and "--rounds 3" in at.code[0].value
+    (line,) = code_lines(at)
+    assert line.startswith("sslviz regret") and "--rounds 3" in line and "--seed 0" in line
     assert len(at.get("download_button")) == 2
 
 
 def test_changing_models_and_density_model_changes_the_result():
     at = start()
-    at.multiselect(key="reg_models").set_value(["exact", "uniform"])
+    at.multiselect(key="w_feedback").set_value(["exact", "uniform"])
     at = run_small(at, rounds=4, repeats=1)
     assert not at.exception
     assert [t["name"] for t in chart(at)["data"]][1::2] == ["exact", "uniform"]
     assert len(values(chart(at)["data"][1], "y")) == 4
+    assert "--feedback exact,uniform" in code_lines(at)[0]
     at.selectbox(key="reg_density_model").set_value("uniform").run()
     assert "uniform" in chart(at, 2)["layout"]["title"]["text"]
-    # settings changed after the run: the old result stays, with a warning to rerun
-    at.number_input(key="reg_rounds").set_value(5).run()
-    assert any("rerun" in w.value for w in at.warning)
+    shown = chart(at)
+    # settings changed after the run: no stale result, the page asks for a run ...
+    at.number_input(key="w_rounds").set_value(5).run()
+    assert not at.exception and not at.get("plotly_chart") and at.info
+    # ... and going back to the settings of the run shows its (memoised) result at once
+    at.number_input(key="w_rounds").set_value(4).run()
+    assert not at.exception and chart(at) == shown
 
 
 @pytest.mark.parametrize("case", list(INVALID))

@@ -1,7 +1,7 @@
 """Speed page (Table 1 live), with streamlit.testing."""
 
 import pytest
-from apptest_helpers import INVALID, assert_refuses, chart, metrics, values  # noqa: F401
+from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
@@ -13,7 +13,7 @@ def start(query: dict | None = None) -> AppTest:
 
 
 def run_small(at: AppTest, sizes=(50,)) -> AppTest:
-    at.multiselect(key="speed_sizes").set_value(list(sizes))
+    at.multiselect(key="w_sizes").set_value(list(sizes))
     at.button(key="speed_run").click()
     return at.run()
 
@@ -37,6 +37,19 @@ def test_run_times_cg_and_inverse_on_complete_and_knn():
         "knn / inverse",
     ]
     assert len(at.dataframe[0].value) == 4
+    lines = code_lines(at)  # one command per row
+    assert len(lines) == 4 and all(line.startswith("sslviz intervals") for line in lines)
+    assert "--family complete" in lines[0] and "--solver inverse" in lines[1]
+    assert all("--n 50" in line for line in lines)
+    assert len(at.get("download_button")) == 2
+
+
+def test_changed_settings_warn_that_the_table_is_stale():
+    at = run_small(start())
+    at.number_input(key="w_t").set_value(10).run()
+    assert not at.exception
+    assert any("rerun" in w.value for w in at.warning)
+    assert len(at.dataframe[0].value) == 4  # the last table stays until the next run
 
 
 def test_changing_sizes_changes_the_table():
@@ -49,6 +62,18 @@ def test_changing_sizes_changes_the_table():
         "M (n=100)",
     ]
     assert sorted(set(at.dataframe[0].value["n"])) == [50, 100]
+    assert at.query_params["sizes"] == "50,100"
+
+
+def test_families_and_solvers_choose_the_configurations():
+    at = start()
+    at.multiselect(key="w_speed_families").set_value(["knn"])
+    at.multiselect(key="w_speed_solvers").set_value(["cg", "exact"]).run()
+    assert at.button(key="speed_run").label == "Run 2 configurations"
+    at = run_small(at)
+    assert values(chart(at)["data"][0]) == ["knn / cg", "knn / exact"]
+    assert at.query_params["speed_families"] == "knn"
+    assert at.query_params["speed_solvers"] == "cg,exact"
 
 
 @pytest.mark.parametrize("case", list(INVALID))

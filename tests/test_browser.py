@@ -3,7 +3,10 @@
 Opens every page, waits for its Plotly chart, checks there is no exception box, changes
 one control per page and sees the chart change, takes screenshots (test-artifacts/) and
 records the time to the first chart on a first visit and on a cached revisit
-(test-artifacts/browser_timings.json).
+(test-artifacts/browser_timings.json). A second test follows issue 9's drill-down and link
+bugs where only a browser shows them: the node selector's text against the chart's title
+after the data change under it, page controls across a page switch, and a copied link
+opened in a new session.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing"),
     pytest.mark.skipif(sync_playwright is None, reason="playwright is not importable"),
 ]
@@ -259,3 +263,121 @@ def test_every_page_in_a_real_browser(server):
     print("time to chart (s):", json.dumps(timings, indent=1))
     for name, t in timings.items():
         assert all(v < 60 for v in t.values()), (name, t)
+
+
+def selectbox(page, label: str):
+    return (
+        page.locator('[data-testid="stSelectbox"]')
+        .filter(has=page.get_by_text(label, exact=True))
+        .first
+    )
+
+
+def shown_choice(page, label: str) -> str:
+    """The text a selectbox shows (the browser's own state, which the server cannot see)."""
+    return selectbox(page, label).evaluate("e => e.querySelector('input').value")
+
+
+def choose(page, label: str, option: str | None = None, index: int | None = None) -> None:
+    selectbox(page, label).click()
+    if index is not None:
+        page.get_by_role("option").nth(index).click()
+    else:
+        page.get_by_role("option", name=option, exact=True).click()
+    wait_idle(page)
+
+
+def drill_down_title(page) -> str:
+    return page.evaluate(
+        "() => document.querySelectorAll('.js-plotly-plot')[1].layout.annotations[0].text"
+    )
+
+
+NODE = "unlabeled node (instance row)"
+
+
+def assert_selector_matches_chart(page) -> str:
+    """The node selector shows the row the drill-down chart is drawn for."""
+    shown = shown_choice(page, NODE).split(" — ")[0]  # "row 19 — missed" -> "row 19"
+    assert shown.startswith("row ") and drill_down_title(page).endswith(", " + shown)
+    return shown
+
+
+def test_drill_down_page_switch_and_link_in_a_real_browser(server, tmp_path):
+    """Issue 9, bug f in a browser: before it, picking the 10th node on digits 0/1
+    (n=60, complete, t=5), then uploading a digits 3/8 CSV and setting c0 = 3, c1 = 8 left
+    the selector showing "2 (row 8) — missed" while the chart title said "node 13": the
+    browser's selectbox fell back to its first option while the server kept node 13.
+    Bug b: page controls reset on a page switch and were not in the link."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    keep = np.isin(d.target, [3, 8])
+    csv = pd.DataFrame(d.data[keep], columns=[f"x{i}" for i in range(d.data.shape[1])])
+    csv["label"] = d.target[keep]
+    csv.to_csv(tmp_path / "digits38.csv", index=False)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 2400})
+            page.goto(f"{server}/Loss_intervals?n=60&labeled=6&family=complete&t=5")
+            page.wait_for_function(
+                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
+            )
+            wait_idle(page)
+            assert_selector_matches_chart(page)
+            choose(page, NODE, index=9)
+            picked = assert_selector_matches_chart(page)
+
+            # page controls survive a page switch (the app's own navigation, same session)
+            choose(page, "compare with", "CG t = 50")
+            page.get_by_role("link", name="Conditioning").first.click()
+            page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+            wait_idle(page)
+            page.get_by_role("link", name="Loss intervals").first.click()
+            page.wait_for_function(
+                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
+            )
+            wait_idle(page)
+            no_exception(page)
+            assert shown_choice(page, "compare with") == "CG t = 50"
+            assert assert_selector_matches_chart(page) == picked
+
+            # the link opened in another session shows the same view
+            link = page.url
+            assert "compare=CG" in link and f"node={picked.split()[1]}" in link
+            other = browser.new_context().new_page()
+            other.set_viewport_size({"width": 1500, "height": 2400})
+            other.goto(link)
+            other.wait_for_function(
+                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
+            )
+            wait_idle(other)
+            no_exception(other)
+            assert shown_choice(other, "compare with") == "CG t = 50"
+            assert assert_selector_matches_chart(other) == picked
+            assert chart_signature(other) == chart_signature(page)
+
+            # the data change under the selector: it still names the node that is drawn
+            choose(page, "dataset", "upload a file…")
+            page.locator('input[type="file"]').set_input_files(str(tmp_path / "digits38.csv"))
+            page.wait_for_function(
+                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
+            )
+            wait_idle(page)
+            no_exception(page)
+            assert "dataset=" not in page.url  # an upload cannot travel in a link
+            choose(page, "class c0", "3")
+            choose(page, "class c1", "8")
+            page.wait_for_function(
+                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
+            )
+            no_exception(page)
+            assert_selector_matches_chart(page)
+            choose(page, NODE, index=3)
+            assert_selector_matches_chart(page)
+            page.screenshot(path=ARTIFACTS / "drill_down_upload.png", full_page=True)
+        finally:
+            browser.close()
