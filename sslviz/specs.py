@@ -560,12 +560,34 @@ class SweepSettings(Spec):
         "A converged iterate counts as a root only if |f_u − 1/2| ≤ root_tol (paper mode).",
         flag="--root-tol", url="root_tol", label="root tolerance",
     ).field()  # fmt: skip
+    certify: bool = Setting(
+        False, Flag(),
+        "Certified fast mode: at every σ it evaluates, CG/PCG runs on from t iterations until "
+        "each node's side of 1/2 is proven (the M-matrix bound of DESIGN §8), or falls back "
+        "to an exact solve past the cap; every true breakpoint is then found. Fast mode, "
+        "harmonic labeling (Delalleau's system always takes the exact fallback).",
+        flag="--certify", url="certify", label="certify every side",
+    ).field()  # fmt: skip
+    certify_cap: int = Setting(
+        400, Int(1, 100_000),
+        "Certified mode: CG iterations per σ before the exact fallback.",
+        flag="--certify-cap", url="certify_cap", label="certify cap",
+        relevant=lambda s: s.certify,
+    ).field()  # fmt: skip
     mode: str = Setting(
         "fast", Choice(MODES),
         "paper = Algorithm 4 node by node (Appendix E.2); fast = one search for every "
         "crossing of the approximate f_u − 1/2, each solve shared by all nodes (DESIGN §5.4).",
         flag="--mode", url="mode", label="mode",
     ).field()  # fmt: skip
+
+    def _cross(self, caller: str) -> None:
+        if self.certify and self.mode != "fast":
+            _fail(caller, "certify", "the certified search is a fast-mode search; use "
+                  "--mode fast (or drop --certify).")  # fmt: skip
+        if self.certify and self.solver not in ("cg", "pcg"):
+            _fail(caller, "certify", f"certifies iterative solves; solver {self.solver!r} "
+                  "is exact already. Use --solver cg or pcg.")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -690,6 +712,9 @@ class SpeedGrid(Spec):
         url="speed_solvers", label="solvers",
     ).field()  # fmt: skip
 
+
+CERTIFY_CAP: int = default(SweepSettings, "certify_cap")
+"""The default iteration cap of certified solves, for the library functions."""
 
 ALL_SPECS = (ProblemSpec, SigmaRange, SweepSettings, ScoreSettings, ConditionSettings,
              RegretSettings, LossView, SpeedGrid)  # fmt: skip

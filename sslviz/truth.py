@@ -39,6 +39,29 @@ from sslviz.specs import CG_ITERS
 
 
 @dataclass(frozen=True, eq=False)
+class Certificates:
+    """What a certified search proved (DESIGN §8), per σ it evaluated (sorted).
+
+    Attributes
+    ----------
+    sigma : ndarray of shape (n_eval,)
+    iterations : ndarray of int, shape (n_eval,)
+        CG/PCG iterations of f at that σ (before any fallback).
+    certified : ndarray of bool, shape (n_eval,)
+        Every node's side of 1/2 proven by the iterative solve; False: the σ fell back to
+        an exact solve (the certificate failed within the cap, or a weight underflows).
+    """
+
+    sigma: np.ndarray
+    iterations: np.ndarray
+    certified: np.ndarray
+
+    @property
+    def exact_fallbacks(self) -> int:
+        return int(np.count_nonzero(~self.certified))
+
+
+@dataclass(frozen=True, eq=False)
 class LossCurve:
     """A piecewise-constant loss on [σ_min, σ_max], exact or from an approximate solver.
 
@@ -82,6 +105,7 @@ class LossCurve:
     inconsistent: int = 0
     parameter: str = "sigma"
     complete: bool = True
+    certificates: Certificates | None = None
 
     @property
     def exact(self) -> bool:
@@ -152,7 +176,7 @@ def _refine_roots(
     lo, hi = np.full(k, a), np.full(k, b)
     hlo, hhi = ea[0][nodes].copy(), eb[0][nodes].copy()
     side = np.zeros(k, int)  # which end moved last (+1 lo, -1 hi): Illinois weighting
-    newton_ok = ev.exact  # CG's f' is not the derivative of CG's f
+    newton_ok = ev.smooth  # a t-iteration CG's f' is not the derivative of its f
     s = np.linspace(0, 1, 65)
     H = _hermite(a, b, hlo, eb[0][nodes], ea[1][nodes], eb[1][nodes], s)
     prop = a + (b - a) * hlo / (hlo - eb[0][nodes])  # secant fallback
@@ -230,6 +254,7 @@ def true_loss_curve(
     touch: float = 0.05,
     solver: str = "exact",
     cg_iters: int = CG_ITERS,
+    certify_cap: int | None = None,
     max_evaluations: int = 4000,
 ) -> LossCurve:
     """Exact piecewise-constant loss l(σ) with every breakpoint located to ``rtol``.
@@ -255,6 +280,11 @@ def true_loss_curve(
         below ``touch`` and below half its smaller end value.
     solver : {'exact', 'inverse', 'cg', 'pcg'}, default='exact'
     cg_iters : int, default=20
+    certify_cap : int, optional
+        CG/PCG only: the certified search. Every σ's soft labels come from
+        :meth:`HarmonicModel.certified_labels` (each node's side of 1/2 proven, or an exact
+        fallback), so the curve has the exact curve's pieces; ``certificates`` says where
+        the proofs held.
     max_evaluations : int, default=4000
         Budget for the search of hidden pairs of crossings (interval splitting). Past it,
         only sign changes between evaluated σ are refined and ``complete`` is False —
@@ -271,7 +301,7 @@ def true_loss_curve(
     rtol = check_real("rtol", rtol, caller, low=1e-15, high=1e-3)
     grid_ratio = check_real("grid_ratio", grid_ratio, caller, low=1.0, closed="neither")
     y_u = np.asarray(y_unlabeled)
-    ev = LabelOracle(model, y_u, solver, cg_iters)
+    ev = LabelOracle(model, y_u, solver, cg_iters, certify_cap)
     n0 = int(np.ceil(np.log(hi / lo) / np.log(grid_ratio))) + 1
     grid = np.geomspace(lo, hi, max(n0, 3))
     grid[0], grid[-1] = lo, hi
@@ -309,7 +339,15 @@ def true_loss_curve(
             found = _refine_roots(ev, crossing, a, b, rtol)
             roots.extend(zip(found.tolist(), crossing.tolist(), strict=True))
     curve = _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
-    return replace(curve, complete=len(ev.cache) < max_evaluations)
+    certs = None
+    if certify_cap is not None:
+        fallback = set(ev.fallbacks)
+        certs = Certificates(
+            curve.evaluations,
+            np.array([ev.iterations[s] for s in curve.evaluations], int),
+            np.array([s not in fallback for s in curve.evaluations], bool),
+        )
+    return replace(curve, complete=len(ev.cache) < max_evaluations, certificates=certs)
 
 
 def _assemble(
