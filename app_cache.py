@@ -19,7 +19,7 @@ import numpy as np
 import streamlit as st
 
 from sslviz import export
-from sslviz.conditioning import ConditionCurve, condition_curve
+from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, trust_curve
 from sslviz.data import Dataset, load_dataset, load_file
 from sslviz.intervals import Score, Sweep, node_trace, score, sweep
 from sslviz.problem import Problem, build_problem, loss_curve, suggest_sigma_range
@@ -98,14 +98,15 @@ def intervals(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def scored(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> Score:
-    return score(intervals(spec, lo, hi, settings), truth(spec, lo, hi))
+    return score(intervals(spec, lo, hi, settings), truth(spec, lo, hi), model=problem(spec).model)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def node_curves(
     spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, u: int, n_grid: int = 120
 ) -> dict:
-    """f_u(σ) on a grid from the chosen solver and from the exact solver."""
+    """f_u(σ) on a grid from the chosen solver and from the exact solver, and the chosen
+    solver's name (``'CG-20'``)."""
     p = problem(spec)
     grid = np.linspace(lo, hi, n_grid)
     f = np.array(
@@ -117,7 +118,9 @@ def node_curves(
         ]
     )
     fe = np.array([p.model.soft_labels(s, solver="exact", derivative=False).f[u] for s in grid])
-    return {"sigma": grid, "f": f, "f_exact": fe}
+    iterative = settings.solver in ("cg", "pcg")
+    label = f"{settings.solver.upper()}-{settings.cg_iters}" if iterative else settings.solver
+    return {"sigma": grid, "f": f, "f_exact": fe, "label": label}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -146,6 +149,62 @@ def conditioning(
         cg_iters=settings.cg_iters, rtol=settings.rtol,
     )  # fmt: skip
     return curve, time.perf_counter() - t0
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def trust(
+    spec: ProblemSpec, lo: float, hi: float, solver: str, cg_iters: int, points: int
+) -> TrustCurve:
+    """Where ``solver`` with ``cg_iters`` iterations can be trusted, on ``points`` evenly
+    spaced σ over [lo, hi] (error against margin, t needed by CG and PCG)."""
+    return trust_curve(
+        problem(spec).model, np.linspace(lo, hi, points), solver=solver, cg_iters=cg_iters
+    )
+
+
+def trust_solver(settings: SweepSettings) -> str:
+    """The iterative solver a trust panel describes: the sweep's, or CG for exact solvers."""
+    return settings.solver if settings.solver in ("cg", "pcg") else "cg"
+
+
+# -- page helpers of the loss page (plain functions: cheap, nothing cached) --------------------
+
+
+COMPARISONS = {"nothing": None, "CG t = 5": dict(solver="cg", cg_iters=5),
+               "CG t = 50": dict(solver="cg", cg_iters=50), "other mode": "mode",
+               "exact solver": dict(solver="exact")}  # fmt: skip
+"""The loss page's "compare with" choices (LossView.compare) → the changes they make."""
+
+
+def comparison(settings: SweepSettings, choice: str) -> SweepSettings | None:
+    """The settings the "compare with" ``choice`` runs (None: no comparison). 'other mode'
+    is the other of fast and paper mode; a change the certified search cannot take (paper
+    mode, an exact solver) compares with the uncertified search."""
+    change = COMPARISONS[choice]
+    if change is None:
+        return None
+    if change == "mode":
+        change = {"mode": "paper" if settings.mode == "fast" else "fast"}
+    try:
+        return replace(settings, **change)
+    except ValueError:
+        return replace(settings, certify=False, **change)
+
+
+def drill_down_nodes(p: Problem, score: Score) -> tuple[list[int], list[int]]:
+    """``(options, missed rows)`` of the drill-down's node selector: instance rows, those
+    behind missed breakpoints first."""
+    rows = p.rows(range(p.model.n_unlabeled))
+    missed = [r for _, nd in score.misses for r in p.rows(nd)]
+    return list(dict.fromkeys(missed + rows)), missed
+
+
+def default_sigma0(breakpoints: list[float], lo: float, hi: float) -> float:
+    """A node's default start σ0: a quarter of the range left of its first true crossing
+    (a quarter into the range when it has none), to 4 significant digits."""
+    bps = list(breakpoints)
+    start = max(lo, bps[0] - 0.25 * (hi - lo)) if bps else lo + 0.25 * (hi - lo)
+    return float(f"{start:.4g}")
 
 
 _REGRET: OrderedDict = OrderedDict()

@@ -1,54 +1,51 @@
-"""Loss intervals: the exact l(σ) against Algorithm 4's intervals (Figure 3), and a node
-drill-down (Figure 2)."""
-
-from dataclasses import replace
+"""Loss intervals: the exact l(σ) against Algorithm 4's intervals (Figure 3), why each miss
+happened, where CG-t can be trusted, and a node drill-down (Figure 2)."""
 
 import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import export, plots
+from sslviz import export, intervals, plots
 from sslviz.cli import command_line
-from sslviz.specs import LossView, ScoreSettings, SigmaRange
+from sslviz.specs import ConditionSettings, LossView, ScoreSettings, SigmaRange
 
 app_state.setup("Loss intervals", "📉")
 s = app_state.sidebar()
 st.title("Constant-loss intervals (Figure 3)")
 st.caption(
-    "Black: the exact loss l(σ), the fraction of U misclassified, a step function of σ. "
-    "Blue segments: the intervals Algorithm 4 estimates, at their estimated loss (hover for the "
-    "endpoints and the node that set each one). Red ×: true breakpoints no estimated endpoint "
-    "lies within 10⁻³ of. Grey bands: σ where some unlabeled nodes are cut off from L."
+    "Black: the exact loss l(σ) (fraction of U misclassified). Blue: Algorithm 4's intervals at "
+    "their estimated loss. Markers by cause: missed true breakpoints (filled; none within "
+    "10⁻³) and spurious endpoints (open); hover for the evidence, click one (or a breakpoint, "
+    "or an interval end) for its node's drill-down below. Under the chart: t-iteration CG's "
+    "largest error against the smallest margin |f_u − ½| (shaded where CG-t may flip a "
+    "label) and the t that puts every node on its exact side (CG, Jacobi-PCG). Grey: σ where "
+    "some unlabeled nodes are cut off from L."
 )
 if not s.show_errors():
     st.stop()
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 threshold = not spec.gaussian
-other_mode = "paper" if settings.mode == "fast" else "fast"
-COMPARE = {
-    "nothing": None,
-    "CG t = 5": dict(solver="cg", cg_iters=5),
-    "CG t = 50": dict(solver="cg", cg_iters=50),
-    "other mode": dict(mode=other_mode),
-    "exact solver": dict(solver="exact"),
-}
-app_state.widget(st, LossView, "compare", disabled=threshold,
-                 format_func=lambda c: f"{other_mode} mode" if c == "other mode" else c)
+other = "paper mode" if settings.mode == "fast" else "fast mode"
+c0, c1 = st.columns([3, 1])
+app_state.widget(c0, LossView, "compare", disabled=threshold,
+                 format_func=lambda c: other if c == "other mode" else c)  # fmt: skip
+app_state.widget(c1, LossView, "trust_points", disabled=threshold)
 view = app_state.controls(LossView)
+cmp_settings = app_cache.comparison(settings, view.compare)
 try:
     with st.spinner(f"Computing the exact loss l(σ) on [{lo:g}, {hi:g}]…"):
         truth = app_cache.truth(spec, lo, hi)
-    res = sc = cmp_res = None
+    res = sc = cmp_res = trust = None
     if not threshold:
-        with st.spinner(
-            f"Running Algorithm 4 ({settings.mode} mode, {settings.solver}, "
-            f"t = {settings.cg_iters})…"
-        ):
+        with st.spinner(f"Running Algorithm 4 ({settings.mode} mode, {settings.solver}, "
+                        f"t = {settings.cg_iters}), attributing its misses, and where "
+                        f"t = {settings.cg_iters} can be trusted…"):  # fmt: skip
             res = app_cache.intervals(spec, lo, hi, settings)
             sc = app_cache.scored(spec, lo, hi, settings)
-        if COMPARE[view.compare]:
-            cmp_settings = replace(settings, **COMPARE[view.compare])
+            trust = app_cache.trust(spec, lo, hi, app_cache.trust_solver(settings),
+                                    settings.cg_iters, view.trust_points)  # fmt: skip
+        if cmp_settings is not None:
             with st.spinner(f"Running the comparison ({view.compare})…"):
                 cmp_res = app_cache.intervals(spec, lo, hi, cmp_settings)
                 cmp_sc = app_cache.scored(spec, lo, hi, cmp_settings)
@@ -57,17 +54,25 @@ except (ValueError, TypeError, FileNotFoundError) as exc:
     st.error(str(exc))
     st.stop()
 rows = problem.rows(range(problem.model.n_unlabeled))
-fig = plots.loss_intervals_figure(
-    truth, res, score=sc, rows=rows, compare=cmp_res, compare_name=f"compare: {view.compare}"
-)
-st.plotly_chart(fig, key="li_chart")
 
+
+def _open_drill_down() -> None:  # a clicked marker: its node, from Algorithm 4's σ0
+    if pick := plots.selected_node(st.session_state["li_chart"].selection.points):
+        st.session_state["cfg"]["node"], st.session_state["cfg"]["sigma0"] = pick
+        st.session_state.pop("w_node", None), st.session_state.pop("w_sigma0", None)
+
+
+if sc is not None:
+    st.info(intervals.verdict(sc, settings), icon=":material/troubleshoot:")
+fig = plots.loss_intervals_figure(truth, res, score=sc, rows=rows, compare=cmp_res,
+                                  compare_name=f"compare: {view.compare}", trust=trust)  # fmt: skip
+st.plotly_chart(fig, key="li_chart", on_select=_open_drill_down, selection_mode="points")
 if threshold:
-    st.info(
-        "The threshold family's loss over r is exact (it only changes at edge lengths); "
-        "Algorithm 4 needs a Gaussian family."
-    )
+    st.info("The threshold family's loss over r is exact (it only changes at edge lengths); "
+            "Algorithm 4 needs a Gaussian family.")  # fmt: skip
 else:
+    st.caption(f"Trust panel, on {view.trust_points} grid σ (at a true breakpoint the margin "
+               f"tends to 0: see t_needed per miss): {trust.reading()}")  # fmt: skip
     app_state.metrics({
         "intervals M": sc.M, "true breakpoints": sc.true_breakpoints, "missed": sc.missed,
         "spurious endpoints": sc.spurious, "ε-volume": f"{sc.eps_volume:.3g}",
@@ -81,7 +86,8 @@ else:
         )
 
 rng = SigmaRange(lo, hi)
-t1, t2, t3, t4 = st.tabs(["Estimated intervals", "Missed breakpoints", "True loss", "Export"])
+t1, t2, t3, t5, t4 = st.tabs(["Estimated intervals", "Missed breakpoints", "True loss",
+                              "Trust panel", "Export"])  # fmt: skip
 t3.dataframe(export.to_frame(truth, problem), hide_index=True)
 files = {"true_loss.csv": export.to_frame(truth, problem).to_csv(index=False),
          "true_loss.json": app_cache.loss_json(spec, lo, hi)}  # fmt: skip
@@ -89,16 +95,22 @@ lines = [command_line("loss", spec, rng, out="true_loss.json")]
 if sc is None:
     t1.info("No estimate: Algorithm 4 needs a Gaussian family.")
     t2.info("No estimate to score.")
+    t5.info("No iterative solve: the threshold family's loss is exact.")
 else:
     t1.dataframe(export.to_frame(res, problem), hide_index=True)
     if sc.misses:
         t2.dataframe(export.to_frame(sc, problem), hide_index=True)
     else:
         t2.success("No true breakpoint missed.")
+    t5.dataframe(export.to_frame(trust), hide_index=True)
     files |= {"intervals.csv": export.to_frame(res, problem).to_csv(index=False),
-              "intervals.json": app_cache.intervals_json(spec, lo, hi, settings)}  # fmt: skip
+              "intervals.json": app_cache.intervals_json(spec, lo, hi, settings),
+              "trust.csv": export.to_frame(trust).to_csv(index=False)}  # fmt: skip
     lines.append(command_line("intervals", spec, rng, settings, ScoreSettings(score=True),
                               out="intervals.json"))  # fmt: skip
+    lines.append(command_line("condition", spec, rng, ConditionSettings(
+        points=view.trust_points, solver=app_cache.trust_solver(settings),
+        cg_iters=settings.cg_iters, trust=True), out="trust.json"))  # fmt: skip
     if cmp_res is not None:
         lines.append(command_line("intervals", spec, rng, cmp_settings,
                                   ScoreSettings(score=True), out="compare.json"))  # fmt: skip
@@ -109,9 +121,7 @@ with t4:
 if threshold:
     st.stop()
 st.subheader("Drill-down: one node's soft label (Figure 2)")
-missed_rows = [r for _, nd in sc.misses for r in problem.rows(nd)]
-order = list(dict.fromkeys(missed_rows + rows))
-u_of_row = {r: u for u, r in enumerate(rows)}
+order, missed_rows = app_cache.drill_down_nodes(problem, sc)
 
 
 def _node_changed() -> None:  # a new node starts from its own default σ0
@@ -121,14 +131,12 @@ def _node_changed() -> None:  # a new node starts from its own default σ0
 
 c0, c1 = st.columns(2)
 app_state.widget(c0, LossView, "node", options=order, on_change=_node_changed,
-                 format_func=lambda r: f"row {r}" + (" — missed" if r in missed_rows else ""))
+                 format_func=lambda r: f"row {r}" + " — missed" * (r in missed_rows))  # fmt: skip
 row = st.session_state["cfg"]["node"]
-u = u_of_row[row]
+u = rows.index(row)
 node_bps = [b for b, nd in zip(truth.breakpoints, truth.nodes, strict=True) if u in set(nd)]
-sigma0 = st.session_state["cfg"].get("sigma0")
-if sigma0 is None or not lo <= sigma0 <= hi:
-    start = max(lo, node_bps[0] - 0.25 * (hi - lo)) if node_bps else lo + 0.25 * (hi - lo)
-    st.session_state["cfg"]["sigma0"] = float(f"{start:.4g}")
+if not lo <= (st.session_state["cfg"].get("sigma0") or -1.0) <= hi:
+    st.session_state["cfg"]["sigma0"] = app_cache.default_sigma0(node_bps, lo, hi)
     st.session_state.pop("w_sigma0", None)
 app_state.widget(c1, LossView, "sigma0")
 view = app_state.controls(LossView)
@@ -140,16 +148,10 @@ try:
 except (ValueError, TypeError) as exc:
     st.error(str(exc))
     st.stop()
-st.plotly_chart(
-    plots.soft_label_figure(
-        curves["sigma"], curves["f"], u=f"row {row}", f_exact=curves["f_exact"],
-        traces={r: its for r, (its, _) in tr.items()}, breakpoints=node_bps,
-    ),
-    key="li_node_chart",
-)  # fmt: skip
-st.caption(
-    " · ".join(
-        f"{r}: {len(its)} iterates, root " + (f"{root:.5g}" if root is not None else "none")
-        for r, (its, root) in tr.items()
-    )
-)
+st.plotly_chart(plots.soft_label_figure(
+    curves["sigma"], curves["f"], u=f"row {row}", f_exact=curves["f_exact"],
+    traces={r: its for r, (its, _) in tr.items()}, breakpoints=node_bps,
+    label=curves["label"], sigma0=float(sigma0)), key="li_node_chart")  # fmt: skip
+st.caption(" · ".join(f"{r}: {len(its)} iterates, root "
+                      + (f"{root:.5g}" if root is not None else "none")
+                      for r, (its, root) in tr.items()))  # fmt: skip

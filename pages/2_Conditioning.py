@@ -1,4 +1,5 @@
-"""Conditioning: √κ against σ per graph family (Figure 5), CG iterations and error."""
+"""Conditioning: √κ against σ per graph family (Figure 5), CG iterations and error, and
+where t-iteration CG can be trusted (error against margin, t needed) per family."""
 
 import pandas as pd
 import streamlit as st
@@ -15,7 +16,9 @@ st.title("Conditioning across σ (Figure 5)")
 st.caption(
     "√κ of the harmonic system I − P_UU (or of Delalleau's A) against σ: CG needs about √κ "
     "iterations, so where √κ is large t-iteration CG is inaccurate. Below: the CG iterations "
-    "actually needed to reach the tolerance, and the error of t-iteration CG."
+    "actually needed to reach the tolerance, and the error of t-iteration CG. Last, per "
+    "family: where that error reaches the smallest margin |f_u − ½| (shaded: CG-t may flip a "
+    "label there) and the t that puts every node on its exact side of ½ (CG and Jacobi-PCG)."
 )
 if not s.show_errors():
     st.stop()
@@ -30,7 +33,7 @@ try:
 except (ValueError, TypeError) as exc:
     st.info(f"Pick at least one graph family. ({exc})")
     st.stop()
-curves, docs, lines = {}, {}, []
+curves, trusts, docs, lines = {}, {}, {}, []
 bar = st.progress(0.0, text="Computing condition numbers…")
 for i, fam in enumerate(settings.families):
     bar.progress(
@@ -44,21 +47,29 @@ for i, fam in enumerate(settings.families):
             st.error(f"{fam}: " + " ".join(errors))
             continue
         curves[fam], seconds = app_cache.conditioning(spec_f, lo, hi, settings)
+        trusts[fam] = app_cache.trust(spec_f, lo, hi, settings.solver, settings.cg_iters,
+                                      settings.points)  # fmt: skip
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(f"{fam}: {exc}")
         continue
+    with_trust = settings.replace(trust=True)
     docs[f"condition_{fam}.json"] = export.dumps(export.condition_document(
-        app_cache.problem(spec_f), curves[fam], settings, seconds))  # fmt: skip
-    lines.append(command_line("condition", spec_f, SigmaRange(lo, hi), settings,
+        app_cache.problem(spec_f), curves[fam], with_trust, seconds, trusts[fam]))  # fmt: skip
+    lines.append(command_line("condition", spec_f, SigmaRange(lo, hi), with_trust,
                               out=f"condition_{fam}.json"))  # fmt: skip
 bar.empty()
 if not curves:
     st.stop()
 st.plotly_chart(plots.condition_figure(curves), key="cond_chart")
 st.plotly_chart(plots.cg_figure(curves), key="cond_cg_chart")
+for fam, tc in trusts.items():
+    st.plotly_chart(plots.trust_figure(tc, name=f"{fam} graph"), key=f"cond_trust_{fam}")
+    st.caption(f"{fam}: {tc.reading()}")
 
 df = pd.concat([export.to_frame(c).assign(family=fam) for fam, c in curves.items()])
 with st.expander("Table, export and the command lines", expanded=False):
     st.dataframe(df, hide_index=True)
-    app_state.downloads("cond", {"condition.csv": df.to_csv(index=False), **docs})
+    trust_csv = {f"trust_{f}.csv": export.to_frame(t).to_csv(index=False)
+                 for f, t in trusts.items()}  # fmt: skip
+    app_state.downloads("cond", {"condition.csv": df.to_csv(index=False), **docs, **trust_csv})
     app_state.commands(*lines)

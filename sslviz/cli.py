@@ -131,7 +131,7 @@ def cmd_loss(a) -> dict:
 
 
 def cmd_condition(a) -> dict:
-    from sslviz.conditioning import condition_curve
+    from sslviz.conditioning import condition_curve, trust_curve
     from sslviz.export import condition_document
 
     grid = _sigma_grid(a.sigmas) if a.sigmas else None
@@ -148,7 +148,11 @@ def cmd_condition(a) -> dict:
         problem.model, sigmas, solver=settings.solver, cg_iters=settings.cg_iters,
         rtol=settings.rtol,
     )  # fmt: skip
-    return condition_document(problem, curve, settings, time.perf_counter() - t0)
+    trust = None
+    if settings.trust:
+        trust = trust_curve(problem.model, sigmas, solver=settings.solver,
+                            cg_iters=settings.cg_iters)  # fmt: skip
+    return condition_document(problem, curve, settings, time.perf_counter() - t0, trust)
 
 
 def cmd_intervals(a) -> dict:
@@ -162,7 +166,11 @@ def cmd_intervals(a) -> dict:
     _gaussian(problem, "intervals")
     lo, hi = _range(a, problem)
     res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
-    sc = score(res, loss_curve(problem, lo, hi), tol=scoring.tol) if scoring.score else None
+    sc = (
+        score(res, loss_curve(problem, lo, hi), tol=scoring.tol, model=problem.model)
+        if scoring.score
+        else None
+    )
     return intervals_document(problem, res, settings, sc, scoring if scoring.score else None)
 
 

@@ -7,6 +7,12 @@ not underflow); for Delalleau κ(A), A = λΔ_L + diag(W1) − W. Dense ``eigval
 
 Beside κ: the CG (or Jacobi-PCG) iterations the solver actually needs to reach ``rtol``
 on the system it runs on, and the error of t-iteration CG against the exact solve.
+
+Where t-iteration CG can be trusted (:func:`trust_curve`, issue 10 §2): the loss only
+depends on which side of 1/2 each soft label lies, so what matters is not the error of
+CG-t alone but the error against the smallest margin min_u |f_u − 1/2|: where the error
+reaches the margin some node *may* change side, and the t that puts every node on its
+exact side ("t needed", for CG and for Jacobi-PCG) says how many iterations would do.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ from sslviz._validation import check_int, check_option, check_real
 from sslviz.labeling import DelalleauModel, HarmonicModel
 from sslviz.solvers import jacobi, solve_cg
 from sslviz.specs import CG_ITERS, ConditionSettings, default
+
+T_MAX = 1024
+"""Default cap of the search for the t needed (:func:`trust_curve`)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,3 +153,248 @@ def condition_curve(
         cg_iters,
         rtol,
     )
+
+
+# -- where t-iteration CG can be trusted --------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class TrustCurve:
+    """Error of t-iteration CG against the margin of the exact soft labels, and the t
+    that puts every node on its exact side of 1/2, on a σ grid (:func:`trust_curve`).
+
+    Arrays have shape (n_sigma,); soft labels and margins are in the units of f (the
+    probability of class 1, in [0, 1]); σ in PCA-space distance units.
+
+    Attributes
+    ----------
+    sigma : ndarray of float
+    error : ndarray of float
+        max_u |f_t,u − f_u|: ``solver`` with ``cg_iters`` iterations against the exact
+        solve, over the nodes not cut off from L in the exact graph (0 when there is none).
+    margin : ndarray of float
+        min_u |f_u − 1/2| over the same nodes (+inf when there is none).
+    may_flip : ndarray of bool
+        ``error >= margin``: the error is large enough for some node to be on the wrong
+        side. A necessary condition for a wrong side, not a sufficient one (``wrong`` counts
+        the nodes actually on the wrong side at ``cg_iters``).
+    wrong : ndarray of int
+        Nodes on the wrong side of 1/2 at ``cg_iters`` iterations (see *right side* in
+        :func:`trust_curve`).
+    t_needed_cg, t_needed_pcg : ndarray of int
+        The t for CG and for Jacobi-PCG (see :func:`trust_curve`); ``t_max + 1`` means
+        "more than ``t_max``" (not reached); 0 when no node is to be decided.
+    degenerate : ndarray of int
+        Nodes cut off from L in the exact graph (excluded from everything above).
+    underflow : ndarray of int
+        Nodes whose unscaled weights underflow for the iterative solver (CG/PCG cannot
+        represent them: no t puts them right, so t needed is not reached there).
+    solver : {'cg', 'pcg'}
+        The solver of ``error``, ``may_flip`` and ``wrong``.
+    cg_iters : int
+    t_max : int
+    """
+
+    sigma: np.ndarray
+    error: np.ndarray
+    margin: np.ndarray
+    may_flip: np.ndarray
+    wrong: np.ndarray
+    t_needed_cg: np.ndarray
+    t_needed_pcg: np.ndarray
+    degenerate: np.ndarray
+    underflow: np.ndarray
+    solver: str
+    cg_iters: int
+    t_max: int
+
+    @property
+    def label(self) -> str:
+        """The solver as the paper writes it, e.g. ``'CG-20'``."""
+        return f"{self.solver.upper()}-{self.cg_iters}"
+
+    def t_needed(self, solver: str) -> np.ndarray:
+        """``t_needed_cg`` or ``t_needed_pcg``."""
+        check_option("solver", solver, "TrustCurve.t_needed", ("cg", "pcg"))
+        return self.t_needed_cg if solver == "cg" else self.t_needed_pcg
+
+    def reached(self, solver: str) -> np.ndarray:
+        """Where the search for the t needed by ``solver`` succeeded (t ≤ ``t_max``)."""
+        return self.t_needed(solver) <= self.t_max
+
+    def flip_bands(self) -> list[tuple[float, float]]:
+        """σ bands where ``may_flip``: each run of flagged grid points, widened halfway to
+        the unflagged neighbours (to the range ends at the ends), as ``[(lo, hi), ...]``."""
+        s, flag = self.sigma, np.asarray(self.may_flip, bool)
+        out: list[tuple[float, float]] = []
+        i, n = 0, s.size
+        while i < n:
+            if not flag[i]:
+                i += 1
+                continue
+            j = i
+            while j + 1 < n and flag[j + 1]:
+                j += 1
+            lo = s[0] if i == 0 else 0.5 * (s[i - 1] + s[i])
+            hi = s[-1] if j == n - 1 else 0.5 * (s[j] + s[j + 1])
+            if lo == hi:  # a single grid point: a sliver around it
+                w = 0.005 * (s[-1] - s[0]) if n > 1 else 0.005 * s[0]
+                lo, hi = lo - w, hi + w
+            out.append((float(lo), float(hi)))
+            i = j + 1
+        return out
+
+    def reading(self) -> str:
+        """One sentence a user reads off the curve, e.g. "CG-20 is enough up to σ ≈ 3.1;
+        beyond, you need CG with t = 60, or PCG with t = 15." ("enough": no node on the
+        wrong side at that grid σ; ranges are runs of grid points)."""
+        bad = self.wrong > 0
+
+        def need(t: np.ndarray) -> str:
+            return f"more than {self.t_max}" if np.any(t > self.t_max) else f"{int(t.max())}"
+
+        if not bad.any():
+            return (f"{self.label} puts every node on its exact side of 1/2 at all "
+                    f"{bad.size} grid σ (most needed: CG {need(self.t_needed_cg)}, PCG "
+                    f"{need(self.t_needed_pcg)}).")  # fmt: skip
+        fix = (f"you need CG with t = {need(self.t_needed_cg[bad])}, or PCG with t = "
+               f"{need(self.t_needed_pcg[bad])}")  # fmt: skip
+        s = self.sigma
+        runs = []  # (first, last) index of each run of bad grid points
+        for i in np.flatnonzero(bad):
+            if runs and runs[-1][1] == i - 1:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i])
+        n = s.size
+        if len(runs) == 1 and runs[0][1] == n - 1 and runs[0][0] > 0:
+            return f"{self.label} is enough up to σ ≈ {s[runs[0][0] - 1]:.3g}; beyond, {fix}."
+        if len(runs) == 1 and runs[0][0] == 0 and runs[0][1] < n - 1:
+            return f"{self.label} is enough from σ ≈ {s[runs[0][1] + 1]:.3g} on; below, {fix}."
+        where = ", ".join(
+            f"σ = {s[a]:.3g}" if a == b else f"σ in [{s[a]:.3g}, {s[b]:.3g}]" for a, b in runs
+        )
+        return (f"{self.label} puts some node on the wrong side at {where} ({int(bad.sum())} "
+                f"of {n} grid σ); there {fix}.")  # fmt: skip
+
+
+def trust_curve(
+    model: HarmonicModel | DelalleauModel,
+    sigmas,
+    *,
+    solver: str = "cg",
+    cg_iters: int = CG_ITERS,
+    t_max: int = T_MAX,
+) -> TrustCurve:
+    """Where t-iteration CG can be trusted: its error against the margin, and the t needed.
+
+    Parameters
+    ----------
+    model : HarmonicModel or DelalleauModel
+    sigmas : array-like of shape (n_sigma,)
+        Positive bandwidths (PCA-space distance units).
+    solver : {'cg', 'pcg'}, default='cg'
+        The iterative solver whose error, flip flag and wrong sides are reported (the t
+        needed is reported for both).
+    cg_iters : int, default=20
+        t, the iterations of ``solver`` (from zero, as every sweep runs them).
+    t_max : int, default=1024
+        Cap of the search for the t needed.
+
+    Returns
+    -------
+    TrustCurve
+
+    Notes
+    -----
+    Nodes cut off from L in the exact graph (``degenerate``) are left out everywhere. A
+    node is on its *right side* at t when the solver represents it (its weights do not
+    underflow unscaled) and f_t,u > 1/2 exactly when f_u > 1/2.
+
+    *t needed* at σ: the t at which every node is on its right side, searched per σ by
+    doubling t = 1, 2, 4, ... until every node is right (or t_max fails: then the value is
+    ``t_max + 1``, "more than t_max"), then bisecting between the last failing and the first
+    working t. The result is right at t and not at t − 1; it is the *smallest* such t
+    whenever, once every side is right, more iterations keep it so (not guaranteed for CG,
+    whose soft labels need not converge monotonically; tests/test_trust.py scans every t on
+    small instances). At each doubling or bisection step all σ that need the same t are
+    solved in one call of ``model.soft_labels_many`` (batched for CG/PCG on sparse graphs).
+    A σ where some node underflows for the solver skips the search (no t can help).
+    """
+    caller = "trust_curve"
+    sig = np.asarray(sigmas, float).ravel()
+    if sig.size == 0 or np.any(~np.isfinite(sig)) or np.any(sig <= 0):
+        raise ValueError(f"The 'sigmas' parameter of {caller} must be positive finite values.")
+    check_option("solver", solver, caller, ("cg", "pcg"))
+    cg_iters = check_int("cg_iters", cg_iters, caller, low=1)
+    t_max = check_int("t_max", t_max, caller, low=1)
+    n = sig.size
+    exact = model.soft_labels_many(sig, solver="exact", derivative=False)
+    keeps = [~sl.degenerate for sl in exact]
+    want = [(sl.f > 0.5)[k] for sl, k in zip(exact, keeps, strict=True)]
+
+    def right(which: str):
+        def check(idx: list[int], t: int) -> list[bool]:
+            sls = model.soft_labels_many(sig[idx], solver=which, cg_iters=t, derivative=False)
+            return [
+                bool(
+                    np.all((sl.f[keeps[i]] > 0.5) == want[i]) and not sl.degenerate[keeps[i]].any()
+                )
+                for i, sl in zip(idx, sls, strict=True)
+            ]
+
+        return check
+
+    approx = model.soft_labels_many(sig, solver=solver, cg_iters=cg_iters, derivative=False)
+    error, margin = np.zeros(n), np.full(n, np.inf)
+    wrong, under = np.zeros(n, int), np.zeros(n, int)
+    for i, (ex, ap, k) in enumerate(zip(exact, approx, keeps, strict=True)):
+        if k.any():
+            error[i] = float(np.max(np.abs(ap.f[k] - ex.f[k])))
+            margin[i] = float(np.min(np.abs(ex.f[k] - 0.5)))
+        under[i] = int(np.sum(ap.degenerate[k]))
+        up = (ap.f[k] > 0.5) & ~ap.degenerate[k]
+        wrong[i] = int(np.sum((up != want[i]) | ap.degenerate[k]))
+    needed = {w: _search_t(n, keeps, under, t_max, right(w)) for w in ("cg", "pcg")}
+    return TrustCurve(
+        sig, error, margin, error >= margin, wrong, needed["cg"], needed["pcg"],
+        np.array([int((~k).sum()) for k in keeps]), under, solver, cg_iters, t_max,
+    )  # fmt: skip
+
+
+def _search_t(n: int, keeps, under, t_max: int, right) -> np.ndarray:
+    """Doubling then bisection per σ (see :func:`trust_curve`); ``right(idx, t)`` says for
+    each σ index of ``idx`` whether t iterations put every node right (one batched call)."""
+    lo = np.zeros(n, int)  # largest t known to fail (0: none tried)
+    hi = np.full(n, t_max + 1)  # smallest t known to work (t_max + 1: none)
+    done = np.zeros(n, bool)
+    for i in range(n):
+        if not keeps[i].any():  # nothing to decide
+            hi[i], done[i] = 0, True
+        elif under[i]:  # nodes the solver cannot represent: no t helps
+            lo[i], done[i] = t_max, True
+    t = 1
+    while not done.all():  # doubling
+        idx = [int(i) for i in np.flatnonzero(~done)]
+        for i, ok in zip(idx, right(idx, t), strict=True):
+            if ok:
+                hi[i], done[i] = t, True
+            else:
+                lo[i] = t
+        if t >= t_max:
+            break
+        t = min(2 * t, t_max)
+    while True:  # bisection between the last failing and the first working t
+        todo = [i for i in range(n) if hi[i] <= t_max and hi[i] - lo[i] > 1]
+        if not todo:
+            break
+        by_t: dict[int, list[int]] = {}
+        for i in todo:
+            by_t.setdefault((lo[i] + hi[i]) // 2, []).append(i)
+        for m, idx in sorted(by_t.items()):
+            for i, ok in zip(idx, right(idx, m), strict=True):
+                if ok:
+                    hi[i] = m
+                else:
+                    lo[i] = m
+    return hi

@@ -60,7 +60,7 @@ def _rows(problem, nodes) -> list[int]:
 def to_dict(result: Any, problem=None, **options: Any) -> dict:
     """JSON-ready dict of a result; node indices become instance rows of ``problem``.
 
-    Results: LossCurve, Sweep, Score, ConditionCurve, RegretExperiment (option
+    Results: LossCurve, Sweep, Score, ConditionCurve, TrustCurve, RegretExperiment (option
     ``include_runs``), LearnerRun.
     """
     raise TypeError(f"to_dict: no export for {type(result).__name__}")
@@ -150,6 +150,26 @@ def _sweep_dict(res, problem=None) -> dict:
         "time_per_interval": res.time_per_interval,
         "solves": res.solves,
         "matvecs": res.matvecs,
+    } | ({"certify": _certificates_dict(res.certificates)} if res.certificates else {})
+
+
+def _certificates_dict(c) -> dict:
+    """Certified fast mode: how many σ were proven, how many fell back, iterations per σ."""
+    its = c.iterations
+    return {
+        "evaluations": int(c.sigma.size),
+        "certified_sigmas": int(np.count_nonzero(c.certified)),
+        "exact_fallbacks": c.exact_fallbacks,
+        "iterations": {
+            "total": int(its.sum()),
+            "min": int(its.min(initial=0)),
+            "median": float(np.median(its)) if its.size else 0.0,
+            "max": int(its.max(initial=0)),
+        },  # fmt: skip
+        "per_sigma": [
+            {"sigma": float(s), "iterations": int(i), "certified": bool(ok)}
+            for s, i, ok in zip(c.sigma, its, c.certified, strict=True)
+        ],
     }
 
 
@@ -165,6 +185,26 @@ def _sweep_frame(res, problem=None):
 
 
 def _score_dict(sc, problem=None) -> dict:
+    """The score with every miss and spurious endpoint explained: ``causes`` counts both
+    (values add up to ``missed + spurious``), ``miss_causes``/``spurious_causes`` each;
+    ``misses`` = [{sigma, nodes, cause, detail, node, ...evidence}], ``spurious_endpoints``
+    = [{sigma, node, cause, detail, ...evidence}] (see :func:`sslviz.intervals.score`)."""
+
+    def plain(v):
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (int, np.integer)):
+            return int(v)
+        if isinstance(v, (float, np.floating)):
+            return float(v) if np.isfinite(v) else None
+        return [plain(x) for x in v] if isinstance(v, (list, tuple)) else v
+
+    def evidence(ev: dict) -> dict:
+        out = {k: plain(v) for k, v in ev.items()}
+        u = int(ev.get("node", -1))
+        out["node"] = _rows(problem, u)[0] if u >= 0 else None
+        return out
+
     return {
         "M": sc.M,
         "true_breakpoints": sc.true_breakpoints,
@@ -172,18 +212,39 @@ def _score_dict(sc, problem=None) -> dict:
         "spurious": sc.spurious,
         "eps_volume": sc.eps_volume,
         "uncovered": sc.uncovered,
-        "misses": [{"sigma": s, "nodes": _rows(problem, nd)} for s, nd in sc.misses],
-        "spurious_endpoints": [float(x) for x in sc.spurious_endpoints],
-    }
+        "causes": dict(sc.causes),
+        "miss_causes": sc.cause_counts("miss"),
+        "spurious_causes": sc.cause_counts("spurious"),
+        "attributed": sc.attributed,
+        "misses": [
+            {"sigma": m.sigma, "nodes": _rows(problem, list(m.nodes)), "cause": m.cause,
+             "detail": m.detail} | evidence(m.evidence)
+            for m in sc.miss_records
+        ],
+        "spurious_endpoints": [
+            {"sigma": x.sigma, "cause": x.cause, "detail": x.detail} | evidence(x.evidence)
+            for x in sc.spurious_records
+        ],
+    }  # fmt: skip
 
 
 def _score_frame(sc, problem=None):
-    records = [
-        {"sigma": s, "nodes": ", ".join(map(str, _rows(problem, nd))),
-         "nodes_u": ", ".join(str(int(u)) for u in nd)}
-        for s, nd in sc.misses
-    ]  # fmt: skip
-    return _frame(records, ["sigma", "nodes", "nodes_u"])
+    """One row per missed true breakpoint: its nodes, cause, the main evidence, detail."""
+    records = []
+    for m in sc.miss_records:
+        ev = m.evidence
+        u = int(ev.get("node", -1))
+        records.append({
+            "sigma": m.sigma, "nodes": ", ".join(map(str, _rows(problem, list(m.nodes)))),
+            "nodes_u": ", ".join(str(int(v)) for v in m.nodes), "cause": m.cause,
+            "node": _rows(problem, u)[0] if u >= 0 else None, "node_u": u if u >= 0 else None,
+            "error": ev.get("error"), "margin": ev.get("margin"),
+            "t_needed": ev.get("t_needed"), "distance": ev.get("distance"),
+            "how": ev.get("how"), "detail": m.detail,
+        })  # fmt: skip
+    cols = ["sigma", "nodes", "nodes_u", "cause", "node", "node_u", "error", "margin",
+            "t_needed", "distance", "how", "detail"]  # fmt: skip
+    return _frame(records, cols)
 
 
 # -- conditioning -------------------------------------------------------------------------
@@ -208,6 +269,43 @@ def _condition_dict(c, problem=None) -> dict:
 def _condition_frame(c, problem=None):
     d = _condition_dict(c)
     cols = ["sigma", "kappa", "sqrt_kappa", "iterations_needed", "cg_error", "degenerate"]
+    return _frame({k: d[k] for k in cols})
+
+
+def _trust_dict(c, problem=None) -> dict:
+    """A :class:`sslviz.conditioning.TrustCurve`: per σ the error of ``solver`` with
+    ``cg_iters`` iterations, the margin (None where no node is to be decided), the flip flag,
+    nodes on the wrong side and the t needed by CG and PCG (``t_max + 1``: more than
+    ``t_max``, see ``reached_*``); ``flip_bands`` are the shaded σ bands; ``reading`` the
+    one-line summary."""
+
+    def finite(x):
+        return [float(v) if np.isfinite(v) else None for v in np.asarray(x, float)]
+
+    return {
+        "sigma": c.sigma.tolist(),
+        "error": finite(c.error),
+        "margin": finite(c.margin),
+        "may_flip": [bool(v) for v in c.may_flip],
+        "wrong": [int(v) for v in c.wrong],
+        "t_needed_cg": [int(v) for v in c.t_needed_cg],
+        "t_needed_pcg": [int(v) for v in c.t_needed_pcg],
+        "reached_cg": [bool(v) for v in c.reached("cg")],
+        "reached_pcg": [bool(v) for v in c.reached("pcg")],
+        "degenerate": [int(v) for v in c.degenerate],
+        "underflow": [int(v) for v in c.underflow],
+        "flip_bands": [{"lo": lo, "hi": hi} for lo, hi in c.flip_bands()],
+        "solver": c.solver,
+        "cg_iters": c.cg_iters,
+        "t_max": c.t_max,
+        "reading": c.reading(),
+    }
+
+
+def _trust_frame(c, problem=None):
+    d = _trust_dict(c)
+    cols = ["sigma", "error", "margin", "may_flip", "wrong", "t_needed_cg", "t_needed_pcg",
+            "reached_cg", "reached_pcg", "degenerate", "underflow"]  # fmt: skip
     return _frame({k: d[k] for k in cols})
 
 
@@ -300,6 +398,7 @@ for _path, _pair in {
     "sslviz.intervals.Sweep": (_sweep_dict, _sweep_frame),
     "sslviz.intervals.Score": (_score_dict, _score_frame),
     "sslviz.conditioning.ConditionCurve": (_condition_dict, _condition_frame),
+    "sslviz.conditioning.TrustCurve": (_trust_dict, _trust_frame),
     "sslviz.experiment.RegretExperiment": (_regret_dict, _regret_frame),
     "sslviz.online.LearnerRun": (_run_dict, _run_frame),
 }.items():
@@ -327,12 +426,13 @@ def intervals_document(problem, sweep, settings, score=None, score_settings=None
     return out
 
 
-def condition_document(problem, curve, settings, seconds: float) -> dict:
-    """``sslviz condition``: κ, CG iterations needed and t-iteration error on a σ grid."""
+def condition_document(problem, curve, settings, seconds: float, trust=None) -> dict:
+    """``sslviz condition``: κ, CG iterations needed and t-iteration error on a σ grid;
+    with ``trust`` (``--trust``) where t-iteration CG can be trusted on the same grid."""
     cond = settings.to_dict()
     cond.pop("families", None)
     lo, hi = float(curve.sigma[0]), float(curve.sigma[-1])
-    return to_dict(curve, problem) | {
+    return to_dict(curve, problem) | ({"trust": to_dict(trust)} if trust is not None else {}) | {
         "seconds": seconds,
         "settings": settings_dict(problem.spec, sigma_min=lo, sigma_max=hi) | cond,
     }

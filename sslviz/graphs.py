@@ -166,12 +166,29 @@ def threshold_weights(D2, r: float, zero_diag: bool):
     return sp.csr_matrix(((np.sqrt(D2.data) <= r).astype(float), D2.indices, D2.indptr), D2.shape)
 
 
+_TREE_MAX = 2000  # up to this many points a ball tree beats scikit-learn's brute search
+
+
+def neighbours(
+    X: np.ndarray, k: int, query: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distances and indices of the k nearest rows of ``X`` (Euclidean), each of shape
+    (m, k): for every row of ``query``, or for every row of ``X`` itself excluded.
+
+    The same neighbours whichever search runs: a ball tree for small X (scikit-learn's
+    brute search spends ~40 ms per call setting up its thread pools, the cost of a whole
+    small instance), the brute search above ``_TREE_MAX`` points.
+    """
+    algorithm = "ball_tree" if X.shape[0] <= _TREE_MAX else "brute"
+    nn = NearestNeighbors(n_neighbors=k, algorithm=algorithm).fit(X)
+    return nn.kneighbors(query, n_neighbors=k)
+
+
 def knn_pattern(X: np.ndarray, k: int) -> sp.csr_matrix:
     """Directed kNN pattern (row i holds the k nearest neighbours of i, itself excluded)
     with squared distances as data, shape (n, n)."""
     n = X.shape[0]
-    nn = NearestNeighbors(n_neighbors=k).fit(X)
-    _, ind = nn.kneighbors(n_neighbors=k)  # the query point is not its own neighbour
+    _, ind = neighbours(X, k)  # the query point is not its own neighbour
     rows = np.repeat(np.arange(n), k)
     cols = ind.ravel()
     d2 = np.sum((X[rows] - X[cols]) ** 2, axis=1)

@@ -19,7 +19,7 @@ Its intervals are the pieces between consecutive approximate crossings.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from sslviz._validation import check_int, check_option, check_real, check_sigma_
 from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import ScoreSettings, SweepSettings, default
-from sslviz.truth import LossCurve, true_loss_curve
+from sslviz.truth import Certificates, LossCurve, true_loss_curve
 
 STEP_RULES = ("hybrid", "gradient", "newton")
 
@@ -63,7 +63,12 @@ class Iterate:
 
 @dataclass(frozen=True, eq=False)
 class Sweep:
-    """Intervals covering (part of) [σ_min, σ_max] and the work they took."""
+    """Intervals covering (part of) [σ_min, σ_max] and the work they took.
+
+    ``certificates`` (certified fast mode only): the :class:`sslviz.truth.Certificates` of
+    every σ the search evaluated. ``curve`` (fast mode only): the approximate loss curve
+    the intervals are the pieces of (its ``evaluations`` are the σ the search solved at).
+    """
 
     intervals: list[Interval]
     sigma_min: float
@@ -73,6 +78,8 @@ class Sweep:
     matvecs: int
     seconds: float
     complete: bool = True
+    certificates: Certificates | None = None
+    curve: LossCurve | None = None
 
     @property
     def time_per_interval(self) -> float:
@@ -130,6 +137,7 @@ class _NodeIterations:
         self.it = np.zeros(k, int)
         self.tmin, self.tmax = np.full(k, np.inf), np.full(k, -np.inf)  # iterates' extent
         self.f, self.df, self.deg = first.f[nodes], first.df[nodes], first.degenerate[nodes]
+        self.stop = ("running", float("nan"))  # set by advance() when it records a trace
 
     def advance(self, lo: float, hi: float, trace: list | None = None, *, inner=None):
         """One step of every node from its current point (soft labels known there).
@@ -173,6 +181,12 @@ class _NodeIterations:
             trace.append(Iterate(float(sigma[0]), float(f[0]), float(g[0]), kind))
         with np.errstate(invalid="ignore"):
             outside = ~((lo <= new) & (new <= hi))  # NaN counts as outside
+        if trace is not None:  # one node: why it stops, and where it would have gone
+            capped = self.it[0] + 1 >= s.max_iter
+            why = _stop_reason(
+                self.deg[0], converged[0], near[0], flat[0], h[0], outside[0], capped
+            )
+            self.stop = (why, float(new[0]))
         # Leaving the bracket, or the last point of the budget, ends without a root.
         finished |= outside | (self.it + 1 >= s.max_iter)
         go = ~finished
@@ -379,9 +393,12 @@ def sweep(
     y_u = np.asarray(y_unlabeled)
     t0 = time.perf_counter()
     if s.mode == "fast":
+        # Certified: breakpoints located as tightly as the exact curve's (the default rtol).
+        rtol = {"rtol": min(1e-3, s.epsilon / hi)} if not s.certify else {}
         curve = true_loss_curve(
-            model, y_u, lo, hi, solver=s.solver, cg_iters=s.cg_iters, rtol=min(1e-3, s.epsilon / hi)
-        )
+            model, y_u, lo, hi, solver=s.solver, cg_iters=s.cg_iters,
+            certify_cap=s.certify_cap if s.certify else None, **rtol,
+        )  # fmt: skip
         return _sweep_from_curve(curve, lo, hi, s, t0)
     intervals: list[Interval] = []
     sigma0 = lo
@@ -421,7 +438,8 @@ def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0) -> Sweep:
         )
         for i in range(v.size)
     ]
-    return Sweep(ivs, lo, hi, s, curve.solves, curve.matvecs, time.perf_counter() - t0)
+    return Sweep(ivs, lo, hi, s, curve.solves, curve.matvecs, time.perf_counter() - t0,
+                 certificates=curve.certificates, curve=curve)  # fmt: skip
 
 
 def node_trace(
@@ -444,19 +462,91 @@ def node_trace(
     lo, hi = check_sigma_range(sigma_min, sigma_max, "node_trace")
     check_int("u", u, "node_trace", low=0, high=model.n_unlabeled - 1)
     sigma0 = check_real("sigma0", sigma0, "node_trace", low=lo, high=hi)
+    trace, root, _ = _trace(model, u, sigma0, lo, hi, s, rule)
+    return trace, root
+
+
+def _trace(model, u, sigma0, lo, hi, s, rule) -> tuple[list[Iterate], float | None, tuple]:
+    """:func:`node_trace` without the checks, plus ``(stop reason, next σ)``: the reason is
+    'root', 'stalled' (converged away from 1/2), 'flat' (g' = 0), 'left' (the next point,
+    given, leaves [lo, hi]), 'cap' (``max_iter`` points) or 'degenerate'."""
     oracle = _oracle(model, s)
     run = _NodeIterations(np.array([u]), sigma0, oracle.labels(sigma0), s, rule)
     trace: list[Iterate] = []
     while True:
         finished, root, _ = run.advance(lo, hi, trace)
         if finished[0]:
-            return trace, (float(root[0]) if np.isfinite(root[0]) else None)
+            return trace, (float(root[0]) if np.isfinite(root[0]) else None), run.stop
         run.feed(oracle.labels_many(run.sigma))
+
+
+def _stop_reason(deg, converged, near, flat, h, outside, capped) -> str:
+    if deg:
+        return "degenerate"
+    if converged:
+        return "root" if near else "stalled"
+    if flat:
+        return "root" if h == 0.0 else "flat"
+    return "left" if outside else ("cap" if capped else "running")
+
+
+# -- scoring and miss attribution ----------------------------------------------------------
+
+MISS_CAUSES = ("degenerate", "solver", "close pair", "search")
+"""Causes of a missed true breakpoint, in their order of precedence (see :func:`score`)."""
+SPURIOUS_CAUSES = ("solver", "search")
+"""Causes of a spurious endpoint, in their order of precedence."""
+UNATTRIBUTED = "unattributed"
+"""The cause given when :func:`score` ran without the model (nothing solved)."""
+CAUSES = (*MISS_CAUSES, UNATTRIBUTED)
+"""The keys of :attr:`Score.causes`, in order."""
+T_CAP = 1024
+"""Default cap of the search for the t that fixes a solver miss (``score(..., t_cap=)``)."""
+PROBE = tuple(10.0**-k for k in range(7))
+"""Offsets (× tol) on each side of a σ where :func:`score` compares soft labels: a side of
+1/2 "changes within tol" of σ when it differs between any two of σ ± tol·PROBE and σ (a
+t-iteration CG's f_t can flip within 1e-6 of σ at small σ)."""
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A missed true breakpoint, its cause and the evidence (:func:`score` lists the keys).
+
+    ``nodes`` are the unlabeled nodes (indices into ``model.unlabeled_idx``) that change
+    side at ``sigma``; ``evidence["node"]`` is the one the evidence is about; ``detail``
+    says it in one sentence.
+    """
+
+    sigma: float
+    nodes: tuple[int, ...]
+    cause: str
+    detail: str
+    evidence: dict = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class SpuriousEndpoint:
+    """An estimated endpoint with no true breakpoint within the tolerance, and why.
+
+    ``node`` set the endpoint (-1 when unknown).
+    """
+
+    sigma: float
+    node: int
+    cause: str
+    detail: str
+    evidence: dict = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
 class Score:
-    """An estimate measured against the truth (DESIGN §5.3)."""
+    """An estimate measured against the truth (DESIGN §5.3), with every miss explained.
+
+    ``misses`` ([(σ, nodes)]) and ``spurious_endpoints`` ([σ]) are the plain lists;
+    ``miss_records`` / ``spurious_records`` hold the same items in the same order with their
+    cause and evidence; ``causes`` counts the causes of both (every key of :data:`CAUSES`,
+    zeros included), so its values add up to ``missed + spurious``.
+    """
 
     M: int
     true_breakpoints: int
@@ -465,7 +555,26 @@ class Score:
     eps_volume: float
     uncovered: float
     misses: list  # [(sigma, nodes)]
-    spurious_endpoints: list
+    spurious_endpoints: list  # [sigma]
+    causes: dict = field(default_factory=dict)
+    miss_records: list = field(default_factory=list)  # [Miss]
+    spurious_records: list = field(default_factory=list)  # [SpuriousEndpoint]
+    tol: float = default(ScoreSettings, "tol")
+    sigma_min: float = float("nan")
+    sigma_max: float = float("nan")
+    settings: SweepSettings | None = None
+    attributed: bool = False  # False: scored without the model (see score())
+
+    def cause_counts(self, kind: str = "all") -> dict[str, int]:
+        """Counts per cause of ``kind`` 'miss', 'spurious' or 'all' (= :attr:`causes`)."""
+        check_option("kind", kind, "Score.cause_counts", ("all", "miss", "spurious"))
+        recs = {"miss": self.miss_records, "spurious": self.spurious_records,
+                "all": self.miss_records + self.spurious_records}[kind]  # fmt: skip
+        keys = CAUSES if kind != "spurious" else (*SPURIOUS_CAUSES, UNATTRIBUTED)
+        out = dict.fromkeys(keys, 0)
+        for r in recs:
+            out[r.cause] += 1
+        return out
 
 
 def score(
@@ -474,8 +583,10 @@ def score(
     *,
     tol: float = default(ScoreSettings, "tol"),
     gamma: float | None = None,
+    model: HarmonicModel | DelalleauModel | None = None,
+    t_cap: int = T_CAP,
 ) -> Score:
-    """Score estimated intervals against the exact curve.
+    """Score estimated intervals against the exact curve, and say why each miss happened.
 
     Parameters
     ----------
@@ -491,9 +602,82 @@ def score(
         |l̃(σ) − l(σ)| > γ. Default: half of one node's share, 0.5/|U|, so any
         disagreement counts. σ covered by no interval counts too (reported also as
         ``uncovered``).
+    model : HarmonicModel or DelalleauModel, optional
+        The model ``result`` was computed on. Needed to attribute misses (it re-solves
+        around each one with the sweep's solver and exactly). Without it nothing is solved:
+        a miss at an end of one of ``truth.degenerate_ranges`` is 'degenerate', every other
+        miss and every spurious endpoint is 'unattributed' (the causes' precedence puts
+        'solver' before the others, and telling it apart needs the solver).
+    t_cap : int, default=1024
+        Largest t tried when searching the iterations a solver miss needed.
+
+    Returns
+    -------
+    Score
+
+    Notes
+    -----
+    Every missed breakpoint σ* (nodes N changing side there) gets the first cause that
+    applies, in this order; "within tol" means at σ* and σ* ± tol·:data:`PROBE` (15 points
+    from tol down to 1e-6·tol on each side), the approximate soft labels f_t coming from the
+    sweep's solver and t (certified labels when ``settings.certify``):
+
+    1. ``degenerate`` — a node of N is cut off from every labeled node within tol of σ*:
+       in the exact graph (σ* is where the degenerate set changes, ``exact_degenerate``,
+       judged at σ* and σ* ± tol) or for the sweep's solver at some probe point (weights
+       not representable unscaled, ``approx_degenerate``).
+    2. ``solver`` — no node of N has an approximate side of 1/2 that changes within tol.
+       Evidence: ``approx_value`` f_t,u(σ*), ``exact_value`` f_u(σ*), ``error``
+       |f_t,u − f_u| at σ*, ``margin`` min |f_u − ½| at σ* ± tol (what the error had to
+       stay below), ``t_needed`` the smallest t putting f_t,u on the exact side at both
+       σ* ± tol (doubling from t, then bisecting between the last failing and the first
+       working t; CG's side need not be monotone in t; None: more than ``t_cap``, or not
+       an iterative solver), ``t_cap``.
+    3. ``close pair`` — the approximate side does change within tol, but another true
+       crossing is closer than the search separates. Paper mode: σ* lies in a restart gap
+       (σ_h, σ_h + step] together with another true breakpoint farther than tol from σ_h
+       (the sweep jumps from σ_h to σ_h + step, whose search places one lower end in the
+       gap, at the largest root it finds: one of the two is lost). Fast
+       mode: the node's approximate crossings lie between two evaluated σ with the same
+       side (the Hermite test did not split there) and the node's other true crossing lies
+       between them too. Evidence: ``partner`` (its σ), ``distance``, ``separation`` (the
+       restart step; the evaluated σ's spacing).
+    4. ``search`` — otherwise: the approximate side changes within tol and nothing was
+       placed. Evidence ``how``: paper mode 'restart' (σ* lies in a restart gap alone),
+       'cap' (the node's iteration from the interval's σ0 hit ``max_iter``), 'root_tol'
+       (it stopped short of σ*, farther than tol, at a point where |f − ½| ≤ root_tol
+       counted as the root), 'iterates' (it converged to another root, stalled, left the
+       range, or reached σ* only through iterates outside the bracket, or another root
+       nearer σ0 set the end), 'unswept' (the sweep stopped before σ*); with ``sigma0``,
+       ``stop`` (root, stalled, left, flat, cap), ``end`` (last iterate), ``root``,
+       ``iterations``, ``extent_lo``/``extent_hi`` and ``found_by`` (step rules whose
+       iteration from σ0 does converge within tol of σ*), all from re-running the node's
+       iteration from σ0 over the whole range (as :func:`node_trace`); fast mode 'grid' (a
+       pair of approximate crossings between the evaluated σ ``grid_lo`` and ``grid_hi``),
+       'budget' (the same, with the search's evaluation budget spent) or 'refine' (a sign
+       change was bracketed but refined to another crossing).
+
+    Every miss record has ``node`` and ``nearest_endpoint`` (distance to the nearest
+    estimated endpoint, None when there is none). A spurious endpoint x (set by node u) is
+    ``solver`` when the approximate side of u changes within tol of x (the exact one does
+    not: no true breakpoint is that close, so nothing exact is solved), else ``search`` (an
+    endpoint at no crossing of the approximate soft labels, e.g. a paper-mode iterate
+    accepted as a root because |f − ½| ≤ root_tol: evidence ``root_tol``); evidence
+    ``node``, ``approx_value`` (f_t,u(x)), ``nearest_breakpoint``.
+
+    Cost: the approximate soft labels at 3 σ per item (15 where those 3 show no change),
+    batched; 3 exact solves per miss; the t search for solver misses; paper mode re-runs
+    the node's iteration (three step rules) for each search or close-pair miss; fast mode
+    re-runs its search once if a miss needs its evaluated σ.
     """
     tol = check_real("tol", tol, "score", low=0.0)
+    t_cap = check_int("t_cap", t_cap, "score", low=1)
     n_u = truth.wrong_at_start.size
+    if model is not None and model.n_unlabeled != n_u:
+        raise ValueError(
+            f"score: the model has {model.n_unlabeled} unlabeled nodes but the truth has "
+            f"{n_u}; pass the model both were computed on"
+        )
     gamma = 0.5 / max(n_u, 1) if gamma is None else check_real("gamma", gamma, "score", low=0.0)
     tb = truth.breakpoints
     ends = np.unique(
@@ -505,7 +689,8 @@ def score(
         ]
     )
     found = np.array([ends.size > 0 and np.min(np.abs(ends - b)) <= tol for b in tb], bool)
-    misses = [(float(b), list(truth.nodes[i])) for i, b in enumerate(tb) if not found[i]]
+    missed_idx = [i for i in range(tb.size) if not found[i]]
+    misses = [(float(tb[i]), list(truth.nodes[i])) for i in missed_idx]
     spur = [float(x) for x in ends if tb.size == 0 or np.min(np.abs(tb - x)) > tol]
     est = result.estimated_loss()
     cuts = np.unique(np.r_[est.edges, truth.loss.edges])
@@ -513,7 +698,21 @@ def score(
     width = np.diff(cuts)
     le, lt = est(mids), truth.loss(mids)
     bad = np.isnan(le) | (np.abs(np.nan_to_num(le) - lt) > gamma)
-    return Score(
+    att = _Attribution(result, truth, tol, model, t_cap, ends)
+    probes: list = [None] * (len(missed_idx) + len(spur))
+    if model is not None:
+        items = [(float(tb[i]), np.asarray(truth.nodes[i], int)) for i in missed_idx]
+        every = np.arange(n_u)
+        for x in spur:
+            u = att.end_node.get(x, -1)
+            items.append((x, np.array([u]) if u >= 0 else every))
+        probes = att.probe(items)
+    k = len(missed_idx)
+    miss_records = [att.miss(float(tb[i]), truth.nodes[i], probes[j])
+                    for j, i in enumerate(missed_idx)]  # fmt: skip
+    spurious_records = [att.spurious(x, probes[k + j]) for j, x in enumerate(spur)]
+    miss_records = att.fill_t_needed(miss_records)
+    sc = Score(
         len(result.intervals),
         int(tb.size),
         len(misses),
@@ -522,4 +721,507 @@ def score(
         float(width[np.isnan(le)].sum()),
         misses,
         spur,
+        {},
+        miss_records,
+        spurious_records,
+        float(tol),
+        float(result.sigma_min),
+        float(result.sigma_max),
+        result.settings,
+        model is not None,
     )
+    return replace(sc, causes=sc.cause_counts("all"))
+
+
+def _num(x) -> float | None:
+    """A plain float for the evidence (None for NaN/inf: the JSON has no NaN)."""
+    x = float(x)
+    return x if np.isfinite(x) else None
+
+
+def _up(sl: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Side of 1/2 per node: True above (degenerate nodes sit at 1/2: not above)."""
+    f, deg = sl
+    return (f > 0.5) & ~deg
+
+
+class _Attribution:
+    """Re-solves around misses and spurious endpoints and assigns each its cause.
+
+    The approximate soft labels around every item are computed first, all at once
+    (:meth:`probe`: σ and σ ± tol, then the finer offsets of :data:`PROBE` only where
+    those three show no change of side), keeping only the few nodes each item is about.
+    """
+
+    def __init__(self, result: Sweep, truth: LossCurve, tol, model, t_cap, ends) -> None:
+        self.res, self.truth, self.tol, self.model = result, truth, tol, model
+        self.s = result.settings
+        self.lo, self.hi = result.sigma_min, result.sigma_max
+        self.tb = truth.breakpoints
+        self.ends = ends
+        self.t_cap = t_cap
+        self._curve: LossCurve | None = None
+        self.end_node: dict[float, int] = {}
+        for iv in result.intervals:
+            for x, u in ((iv.lo, iv.lo_node), (iv.hi, iv.hi_node)):
+                if self.end_node.get(x, -1) < 0:
+                    self.end_node[x] = u
+        self.iterative = self.s.solver in ("cg", "pcg") and not self.s.certify
+
+    # -- soft labels ---------------------------------------------------------------------
+
+    def _clip(self, pts) -> list[float]:
+        return np.clip(np.asarray(pts, float), self.lo, self.hi).tolist()
+
+    def exact(self, sigmas) -> list[tuple]:
+        """``(f, degenerate)`` of the exact solve at each σ."""
+        sls = self.model.soft_labels_many(list(sigmas), solver="exact", derivative=False)
+        return [(sl.f, sl.degenerate) for sl in sls]
+
+    def approx(self, sigmas, t: int | None = None) -> list[tuple]:
+        """``(f, degenerate)`` from the sweep's solver at each σ (``t`` iterations, default
+        the sweep's; certified labels when the sweep certifies)."""
+        s, sigmas = self.s, list(sigmas)
+        if s.solver == "exact" and not s.certify:
+            return self.exact(sigmas)
+        if s.certify and t is None:
+            sls = [self.model.certified_labels(x, solver=s.solver, cg_iters=s.cg_iters,
+                                               cap=s.certify_cap, derivative=False)
+                   for x in sigmas]  # fmt: skip
+        else:
+            it = s.cg_iters if t is None else t
+            sls = self.model.soft_labels_many(sigmas, solver=s.solver, cg_iters=it,
+                                              derivative=False)  # fmt: skip
+        return [(sl.f, sl.degenerate) for sl in sls]
+
+    def probe(self, items: list) -> list[dict]:
+        """For each ``(x, nodes)``: the approximate side (``up``), degenerate flags and f_t
+        of ``nodes`` at the probe points around x, and whether the side changes there."""
+        out = [{"pts": self._clip([x - self.tol, x, x + self.tol])} for x, _ in items]
+        self._fill(items, out, range(len(items)))
+        d = self.tol * np.asarray(PROBE[1:])
+        fine = [i for i, o in enumerate(out) if not o["changes"].any()]
+        for i in fine:
+            x = items[i][0]
+            out[i]["pts"] = self._clip(np.r_[x - self.tol, x - d[::-1], x, x + d, x + self.tol])
+        self._fill(items, out, fine)
+        return out
+
+    def _fill(self, items, out, which, chunk: int = 256) -> None:
+        which = list(which)
+        need: dict[float, list[int]] = {}
+        for i in which:
+            for x in out[i]["pts"]:
+                need.setdefault(x, []).append(i)
+        got: dict[tuple[int, float], tuple] = {}
+        keys = list(need)
+        for k in range(0, len(keys), chunk):
+            part = keys[k : k + chunk]
+            for x, (f, deg) in zip(part, self.approx(part), strict=True):
+                for i in need[x]:
+                    idx = items[i][1]
+                    got[(i, x)] = (f[idx], deg[idx])
+        for i in which:
+            o, x = out[i], items[i][0]
+            vals = [got[(i, p)] for p in o["pts"]]
+            o["f"] = np.array([v[0] for v in vals])  # (points, nodes)
+            o["deg"] = np.array([v[1] for v in vals])
+            o["up"] = (o["f"] > 0.5) & ~o["deg"]
+            o["changes"] = (o["up"] != o["up"][0]).any(axis=0)
+            o["f_x"] = got[(i, float(np.clip(x, self.lo, self.hi)))][0]
+
+    def _label(self) -> str:
+        s = self.s
+        name = {"cg": "CG", "pcg": "PCG"}.get(s.solver)
+        if name is None:
+            return f"the {s.solver} solver"
+        return f"certified {name}" if s.certify else f"{name}-{s.cg_iters}"
+
+    # -- misses ----------------------------------------------------------------------------
+
+    def _nearest_endpoint(self, x: float) -> float | None:
+        return float(np.min(np.abs(self.ends - x))) if self.ends.size else None
+
+    def miss(self, b: float, nodes, pr: dict | None) -> Miss:
+        nd = tuple(int(u) for u in np.atleast_1d(nodes))
+        ev: dict = {"node": nd[0] if nd else -1, "nearest_endpoint": self._nearest_endpoint(b)}
+        if self.model is None:
+            return self._miss_unsolved(b, nd, ev)
+        ends = self._clip([b - self.tol, b + self.tol])
+        ex = self.exact([ends[0], b, ends[1]])
+        idx = np.array(nd, int)
+        ex_deg = np.any([d[idx] for _, d in ex], axis=0) if nd else np.zeros(0, bool)
+        ap_deg = pr["deg"].any(axis=0) if nd else np.zeros(0, bool)
+        if ex_deg.any() or ap_deg.any():
+            j = int(np.argmax(ex_deg | ap_deg))
+            ev |= {"node": nd[j], "exact_degenerate": bool(ex_deg[j]),
+                   "approx_degenerate": bool(ap_deg[j])}  # fmt: skip
+            where = ("in the exact graph" if ex_deg[j] else
+                     f"for {self._label()} (its weights underflow unscaled)")  # fmt: skip
+            return Miss(b, nd, "degenerate",
+                        f"the node is cut off from every labeled node within tol of "
+                        f"σ = {b:.5g} {where}", ev)  # fmt: skip
+        if not nd:  # a breakpoint no node explains (cannot happen on a complete curve)
+            return Miss(b, nd, "search", "no node changes side here", ev | {"how": "unknown"})
+        crosses = pr["changes"]
+        j = int(np.argmax(crosses)) if crosses.any() else 0
+        u = nd[j]
+        f_t, f = float(pr["f_x"][j]), float(ex[1][0][u])  # at σ*
+        margin = min(abs(ex[0][0][u] - 0.5), abs(ex[-1][0][u] - 0.5))
+        ev |= {"node": u, "approx_value": f_t, "exact_value": f, "error": abs(f_t - f),
+               "margin": float(margin)}  # fmt: skip
+        if not crosses.any():
+            ev |= {"t_needed": None, "t_cap": self.t_cap if self.iterative else None}
+            want = np.array([_up(e)[idx] for e in (ex[0], ex[-1])])
+            ev["_target"] = (ends, idx, want)
+            return Miss(b, nd, "solver",
+                        f"the node's soft label from {self._label()} does not cross 1/2 within "
+                        f"{self.tol:.2g} of σ = {b:.5g}: error |f_t − f| = {abs(f_t - f):.2g} "
+                        f"against a margin |f − ½| = {margin:.2g}", ev)  # fmt: skip
+        if self.s.mode == "paper":
+            return self._paper_search(b, nd, u, ev)
+        return self._fast_search(b, nd, u, ev)
+
+    def _miss_unsolved(self, b, nd, ev) -> Miss:
+        for a, c, count in self.truth.degenerate_ranges:
+            for e in (a, c):
+                if self.lo < e < self.hi and abs(e - b) <= self.tol:
+                    ev |= {"range_lo": float(a), "range_hi": float(c), "count": int(count)}
+                    return Miss(b, nd, "degenerate",
+                                f"{count} nodes are cut off from L on [{a:.4g}, {c:.4g}]; the "
+                                f"degenerate set changes at σ = {b:.5g}", ev)  # fmt: skip
+        return Miss(b, nd, UNATTRIBUTED, "scored without the model: nothing re-solved", ev)
+
+    def _true_partner(self, b: float, lo: float, hi: float, node: int | None = None):
+        """The nearest other true breakpoint in [lo, hi] (of ``node`` when given)."""
+        best = None
+        for x, nodes in zip(self.tb, self.truth.nodes, strict=True):
+            if x == b or not lo <= x <= hi or (node is not None and node not in set(nodes)):
+                continue
+            if best is None or abs(x - b) < abs(best - b):
+                best = float(x)
+        return best
+
+    def _paper_search(self, b, nd, u, ev) -> Miss:
+        s, ivs = self.s, self.res.intervals
+        for k, iv in enumerate(ivs):
+            start = ivs[k + 1].sigma0 if k + 1 < len(ivs) else iv.hi + s.step
+            if not (iv.hi < b < start and iv.hi < self.hi):
+                continue
+            gap = {"restart_from": iv.hi, "restart_to": start}
+            # Only one lower end falls in the gap: a pair there cannot both be found.
+            partner = self._true_partner(b, np.nextafter(iv.hi + self.tol, np.inf), start)
+            left = ""
+            if start <= self.hi:  # the next interval's search from σ0 looks left too
+                ev |= self._iteration(b, u, start)
+                nxt_lo = ivs[k + 1].lo if k + 1 < len(ivs) else None
+                left = f"; from there the node's iteration {self._classify(b, u, ev, nxt_lo)[1]}"
+            if partner is not None:
+                ev |= gap | {"partner": partner, "distance": abs(b - partner),
+                             "separation": s.step}  # fmt: skip
+                return Miss(b, nd, "close pair",
+                            f"another true breakpoint at σ = {partner:.5g} is "
+                            f"{abs(b - partner):.2g} away, inside the restart gap "
+                            f"({iv.hi:.5g}, {start:.5g}] of step {s.step:g}{left}", ev)  # fmt: skip
+            ev |= gap | {"how": "restart"}
+            return Miss(b, nd, "search",
+                        f"the sweep restarted at σ_h + step = {start:.5g} after the endpoint "
+                        f"{iv.hi:.5g}, jumping over it{left}", ev)  # fmt: skip
+        for iv in ivs:
+            if iv.lo < b < iv.hi:
+                ev |= self._iteration(b, u, iv.sigma0)
+                how, text = self._classify(b, u, ev)
+                ev["how"] = how
+                return Miss(b, nd, "search",
+                            f"from σ0 = {iv.sigma0:.5g} the node's hybrid iteration {text}",
+                            ev)  # fmt: skip
+        ev["how"] = "unswept"
+        return Miss(b, nd, "search", "the sweep stopped before reaching it (time budget)", ev)
+
+    def _iteration(self, b, u, sigma0) -> dict:
+        """Node u's iteration from σ0 over the whole range, for each step rule."""
+        out: dict = {"sigma0": float(sigma0), "found_by": []}
+        for rule in ("hybrid", "newton", "gradient"):
+            trace, root, (stop, nxt) = _trace(self.model, u, sigma0, self.lo, self.hi, self.s,
+                                              rule)  # fmt: skip
+            if root is not None and abs(root - b) <= self.tol:
+                out["found_by"].append(rule)
+            if rule == "hybrid":
+                sig = [it.sigma for it in trace] or [sigma0]
+                out |= {"stop": stop, "root": root, "end": float(sig[-1]),
+                        "next": _num(nxt) if stop == "left" else None,
+                        "iterations": len(trace), "extent_lo": float(min(sig)),
+                        "extent_hi": float(max(sig)),
+                        "end_value": float(trace[-1].f) if trace else None}  # fmt: skip
+        return out
+
+    def _short_of(self, b: float, u: int, r: float) -> bool:
+        """Whether the accepted root r of node u is this crossing located loosely: no other
+        true crossing of u between them and the approximate side at r is that of b's
+        side facing r."""
+        if self._true_partner(b, min(r, b), max(r, b), node=u) is not None:
+            return False
+        q = min(self.hi, max(self.lo, b + np.copysign(self.tol, r - b)))
+        ur, uq = (_up(x)[u] for x in self.approx([r, q]))
+        return bool(ur == uq)
+
+    def _classify(self, b, u, ev, next_lo=None) -> tuple[str, str]:
+        """``(how, text)`` of a paper-mode search miss from the node's re-run iteration."""
+        stop, end, r = ev["stop"], ev["end"], ev["root"]
+        if stop == "cap":
+            how, text = "cap", f"hit the iteration cap ({self.s.max_iter}) at σ = {end:.5g}"
+        elif stop == "root" and abs(r - b) <= self.tol:
+            how = "iterates"
+            if next_lo is not None and next_lo > b:
+                text = (f"reaches it, but a root nearer σ0 set that interval's lower end "
+                        f"at {next_lo:.5g}")  # fmt: skip
+            else:
+                text = (f"reaches it, but only through iterates in [{ev['extent_lo']:.5g}, "
+                        f"{ev['extent_hi']:.5g}], outside the bracket left by the nodes "
+                        f"before it")  # fmt: skip
+        elif stop == "root" and self._short_of(b, u, r):
+            how = "root_tol"
+            text = (f"stopped {abs(r - b):.2g} short of it, at σ = {r:.5g} where |f − ½| = "
+                    f"{abs(ev['end_value'] - 0.5):.2g} ≤ root_tol {self.s.root_tol:g} was "
+                    f"taken for the root")  # fmt: skip
+        elif stop == "root":
+            how, text = "iterates", f"converged to another root, σ = {r:.5g}"
+        elif stop == "stalled":
+            how = "iterates"
+            text = (f"stalled at σ = {end:.5g} with |f − ½| = {abs(ev['end_value'] - 0.5):.2g}"
+                    f" > root_tol (a minimum of g, not a root)")  # fmt: skip
+        elif stop == "left":
+            how, text = "iterates", f"stepped out of the range from σ = {end:.5g}"
+        elif stop == "flat":
+            how, text = "iterates", f"stopped at σ = {end:.5g} where g' = 0"
+        else:
+            how, text = "iterates", f"stopped at σ = {end:.5g} ({stop})"
+        other = [x for x in ev["found_by"] if x != "hybrid"]
+        if not other or "hybrid" in ev["found_by"]:
+            return how, text
+        return how, text + f"; the {' and '.join(other)} rule would find it"
+
+    def _fast_curve(self) -> LossCurve:
+        """The fast mode's search (kept on the sweep; re-run as :func:`sweep` runs it for a
+        sweep that did not keep it)."""
+        if self._curve is None and self.res.curve is not None:
+            self._curve = self.res.curve
+        if self._curve is None:
+            s = self.s
+            rtol = {"rtol": min(1e-3, s.epsilon / self.hi)} if not s.certify else {}
+            self._curve = true_loss_curve(
+                self.model, np.zeros(self.model.n_unlabeled), self.lo, self.hi,
+                solver=s.solver, cg_iters=s.cg_iters,
+                certify_cap=s.certify_cap if s.certify else None, **rtol,
+            )  # fmt: skip
+        return self._curve
+
+    def _fast_search(self, b, nd, u, ev) -> Miss:
+        curve = self._fast_curve()
+        e = curve.evaluations
+        a = float(e[e <= b].max()) if np.any(e <= b) else self.lo
+        c = float(e[e >= b].min()) if np.any(e >= b) else self.hi
+        ua, uc = (_up(x)[u] for x in self.approx([a, c]))
+        ev |= {"grid_lo": a, "grid_hi": c}
+        if ua == uc:
+            partner = self._true_partner(b, a, c, node=u)
+            if partner is not None:
+                ev |= {"partner": partner, "distance": abs(b - partner), "separation": c - a}
+                return Miss(b, nd, "close pair",
+                            f"the node crosses again at σ = {partner:.5g} ({abs(b - partner):.2g} "
+                            f"away); both crossings lie between the evaluated σ {a:.5g} and "
+                            f"{c:.5g}, where its approximate side is the same", ev)  # fmt: skip
+            how = "grid" if curve.complete else "budget"
+            why = ("the Hermite test did not split there" if curve.complete else
+                   "the search's evaluation budget was spent")  # fmt: skip
+            ev["how"] = how
+            return Miss(b, nd, "search",
+                        f"the node's soft label from {self._label()} crosses 1/2 twice between the "
+                        f"evaluated σ {a:.5g} and {c:.5g}: {why}", ev)  # fmt: skip
+        ev["how"] = "refine"
+        return Miss(b, nd, "search",
+                    f"the search bracketed the node's sign change in [{a:.5g}, {c:.5g}] but "
+                    f"refined it to another crossing", ev)  # fmt: skip
+
+    # -- spurious endpoints ------------------------------------------------------------------
+
+    def spurious(self, x: float, pr: dict | None) -> SpuriousEndpoint:
+        u = int(self.end_node.get(x, -1))
+        near = float(np.min(np.abs(self.tb - x))) if self.tb.size else None
+        ev: dict = {"node": u, "nearest_breakpoint": near}
+        if self.model is None:
+            return SpuriousEndpoint(x, u, UNATTRIBUTED, "scored without the model", ev)
+        crosses = pr["changes"]
+        j = int(np.argmax(crosses)) if u < 0 and crosses.any() else 0
+        if u < 0 and crosses.any():
+            u = ev["node"] = j  # no node recorded: the probe ran on every node
+        if u >= 0:
+            ev["approx_value"] = float(pr["f_x"][j])
+        if crosses.any():
+            # No true breakpoint within tol: the exact side does not change there.
+            detail = (f"the node's soft label from {self._label()} crosses 1/2 within tol of "
+                      f"this endpoint; the exact one does not")  # fmt: skip
+            return SpuriousEndpoint(x, u, "solver", detail, ev)
+        if self.s.mode == "paper" and u >= 0:
+            ev["root_tol"] = self.s.root_tol
+            detail = (f"the node's iteration stopped here with |f_t − ½| = "
+                      f"{abs(ev['approx_value'] - 0.5):.2g} ≤ root_tol {self.s.root_tol:g} and "
+                      f"was taken for a root, but f_t does not cross 1/2 within tol")  # fmt: skip
+        else:
+            detail = "no approximate soft label crosses 1/2 within tol of this endpoint"
+        return SpuriousEndpoint(x, u, "search", detail, ev)
+
+    # -- the iterations a solver record needed -------------------------------------------------
+
+    def _right(self, targets, t: int) -> list[bool]:
+        """Whether t iterations put f_t on the wanted side at every point of each target,
+        for some node of it (one batched solve per call)."""
+        pts = list(dict.fromkeys(x for p, _, _ in targets for x in p))
+        labels = dict(zip(pts, self.approx(pts, t), strict=True))
+        out = []
+        for p, idx, want in targets:
+            got = np.array([_up(labels[x])[idx] for x in p])
+            out.append(bool(np.any(np.all(got == want, axis=0))))
+        return out
+
+    def fill_t_needed(self, misses: list) -> list:
+        """``t_needed`` of every solver miss: doubling from the sweep's t until it works (or
+        ``t_cap``), then bisecting between the last failing and the first working t until
+        they are 1 apart, or 1/16 of t apart above t = 16 (all misses solved together)."""
+        recs = [r for r in misses if "_target" in r.evidence]
+        need: dict[int, int | None] = {}
+        if self.iterative and recs:
+            targets = [r.evidence["_target"] for r in recs]
+            lo = [self.s.cg_iters] * len(recs)  # fails
+            hi: list[int | None] = [None] * len(recs)  # works
+            t, todo = self.s.cg_iters, list(range(len(recs)))
+            while todo and t < self.t_cap:  # doubling
+                t = min(2 * t, self.t_cap)
+                for i, ok in zip(todo, self._right([targets[i] for i in todo], t), strict=True):
+                    if ok:
+                        hi[i] = t
+                    else:
+                        lo[i] = t
+                todo = [i for i in todo if hi[i] is None]
+
+            def open_(i):
+                return hi[i] is not None and hi[i] - lo[i] > max(1, lo[i] // 16)
+
+            todo = [i for i in range(len(recs)) if open_(i)]
+            while todo:  # bisection
+                by_t: dict[int, list[int]] = {}
+                for i in todo:
+                    by_t.setdefault((lo[i] + hi[i]) // 2, []).append(i)
+                for m, ids in by_t.items():
+                    for i, ok in zip(ids, self._right([targets[i] for i in ids], m), strict=True):
+                        if ok:
+                            hi[i] = m
+                        else:
+                            lo[i] = m
+                todo = [i for i in todo if open_(i)]
+            need = {id(r): h for r, h in zip(recs, hi, strict=True)}
+
+        def done(r):
+            if "_target" not in r.evidence:
+                return r
+            ev = {k: v for k, v in r.evidence.items() if k != "_target"}
+            ev["t_needed"] = need.get(id(r))
+            return replace(r, evidence=ev)
+
+        return [done(r) for r in misses]
+
+
+# -- the one-line verdict ------------------------------------------------------------------------
+
+_HOW = {
+    "restart": "the restart step {step:g} jumped over them",
+    "cap": "the iteration cap ({max_iter}) stopped the node's iteration",
+    "root_tol": "the node's iteration stopped short, at |f − ½| ≤ root_tol {root_tol:g}",
+    "iterates": "the node's iteration from σ0 went elsewhere",
+    "grid": "a pair of crossings fell between two evaluated σ",
+    "budget": "the search's evaluation budget ran out",
+    "refine": "the root refinement went to another crossing",
+    "unswept": "the sweep stopped before reaching them",
+    "unknown": "no node explains them",
+}
+
+
+def _where(sigmas: list[float], lo: float, hi: float) -> str:
+    a, b = min(sigmas), max(sigmas)
+    span = hi - lo if np.isfinite(hi - lo) else 0.0
+    if a == b:
+        return f"σ = {a:.3g}"
+    if span and b >= hi - 0.1 * span and a > lo + 0.1 * span:
+        return f"σ ≥ {a:.3g}"
+    if span and a <= lo + 0.1 * span and b < hi - 0.1 * span:
+        return f"σ ≤ {b:.3g}"
+    return f"σ in [{a:.3g}, {b:.3g}]"
+
+
+def verdict(score: Score, settings: SweepSettings | None = None) -> str:
+    """One line saying how many true breakpoints were missed and why, by cause.
+
+    E.g. "30 of 45 true breakpoints missed: 28 solver — CG-20 is too few iterations for
+    σ ≥ 3.1 (up to t = 160 needed); 2 search — the restart step 0.05 jumped over them.
+    3 spurious endpoints: 3 solver." ``settings`` defaults to the scored sweep's.
+    """
+    s = settings or score.settings or SweepSettings()
+    name = {"cg": "CG", "pcg": "PCG"}.get(s.solver)
+    label = f"{name}-{s.cg_iters}" if name and not s.certify else (
+        f"certified {name}" if name else f"the {s.solver} solver")  # fmt: skip
+    if score.missed == 0:
+        head = (f"No true breakpoint missed (of {score.true_breakpoints})."
+                if score.true_breakpoints else "No true breakpoint in the range.")  # fmt: skip
+    else:
+        parts = []
+        by: dict[str, list] = {}
+        for r in score.miss_records:
+            by.setdefault(r.cause, []).append(r)
+        for cause in CAUSES:
+            recs = by.get(cause)
+            if not recs:
+                continue
+            k = len(recs)
+            if cause == "solver":
+                where = _where([r.sigma for r in recs], score.sigma_min, score.sigma_max)
+                if name and not s.certify:
+                    need = [r.evidence.get("t_needed") for r in recs]
+                    known = [t for t in need if t is not None]
+                    cap = recs[0].evidence.get("t_cap")
+                    extra = (f" (up to t = {max(known)} needed)" if known and len(known) == k
+                             else f" (some need more than t = {cap})" if cap else "")  # fmt: skip
+                    why = f"{label} is too few iterations for {where}{extra}"
+                else:
+                    why = f"{label}'s soft labels are on the wrong side at {where}"
+            elif cause == "search":
+                hows: dict[str, int] = {}
+                for r in recs:
+                    how = r.evidence.get("how", "unknown")
+                    hows[how] = hows.get(how, 0) + 1
+                ranked = sorted(hows.items(), key=lambda kv: -kv[1])
+                texts = [
+                    _HOW.get(h, h).format(step=s.step, max_iter=s.max_iter, root_tol=s.root_tol)
+                    for h, _ in ranked
+                ]
+                why = texts[0] if len(texts) == 1 else ", ".join(
+                    f"{c}: {t}" for (_, c), t in zip(ranked, texts, strict=True))  # fmt: skip
+            elif cause == "close pair":
+                why = (f"closer than the restart step {s.step:g} to another true breakpoint, "
+                       f"in one restart gap" if s.mode == "paper" else
+                       "two crossings of one node between the same two evaluated σ")  # fmt: skip
+            elif cause == "degenerate":
+                why = "their nodes are cut off from every labeled node there"
+            else:
+                why = "scored without the model"
+            parts.append(f"{k} {cause} — {why}")
+        head = f"{score.missed} of {score.true_breakpoints} true breakpoints missed: " + (
+            "; ".join(parts) + "."
+        )
+    if score.spurious:
+        sp = score.cause_counts("spurious")
+        head += (
+            f" {score.spurious} spurious endpoint{'s' * (score.spurious > 1)}: "
+            + ", ".join(f"{c} {k}" for k, c in sp.items() if c)
+            + "."
+        )
+    return head

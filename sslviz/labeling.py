@@ -33,7 +33,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 from scipy.spatial.distance import cdist
-from sklearn.neighbors import NearestNeighbors
 
 from sslviz._kernels import UNDERFLOW, harmonic_cg
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
@@ -42,6 +41,7 @@ from sslviz.graphs import (
     GraphSpec,
     build_graph,
     gaussian_weights,
+    neighbours,
     row_min,
     threshold_weights,
 )
@@ -497,14 +497,17 @@ class HarmonicModel(_SoftLabelModel):
         (``SoftLabels.supersolution``), reused when A h0 > 0 still holds here.
         ``attempt=False`` goes straight to the exact fallback (no iterations).
         """
+        def fallback() -> SoftLabels:
+            sl = self._soft_labels_one(sigma, "exact", cg_iters, derivative, None)
+            return replace(sl, status="fallback")
+
+        if not attempt:
+            return fallback()
         W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=False, derivative=derivative)
         to_l = _rowsum(W_UL)
         deg = _rowsum(W_UU) + to_l
-        if not attempt or (_count(W_UU), _count(W_UL)) != self._n_edges or np.any(
-            deg < UNDERFLOW
-        ):
-            sl = self._soft_labels_one(sigma, "exact", cg_iters, derivative, None)
-            return replace(sl, status="fallback")
+        if (_count(W_UU), _count(W_UL)) != self._n_edges or np.any(deg < UNDERFLOW):
+            return fallback()
         degenerate = self._structural.copy()
         keep = ~degenerate
         A = _laplacian_block(deg, W_UU)
@@ -711,7 +714,7 @@ class DelalleauModel(_SoftLabelModel):
             E = sp.csr_matrix((D[rows, cols], (rows, cols)), shape=D.shape)
         else:
             k = spec.k
-            _, ind = NearestNeighbors(n_neighbors=k + 1).fit(XS).kneighbors(XU)
+            _, ind = neighbours(XS, k + 1, XU)
             keep = ind != self_col[:, None]
             # drop self when present, else the (k+1)-th neighbour
             keep[keep.all(axis=1), -1] = False

@@ -7,10 +7,18 @@ Builders
 --------
 samples_figure           sample images of the two classes (Home)
 instance_figure          the instance's first two features, labeled points marked (Home)
-loss_intervals_figure    true l(σ), estimated intervals, missed breakpoints (Figure 3)
-soft_label_figure        f_u(σ), g_u(σ) and the iterates of each step rule (Figure 2)
+loss_intervals_figure    true l(σ), estimated intervals, misses and spurious endpoints by
+                         cause, optionally the trust panel under it (Figure 3)
+soft_label_figure        exact and approximate f_u(σ), g_u(σ) and the iterates of each step
+                         rule (Figure 2)
 condition_figure         √κ against σ, one panel per graph family (Figure 5)
 cg_figure                CG iterations needed and t-iteration CG error against σ
+trust_figure             where t-iteration CG can be trusted: error against margin, σ bands
+                         where it may flip a label, t needed for CG and PCG
+
+Helpers for the loss page's clicks: :func:`algorithm4_start` (the σ0 a drill-down starts
+from) and :func:`selected_node` (a Plotly selection → the clicked node and its σ0; the
+loss figure's clickable points carry ``customdata = [row, u, σ, σ0]``).
 regret_figure            cumulative regret with 95% bands and the theoretical rate
 average_regret_figure    R_t / t
 density_figure           the learner's density over σ across rounds (heatmap)
@@ -19,6 +27,7 @@ speed_figure             time per interval and M per configuration (Table 1)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -28,7 +37,23 @@ from plotly.subplots import make_subplots
 SIGMA_TITLE = "σ (bandwidth, PCA-space distance)"
 LOSS_TITLE = "loss l(σ) (fraction of U misclassified)"
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
-_RULE_COLORS = {"gradient": "#2ca02c", "newton": "#d62728", "hybrid": "#9467bd"}
+_RULE_STYLE = {  # step rule → (colour, marker symbol, line dash) of its iterates
+    "gradient": ("#2ca02c", "circle", "dot"),
+    "newton": ("#d62728", "diamond", "dash"),
+    "hybrid": ("#9467bd", "square", "solid"),
+}
+CAUSE_STYLE = {  # cause of a miss → (colour, marker symbol); spurious endpoints: "-open"
+    "solver": ("#d62728", "x"),
+    "search": ("#9467bd", "diamond"),
+    "close pair": ("#ff7f0e", "triangle-up"),
+    "degenerate": ("#7f7f7f", "square"),
+    "unattributed": ("#8c564b", "circle"),
+}
+"""Marker colour and symbol per cause (:data:`sslviz.intervals.CAUSES`): a missed true
+breakpoint is drawn filled, a spurious endpoint with the ``-open`` variant of its symbol."""
+_UNSELECTED = dict(marker=dict(opacity=0.6))  # after a click: the other points stay readable
+_TRUST = {"error": "#d62728", "margin": "#2ca02c", "cg": "#1f77b4", "pcg": "#17becf",
+          "band": "rgba(255,127,14,0.22)"}  # fmt: skip
 _LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=50), hovermode="closest")
 
 
@@ -36,6 +61,16 @@ def _rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
+
+
+def _log_ticks(*arrays) -> dict:
+    """Tick spacing of a log axis over ``arrays``: at most about five labelled powers of ten
+    when they span more than three decades, else 1-2-5 (Plotly's default labels every minor
+    digit on a narrow range and every decade on a wide one)."""
+    v = np.concatenate([np.ravel(np.asarray(a, float)) for a in arrays]) if arrays else []
+    v = v[np.isfinite(v) & (v > 0)] if len(v) else v
+    span = float(np.log10(v.max() / v.min())) if len(v) else 0.0
+    return {"dtick": int(np.ceil(span / 5)) if span > 3 else "D2", "exponentformat": "power"}
 
 
 def _node_text(u: int, rows: Sequence[int] | None) -> str:
@@ -141,8 +176,63 @@ def instance_figure(
 # --------------------------------------------------------------------------------------------
 
 
+def algorithm4_start(sweep, sigma: float, evidence: Mapping | None = None) -> float:
+    """The σ0 from which Algorithm 4 searches around ``sigma`` (a drill-down's start).
+
+    ``evidence['sigma0']`` when the attribution recorded one (paper-mode search misses);
+    else, as :func:`sslviz.intervals.score` reads the sweep: in a restart gap
+    (σ_h, σ_h + step] after an interval, the next interval's σ0 (where the sweep restarted);
+    otherwise the σ0 of the first estimated interval holding ``sigma`` (paper mode: where
+    its search started; fast mode: the piece's midpoint, where Algorithm 4 would start for
+    it). ``sigma`` itself when no interval holds it.
+    """
+    if evidence and evidence.get("sigma0") is not None:
+        return float(evidence["sigma0"])
+    ivs = list(getattr(sweep, "intervals", None) or [])
+    paper = getattr(getattr(sweep, "settings", None), "mode", "fast") == "paper"
+    step = sweep.settings.step if paper else 0.0
+    for k, iv in enumerate(ivs):
+        start = ivs[k + 1].sigma0 if k + 1 < len(ivs) else iv.hi + step
+        if iv.hi < sigma < start <= sweep.sigma_max:
+            return float(start)
+    for iv in ivs:
+        if iv.lo <= sigma <= iv.hi:
+            return float(iv.sigma0)
+    return float(sigma)
+
+
+def selected_node(points: Sequence[Mapping] | None) -> tuple[int, float] | None:
+    """``(instance row, σ0)`` of the first selected point that names a node, else None.
+
+    ``points`` is Streamlit's ``event.selection.points`` (Plotly's selected points): each a
+    dict whose ``customdata`` is the point's row of the figure's ``customdata``. In
+    :func:`loss_intervals_figure` the clickable points (true breakpoints, interval ends,
+    misses and spurious endpoints) carry ``[row, u, σ, σ0]``; ``row`` < 0 marks a point
+    without a node (an end of the range).
+    """
+    for p in points or ():
+        cd = p.get("customdata") if isinstance(p, Mapping) else None
+        if cd is None or isinstance(cd, str) or len(cd) < 4:
+            continue
+        row, sigma0 = cd[0], cd[3]
+        if row is None or sigma0 is None:
+            continue
+        try:
+            row, sigma0 = int(row), float(sigma0)
+        except (TypeError, ValueError):
+            continue
+        if row >= 0 and math.isfinite(sigma0):
+            return row, sigma0
+    return None
+
+
+def _click_data(u: int, rows, sigma: float, sigma0: float) -> list:
+    row = -1 if u is None or u < 0 else (int(rows[u]) if rows is not None else int(u))
+    return [row, -1 if u is None else int(u), float(sigma), float(sigma0)]
+
+
 def _interval_trace(sweep, truth, rows, name: str, color: str, dash: str = "solid") -> go.Scatter:
-    xs, ys, text = [], [], []
+    xs, ys, text, cd = [], [], [], []
     for i, iv in enumerate(sweep.intervals):
         mid = 0.5 * (iv.lo + iv.hi)
         seen = (
@@ -169,16 +259,182 @@ def _interval_trace(sweep, truth, rows, name: str, color: str, dash: str = "soli
         xs += [iv.lo, iv.hi, None]
         ys += [iv.loss, iv.loss, None]
         text += [t, t, ""]
+        cd += [
+            _click_data(iv.lo_node, rows, iv.lo, iv.sigma0),
+            _click_data(iv.hi_node, rows, iv.hi, iv.sigma0),
+            [-1, -1, 0.0, 0.0],
+        ]
     return go.Scatter(
         x=xs,
         y=ys,
         text=text,
+        customdata=cd,
         mode="lines+markers",
         name=name,
+        opacity=0.8,  # the true loss under it stays visible
         line=dict(color=color, width=5, dash=dash),
         marker=dict(symbol="line-ns-open", size=12, color=color),
         hovertemplate="%{text}<extra></extra>",
+        unselected=_UNSELECTED,
     )
+
+
+def _evidence_text(rec) -> str:
+    ev = rec.evidence
+    bits = []
+    for key, label in (("error", "error |f_t − f|"), ("margin", "margin |f − ½|")):
+        if ev.get(key) is not None:
+            bits.append(f"{label} {ev[key]:.2g}")
+    if ev.get("t_needed") is not None:
+        bits.append(f"t needed {ev['t_needed']}")
+    if ev.get("distance") is not None:
+        bits.append(f"partner {ev['distance']:.2g} away")
+    if ev.get("how"):
+        bits.append(f"how: {ev['how']}")
+    return ", ".join(bits)
+
+
+def _wrap(text: str, width: int = 70) -> str:
+    import textwrap
+
+    return "<br>".join(textwrap.wrap(text, width)) if text else ""
+
+
+def _cause_traces(fig, records, kind: str, truth, sweep, rows, row: int | None) -> None:
+    """One marker trace per cause of ``records`` (misses or spurious endpoints)."""
+    est = sweep.estimated_loss() if (kind == "spurious" and sweep is not None) else None
+    by: dict[str, list] = {}
+    for r in records:
+        by.setdefault(r.cause, []).append(r)
+    order = [c for c in CAUSE_STYLE if c in by] + [c for c in by if c not in CAUSE_STYLE]
+    for cause in order:
+        recs = by[cause]
+        color, symbol = CAUSE_STYLE.get(cause, ("#000000", "circle"))
+        xs, ys, text, cd = [], [], [], []
+        for r in recs:
+            ev = r.evidence
+            if kind == "miss":
+                u = int(ev.get("node", r.nodes[0] if r.nodes else -1))
+                y = float(truth.loss(r.sigma))
+                head = f"<b>missed true breakpoint</b> σ = {r.sigma:.5g} ({cause})"
+                nodes = ", ".join(_node_text(int(v), rows) for v in r.nodes)
+            else:
+                u = int(ev.get("node", r.node))
+                span = 1e-9 * max(1.0, abs(r.sigma))
+                vals = [float(est(min(max(r.sigma + d, est.lo), est.hi))) for d in (-span, span)]
+                vals = [v for v in vals if np.isfinite(v)]
+                y = float(np.mean(vals)) if vals else float(truth.loss(r.sigma))
+                head = f"<b>spurious endpoint</b> σ = {r.sigma:.5g} ({cause})"
+                nodes = _node_text(u, rows)
+            s0 = algorithm4_start(sweep, r.sigma, ev)
+            xs.append(r.sigma)
+            ys.append(y)
+            cd.append(_click_data(u, rows, r.sigma, s0))
+            evid = _evidence_text(r)
+            text.append(
+                f"{head}<br>nodes: {nodes}<br>{_wrap(r.detail)}"
+                + (f"<br>{evid}" if evid else "")
+                + (f"<br><i>click: drill-down from σ0 = {s0:.4g}</i>" if u >= 0 else "")
+            )
+        miss = kind == "miss"
+        trace = go.Scatter(
+            x=xs,
+            y=ys,
+            mode="markers",
+            name=f"missed: {cause}" if miss else f"spurious endpoint: {cause}",
+            legendgroup=f"{kind}: {cause}",
+            text=text,
+            customdata=cd,
+            marker=dict(
+                symbol=symbol if miss else f"{symbol}-open",
+                size=10 if miss else 8,
+                color=color,
+                line=dict(width=1.5 if miss else 1.2, color=color),
+                opacity=0.9,
+            ),
+            hovertemplate="%{text}<extra></extra>",
+            unselected=_UNSELECTED,
+        )
+        fig.add_trace(trace, row=row, col=1 if row else None)
+
+
+def _trust_traces(fig, trust, row_err: int, row_t: int, *, legend: bool = True) -> None:
+    """The trust panel (error against margin; t needed) into two rows of ``fig``."""
+    s = np.asarray(trust.sigma, float)
+    label = trust.label
+    err = np.maximum(np.asarray(trust.error, float), 1e-17)
+    margin = np.asarray(trust.margin, float)
+    margin = np.where(np.isfinite(margin), np.maximum(margin, 1e-17), np.nan)
+    hover = [
+        f"σ = {x:.4g}<br>{label} error {e:.2g}<br>margin {m:.2g}<br>nodes on the wrong side "
+        f"at t = {trust.cg_iters}: {w}"
+        + (f"<br>{d} nodes cut off from L" if d else "")
+        + (f"<br>{q} nodes underflow for CG" if q else "")
+        for x, e, m, w, d, q in zip(s, trust.error, trust.margin, trust.wrong,
+                                    trust.degenerate, trust.underflow, strict=True)
+    ]  # fmt: skip
+    for lo, hi in trust.flip_bands():
+        for r in (row_err, row_t):
+            fig.add_vrect(x0=lo, x1=hi, fillcolor=_TRUST["band"], line_width=0, layer="below",
+                          row=r, col=1, exclude_empty_subplots=False)  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=[None], y=[None], mode="markers", name=f"{label} may flip a label here",
+            marker=dict(symbol="square", size=12, color=_TRUST["band"]), hoverinfo="skip",
+            showlegend=legend,
+        ),
+        row=row_err, col=1,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=s, y=err, mode="lines+markers", name=f"{label} error max|f_t − f|",
+            line=dict(color=_TRUST["error"], width=2), marker=dict(size=5),
+            text=hover, hovertemplate="%{text}<extra></extra>", showlegend=legend,
+        ),
+        row=row_err, col=1,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=s, y=margin, mode="lines+markers", name="margin min|f − ½|",
+            line=dict(color=_TRUST["margin"], width=2, dash="dash"), marker=dict(size=5),
+            text=hover, hovertemplate="%{text}<extra></extra>", showlegend=legend,
+        ),
+        row=row_err, col=1,
+    )  # fmt: skip
+    cap = trust.t_max
+    for solver, name, dash in (("cg", "CG", "solid"), ("pcg", "PCG", "dot")):
+        t = np.asarray(trust.t_needed(solver), float)
+        over = t > cap
+        y = np.where(t <= 0, np.nan, t)
+        fig.add_trace(
+            go.Scatter(
+                x=s, y=y, mode="lines+markers", name=f"t needed, {name}",
+                line=dict(color=_TRUST[solver], width=2, dash=dash),
+                marker=dict(size=np.where(over, 9, 5).tolist(),
+                            symbol=np.where(over, "triangle-up", "circle").tolist()),
+                text=[f"more than {cap}" if o else f"{int(v)}" if v > 0 else "no node to decide"
+                      for o, v in zip(over, t, strict=True)],
+                hovertemplate=f"σ = %{{x:.4g}}<br>t needed, {name}: %{{text}}<extra></extra>",
+                showlegend=legend,
+            ),
+            row=row_t, col=1,
+        )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=[s[0], s[-1]], y=[trust.cg_iters] * 2, mode="lines",
+            name=f"t used ({label})", line=dict(color="black", dash="dash", width=1),
+            hoverinfo="skip", showlegend=legend,
+        ),
+        row=row_t, col=1,
+    )  # fmt: skip
+    fig.update_yaxes(type="log", title_text="error, margin (log)", **_log_ticks(err, margin),
+                     row=row_err, col=1)  # fmt: skip
+    ts = np.r_[trust.t_needed_cg, trust.t_needed_pcg, trust.cg_iters].astype(float)
+    ts = ts[ts > 0]
+    ticks = [v for k in range(7) for v in (10**k, 2 * 10**k, 5 * 10**k)
+             if ts.size and ts.min() / 2 <= v <= ts.max() * 2]  # fmt: skip
+    fig.update_yaxes(type="log", title_text="t needed (log)", tickvals=ticks or None,
+                     row=row_t, col=1)  # fmt: skip
 
 
 def loss_intervals_figure(
@@ -190,8 +446,9 @@ def loss_intervals_figure(
     compare=None,
     compare_name: str = "compare",
     name: str = "estimated intervals",
+    trust=None,
 ) -> go.Figure:
-    """The paper's Figure 3: true loss, estimated constant-loss intervals, misses.
+    """The paper's Figure 3: true loss, estimated constant-loss intervals, misses by cause.
 
     Parameters
     ----------
@@ -202,22 +459,47 @@ def loss_intervals_figure(
         hover text gives the endpoints, estimated and true loss and the node that set
         each endpoint.
     score : sslviz.intervals.Score, optional
-        Its ``misses`` are marked on the true loss.
+        Its ``miss_records`` are marked on the true loss and its ``spurious_records`` on
+        the estimate's jumps, coloured and shaped by cause (:data:`CAUSE_STYLE`); the hover
+        text gives the cause's detail and evidence.
     rows : sequence of int, optional
-        Instance row of each unlabeled node (for the hover text).
+        Instance row of each unlabeled node (hover text and ``customdata``).
     compare : Sweep, optional
         A second estimate, drawn dashed, named ``compare_name``.
+    trust : sslviz.conditioning.TrustCurve, optional
+        Adds the trust panel under the chart, on two rows sharing its σ axis (as
+        :func:`trust_figure`).
 
     Returns
     -------
     go.Figure
-        Traces: ``'true loss l(σ)'``, then ``name``, ``compare_name`` (if given),
-        ``'missed breakpoint'`` (if any misses) and ``'degenerate σ'`` (legend entry
-        for the shaded ranges, if any).
+        Traces, in order: ``'true loss l(σ)'``, ``name``, ``compare_name`` (if given),
+        ``'missed: <cause>'`` per cause of a miss and ``'spurious endpoint: <cause>'``
+        per cause of a spurious endpoint (causes in the order of :data:`CAUSE_STYLE`),
+        ``'degenerate σ (nodes cut off from L)'`` (legend entry for the shaded ranges, if
+        any), then with ``trust`` the traces of :func:`trust_figure` (rows 2 and 3; the
+        σ axis title moves to the bottom row). Clickable points (true breakpoints,
+        interval ends, misses, spurious endpoints) carry ``customdata = [row, u, σ, σ0]``
+        (:func:`selected_node`; row −1: no node).
     """
     e, v = truth.loss.edges, truth.loss.values
     param = "r" if getattr(truth, "parameter", "sigma") == "r" else "σ"
-    fig = go.Figure()
+    if trust is not None:
+        fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05,
+                            row_heights=[0.56, 0.22, 0.22])  # fmt: skip
+        main = 1
+    else:
+        fig = go.Figure()
+        main = None
+    col = 1 if main else None
+    # the true loss; a breakpoint vertex names its node (a click opens its drill-down)
+    bp_node = {float(b): int(nd[0]) for b, nd in zip(truth.breakpoints, truth.nodes, strict=True)
+               if len(nd)}  # fmt: skip
+    cd = [
+        _click_data(bp_node.get(float(x), -1), rows, x,
+                    algorithm4_start(sweep, x) if sweep is not None else x)
+        for x in e
+    ]  # fmt: skip
     fig.add_trace(
         go.Scatter(
             x=e,
@@ -226,36 +508,28 @@ def loss_intervals_figure(
             line_shape="hv",
             name=f"true loss l({param})",
             line=dict(color="black", width=2),
+            customdata=cd,
             hovertemplate=f"{param} = %{{x:.5g}}<br>true loss %{{y:.4f}}<extra></extra>",
-        )
+        ),
+        row=main,
+        col=col,
     )
     if sweep is not None:
-        fig.add_trace(_interval_trace(sweep, truth, rows, name, _COLORS[0]))
+        fig.add_trace(_interval_trace(sweep, truth, rows, name, _COLORS[0]), row=main, col=col)
     if compare is not None:
-        fig.add_trace(_interval_trace(compare, truth, rows, compare_name, _COLORS[4], "dot"))
-    misses = list(score.misses) if score is not None else []
-    if misses:
-        bx = [s for s, _ in misses]
-        by = [float(truth.loss(s)) for s, _ in misses]
-        txt = [
-            f"missed true breakpoint σ = {s:.5g}<br>nodes: "
-            + ", ".join(_node_text(int(u), rows) for u in nd)
-            for s, nd in misses
-        ]
         fig.add_trace(
-            go.Scatter(
-                x=bx,
-                y=by,
-                mode="markers",
-                name="missed breakpoint",
-                text=txt,
-                marker=dict(symbol="x", size=13, color="#d62728", line=dict(width=2)),
-                hovertemplate="%{text}<extra></extra>",
-            )
+            _interval_trace(compare, truth, rows, compare_name, _COLORS[4], "dot"),
+            row=main,
+            col=col,
         )
+    if score is not None:
+        _cause_traces(fig, score.miss_records, "miss", truth, sweep, rows, main)
+        _cause_traces(fig, score.spurious_records, "spurious", truth, sweep, rows, main)
     deg = list(getattr(truth, "degenerate_ranges", []) or [])
     for lo, hi, _count in deg:
-        fig.add_vrect(x0=lo, x1=hi, fillcolor="rgba(128,128,128,0.25)", line_width=0, layer="below")
+        fig.add_vrect(x0=lo, x1=hi, fillcolor="rgba(128,128,128,0.25)", line_width=0,
+                      layer="below", **({"row": "all", "col": 1, "exclude_empty_subplots": False}
+                                        if main else {}))  # fmt: skip
     if deg:
         fig.add_trace(
             go.Scatter(
@@ -264,9 +538,22 @@ def loss_intervals_figure(
                 mode="markers",
                 name=f"degenerate {param} (nodes cut off from L)",
                 marker=dict(symbol="square", size=12, color="rgba(128,128,128,0.5)"),
-            )
+            ),
+            row=main,
+            col=col,
         )
     x_title = "r (threshold radius, PCA-space distance)" if param == "r" else SIGMA_TITLE
+    if trust is not None:
+        _trust_traces(fig, trust, 2, 3)
+        fig.update_xaxes(title_text=x_title, row=3, col=1)
+        fig.update_yaxes(title_text="loss l(σ)", rangemode="tozero", row=1, col=1)
+        fig.update_layout(
+            **_LAYOUT,
+            height=780,
+            title=f"Constant-loss intervals (Figure 3) and where {trust.label} can be trusted",
+            legend=dict(orientation="h", y=-0.1),
+        )
+        return fig
     fig.update_xaxes(title_text=x_title)
     fig.update_yaxes(title_text=LOSS_TITLE, rangemode="tozero")
     fig.update_layout(
@@ -283,29 +570,40 @@ def soft_label_figure(
     f_exact: np.ndarray | None = None,
     traces: Mapping[str, Sequence] | None = None,
     breakpoints: Sequence[float] = (),
+    label: str = "approximate",
+    sigma0: float | None = None,
 ) -> go.Figure:
-    """f_u(σ) and g_u(σ) = (f_u − 1/2)² with the iterates of each step rule (Figure 2).
+    """Exact and approximate f_u(σ), g_u(σ) = (f_u − 1/2)² and the iterates of each step
+    rule (Figure 2).
 
     Parameters
     ----------
     sigmas : ndarray of shape (G,)
     f : ndarray of shape (G,)
-        f_u on the grid from the chosen solver.
+        f_u on the grid from the chosen solver (named ``label``).
     u : int or str
         The node, for the title: an unlabeled index, or a label such as ``'row 19'``.
     f_exact : ndarray of shape (G,), optional
-        f_u from the exact solver, drawn dashed.
+        f_u from the exact solver (dashed black).
     traces : dict of rule to list of Iterate, optional
-        ``sslviz.intervals.node_trace`` output per rule ('gradient', 'newton', 'hybrid').
+        ``sslviz.intervals.node_trace`` output per rule ('gradient', 'newton', 'hybrid'),
+        each with its own colour, marker and line dash.
     breakpoints : sequence of float
-        True breakpoints to mark (vertical lines).
+        True breakpoints of the node (red dashed verticals, one legend entry).
+    label : str, default='approximate'
+        The solver of ``f`` as the legend names it, e.g. ``'CG-20'``.
+    sigma0 : float, optional
+        Where the iterations start (a star on f_u).
 
     Returns
     -------
     go.Figure
-        Two rows: f_u (top), g_u (bottom, log y). Traces ``'f_u(σ)'``, ``'g_u(σ)'``,
-        ``'exact f_u(σ)'``/``'exact g_u(σ)'`` if given, then one ``'<rule> iterates'``
-        trace per rule in each row (the bottom one hidden from the legend).
+        Two rows: f_u (top), g_u (bottom, log y). Traces, in order: ``'f_u, <label>'``,
+        ``'g_u, <label>'``, then if ``f_exact`` is given ``'f_u, exact'`` and
+        ``'g_u, exact'``, then if there are breakpoints ``'true breakpoint'`` (top, in the
+        legend) and its bottom copy (legend hidden), then ``'start σ0'`` if ``sigma0`` is
+        given, then per rule ``'<rule> iterates'`` (top, in the legend) and its bottom copy.
+        The first annotation is the top row's title, ``'soft label f_u(σ), <u>'``.
     """
     sigmas = np.asarray(sigmas, float)
     f = np.asarray(f, float)
@@ -319,30 +617,47 @@ def soft_label_figure(
             "g_u(σ) = (f_u − 1/2)²",
         ),
     )
-    fig.add_trace(go.Scatter(x=sigmas, y=f, name="f_u(σ)", line=dict(color=_COLORS[0])), 1, 1)
-    fig.add_trace(
-        go.Scatter(x=sigmas, y=(f - 0.5) ** 2, name="g_u(σ)", line=dict(color=_COLORS[6])), 2, 1
-    )
+    approx = dict(color=_COLORS[0], width=2)
+    exact = dict(color="black", width=1.5, dash="dash")
+    g = np.maximum((f - 0.5) ** 2, 1e-300)
+    fig.add_trace(go.Scatter(x=sigmas, y=f, name=f"f_u, {label}", legendgroup="approx-f",
+                             line=approx), 1, 1)  # fmt: skip
+    fig.add_trace(go.Scatter(x=sigmas, y=g, name=f"g_u, {label}", legendgroup="approx-g",
+                             line=dict(approx, color=_COLORS[6])), 2, 1)  # fmt: skip
+    g_all = [g]
     if f_exact is not None:
         fe = np.asarray(f_exact, float)
-        fig.add_trace(
-            go.Scatter(x=sigmas, y=fe, name="exact f_u(σ)", line=dict(color="gray", dash="dash")),
-            1,
-            1,
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=sigmas,
-                y=(fe - 0.5) ** 2,
-                name="exact g_u(σ)",
-                line=dict(color="gray", dash="dash"),
-            ),
-            2,
-            1,
-        )
+        ge = np.maximum((fe - 0.5) ** 2, 1e-300)
+        g_all.append(ge)
+        fig.add_trace(go.Scatter(x=sigmas, y=fe, name="f_u, exact", line=exact), 1, 1)
+        fig.add_trace(go.Scatter(x=sigmas, y=ge, name="g_u, exact",
+                                 line=dict(exact, color="#555555")), 2, 1)  # fmt: skip
     fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1)
+    bps = [float(b) for b in breakpoints]
+    if bps:
+        glo = float(min(np.min(x) for x in g_all))
+        ghi = float(max(np.max(x) for x in g_all))
+        for row, (y0, y1), show in ((1, (0.0, 1.0), True), (2, (max(glo, 1e-300), ghi), False)):
+            xs = [x for b in bps for x in (b, b, None)]
+            ys = [y for _ in bps for y in (y0, y1, None)]
+            fig.add_trace(
+                go.Scatter(x=xs, y=ys, mode="lines", name="true breakpoint",
+                           legendgroup="breakpoint", showlegend=show,
+                           line=dict(color="#d62728", width=1, dash="dash"),
+                           hovertemplate="true breakpoint σ = %{x:.5g}<extra></extra>"),
+                row, 1,
+            )  # fmt: skip
+    if sigma0 is not None:
+        f0 = float(np.interp(sigma0, sigmas, f)) if sigmas.size else 0.5
+        fig.add_trace(
+            go.Scatter(x=[sigma0], y=[f0], mode="markers", name="start σ0",
+                       marker=dict(symbol="star", size=14, color="#ff7f0e",
+                                   line=dict(color="black", width=1)),
+                       hovertemplate="start σ0 = %{x:.5g}<extra></extra>"),
+            1, 1,
+        )  # fmt: skip
     for rule, its in (traces or {}).items():
-        color = _RULE_COLORS.get(rule, _COLORS[3])
+        color, symbol, dash = _RULE_STYLE.get(rule, (_COLORS[3], "circle", "solid"))
         xs = [it.sigma for it in its]
         txt = [
             f"{rule} step {i}: σ = {it.sigma:.5g}, f = {it.f:.4f}, next: {it.step}"
@@ -362,18 +677,18 @@ def soft_label_figure(
                     showlegend=show,
                     text=txt,
                     hovertemplate="%{text}<extra></extra>",
-                    marker=dict(color=color, size=8),
-                    line=dict(color=color, width=1),
+                    marker=dict(color=color, size=8, symbol=symbol),
+                    line=dict(color=color, width=1, dash=dash),
                 ),
                 row,
                 1,
             )
-    for b in breakpoints:
-        fig.add_vline(x=b, line=dict(color="#d62728", width=1, dash="dash"))
     fig.update_yaxes(title_text="f_u(σ)", row=1, col=1)
-    fig.update_yaxes(title_text="g_u(σ) (log)", type="log", row=2, col=1)
+    g_its = [max(it.g, 1e-300) for its in (traces or {}).values() for it in its]
+    fig.update_yaxes(title_text="g_u(σ) (log)", type="log", **_log_ticks(*g_all, g_its),
+                     row=2, col=1)  # fmt: skip
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
-    fig.update_layout(**_LAYOUT, height=620, title="Node drill-down (Figure 2)")
+    fig.update_layout(**_LAYOUT, height=640, title="Node drill-down (Figure 2)")
     return fig
 
 
@@ -485,6 +800,35 @@ def cg_figure(curves: Mapping[str, object]) -> go.Figure:
     fig.update_layout(
         **_LAYOUT, title="CG work and accuracy across σ", legend=dict(orientation="h", y=-0.25)
     )
+    return fig
+
+
+def trust_figure(trust, *, name: str | None = None) -> go.Figure:
+    """Where t-iteration CG can be trusted, against σ (issue 10 §2).
+
+    Parameters
+    ----------
+    trust : sslviz.conditioning.TrustCurve
+    name : str, optional
+        Appended to the title (e.g. the graph family).
+
+    Returns
+    -------
+    go.Figure
+        Two rows sharing σ. Top (log y): ``'<label> may flip a label here'`` (legend entry
+        of the shaded σ bands where the error reaches the margin), ``'<label> error
+        max|f_t − f|'`` and ``'margin min|f − ½|'``; bottom (log y): ``'t needed, CG'``,
+        ``'t needed, PCG'`` (triangles at t_max + 1 where the search did not reach it) and
+        ``'t used (<label>)'``; ``<label>`` is e.g. ``'CG-20'``.
+    """
+    titles = ("largest soft-label error against the smallest margin",
+              "t that puts every node on its exact side of 1/2")  # fmt: skip
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=titles)  # fmt: skip
+    _trust_traces(fig, trust, 1, 2)
+    fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
+    title = f"Where {trust.label} can be trusted" + (f" ({name})" if name else "")
+    fig.update_layout(**_LAYOUT, height=560, title=title, legend=dict(orientation="h", y=-0.16))
     return fig
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from sslviz import data as _data
 from sslviz._validation import check_int
-from sslviz.graphs import Graph, build_graph
+from sslviz.graphs import Graph, build_graph, neighbours
 from sslviz.labeling import DelalleauModel, HarmonicModel, make_model
 from sslviz.online import RoundProvider
 from sslviz.piecewise import PiecewiseLoss
@@ -95,11 +95,8 @@ def suggest_sigma_range(problem: Problem) -> tuple[float, float]:
     if problem.spec.family == "threshold":
         lengths = problem.graph.edge_lengths()
         return float(lengths[0]), float(lengths[-1])
-    from sklearn.neighbors import NearestNeighbors
-
     X = problem.instance.X
-    k = min(6, X.shape[0] - 1)
-    d, _ = NearestNeighbors(n_neighbors=k).fit(X).kneighbors()
+    d, _ = neighbours(X, min(6, X.shape[0] - 1))
     lo = 0.5 * float(np.median(d[:, 0]))
     hi = 2.0 * float(np.median(d[:, -1]))
     lo, hi = (float(f"{x:.2g}") for x in (lo, hi))

@@ -626,6 +626,12 @@ class ConditionSettings(Spec):
         "Relative residual that 'CG iterations needed' must reach.",
         flag="--rtol", label="tolerance",
     ).field()  # fmt: skip
+    trust: bool = Setting(
+        False, Flag(),
+        "Also say where t-iteration CG can be trusted on the grid: max_u |f_t,u − f_u| "
+        "against the margin min_u |f_u − 1/2|, and the t needed by CG and by PCG.",
+        flag="--trust",
+    ).field()  # fmt: skip
     families: tuple[str, ...] = Setting(
         ("complete", "knn"), Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
         "Graph families compared, one curve each on the same instance (threshold graphs "
@@ -692,6 +698,12 @@ class LossView(Spec):
         "Start σ0 of the node's iterations (Algorithm 4 starts here).",
         url="sigma0", label="start σ0",
     ).field()  # fmt: skip
+    trust_points: int = Setting(
+        40, Int(5, 400),
+        "σ grid points of the trust panel under the chart (t-iteration CG's error against "
+        "the margin, and the t needed), evenly spaced over [σ_min, σ_max].",
+        url="trust_points", label="trust panel σ points",
+    ).field()  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -741,7 +753,8 @@ def add_options(parser: Any, cls: type, *, title: str | None = None) -> None:
             continue
         rule = row.rule.rule if isinstance(row.rule, Optional) else row.rule
         bounds = "" if isinstance(rule, Choice) or not rule.describe() else rule.describe() + "; "
-        extra = "" if isinstance(rule, Flag) else f" ({bounds}default: {shown_default(row)})"
+        shown = shown_default(row, cli=True)
+        extra = "" if isinstance(rule, Flag) else f" ({bounds}default: {shown})"
         help_text = (row.help + extra).replace("%", "%%")
         kw: dict[str, Any] = {"dest": _flag_dest(row), "default": None, "help": help_text}
         if isinstance(row.rule, Flag):
@@ -758,11 +771,12 @@ def add_options(parser: Any, cls: type, *, title: str | None = None) -> None:
         group.add_argument(row.flag, **kw)
 
 
-def shown_default(row: Setting) -> str:
-    """The default as a user reads it (its meaning when it is None)."""
+def shown_default(row: Setting, *, cli: bool = False) -> str:
+    """The default as a user reads it (its meaning when it is None); ``cli``: as typed on
+    the command line (``0 1``), else as in a link (``0,1``)."""
     if row.default is None:
         return row.rule.none_means if isinstance(row.rule, Optional) else "none"
-    if isinstance(row.rule, Tuple) and row.rule.size:
+    if cli and isinstance(row.rule, Tuple) and row.rule.size:
         return " ".join(row.rule.item.format(v) for v in row.default)
     return _text(row.rule, row.default)
 

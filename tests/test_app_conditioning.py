@@ -19,6 +19,16 @@ def test_default_settings_draw_kappa_per_family():
     assert chart(at)["layout"]["yaxis"]["type"] == "log"
     cg = [t["name"] for t in chart(at, 1)["data"]]
     assert "iterations needed (knn)" in cg and "t-iteration error (knn)" in cg
+    assert len(at.get("plotly_chart")) == 4  # then one trust figure per family
+    for i, fam in ((2, "complete"), (3, "knn")):
+        fig = chart(at, i)
+        assert fig["layout"]["title"]["text"] == f"Where CG-20 can be trusted ({fam} graph)"
+        assert [t["name"] for t in fig["data"]] == [
+            "CG-20 may flip a label here", "CG-20 error max|f_t − f|", "margin min|f − ½|",
+            "t needed, CG", "t needed, PCG", "t used (CG-20)",
+        ]  # fmt: skip
+        assert values(fig["data"][3]) == values(chart(at)["data"][0])  # the same σ grid
+        assert any(c.value.startswith(f"{fam}: CG-20 ") for c in at.caption)
     lines = code_lines(at)  # one command per family
     assert len(lines) == 2 and all(line.startswith("sslviz condition") for line in lines)
     assert "--family complete" in lines[0] and "--family knn" in lines[1]
@@ -26,6 +36,8 @@ def test_default_settings_draw_kappa_per_family():
         "cond_dl_condition.csv",
         "cond_dl_condition_complete.json",
         "cond_dl_condition_knn.json",
+        "cond_dl_trust_complete.csv",
+        "cond_dl_trust_knn.csv",
     ]
 
 
@@ -57,12 +69,15 @@ def test_no_family_asks_for_one():
     assert not at.exception and at.info and not at.get("plotly_chart")
 
 
-def test_changing_t_changes_cg_error():
+def test_changing_t_changes_cg_error_and_trust():
     at = start()
     before = values(chart(at, 1)["data"][1], "y")
     at.number_input(key="w_t").set_value(2).run()
     assert not at.exception
     assert values(chart(at, 1)["data"][1], "y") != before
+    trust = chart(at, 3)
+    assert trust["data"][1]["name"] == "CG-2 error max|f_t − f|"
+    assert values(trust["data"][1], "y") == pytest.approx(values(chart(at, 1)["data"][3], "y"))
 
 
 @pytest.mark.parametrize("case", list(INVALID))

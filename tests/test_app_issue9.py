@@ -406,10 +406,15 @@ def test_d_loss_page_commands_reproduce_its_numbers(tmp_path):
     at = start(PAGES["loss"], SMALL | {"classes": "3,8", "family": "complete", "t": "5",
                                        "compare": "CG t = 50"})  # fmt: skip
     assert not at.exception and not at.error
-    loss_line, intervals_line, compare_line = code_lines(at)
+    loss_line, intervals_line, trust_line, compare_line = code_lines(at)
     loss = run_cli(loss_line, tmp_path / "loss.json")
     est = run_cli(intervals_line, tmp_path / "intervals.json")
     cmp = run_cli(compare_line, tmp_path / "compare.json")
+    trust = run_cli(trust_line, tmp_path / "trust.json")["trust"]
+    panel = at.dataframe[3].value  # the "Trust panel" tab
+    assert list(panel["sigma"]) == trust["sigma"]
+    assert list(panel["t_needed_cg"]) == trust["t_needed_cg"]
+    assert list(panel["error"]) == trust["error"]
 
     truth = at.dataframe[2].value  # the "True loss" tab
     assert truth[["lo", "hi", "loss"]].to_dict("records") == loss["pieces"]
@@ -519,7 +524,7 @@ def test_e_cli_json_is_the_apps_download(tmp_path):
     """
     at = start(PAGES["loss"])
     assert not at.exception and not at.error
-    loss_line, intervals_line = code_lines(at)
+    loss_line, intervals_line, _trust_line = code_lines(at)
     for key, line, name in (
         ("li_dl_true_loss.json", loss_line, "loss.json"),
         ("li_dl_intervals.json", intervals_line, "intervals.json"),
@@ -607,7 +612,7 @@ def test_f_drill_down_shows_the_selected_node(tmp_path):
     def check(row: int) -> None:
         assert at.selectbox(key="w_node").value == row == title_row(at)
         fig = chart(at, 1)
-        exact = next(t for t in fig["data"] if t["name"] == "exact f_u(σ)")
+        exact = next(t for t in fig["data"] if t["name"] == "f_u, exact")
         u = rows.index(row)
         f = [problem.model.soft_labels(s, solver="exact", derivative=False).f[u]
              for s in values(exact)]  # fmt: skip

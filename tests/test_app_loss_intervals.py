@@ -1,15 +1,27 @@
-"""Loss intervals page (Figure 3 and the node drill-down), with streamlit.testing."""
+"""Loss intervals page (Figure 3, why each miss happened, where CG-t can be trusted, and
+the node drill-down), with streamlit.testing."""
+
+import json
+from contextlib import contextmanager
 
 import pytest
 from apptest_helpers import INVALID, assert_refuses, chart, code_lines, metrics, values
 from apptest_helpers import start as _start
-from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import AppTest, element_tree
 
 PAGE = "pages/1_Loss_intervals.py"
+MISSES = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"}
+PANEL = ["may flip a label here", "error max|f_t − f|", "margin min|f − ½|", "t needed, CG",
+         "t needed, PCG", "t used"]  # fmt: skip
 
 
 def start(query: dict | None = None) -> AppTest:
     return _start(PAGE, query)
+
+
+def panel(names: list[str]) -> list[str]:
+    """The trust panel's traces among a figure's trace names, in order."""
+    return [n for n in names if any(n.endswith(p) or n.startswith(p) for p in PANEL)]
 
 
 def test_default_settings_draw_figure_3_and_drill_down():
@@ -17,17 +29,29 @@ def test_default_settings_draw_figure_3_and_drill_down():
     assert not at.exception and not at.error
     assert not at.help  # no stray "magic" output of a bare expression
     assert at.success[0].value == "No true breakpoint missed."
+    assert at.info[0].value.startswith("No true breakpoint in the range.")  # the verdict
     fig = chart(at)
     names = [t["name"] for t in fig["data"]]
     assert names[:2] == ["true loss l(σ)", "estimated intervals"]
+    assert panel(names) == ["CG-20 may flip a label here", "CG-20 error max|f_t − f|",
+                            "margin min|f − ½|", "t needed, CG", "t needed, PCG",
+                            "t used (CG-20)"]  # fmt: skip
+    assert fig["layout"]["xaxis"]["matches"] == "x3"  # the panel shares the σ axis
+    assert len(values(next(t for t in fig["data"] if t["name"] == "t needed, CG"))) == 40
+    assert any(c.value.startswith("Trust panel, on 40 grid σ") and ": CG-20 " in c.value
+               for c in at.caption)  # fmt: skip
     assert int(metrics(at)["intervals M"]) >= 1
     assert len(at.get("plotly_chart")) == 2  # Figure 3 and the node drill-down
+    assert list(at.get("plotly_chart")[0].proto.selection_mode)  # clickable points
     node = [t["name"] for t in chart(at, 1)["data"]]
     assert {"gradient iterates", "newton iterates", "hybrid iterates"} <= set(node)
+    assert {"f_u, CG-20", "f_u, exact", "g_u, CG-20", "g_u, exact", "start σ0"} <= set(node)
+    trust_table = at.dataframe[-1].value  # the "Trust panel" tab, the last table
+    assert list(trust_table.columns[:3]) == ["sigma", "error", "margin"] and len(trust_table) == 40
     lines = code_lines(at)
     assert lines[0].startswith("sslviz loss --dataset digits")
     assert lines[1].startswith("sslviz intervals --dataset digits") and "--score" in lines[1]
-    assert len(at.get("download_button")) == 4
+    assert len(at.get("download_button")) == 5
 
 
 def test_changing_cg_iterations_changes_the_estimate():
@@ -46,23 +70,87 @@ def test_compare_overlays_a_second_setting():
     assert not at.exception
     assert [t["name"] for t in chart(at)["data"]][2] == "compare: CG t = 5"
     assert at.query_params["compare"] == "CG t = 5"
-    assert "--cg-iters 5" in code_lines(at)[2]  # the comparison's own command
+    assert "--cg-iters 5" in code_lines(at)[3]  # the comparison's own command
 
 
-def test_missed_breakpoints_are_listed_and_drillable():
-    at = start({"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"})
+def test_misses_show_verdict_causes_and_trust_panel():
+    """Digits 3/8, n = 60, complete graph, CG-5: misses, each with its cause."""
+    at = start(MISSES)
     assert not at.exception and not at.error
-    assert int(metrics(at)["missed"]) > 0
-    assert "missed breakpoint" in [t["name"] for t in chart(at)["data"]]
+    missed = int(metrics(at)["missed"])
+    assert missed > 0
+    verdict = at.info[0].value
+    assert verdict.startswith(f"{missed} of {metrics(at)['true breakpoints']} true breakpoints "
+                              "missed: ") and "CG-5" in verdict  # fmt: skip
+    names = [t["name"] for t in chart(at)["data"]]
+    table = at.dataframe[1].value  # the "Missed breakpoints" tab, with its cause column
+    assert len(table) == missed and table["cause"].notna().all()
+    assert {f"missed: {c}" for c in table["cause"]} <= set(names)
+    assert "missed breakpoint" not in names  # one trace per cause instead
+    assert panel(names)[0] == "CG-5 may flip a label here"
     node = at.selectbox(key="w_node")
     assert "missed" in node.format_func(node.value)
-    missed_rows = {int(r) for text in at.dataframe[1].value["nodes"] for r in text.split(", ")}
+    missed_rows = {int(r) for text in table["nodes"] for r in text.split(", ")}
     assert node.value in missed_rows  # nodes behind missed breakpoints come first
     other = next(r for r in at.dataframe[0].value["hi_node"].dropna().astype(int)
                  if r not in missed_rows)  # fmt: skip
     at.selectbox(key="w_node").set_value(other).run()
     assert not at.exception and len(at.get("plotly_chart")) == 2
     assert at.query_params["node"] == str(other)
+
+
+@contextmanager
+def clicked(at: AppTest, trace: str, index: int):
+    """Click point ``index`` of the loss chart's trace named ``trace``: from here on every
+    run sends the chart's selection as the browser does (its JSON widget state)."""
+    fig = chart(at)
+    t = next(t for t in fig["data"] if t["name"] == trace)
+    cd = t["customdata"][index]
+    chart_id = at.get("plotly_chart")[0].proto.id
+    point = {"curve_number": [d["name"] for d in fig["data"]].index(trace),
+             "point_number": index, "point_index": index, "x": cd[2], "y": 0.0,
+             "customdata": cd}  # fmt: skip
+    state = {"selection": {"points": [point], "point_indices": [index], "box": [],
+                           "lasso": []}}  # fmt: skip
+    original = element_tree.ElementTree.get_widget_states
+
+    def with_selection(self):
+        states = original(self)
+        w = states.widgets.add()
+        w.id, w.string_value = chart_id, json.dumps(state)
+        return states
+
+    element_tree.ElementTree.get_widget_states = with_selection
+    try:
+        yield cd
+    finally:
+        element_tree.ElementTree.get_widget_states = original
+
+
+def drill_down_row(at: AppTest) -> int:
+    return int(chart(at, 1)["layout"]["annotations"][0]["text"].rsplit(" ", 1)[1])
+
+
+def test_clicking_a_miss_opens_its_drill_down():
+    """A click on a miss marker sets the page's node (its instance row) and σ0 (where
+    Algorithm 4 starts around it); the drill-down shows that row from that σ0. The
+    selection stays in the browser afterwards: choosing another node still works."""
+    at = start(MISSES)
+    first = at.selectbox(key="w_node").value
+    trace = next(t for t in chart(at)["data"] if t["name"].startswith("missed: "))
+    pick = next(i for i, cd in enumerate(trace["customdata"]) if cd[0] != first)
+    with clicked(at, trace["name"], pick) as (row, u, sigma, sigma0):
+        at.run()
+        assert not at.exception and not at.error
+        assert at.selectbox(key="w_node").value == row != first
+        assert at.number_input(key="w_sigma0").value == pytest.approx(sigma0)
+        assert drill_down_row(at) == row
+        assert at.query_params["node"] == str(row)
+        assert float(at.query_params["sigma0"]) == pytest.approx(sigma0)
+        start_marker = next(t for t in chart(at, 1)["data"] if t["name"] == "start σ0")
+        assert values(start_marker) == pytest.approx([sigma0])
+        at.selectbox(key="w_node").set_value(first).run()  # the selection is still sent
+        assert at.selectbox(key="w_node").value == first == drill_down_row(at)
 
 
 @pytest.mark.parametrize("case", list(INVALID))

@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -379,5 +380,81 @@ def test_drill_down_page_switch_and_link_in_a_real_browser(server, tmp_path):
             choose(page, NODE, index=3)
             assert_selector_matches_chart(page)
             page.screenshot(path=ARTIFACTS / "drill_down_upload.png", full_page=True)
+        finally:
+            browser.close()
+
+
+MISS_POINT = """([name, k]) => {
+    const gd = document.querySelectorAll('.js-plotly-plot')[0];
+    const t = gd.data.find(d => d.name === name);
+    if (!t) return null;
+    const xa = gd._fullLayout[(t.xaxis || 'x').replace('x', 'xaxis')];
+    const ya = gd._fullLayout[(t.yaxis || 'y').replace('y', 'yaxis')];
+    const box = gd.getBoundingClientRect();
+    return {x: box.left + xa._offset + xa.l2p(t.x[k]), y: box.top + ya._offset + ya.l2p(t.y[k]),
+            customdata: t.customdata[k], color: t.marker.color, symbol: t.marker.symbol};
+}"""
+
+
+def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
+    """Issue 10: digits 3/8, n = 60, complete graph, CG-5 has misses. The verdict line is
+    above the chart, the misses are markers coloured and shaped by cause, the trust panel's
+    "CG-5 may flip a label here" band is shaded, and clicking a miss marker opens the
+    drill-down on its node (its instance row in the title) from Algorithm 4's σ0."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(f"{server}/Loss_intervals?classes=3,8&n=60&labeled=6&family=complete&t=5")
+            page.wait_for_function(
+                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
+            )
+            wait_idle(page)
+            no_exception(page)
+            verdict = page.locator('[data-testid="stAlert"]').first.inner_text()
+            assert "true breakpoints missed" in verdict and "solver" in verdict
+            names = page.evaluate(
+                "() => document.querySelectorAll('.js-plotly-plot')[0].data.map(t => t.name)"
+            )
+            assert "missed: solver" in names and "CG-5 may flip a label here" in names
+            bands = page.evaluate(
+                "() => document.querySelectorAll('.js-plotly-plot')[0].layout.shapes"
+                ".filter(s => s.yref === 'y2 domain').length"
+            )
+            assert bands >= 1
+            page.locator(CHART).first.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            first = drill_down_title(page)
+            k = 0
+            while True:  # a miss whose node is not the one shown already
+                pt = page.evaluate(MISS_POINT, ["missed: solver", k])
+                assert pt is not None
+                if not first.endswith(f", row {int(pt['customdata'][0])}"):
+                    break
+                k += 1
+            assert pt["symbol"] == "x" and pt["color"] == "#d62728"
+            page.mouse.move(pt["x"], pt["y"] - 1)
+            page.wait_for_timeout(200)
+            page.mouse.click(pt["x"], pt["y"] - 1)
+            row, sigma0 = int(pt["customdata"][0]), pt["customdata"][3]
+            page.wait_for_function(
+                """(want) => {
+                    const g = document.querySelectorAll('.js-plotly-plot')[1];
+                    return g && g.layout && g.layout.annotations[0].text.endsWith(want);
+                }""",
+                arg=f", row {row}",
+                timeout=TIMEOUT_MS,
+            )
+            wait_idle(page)
+            no_exception(page)
+            assert drill_down_title(page) == f"soft label f_u(σ), row {row}"
+            assert shown_choice(page, NODE).split(" — ")[0] == f"row {row}"
+            query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
+            assert query["node"] == str(row)
+            assert float(query["sigma0"]) == pytest.approx(sigma0)
+            page.locator(CHART).nth(1).scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            page.screenshot(path=ARTIFACTS / "click_miss_drill_down.png")
+            page.locator(CHART).first.screenshot(path=ARTIFACTS / "loss_causes_trust.png")
         finally:
             browser.close()

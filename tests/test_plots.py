@@ -9,9 +9,9 @@ import plotly.graph_objects as go
 import pytest
 
 from sslviz import plots
-from sslviz.conditioning import condition_curve
+from sslviz.conditioning import condition_curve, trust_curve
 from sslviz.experiment import regret_experiment
-from sslviz.intervals import node_trace, score, sweep
+from sslviz.intervals import Interval, Sweep, node_trace, score, sweep
 from sslviz.online import SyntheticRounds
 from sslviz.problem import build_problem, loss_curve, suggest_sigma_range
 from sslviz.specs import ProblemSpec, SweepSettings
@@ -46,22 +46,163 @@ def test_plots_does_not_import_streamlit():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_loss_intervals_figure(problem, truth, estimate):
-    sc = score(estimate, truth)
-    assert sc.missed > 0  # t = 5 CG on a complete graph misses breakpoints
-    rows = problem.rows(range(problem.model.n_unlabeled))
-    fig = plots.loss_intervals_figure(truth, estimate, score=sc, rows=rows)
-    assert names(fig) == ["true loss l(σ)", "estimated intervals", "missed breakpoint"]
+@pytest.fixture(scope="module")
+def scored(problem, truth, estimate):
+    return score(estimate, truth, model=problem.model)
+
+
+@pytest.fixture(scope="module")
+def trust(problem, sigma_range):
+    return trust_curve(problem.model, np.linspace(*sigma_range, 12), cg_iters=5, t_max=256)
+
+
+def _rows(problem):
+    return problem.rows(range(problem.model.n_unlabeled))
+
+
+def test_loss_intervals_figure(problem, truth, estimate, scored):
+    assert scored.missed > 0  # t = 5 CG on a complete graph misses breakpoints
+    rows = _rows(problem)
+    fig = plots.loss_intervals_figure(truth, estimate, score=scored, rows=rows)
+    causes = [c for c in plots.CAUSE_STYLE if scored.cause_counts("miss")[c]]
+    spurious = [c for c in plots.CAUSE_STYLE if scored.cause_counts("spurious").get(c)]
+    assert names(fig) == [
+        "true loss l(σ)",
+        "estimated intervals",
+        *[f"missed: {c}" for c in causes],
+        *[f"spurious endpoint: {c}" for c in spurious],
+    ]
     assert fig.layout.xaxis.title.text == plots.SIGMA_TITLE
     assert fig.layout.yaxis.title.text == plots.LOSS_TITLE
     # one segment (lo, hi, gap) per interval, hover naming the endpoint nodes
     seg = fig.data[1]
     assert len(seg.x) == 3 * len(estimate.intervals)
     assert "set by" in seg.text[0] and "true loss" in seg.text[0]
-    assert len(fig.data[2].x) == sc.missed
+    missed = [t for t in fig.data if t.name.startswith("missed: ")]
+    assert sum(len(t.x) for t in missed) == scored.missed
     # the true loss step function spans the range
     assert fig.data[0].x[0] == pytest.approx(truth.loss.lo)
     assert fig.data[0].x[-1] == pytest.approx(truth.loss.hi)
+    # every miss marker names its node (row, unlabeled index), σ and the drill-down's σ0
+    m = scored.miss_records[0]
+    t = next(t for t in missed if t.name == f"missed: {m.cause}")
+    row, u, sigma, sigma0 = t.customdata[0]
+    assert (u, row, sigma) == (m.evidence["node"], rows[m.evidence["node"]], m.sigma)
+    assert sigma0 == plots.algorithm4_start(estimate, m.sigma, m.evidence)
+    assert m.detail[:40] in t.text[0].replace("<br>", " ")
+
+
+def test_miss_markers_are_coloured_and_shaped_by_cause(problem, truth, estimate, scored):
+    """One legend entry per cause; misses filled, spurious endpoints open; smaller than
+    the old 13 px red ×, so the true loss under them stays visible."""
+    causes = ["solver", "search", "close pair", "degenerate"]
+    recs = [replace(m, cause=causes[i % 4]) for i, m in enumerate(scored.miss_records * 2)]
+    spur = [replace(x, cause=("solver", "search")[i % 2])
+            for i, x in enumerate(scored.spurious_records[:4])]  # fmt: skip
+    sc = replace(scored, miss_records=recs, spurious_records=spur)
+    fig = plots.loss_intervals_figure(truth, estimate, score=sc, rows=_rows(problem))
+    by_name = {t.name: t for t in fig.data}
+    symbols = set()
+    for cause in causes[: len(recs)]:
+        t = by_name[f"missed: {cause}"]
+        color, symbol = plots.CAUSE_STYLE[cause]
+        assert t.marker.symbol == symbol and t.marker.color == color
+        assert t.marker.size < 13 and t.showlegend is not False
+        symbols.add(symbol)
+    assert len(symbols) == len(causes[: len(recs)])  # a distinct shape per cause
+    for cause in ("solver", "search"):
+        t = by_name[f"spurious endpoint: {cause}"]
+        assert t.marker.symbol == plots.CAUSE_STYLE[cause][1] + "-open"
+        assert t.marker.color == plots.CAUSE_STYLE[cause][0]
+    assert sum(n.startswith("missed: ") for n in by_name) == min(4, len(recs))
+
+
+def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate, scored, trust):
+    fig = plots.loss_intervals_figure(truth, estimate, score=scored, rows=_rows(problem),
+                                      trust=trust)  # fmt: skip
+    panel = [
+        "CG-5 may flip a label here",
+        "CG-5 error max|f_t − f|",
+        "margin min|f − ½|",
+        "t needed, CG",
+        "t needed, PCG",
+        "t used (CG-5)",
+    ]
+    assert names(fig)[-6:] == panel
+    axes = {t.name: (t.xaxis, t.yaxis) for t in fig.data}
+    assert axes["true loss l(σ)"] == ("x", "y")
+    assert axes["CG-5 error max|f_t − f|"] == ("x2", "y2")
+    assert axes["t needed, PCG"] == ("x3", "y3")
+    lay = fig.layout
+    assert lay.xaxis.matches == lay.xaxis2.matches == "x3"  # one σ axis for the three rows
+    assert lay.xaxis3.title.text == plots.SIGMA_TITLE and not lay.xaxis.title.text
+    assert lay.yaxis2.type == "log" and lay.yaxis3.type == "log"
+    np.testing.assert_array_equal(fig.data[names(fig).index("t needed, CG")].y,
+                                  trust.t_needed_cg)  # fmt: skip
+    # the shaded bands: one rectangle per band in each of the two panel rows
+    bands = [sh for sh in lay.shapes if sh.fillcolor == plots._TRUST["band"]]
+    assert len(bands) == 2 * len(trust.flip_bands()) > 0
+    assert {(sh.xref, sh.yref) for sh in bands} == {("x2", "y2 domain"), ("x3", "y3 domain")}
+
+
+def test_trust_figure(trust):
+    fig = plots.trust_figure(trust, name="complete graph")
+    assert names(fig) == [
+        "CG-5 may flip a label here",
+        "CG-5 error max|f_t − f|",
+        "margin min|f − ½|",
+        "t needed, CG",
+        "t needed, PCG",
+        "t used (CG-5)",
+    ]
+    assert fig.layout.title.text == "Where CG-5 can be trusted (complete graph)"
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
+    assert fig.layout.xaxis.matches == "x2" and fig.layout.xaxis2.title.text == plots.SIGMA_TITLE
+    np.testing.assert_allclose(fig.data[1].y, np.maximum(trust.error, 1e-17))
+    np.testing.assert_allclose(fig.data[2].y, trust.margin)
+    capped = replace(trust, t_needed_pcg=np.full(trust.sigma.size, trust.t_max + 1))
+    t = plots.trust_figure(capped).data[4]
+    assert set(t.marker.symbol) == {"triangle-up"} and t.text[0] == f"more than {trust.t_max}"
+
+
+def test_selection_maps_to_node_and_sigma0(problem, truth, estimate, scored):
+    """What the loss page does with a click: Plotly's selected points (as Streamlit hands
+    them over) → the instance row and the σ0 Algorithm 4 starts from."""
+    fig = plots.loss_intervals_figure(truth, estimate, score=scored, rows=_rows(problem))
+    missed = next(t for t in fig.data if t.name.startswith("missed: "))
+    cd = [float(v) for v in missed.customdata[0]]
+    point = {"curve_number": 2, "point_index": 0, "x": cd[2], "y": 0.1, "customdata": cd}
+    assert plots.selected_node([point]) == (int(cd[0]), cd[3])
+    true_loss = fig.data[0]  # the true loss's vertices: its first is the range start
+    start = {"curve_number": 0, "customdata": list(true_loss.customdata[0])}
+    assert plots.selected_node([start]) is None  # no node at a range end
+    assert plots.selected_node([start, point]) == (int(cd[0]), cd[3])
+    assert plots.selected_node([]) is None and plots.selected_node(None) is None
+    assert plots.selected_node([{"x": 1.0}]) is None  # a point without customdata
+    # a true breakpoint's vertex names its crossing node
+    b, nd = truth.breakpoints[0], truth.nodes[0]
+    i = list(true_loss.x).index(b)
+    assert (
+        plots.selected_node([{"customdata": list(true_loss.customdata[i])}])[0]
+        == (_rows(problem)[nd[0]])
+    )
+
+
+def test_algorithm4_start(problem, estimate):
+    """Paper mode: inside an interval, the σ0 its search started from (overlapping intervals:
+    the first); in a restart gap (σ_h, σ_h + step], the next start. Fast mode: the piece's
+    midpoint. Evidence that recorded a σ0 wins."""
+    ivs = [Interval(1.0, 1.2, 0.1, 1.0), Interval(1.0, 1.4, 0.2, 1.25),
+           Interval(1.45, 2.0, 0.3, 1.45)]  # fmt: skip
+    paper = Sweep(ivs, 1.0, 2.0, SweepSettings(mode="paper"), 0, 0, 0.0)
+    assert plots.algorithm4_start(paper, 1.1) == 1.0
+    assert plots.algorithm4_start(paper, 1.3) == 1.25
+    assert plots.algorithm4_start(paper, 1.42) == 1.45  # in the gap (1.4, 1.45]
+    assert plots.algorithm4_start(paper, 1.9) == 1.45
+    assert plots.algorithm4_start(paper, 1.1, {"sigma0": 1.234}) == 1.234
+    iv = estimate.intervals[len(estimate.intervals) // 2]
+    assert plots.algorithm4_start(estimate, 0.25 * iv.lo + 0.75 * iv.hi) == iv.sigma0
+    assert iv.sigma0 == pytest.approx(0.5 * (iv.lo + iv.hi))
 
 
 def test_loss_intervals_figure_compare_and_degenerate(problem, truth, estimate, sigma_range):
@@ -94,21 +235,34 @@ def test_soft_label_figure(problem, truth, sigma_range):
         rule: node_trace(problem.model, u, lo, lo, hi, rule=rule)[0]
         for rule in ("gradient", "newton", "hybrid")
     }
-    fig = plots.soft_label_figure(
-        grid, f, u=u, f_exact=fe, traces=traces, breakpoints=[truth.breakpoints[0]]
-    )
+    fig = plots.soft_label_figure(grid, f, u=u, f_exact=fe, traces=traces, label="CG-5",
+                                  breakpoints=[truth.breakpoints[0]], sigma0=lo)  # fmt: skip
     assert names(fig) == [
-        "f_u(σ)",
-        "g_u(σ)",
-        "exact f_u(σ)",
-        "exact g_u(σ)",
+        "f_u, CG-5",
+        "g_u, CG-5",
+        "f_u, exact",
+        "g_u, exact",
+        "true breakpoint",
+        "true breakpoint",
+        "start σ0",
         *[f"{r} iterates" for r in traces for _ in (1, 2)],
     ]
-    assert sum(t.showlegend is not False for t in fig.data) == 4 + 3
+    legend = [t.name for t in fig.data if t.showlegend is not False]
+    assert legend == ["f_u, CG-5", "g_u, CG-5", "f_u, exact", "g_u, exact", "true breakpoint",
+                      "start σ0", "gradient iterates", "newton iterates",
+                      "hybrid iterates"]  # fmt: skip
+    # exact and approximate curves differ in style; each rule has its own marker and dash
+    assert fig.data[0].line.dash in (None, "solid") and fig.data[2].line.dash == "dash"
+    its = [t for t in fig.data if t.name.endswith(" iterates") and t.showlegend is not False]
+    assert len({t.marker.symbol for t in its}) == len({t.line.dash for t in its}) == 3
+    assert len({t.marker.color for t in its}) == 3
+    assert fig.layout.annotations[0].text == f"soft label f_u(σ), node {u}"
     assert fig.layout.yaxis.title.text == "f_u(σ)"
     assert fig.layout.yaxis2.type == "log"
     assert fig.layout.xaxis2.title.text == plots.SIGMA_TITLE
-    assert len(fig.data[4].x) == len(traces["gradient"])
+    assert len(fig.data[7].x) == len(traces["gradient"])
+    np.testing.assert_allclose(fig.data[3].y, np.maximum((fe - 0.5) ** 2, 1e-300))
+    assert list(fig.data[4].x) == [truth.breakpoints[0]] * 2 + [None]
 
 
 def test_condition_and_cg_figures(problem, sigma_range):
