@@ -94,6 +94,15 @@ def _system(model, sigma: float):
     return A, A, (model.lam * model.y_s)[keep], int(deg.sum())
 
 
+def _check_grid(sigmas, solver: str, cg_iters: int, caller: str) -> tuple[np.ndarray, int]:
+    """The σ grid as a flat float array (each σ positive and finite), and the checked t."""
+    sig = np.asarray(sigmas, float).ravel()
+    if sig.size == 0 or np.any(~np.isfinite(sig)) or np.any(sig <= 0):
+        raise ValueError(f"The 'sigmas' parameter of {caller} must be positive finite values.")
+    check_option("solver", solver, caller, ("cg", "pcg"))
+    return sig, check_int("cg_iters", cg_iters, caller, low=1)
+
+
 def condition_curve(
     model: HarmonicModel | DelalleauModel,
     sigmas: np.ndarray,
@@ -116,11 +125,7 @@ def condition_curve(
     dense_max : int, default=2000
     """
     caller = "condition_curve"
-    sig = np.asarray(sigmas, float).ravel()
-    if sig.size == 0 or np.any(~np.isfinite(sig)) or np.any(sig <= 0):
-        raise ValueError(f"The 'sigmas' parameter of {caller} must be positive finite values.")
-    check_option("solver", solver, caller, ("cg", "pcg"))
-    cg_iters = check_int("cg_iters", cg_iters, caller, low=1)
+    sig, cg_iters = _check_grid(sigmas, solver, cg_iters, caller)
     rtol = check_real("rtol", rtol, caller, low=0.0, closed="neither")
     out = {k: np.zeros(sig.size) for k in ("kappa", "lmin", "lmax", "err")}
     iters = np.zeros(sig.size, int)
@@ -322,11 +327,7 @@ def trust_curve(
     A σ where some node underflows for the solver skips the search (no t can help).
     """
     caller = "trust_curve"
-    sig = np.asarray(sigmas, float).ravel()
-    if sig.size == 0 or np.any(~np.isfinite(sig)) or np.any(sig <= 0):
-        raise ValueError(f"The 'sigmas' parameter of {caller} must be positive finite values.")
-    check_option("solver", solver, caller, ("cg", "pcg"))
-    cg_iters = check_int("cg_iters", cg_iters, caller, low=1)
+    sig, cg_iters = _check_grid(sigmas, solver, cg_iters, caller)
     t_max = check_int("t_max", t_max, caller, low=1)
     n = sig.size
     exact = model.soft_labels_many(sig, solver="exact", derivative=False)
