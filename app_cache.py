@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from sslviz import export
+from sslviz import export, specs
 from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, trust_curve
 from sslviz.data import Dataset, load_dataset, load_file
 from sslviz.intervals import Score, Sweep, node_trace, score, sweep
@@ -170,10 +170,12 @@ def trust_solver(settings: SweepSettings) -> str:
 # -- page helpers of the loss page (plain functions: cheap, nothing cached) --------------------
 
 
-COMPARISONS = {"nothing": None, "CG t = 5": dict(solver="cg", cg_iters=5),
-               "CG t = 50": dict(solver="cg", cg_iters=50), "other mode": "mode",
-               "exact solver": dict(solver="exact")}  # fmt: skip
-"""The loss page's "compare with" choices (LossView.compare) → the changes they make."""
+COMPARISONS = dict(zip(specs.COMPARISONS, (
+    None, dict(solver="cg", cg_iters=5), dict(solver="cg", cg_iters=50), "mode",
+    dict(solver="exact"),
+), strict=True))  # fmt: skip
+"""The loss page's "compare with" choices (LossView.compare, labels from its table row) →
+the changes they make, in the row's order."""
 
 
 def comparison(settings: SweepSettings, choice: str) -> SweepSettings | None:

@@ -852,17 +852,11 @@ def to_command(spec: Any, *, skip: Sequence[str] = ()) -> list[str]:
     return args
 
 
-def check_value(cls: type, name: str, value: Any) -> Any:
-    """Check one value against its row (for a widget or a URL value)."""
-    row = setting(cls, name)
-    return row.rule.check(name, value, cls.__name__)
-
-
 __all__ = [
     "ALL_SPECS", "COMPARISONS", "DATASETS", "FAMILIES", "FEEDBACK_MODELS", "GAUSSIAN_FAMILIES",
     "LABELINGS", "MODES", "SOLVERS", "ConditionSettings", "GraphSpec", "LabelingSpec",
     "LossView", "ProblemSpec", "RegretSettings", "ScoreSettings", "Setting", "SigmaRange",
-    "Spec", "SpeedGrid", "SweepSettings", "add_options", "check_value", "default",
+    "Spec", "SpeedGrid", "SweepSettings", "add_options", "default",
     "from_options", "from_query", "given_options", "setting", "table", "to_command",
     "to_query",
 ]  # fmt: skip

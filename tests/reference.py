@@ -15,6 +15,21 @@ def instance(seed=0, n=40, p=5, offset=1.5, scale=0.35, n_lab=3):
     return X, labeled, y
 
 
+def cut_off_model():
+    """A kNN-4 harmonic model with a 12-point cluster far from the rest: no labeled node in
+    it, so those 12 unlabeled nodes are cut off from L at every σ. Returns
+    ``(model, X, labeled)``."""
+    from sslviz.labeling import make_model
+    from sslviz.specs import GraphSpec
+
+    rng = np.random.default_rng(8)
+    X = np.vstack([0.4 * rng.normal(size=(20, 4)), 0.4 * rng.normal(size=(12, 4)) + 50.0])
+    y = np.r_[np.arange(20) % 2, np.arange(12) % 2]
+    labeled = np.zeros(32, bool)
+    labeled[:4] = True
+    return make_model(X, labeled, y, GraphSpec("knn", 4)), X, labeled
+
+
 def sqdist(X):
     return ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from reference import cut_off_model
 from reference import instance as _instance
 from reference import weights as _weights
 
@@ -192,12 +193,7 @@ def test_cg_error_shrinks_with_cg_iters(solver):
 
 
 def test_degenerate_nodes_excluded_from_kappa():
-    rng = np.random.default_rng(8)
-    X = np.vstack([0.4 * rng.normal(size=(20, 4)), 0.4 * rng.normal(size=(12, 4)) + 50.0])
-    y = np.r_[np.arange(20) % 2, np.arange(12) % 2]
-    labeled = np.zeros(32, bool)
-    labeled[:4] = True
-    model = make_model(X, labeled, y, GraphSpec("knn", 4))
+    model, X, labeled = cut_off_model()
     sigmas = [0.5, 1.0]
     curve = condition_curve(model, sigmas)
     np.testing.assert_array_equal(curve.degenerate, [12, 12])

@@ -117,18 +117,21 @@ def test_miss_markers_are_coloured_and_shaped_by_cause(problem, truth, estimate,
     assert sum(n.startswith("missed: ") for n in by_name) == min(4, len(recs))
 
 
+TRUST_PANEL = [
+    "CG-5 may flip a label here",
+    "CG-5 error max|f_t − f|",
+    "margin min|f − ½|",
+    "t needed, CG",
+    "t needed, PCG",
+    "t used (CG-5)",
+]
+"""The trust traces, in order, of a CG-5 sweep (the loss figure's panel and trust_figure)."""
+
+
 def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate, scored, trust):
     fig = plots.loss_intervals_figure(truth, estimate, score=scored, rows=_rows(problem),
                                       trust=trust)  # fmt: skip
-    panel = [
-        "CG-5 may flip a label here",
-        "CG-5 error max|f_t − f|",
-        "margin min|f − ½|",
-        "t needed, CG",
-        "t needed, PCG",
-        "t used (CG-5)",
-    ]
-    assert names(fig)[-6:] == panel
+    assert names(fig)[-6:] == TRUST_PANEL
     axes = {t.name: (t.xaxis, t.yaxis) for t in fig.data}
     assert axes["true loss l(σ)"] == ("x", "y")
     assert axes["CG-5 error max|f_t − f|"] == ("x2", "y2")
@@ -147,14 +150,7 @@ def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate,
 
 def test_trust_figure(trust):
     fig = plots.trust_figure(trust, name="complete graph")
-    assert names(fig) == [
-        "CG-5 may flip a label here",
-        "CG-5 error max|f_t − f|",
-        "margin min|f − ½|",
-        "t needed, CG",
-        "t needed, PCG",
-        "t used (CG-5)",
-    ]
+    assert names(fig) == TRUST_PANEL
     assert fig.layout.title.text == "Where CG-5 can be trusted (complete graph)"
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
     assert fig.layout.xaxis.matches == "x2" and fig.layout.xaxis2.title.text == plots.SIGMA_TITLE

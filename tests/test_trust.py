@@ -4,6 +4,7 @@ t, against exact dense solves and SciPy's CG written independently here, and its
 import numpy as np
 import pytest
 import scipy.sparse.linalg as spla
+from reference import cut_off_model
 from reference import instance as _instance
 from reference import weights as _weights
 
@@ -100,12 +101,7 @@ def test_cap_is_reported_as_t_max_plus_one():
 
 
 def test_nodes_cut_off_from_L_are_left_out():
-    rng = np.random.default_rng(8)
-    X = np.vstack([0.4 * rng.normal(size=(20, 4)), 0.4 * rng.normal(size=(12, 4)) + 50.0])
-    y = np.r_[np.arange(20) % 2, np.arange(12) % 2]
-    labeled = np.zeros(32, bool)
-    labeled[:4] = True
-    model = make_model(X, labeled, y, GraphSpec("knn", 4))
+    model, _, _ = cut_off_model()
     tc = trust_curve(model, [0.5, 1.0], cg_iters=3, t_max=64)
     np.testing.assert_array_equal(tc.degenerate, [12, 12])
     assert np.isfinite(tc.margin).all() and np.isfinite(tc.error).all()
