@@ -296,6 +296,31 @@ def sync_url() -> None:
         pass
 
 
+def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
+    """Draw a Plotly figure (every page's charts go through here, so presenter mode can
+    enlarge them in one place); ``kwargs`` go to ``plotly_chart`` (``on_select``...)."""
+    return container.plotly_chart(fig, key=key, **kwargs)
+
+
+class progress:  # noqa: N801 - used as a context manager: ``with progress("…") as tick:``
+    """A progress bar for one computation: ``tick(fraction, message)`` updates it (the
+    callback the ``sslviz`` functions take); the bar is removed when the block ends."""
+
+    def __init__(self, text: str, container: Any = None) -> None:
+        self.text, self.container = text, container
+
+    def __enter__(self):
+        self.bar = (self.container or st).progress(0.0, text=self.text)
+        return self.tick
+
+    def tick(self, fraction: float, message: str = "") -> None:
+        f = min(max(float(fraction), 0.0), 1.0)
+        self.bar.progress(f, text=f"{self.text} {message}".strip())
+
+    def __exit__(self, *exc: Any) -> None:
+        self.bar.empty()
+
+
 def metrics(values: dict) -> None:
     """A row of ``st.metric`` (label → value), with help for the paper's terms."""
     for col, (label, value) in zip(st.columns(len(values)), values.items(), strict=True):
