@@ -7,12 +7,19 @@ live in :mod:`sslviz.data`'s own cache; everything a page draws comes from ``st.
 (copied per caller). The online experiment, which reports progress while it runs, is
 memoised here without Streamlit (a cached function may not draw into an element made
 outside it: a rerun would fail to replay that).
+
+Progress: cached functions take the page's ``tick(fraction, message)`` (from
+``app_state.progress``) as ``_progress`` (underscore: not part of the cache key) and hand
+it to the computation through :func:`_unrecorded`, so the bar's updates are not recorded
+for replay. A cache hit returns at once and draws nothing.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -23,8 +30,52 @@ from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, tru
 from sslviz.data import Dataset, load_dataset, load_file
 from sslviz.intervals import Score, Sweep, node_trace, score, sweep
 from sslviz.problem import Problem, build_problem, loss_curve, suggest_sigma_range
-from sslviz.specs import ConditionSettings, ProblemSpec, RegretSettings, SweepSettings
+from sslviz.specs import (
+    ConditionSettings,
+    ProblemSpec,
+    RegretSettings,
+    SpeedGrid,
+    SweepSettings,
+)
 from sslviz.truth import LossCurve
+
+Tick = Callable[[float, str], None]
+"""``tick(fraction, message)``: a progress callback (``app_state.progress``)."""
+
+
+def _unrecorded(progress: Tick | None) -> Tick | None:
+    """``progress`` wrapped so that, called inside an ``st.cache_data`` function, its
+    updates of a progress bar made outside the function are not recorded as the
+    function's output: Streamlit would replay them on a cache hit, into a bar that no
+    longer exists (``CacheReplayClosureError``)."""
+    if progress is None:
+        return None
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_function
+    except ImportError:  # pragma: no cover - a Streamlit without it: no bar is safer
+        return None
+
+    def tick(fraction: float, message: str = "") -> None:
+        token = in_cached_function.set(False)
+        try:
+            progress(fraction, message)
+        finally:
+            in_cached_function.reset(token)
+
+    return tick
+
+
+def scaled(tick: Tick | None, start: float, stop: float, prefix: str = "") -> Tick | None:
+    """``tick`` for one part of a longer computation: its fractions [0, 1] map to
+    [start, stop] of the whole, its messages get ``prefix``."""
+    if tick is None:
+        return None
+
+    def part(fraction: float, message: str = "") -> None:
+        tick(start + (stop - start) * min(max(float(fraction), 0.0), 1.0),
+             f"{prefix}{message}")  # fmt: skip
+
+    return part
 
 
 def dataset(name: str, data_file: str | None) -> Dataset:
@@ -84,16 +135,19 @@ def samples(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def truth(spec: ProblemSpec, lo: float, hi: float) -> LossCurve:
+def truth(spec: ProblemSpec, lo: float, hi: float, _progress: Tick | None = None) -> LossCurve:
     """The exact loss curve l(σ) on [lo, hi] (exact solver)."""
-    return loss_curve(problem(spec), lo, hi)
+    return loss_curve(problem(spec), lo, hi, progress=_unrecorded(_progress))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def intervals(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> Sweep:
+def intervals(
+    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+    _progress: Tick | None = None,
+) -> Sweep:  # fmt: skip
     """Estimated constant-loss intervals (Algorithm 4, paper or fast mode)."""
     p = problem(spec)
-    return sweep(p.model, p.y_unlabeled, lo, hi, settings)
+    return sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=_unrecorded(_progress))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -138,28 +192,29 @@ def node_traces(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def conditioning(
-    spec: ProblemSpec, lo: float, hi: float, settings: ConditionSettings
-) -> tuple[ConditionCurve, float]:
+    spec: ProblemSpec, lo: float, hi: float, settings: ConditionSettings,
+    _progress: Tick | None = None,
+) -> tuple[ConditionCurve, float]:  # fmt: skip
     """κ, CG iterations needed and t-iteration CG error on a σ grid, and the seconds taken."""
-    import time
-
     t0 = time.perf_counter()
     curve = condition_curve(
         problem(spec).model, np.linspace(lo, hi, settings.points), solver=settings.solver,
-        cg_iters=settings.cg_iters, rtol=settings.rtol,
+        cg_iters=settings.cg_iters, rtol=settings.rtol, progress=_unrecorded(_progress),
     )  # fmt: skip
     return curve, time.perf_counter() - t0
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def trust(
-    spec: ProblemSpec, lo: float, hi: float, solver: str, cg_iters: int, points: int
-) -> TrustCurve:
+    spec: ProblemSpec, lo: float, hi: float, solver: str, cg_iters: int, points: int,
+    _progress: Tick | None = None,
+) -> TrustCurve:  # fmt: skip
     """Where ``solver`` with ``cg_iters`` iterations can be trusted, on ``points`` evenly
     spaced σ over [lo, hi] (error against margin, t needed by CG and PCG)."""
     return trust_curve(
-        problem(spec).model, np.linspace(lo, hi, points), solver=solver, cg_iters=cg_iters
-    )
+        problem(spec).model, np.linspace(lo, hi, points), solver=solver, cg_iters=cg_iters,
+        progress=_unrecorded(_progress),
+    )  # fmt: skip
 
 
 def trust_solver(settings: SweepSettings) -> str:
@@ -221,16 +276,17 @@ def regret_cached(key: tuple):
 
 
 def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
-           regret_settings: RegretSettings, progress=None):  # fmt: skip
+           regret_settings: RegretSettings, progress: Tick | None = None):  # fmt: skip
     """Online regret experiment (Algorithm 1), sequential inside the app; memoised by its
-    settings (results are identical for identical settings)."""
+    settings (results are identical for identical settings). ``progress(fraction,
+    message)`` hears each instance built ("instance 7 of 40")."""
     from sslviz.problem import run_regret
 
     key = (spec, lo, hi, settings, regret_settings)
     found = regret_cached(key)
     if found is not None:
         return found
-    exp = run_regret(spec, (lo, hi), settings, regret_settings, progress=progress, n_jobs=1)
+    exp = run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=1)
     with _REGRET_LOCK:
         _REGRET[key] = exp
         while len(_REGRET) > _REGRET_ENTRIES:
@@ -239,9 +295,12 @@ def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def speed_row(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> dict:
+def speed_row(
+    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+    _progress: Tick | None = None,
+) -> dict:  # fmt: skip
     """One row of the live Table 1: time per interval and M of one configuration."""
-    return export.speed_row(problem(spec), intervals(spec, lo, hi, settings))
+    return export.speed_row(problem(spec), intervals(spec, lo, hi, settings, _progress=_progress))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -259,3 +318,59 @@ def intervals_json(spec: ProblemSpec, lo: float, hi: float, settings: SweepSetti
         problem(spec), intervals(spec, lo, hi, settings), settings,
         scored(spec, lo, hi, settings), ScoreSettings(score=True),
     ))  # fmt: skip
+
+
+# -- what runs by itself on a first visit (cost estimates; plain functions) ------------------
+
+AUTO_SECONDS = 20.0
+"""A computation estimated to take at most this long (or no longer than the default view's)
+runs by itself when a page opens; a longer one waits for its Run button."""
+
+ROUND_SECONDS = 0.6
+"""Measured seconds of one online round at n = 100 (instance, exact loss, fast sweep)."""
+
+
+def _scale(n: int, power: float) -> float:
+    return max((n / 100) ** power, 0.1)
+
+
+def regret_seconds(spec: ProblemSpec, settings: SweepSettings, regret: RegretSettings) -> float:
+    """Rough wall time of an online experiment: every round of every repetition builds an
+    instance and its exact loss (≈ n^3.5), shared by the feedback models; paper-mode
+    ``approx`` feedback runs Algorithm 4 per round on top."""
+    per_round = ROUND_SECONDS * _scale(spec.n, 3.5)
+    if settings.mode == "paper" and "approx" in regret.feedback:
+        per_round *= 2
+    return regret.rounds * regret.repeats * per_round * (1 + 0.05 * len(regret.feedback))
+
+
+def regret_autoruns(spec: ProblemSpec, settings: SweepSettings, regret: RegretSettings) -> bool:
+    """Whether the regret page runs this experiment by itself: when it costs at most
+    :data:`AUTO_SECONDS`, or no more than the default view (which thus always runs)."""
+    budget = max(AUTO_SECONDS, regret_seconds(ProblemSpec(), SweepSettings(), RegretSettings()))
+    return regret_seconds(spec, settings, regret) <= budget * 1.001
+
+
+def speed_seconds(n: int, family: str, solver: str, settings: SweepSettings) -> float:
+    """Rough wall time of one speed configuration (a sweep at size n)."""
+    dense = family == "complete" or solver in ("inverse", "exact")
+    t = 0.6 * _scale(n, 3) if dense else 0.3 * _scale(n, 2)
+    return t * (5 if settings.mode == "paper" else 1)
+
+
+def speed_autorun(configs: list[tuple], settings: SweepSettings) -> list[tuple]:
+    """The configurations ``(n, family, solver)`` the speed page times by itself: all when
+    they fit the budget (:data:`AUTO_SECONDS`, or the default grid's cost if larger),
+    else the cheapest ones that fit, smallest n first (at least one)."""
+    grid = SpeedGrid()
+    default = sum(speed_seconds(n, f, sv, SweepSettings()) for n in grid.sizes
+                  for f in grid.families for sv in grid.solvers)  # fmt: skip
+    budget = max(AUTO_SECONDS, default) * 1.001
+    out, total = [], 0.0
+    for c in sorted(configs, key=lambda c: (c[0], speed_seconds(*c, settings))):
+        cost = speed_seconds(*c, settings)
+        if out and total + cost > budget:
+            continue
+        out.append(c)
+        total += cost
+    return [c for c in configs if c in out]

@@ -25,13 +25,30 @@ from pathlib import Path
 from typing import Any
 
 import streamlit as st
+from streamlit.proto.RootContainer_pb2 import RootContainer
 
 import app_cache
 from sslviz import specs as S
+from sslviz import tours
 from sslviz._validation import InvalidParameterError
 from sslviz.specs import ProblemSpec, SigmaRange, SweepSettings
 
 UPLOAD = "upload a file…"
+ROOT = Path(__file__).resolve().parent
+
+NAV: tuple[tuple[str, str, str, str | None], ...] = (
+    ("home.py", "Home", "🏠", None),
+    ("pages/1_Loss_intervals.py", "Loss intervals", "📉", "Loss_intervals"),
+    ("pages/2_Conditioning.py", "Conditioning", "🧮", "Conditioning"),
+    ("pages/3_Online_regret.py", "Online regret", "🎲", "Online_regret"),
+    ("pages/4_Speed.py", "Speed", "⏱️", "Speed"),
+    ("pages/5_Algorithm_4.py", "Algorithm 4 player", "▶️", "Algorithm_4"),
+)
+"""The app's pages: (file, navigation title, icon, URL path; None: the root). A page whose
+file does not exist (yet) is left out of the navigation."""
+
+PRESENT_HEIGHT, PRESENT_FONT = 1.35, 1.4
+"""Presenter mode: chart height and font scale (on a projector)."""
 
 
 def _env_int(name: str, default: int) -> int:
@@ -75,24 +92,42 @@ _ROWS: dict[str, S.Setting] = {
 
 
 def from_query(query: dict) -> tuple[dict, list[str]]:
-    """Settings (URL key → value) found in a URL query, and one warning per bad value."""
+    """Settings (URL key → value) found in a URL query, and one warning per bad value;
+    ``tour`` (a tour id) and ``present`` (presenter mode) too."""
     cfg, warnings = {}, []
     for cls in S.ALL_SPECS:
         values, warns = S.from_query(cls, query)
         cfg |= {url_key(cls, name): v for name, v in values.items()}
         warnings += [w for w in warns if w not in warnings]  # a key shared by two tables (t)
+    if "tour" in query:
+        text = str(query["tour"])
+        if text in tours.BY_ID:
+            cfg["tour"] = text
+        else:
+            warnings.append(f"Link parameter tour={text!r} ignored (no such tour; the tours "
+                            f"are {', '.join(tours.IDS)}).")  # fmt: skip
+    if "present" in query:
+        try:
+            cfg["present"] = S.Flag().parse(str(query["present"]))
+        except ValueError as exc:
+            warnings.append(f"Link parameter present={query['present']!r} ignored ({exc}).")
     return cfg, warnings
 
 
 def to_query(cfg: dict) -> dict[str, str]:
     """The URL query of the settings in ``cfg`` (an uploaded file cannot travel in a link:
-    then no ``dataset`` is written)."""
+    then no ``dataset`` is written), with the open tour (``tour=<id>``) and presenter mode
+    (``present=1``)."""
     out = {}
     for key, row in _ROWS.items():
         value = cfg.get(key)
         if value is None or (key == "dataset" and cfg.get("data_file")):
             continue
         out[key] = row.rule.format(value)
+    if cfg.get("tour"):
+        out["tour"] = str(cfg["tour"])
+    if cfg.get("present"):
+        out["present"] = "1"
     return out
 
 
@@ -102,6 +137,60 @@ def spec_from_cfg(cls: type, cfg: dict, **overrides: Any):
         name: cfg[row.url] for name, row in S.table(cls) if row.url and cfg.get(row.url) is not None
     }
     return cls(**(values | overrides))
+
+
+def nav_pages() -> list[tuple[str, str, str, str | None]]:
+    """The rows of :data:`NAV` whose page file exists."""
+    return [row for row in NAV if (ROOT / row[0]).is_file()]
+
+
+def page_title(page: str) -> str:
+    """The navigation title of a page file."""
+    return next((title for file, title, _, _ in NAV if file == page), page)
+
+
+def tour_cfg(tour: tours.Tour) -> tuple[dict, list[str]]:
+    """A tour's settings (URL key → value) and the warnings of any bad value (none: tested)."""
+    return from_query(tour.settings)
+
+
+SIDEBAR_KEYS: frozenset[str] = frozenset(
+    {"dataset", "classes"} | {row.url for cls in (S.ProblemSpec, S.SigmaRange, S.SweepSettings)
+                              for _, row in S.table(cls) if row.url}
+)  # fmt: skip
+"""URL keys of the sidebar's controls (presenter mode draws a tour's among them on the page)."""
+
+
+def scale_figure(fig: Any, height: float = PRESENT_HEIGHT, font: float = PRESENT_FONT) -> Any:
+    """A copy of Plotly figure ``fig`` for a projector: ``height`` × taller (450 px when it
+    has no height), every font ``font`` × larger (layout, title, legend, axes, annotations
+    such as subplot titles), margins widened to fit."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(fig)
+    lay = fig.layout
+    base = lay.font.size or 12
+    fig.update_layout(height=round((lay.height or 450) * height), font_size=base * font)
+    fig.update_layout(title_font_size=(lay.title.font.size or base * 1.2) * font)
+    if lay.legend.y is not None and lay.legend.y < 0:  # below the axes: clear the larger ticks
+        fig.update_layout(legend_y=lay.legend.y * 1.5)
+    # explicit sizes everywhere: Streamlit's chart theme gives axes and legend their own
+    # (small) font sizes, which a larger layout font alone would not change
+    fig.update_layout(legend_font_size=(lay.legend.font.size or base) * font,
+                      hoverlabel_font_size=base * font)  # fmt: skip
+    for ann in lay.annotations or ():
+        ann.font.size = (ann.font.size or base) * font
+
+    def _axis(axis: Any) -> None:
+        axis.tickfont.size = (axis.tickfont.size or base) * font
+        axis.title.font.size = (axis.title.font.size or base * 1.1) * font
+
+    fig.for_each_xaxis(_axis)
+    fig.for_each_yaxis(_axis)
+    m = lay.margin
+    fig.update_layout(margin={side: round(getattr(m, side) * 1.3) for side in "ltb"
+                              if getattr(m, side) is not None})  # fmt: skip
+    return fig
 
 
 def complete_bytes(n: int) -> int:
@@ -195,6 +284,171 @@ def _cfg() -> dict:
     return st.session_state["cfg"]
 
 
+def _page_file() -> str | None:
+    """The page file this run draws, relative to the app root (None when unknown)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        info = ctx.pages_manager.get_pages().get(ctx.page_script_hash) or {}
+        path = info.get("script_path") or ctx.pages_manager.main_script_path
+        return Path(path).resolve().relative_to(ROOT).as_posix()
+    except Exception:  # pragma: no cover - outside a script run, or a path elsewhere
+        return None
+
+
+def _view() -> dict:
+    """This run's presenter state (set by :func:`sidebar`): ``present`` (presenter layout
+    on), ``controls`` (URL keys the tour uses, or None), ``slots`` (page columns for the
+    tour's sidebar controls)."""
+    return st.session_state.get("_sslviz_view") or {"present": False, "controls": None}
+
+
+def _in_sidebar(container: Any) -> bool:
+    return getattr(container, "_root_container", None) == RootContainer.SIDEBAR
+
+
+def _placement(container: Any, url: str) -> Any:
+    """Where presenter mode draws the control of ``url``: ``container``, a column on the
+    page (a tour's sidebar control), or None (not drawn)."""
+    view = _view()
+    if not view["present"]:
+        return container
+    if view["controls"] is not None and url not in view["controls"]:
+        return None
+    slots = view.get("slots")
+    if slots and _in_sidebar(container):
+        view["next"] = view.get("next", -1) + 1
+        return slots[view["next"] % len(slots)]
+    return container
+
+
+def request_tour(tour_id: str) -> None:
+    """Button callback: open tour ``tour_id`` ("" leaves the tour) on the next run."""
+    st.session_state["tour_request"] = tour_id
+
+
+def _set_present(on: bool) -> None:
+    _cfg()["present"] = bool(on)
+    st.session_state.pop("w_present_edit", None)
+
+
+def _present_toggled() -> None:
+    _set_present(st.session_state.get("w_present", False))
+
+
+def _load_tour(tour: tours.Tour, keep: dict | None = None) -> None:
+    """Write ``tour``'s settings into the session (``keep``: values that win, e.g. the
+    rest of the link it came in); every other setting goes back to its default."""
+    cfg = _cfg()
+    values, _ = tour_cfg(tour)
+    present = cfg.get("present")
+    new = values | {k: v for k, v in (keep or {}).items() if k not in ("tour", "present")}
+    cfg.clear()  # in place: the session's dict
+    cfg.update(new, tour=tour.id)
+    if present:
+        cfg["present"] = True
+    for key in [f"w_{u}" for u in _ROWS] + ["w_source", "w_classes_0", "w_classes_1"]:
+        st.session_state.pop(key, None)
+    # the tour's σ range wins over "the range follows the data" (as a link's range does)
+    st.session_state.pop("range_for", None)
+    st.session_state["range_from_url"] = "sigma_min" in cfg and "sigma_max" in cfg
+    st.session_state["tour_loaded"] = tour.id
+
+
+def _tours() -> tours.Tour | None:
+    """Open a requested tour (a gallery / next-tour button, or ``?tour=`` in the link the
+    session started from) and go to its page; return the open tour."""
+    cfg = _cfg()
+    req = st.session_state.pop("tour_request", None)
+    opened = None
+    if req == "":
+        cfg.pop("tour", None)
+        st.session_state["tour_loaded"] = None
+    elif tours.get(req):
+        opened = tours.get(req)
+        _load_tour(opened)
+    elif cfg.get("tour") and st.session_state.get("tour_loaded") != cfg["tour"]:
+        opened = tours.get(cfg["tour"])  # from a link: its other values win
+        _load_tour(opened, keep=dict(cfg))
+    tour = tours.get(cfg.get("tour"))
+    page = _page_file()
+    if opened is not None and page is not None and page != opened.page:
+        sync_url()
+        st.switch_page(opened.page)
+    return tour
+
+
+_PRESENT_CSS = """<style>
+html { font-size: 19px; }
+[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; max-width: 100%; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {
+  font-size: 1.2rem; line-height: 1.5; }
+[data-testid="stCaptionContainer"] p { font-size: 1.05rem; }
+[data-testid="stMetricValue"] { font-size: 2.4rem; }
+[data-testid="stNumberInputContainer"] input, [data-baseweb="select"] div { font-size: 1.1rem; }
+h1 { font-size: 2.6rem !important; }
+</style>"""
+_HIDE_SIDEBAR_CSS = """<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapseButton"] {
+  display: none !important; }
+</style>"""
+
+
+def _tour_box(tour: tours.Tour, on_page: bool) -> None:
+    """The tour's text at the top of its page (a note with a way back on other pages)."""
+    nxt = tours.next_tour(tour.id)
+    if not on_page:
+        col, back, leave = st.columns([4, 1, 1], vertical_alignment="center")
+        col.info(f"Tour **{tour.title}** is on the {page_title(tour.page)} page.",
+                 icon=":material/tour:")  # fmt: skip
+        back.page_link(tour.page, label="back to the tour", icon=":material/arrow_back:")
+        leave.button("leave tour", key="w_tour_leave", type="tertiary", on_click=request_tour,
+                     args=("",))  # fmt: skip
+        return
+    box = st.container(border=True, key="tour_box")
+    box.markdown(f"#### :material/tour: Tour: {tour.title}")
+    left, right = box.columns(2, gap="large")
+    left.markdown(tour.text)
+    right.markdown(f"**Look at:** {tour.look}")
+    right.markdown(f"**Ask:** {tour.ask}")
+    row = box.container(horizontal=True, vertical_alignment="center")
+    row.button(f"next tour → {nxt.title}", key="w_tour_next", type="tertiary",
+               on_click=request_tour, args=(nxt.id,))  # fmt: skip
+    row.button("leave tour", key="w_tour_leave", type="tertiary", on_click=request_tour,
+               args=("",))  # fmt: skip
+
+
+def _top(tour: tours.Tour | None) -> None:
+    """Presenter mode (CSS, the "change settings" toggle) and the tour box; sets this run's
+    presenter state for :func:`widget`."""
+    cfg = _cfg()
+    page = _page_file()
+    on_page = tour is not None and page in (None, tour.page)
+    present = bool(cfg.get("present"))
+    view = {"present": False, "controls": None, "slots": None}
+    if present:
+        st.html(_PRESENT_CSS)
+        row = st.container(horizontal=True, vertical_alignment="center", gap="large")
+        editing = row.toggle("change settings", key="w_present_edit",
+                             help="Show the sidebar and every control again.")  # fmt: skip
+        row.button("leave presenter mode", key="w_present_off", type="tertiary",
+                   on_click=_set_present, args=(False,))  # fmt: skip
+        if not editing:
+            st.html(_HIDE_SIDEBAR_CSS)
+            view["present"] = True
+            if on_page:
+                view["controls"] = frozenset(tour.controls)
+    st.session_state["_sslviz_view"] = view
+    if tour is not None:
+        _tour_box(tour, on_page)
+    if view["controls"]:
+        n = sum(1 for u in tour.controls if u in SIDEBAR_KEYS)
+        if n:
+            view["slots"] = st.columns(min(n, 4))
+
+
 def _fit(row: S.Setting, value: Any, options: list | None, high: Any) -> Any:
     """``value`` made acceptable to its widget (inside the bounds, among the options)."""
     rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
@@ -221,6 +475,9 @@ def widget(container: Any, cls: type, name: str, *, options: list | None = None,
     (``disabled``, ``format_func``, ``step``, ``on_change``...). ``empty_ok``: a number box
     of an optional setting may be emptied (None, the row's "auto" meaning); otherwise it is
     empty only until the app fills it.
+
+    In presenter mode on a tour's page, a control the tour does not use is not drawn (its
+    value is returned as if it were), and the tour's sidebar controls are drawn on the page.
     """
     row = S.setting(cls, name)
     cfg = _cfg()
@@ -238,6 +495,17 @@ def widget(container: Any, cls: type, name: str, *, options: list | None = None,
         high = min(high, CAPS[row.url]) if high is not None else CAPS[row.url]
     if options is None and isinstance(rule, S.Choice | S.Tuple) and rule.options:
         options = list(rule.options)
+    container = _placement(container, row.url)
+    if container is None:  # presenter mode: a control the tour does not use (not drawn)
+        value = st.session_state[key] if key in st.session_state else cfg.get(row.url,
+                                                                               row.default)
+        if value is None:  # what the empty widget returns: no items, its first option, None
+            out = () if isinstance(rule, S.Tuple) else options[0] if options else None
+        else:
+            value = _fit(row, value, options, high) if options is None or options else value
+            out = tuple(value) if isinstance(rule, S.Tuple) else value
+        cfg[row.url] = out
+        return out
     # The widget's own state is the latest choice (changed in this run, or this control on
     # the page just left: widget ids include the page, so a switch starts the widget anew);
     # re-seed it every run so a page switch keeps the value instead of the widget default.
@@ -298,7 +566,10 @@ def sync_url() -> None:
 
 def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
     """Draw a Plotly figure (every page's charts go through here, so presenter mode can
-    enlarge them in one place); ``kwargs`` go to ``plotly_chart`` (``on_select``...)."""
+    enlarge them in one place); ``kwargs`` go to ``plotly_chart`` (``on_select``...).
+    In presenter mode the figure is drawn taller with larger fonts (:func:`scale_figure`)."""
+    if _cfg().get("present"):
+        fig = scale_figure(fig)
     return container.plotly_chart(fig, key=key, **kwargs)
 
 
@@ -382,7 +653,11 @@ def _data_source(sb, out: AppSettings):
     else:
         st.session_state["w_source"] = st.session_state["w_source"]
     row = S.setting(ProblemSpec, "dataset")
-    ds = sb.selectbox(row.label, choices, key="w_source", help=row.help)
+    target = _placement(sb, "dataset")
+    if target is None:  # presenter mode, a tour that does not use it
+        ds = st.session_state.pop("w_source")
+    else:
+        ds = target.selectbox(row.label, choices, key="w_source", help=row.help)
     if ds == UPLOAD:
         up = sb.file_uploader("Data file (.npz or .csv)", type=["npz", "csv"], key="w_upload",
                               help=S.setting(ProblemSpec, "data_file").help)  # fmt: skip
@@ -404,10 +679,15 @@ def _data_source(sb, out: AppSettings):
 
 
 def sidebar() -> AppSettings:
-    """Draw the shared sidebar; return the page's settings (errors collected, not raised)."""
+    """Draw the shared sidebar; return the page's settings (errors collected, not raised).
+
+    First a requested tour is opened (it may switch to its page), presenter mode and the
+    tour's text are drawn at the top of the page."""
     cfg = _cfg()
+    tour = _tours()
     for w in st.session_state.pop("url_warnings", []):
         st.warning(w)
+    _top(tour)
     out = AppSettings(cfg)
     sb = st.sidebar
     sb.header("Problem instance")
@@ -421,16 +701,16 @@ def sidebar() -> AppSettings:
         st.warning(f"Class(es) {missing} are not in this dataset; using {pair}.")
     cfg["classes"] = pair
     row = S.setting(ProblemSpec, "classes")
-    c0, c1 = sb.columns(2)
-    chosen = []
-    for i, col in enumerate((c0, c1)):
+    target = _placement(sb, "classes")
+    chosen = list(pair)
+    for i, col in enumerate(target.columns(2) if target is not None else ()):
         key = f"w_classes_{i}"
         value = st.session_state.get(key)  # re-seeded every run: see widget()
         st.session_state[key] = value if value in classes else pair[i]
-        chosen.append(col.selectbox(
+        chosen[i] = col.selectbox(
             f"class c{i}", classes, key=key, help=row.help,
             format_func=lambda v: f"{v}: {names[v]}" if names.get(v, str(v)) != str(v) else str(v),
-        ))  # fmt: skip
+        )  # fmt: skip
     cfg["classes"] = tuple(chosen)
     c0, c1 = sb.columns(2)
     widget(c0, ProblemSpec, "n", step=10)
@@ -464,13 +744,17 @@ def sidebar() -> AppSettings:
     widget(c0, SweepSettings, "solver")
     widget(c1, SweepSettings, "cg_iters")
     widget(sb, SweepSettings, "mode", radio=True)
-    with sb.expander("Algorithm 4 parameters (ε, η, step, cap, …)"):
-        more_controls(st, SweepSettings, "solver", "cg_iters", "mode")
+    more_controls(sb.expander("Algorithm 4 parameters (ε, η, step, cap, …)"), SweepSettings,
+                  "solver", "cg_iters", "mode")  # fmt: skip
     try:
         out.settings = spec_from_cfg(SweepSettings, cfg)
     except (ValueError, TypeError) as exc:
         out.errors.append(str(exc))
     sb.caption("Every setting is in the page's link: copy it to share this exact view.")
+    st.session_state["w_present"] = bool(cfg.get("present"))  # re-seeded: see widget()
+    sb.toggle("Presenter mode", key="w_present", on_change=_present_toggled,
+              help="For a projector: no sidebar, larger fonts and charts, and on a tour's "
+              "page only the controls the tour uses (present=1 in the link).")  # fmt: skip
     sync_url()
     return out
 

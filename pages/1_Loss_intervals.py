@@ -12,15 +12,23 @@ from sslviz.specs import ConditionSettings, LossView, ScoreSettings, SigmaRange
 app_state.setup("Loss intervals", "📉")
 s = app_state.sidebar()
 st.title("Constant-loss intervals (Figure 3)")
-st.caption(
-    "Black: the exact loss l(σ) (fraction of U misclassified). Blue: Algorithm 4's intervals at "
-    "their estimated loss. Markers by cause: missed true breakpoints (filled; none within "
-    "10⁻³) and spurious endpoints (open); hover for the evidence, click one (or a breakpoint, "
-    "or an interval end) for its node's drill-down below. Under the chart: t-iteration CG's "
-    "largest error against the smallest margin |f_u − ½| (shaded where CG-t may flip a "
-    "label) and the t that puts every node on its exact side (CG, Jacobi-PCG). Grey: σ where "
-    "some unlabeled nodes are cut off from L."
-)
+if s.cfg.get("family") == "threshold":
+    st.caption(
+        "Black: the exact loss l(r) (share of U misclassified) over the threshold radius r: "
+        "it only changes at edge lengths. Grey: r where some unlabeled nodes are cut off "
+        "from L."
+    )
+else:
+    st.caption(
+        "Top chart, black line: the exact loss l(σ) (share of U misclassified). Blue: "
+        "Algorithm 4's intervals at their estimated loss. Small markers by cause: missed true "
+        "breakpoints (filled; no estimated endpoint within 10⁻³) and spurious endpoints "
+        "(open); hover for the evidence, click one (or a breakpoint, or an interval end) for "
+        "its node's drill-down further down. The two panels under it: t-iteration CG's "
+        "largest error against the smallest margin |f_u − ½| (shaded where CG-t may flip a "
+        "label), and the t that puts every node on its exact side (CG, Jacobi-PCG). Grey: σ "
+        "where some unlabeled nodes are cut off from L."
+    )
 if not s.show_errors():
     st.stop()
 spec, settings = s.spec, s.settings
@@ -33,21 +41,29 @@ app_state.widget(c0, LossView, "compare", disabled=threshold,
 app_state.widget(c1, LossView, "trust_points", disabled=threshold)
 view = app_state.controls(LossView)
 cmp_settings = app_cache.comparison(settings, view.compare)
+param = "r" if threshold else "σ"
 try:
-    with st.spinner(f"Computing the exact loss l(σ) on [{lo:g}, {hi:g}]…"):
-        truth = app_cache.truth(spec, lo, hi)
     res = sc = cmp_res = trust = None
-    if not threshold:
-        with st.spinner(f"Running Algorithm 4 ({settings.mode} mode, {settings.solver}, "
-                        f"t = {settings.cg_iters}), attributing its misses, and where "
-                        f"t = {settings.cg_iters} can be trusted…"):  # fmt: skip
-            res = app_cache.intervals(spec, lo, hi, settings)
+    with app_state.progress("Computing…") as tick:
+        part = app_cache.scaled  # each step's share of the bar
+        truth = app_cache.truth(spec, lo, hi, _progress=part(
+            tick, 0.0, 1.0 if threshold else 0.35,
+            f"the exact loss l({param}) on [{lo:g}, {hi:g}]: "))  # fmt: skip
+        if not threshold:
+            res = app_cache.intervals(spec, lo, hi, settings, _progress=part(
+                tick, 0.35, 0.6, f"Algorithm 4 ({settings.mode} mode, {settings.solver}, "
+                f"t = {settings.cg_iters}): "))  # fmt: skip
+            tick(0.6, "attributing the misses…")
             sc = app_cache.scored(spec, lo, hi, settings)
-            trust = app_cache.trust(spec, lo, hi, app_cache.trust_solver(settings),
-                                    settings.cg_iters, view.trust_points)  # fmt: skip
-        if cmp_settings is not None:
-            with st.spinner(f"Running the comparison ({view.compare})…"):
-                cmp_res = app_cache.intervals(spec, lo, hi, cmp_settings)
+            stop = 1.0 if cmp_settings is None else 0.85
+            trust = app_cache.trust(
+                spec, lo, hi, app_cache.trust_solver(settings), settings.cg_iters,
+                view.trust_points, _progress=part(
+                    tick, 0.65, stop, f"where t = {settings.cg_iters} can be trusted: "),
+            )  # fmt: skip
+            if cmp_settings is not None:
+                cmp_res = app_cache.intervals(spec, lo, hi, cmp_settings, _progress=part(
+                    tick, 0.85, 0.95, f"the comparison ({view.compare}): "))  # fmt: skip
                 cmp_sc = app_cache.scored(spec, lo, hi, cmp_settings)
     problem = app_cache.problem(spec)
 except (ValueError, TypeError, FileNotFoundError) as exc:
@@ -66,18 +82,20 @@ if sc is not None:
     st.info(intervals.verdict(sc, settings), icon=":material/troubleshoot:")
 fig = plots.loss_intervals_figure(truth, res, score=sc, rows=rows, compare=cmp_res,
                                   compare_name=f"compare: {view.compare}", trust=trust)  # fmt: skip
-st.plotly_chart(fig, key="li_chart", on_select=_open_drill_down, selection_mode="points")
+app_state.chart(st, fig, key="li_chart", on_select=_open_drill_down, selection_mode="points")
 if threshold:
     st.info("The threshold family's loss over r is exact (it only changes at edge lengths); "
             "Algorithm 4 needs a Gaussian family.")  # fmt: skip
 else:
     st.caption(f"Trust panel, on {view.trust_points} grid σ (at a true breakpoint the margin "
                f"tends to 0: see t_needed per miss): {trust.reading()}")  # fmt: skip
-    app_state.metrics({
-        "intervals M": sc.M, "true breakpoints": sc.true_breakpoints, "missed": sc.missed,
-        "spurious endpoints": sc.spurious, "ε-volume": f"{sc.eps_volume:.3g}",
-        "time per interval": f"{1e3 * res.time_per_interval:.1f} ms", "solves": res.solves,
-    })  # fmt: skip
+    # two rows, so every label and value fits its column at 1400 px (and on a projector)
+    app_state.metrics({"intervals M": sc.M, "true breakpoints": sc.true_breakpoints,
+                       "missed": sc.missed, "spurious endpoints": sc.spurious})  # fmt: skip
+    ms = 1e3 * res.time_per_interval
+    app_state.metrics({"ε-volume": f"{sc.eps_volume:.3g}",
+                       "time per interval": f"{ms:.3g} ms" if ms < 1000 else f"{ms / 1e3:.3g} s",
+                       "solves": res.solves})  # fmt: skip
     if cmp_res is not None:
         st.caption(
             f"Compare ({view.compare}): M = {cmp_sc.M}, missed {cmp_sc.missed}, spurious "
@@ -148,7 +166,7 @@ try:
 except (ValueError, TypeError) as exc:
     st.error(str(exc))
     st.stop()
-st.plotly_chart(plots.soft_label_figure(
+app_state.chart(st, plots.soft_label_figure(
     curves["sigma"], curves["f"], u=f"row {row}", f_exact=curves["f_exact"],
     traces={r: its for r, (its, _) in tr.items()}, breakpoints=node_bps,
     label=curves["label"], sigma0=float(sigma0)), key="li_node_chart")  # fmt: skip

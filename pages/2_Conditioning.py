@@ -14,11 +14,13 @@ app_state.setup("Conditioning", "🧮")
 s = app_state.sidebar()
 st.title("Conditioning across σ (Figure 5)")
 st.caption(
-    "√κ of the harmonic system I − P_UU (or of Delalleau's A) against σ: CG needs about √κ "
-    "iterations, so where √κ is large t-iteration CG is inaccurate. Below: the CG iterations "
-    "actually needed to reach the tolerance, and the error of t-iteration CG. Last, per "
-    "family: where that error reaches the smallest margin |f_u − ½| (shaded: CG-t may flip a "
-    "label there) and the t that puts every node on its exact side of ½ (CG and Jacobi-PCG)."
+    "First chart: √κ of the harmonic system I − P_UU (or of Delalleau's A) against σ, one "
+    "panel per graph family: CG needs about √κ iterations, so where √κ is large t-iteration "
+    "CG is inaccurate. Second chart: the CG iterations actually needed to reach the "
+    "tolerance (left panel) and the error of t-iteration CG (right panel). Then one chart "
+    "per family: where that error reaches the smallest margin |f_u − ½| (top panel; shaded: "
+    "CG-t may flip a label there) and the t that puts every node on its exact side of ½ "
+    "(bottom panel; CG and Jacobi-PCG)."
 )
 if not s.show_errors():
     st.stop()
@@ -34,36 +36,38 @@ except (ValueError, TypeError) as exc:
     st.info(f"Pick at least one graph family. ({exc})")
     st.stop()
 curves, trusts, docs, lines = {}, {}, {}, []
-bar = st.progress(0.0, text="Computing condition numbers…")
-for i, fam in enumerate(settings.families):
-    bar.progress(
-        i / len(settings.families),
-        text=f"Eigenvalues and CG runs on {settings.points} σ values ({fam} graph)…",
-    )
-    try:
-        spec_f = spec.replace(family=fam)
-        errors = app_state.cap_errors(spec_f)
-        if errors:
-            st.error(f"{fam}: " + " ".join(errors))
+n_fam = len(settings.families)
+with app_state.progress("Computing condition numbers…") as tick:
+    for i, fam in enumerate(settings.families):
+        try:
+            spec_f = spec.replace(family=fam)
+            errors = app_state.cap_errors(spec_f)
+            if errors:
+                st.error(f"{fam}: " + " ".join(errors))
+                continue
+            curves[fam], seconds = app_cache.conditioning(
+                spec_f, lo, hi, settings, _progress=app_cache.scaled(
+                    tick, i / n_fam, (i + 0.5) / n_fam,
+                    f"{fam} graph, eigenvalues and CG runs: "))  # fmt: skip
+            trusts[fam] = app_cache.trust(
+                spec_f, lo, hi, settings.solver, settings.cg_iters, settings.points,
+                _progress=app_cache.scaled(tick, (i + 0.5) / n_fam, (i + 1) / n_fam,
+                                           f"{fam} graph, where CG-t can be trusted: "),
+            )  # fmt: skip
+        except (ValueError, TypeError, FileNotFoundError) as exc:
+            st.error(f"{fam}: {exc}")
             continue
-        curves[fam], seconds = app_cache.conditioning(spec_f, lo, hi, settings)
-        trusts[fam] = app_cache.trust(spec_f, lo, hi, settings.solver, settings.cg_iters,
-                                      settings.points)  # fmt: skip
-    except (ValueError, TypeError, FileNotFoundError) as exc:
-        st.error(f"{fam}: {exc}")
-        continue
-    with_trust = settings.replace(trust=True)
-    docs[f"condition_{fam}.json"] = export.dumps(export.condition_document(
-        app_cache.problem(spec_f), curves[fam], with_trust, seconds, trusts[fam]))  # fmt: skip
-    lines.append(command_line("condition", spec_f, SigmaRange(lo, hi), with_trust,
-                              out=f"condition_{fam}.json"))  # fmt: skip
-bar.empty()
+        with_trust = settings.replace(trust=True)
+        docs[f"condition_{fam}.json"] = export.dumps(export.condition_document(
+            app_cache.problem(spec_f), curves[fam], with_trust, seconds, trusts[fam]))  # fmt: skip
+        lines.append(command_line("condition", spec_f, SigmaRange(lo, hi), with_trust,
+                                  out=f"condition_{fam}.json"))  # fmt: skip
 if not curves:
     st.stop()
-st.plotly_chart(plots.condition_figure(curves), key="cond_chart")
-st.plotly_chart(plots.cg_figure(curves), key="cond_cg_chart")
+app_state.chart(st, plots.condition_figure(curves), key="cond_chart")
+app_state.chart(st, plots.cg_figure(curves), key="cond_cg_chart")
 for fam, tc in trusts.items():
-    st.plotly_chart(plots.trust_figure(tc, name=f"{fam} graph"), key=f"cond_trust_{fam}")
+    app_state.chart(st, plots.trust_figure(tc, name=f"{fam} graph"), key=f"cond_trust_{fam}")
     st.caption(f"{fam}: {tc.reading()}")
 
 df = pd.concat([export.to_frame(c).assign(family=fam) for fam, c in curves.items()])

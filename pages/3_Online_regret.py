@@ -37,22 +37,22 @@ except (ValueError, TypeError) as exc:
     st.info("Pick at least one feedback model." if not s.cfg.get("feedback") else str(exc))
     st.stop()
 key = (spec, lo, hi, settings, regret)
-exp = app_cache.regret_cached(key)
-if c[3].button("Run the experiment", key="reg_run", type="primary") and exp is None:
-    bar = st.progress(0.0, text=f"Running {regret.repeats} repetitions of {regret.rounds} rounds…")
-
-    def tick(done, total):
-        bar.progress(done / total, text=f"repetition {done}/{total} done")
-
+exp = app_cache.regret_cached(key)  # this server ran these settings: shown at once
+seconds = app_cache.regret_seconds(spec, settings, regret)
+auto = app_cache.regret_autoruns(spec, settings, regret)  # small: runs by itself
+pressed = c[3].button("Run the experiment", key="reg_run", type="primary")
+if exp is None and (pressed or auto):
     try:
-        exp = app_cache.regret(spec, lo, hi, settings, regret, progress=tick)
+        with app_state.progress(f"Running {regret.repeats} × {regret.rounds} rounds "
+                                f"(about {seconds:.0f} s)…") as tick:  # fmt: skip
+            exp = app_cache.regret(spec, lo, hi, settings, regret, progress=tick)
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(str(exc))
-    bar.empty()
 if exp is None:
     st.info(
-        "Press **Run the experiment**: each round builds an instance and its exact loss, "
-        "so this takes about a second per round and repetition at n = 100."
+        f"Press **Run the experiment**: each round builds an instance and its exact loss, so "
+        f"these settings take about {seconds:.0f} s ({regret.rounds} rounds × "
+        f"{regret.repeats} repetitions at n = {spec.n}). Smaller settings run by themselves."
     )
     st.stop()
 if all(float(m.regret_mean[-1]) == 0.0 for m in exp.models.values()):
@@ -61,11 +61,22 @@ if all(float(m.regret_mean[-1]) == 0.0 for m in exp.models.values()):
         "as good as the best one (e.g. digits 0 vs 1 is separable). Try classes 3 vs 8, "
         "a complete graph or a wider σ range."
     )
-st.plotly_chart(plots.regret_figure(exp), key="reg_chart")
+app_state.chart(st, plots.regret_figure(exp), key="reg_chart")
+st.caption(
+    "Solid lines: the mean cumulative regret R_t of each feedback model over the repetitions, "
+    "with its 95% band (left axis). Dashed: Theorem 3.1's rate, on its own scale (right "
+    "axis): it is an upper bound, usually far above the measured regret."
+)
 left, right = st.columns(2)
-left.plotly_chart(plots.average_regret_figure(exp), key="reg_avg_chart")
+app_state.chart(left, plots.average_regret_figure(exp), key="reg_avg_chart")
 pick = right.selectbox("density of model", list(exp.models), key="reg_density_model")
-right.plotly_chart(plots.density_figure(exp.models[pick].runs[0]), key="reg_density_chart")
+app_state.chart(right, plots.density_figure(exp.models[pick].runs[0]), key="reg_density_chart")
+right.caption(
+    f"The {pick} learner's probability density p_t(σ) over the σ range (x axis) in each "
+    "round t (y axis, first repetition): bright colours mark the σ it is most likely to "
+    "pick, dark ones the σ it has learned to avoid. White dots: the σ_t it actually played. "
+    "A learner that learns concentrates on a bright band over the rounds; uniform stays flat."
+)
 st.caption(
     f"M (mean pieces of the true loss) = {exp.M:.2f}, step size λ = {exp.lr:.3g}, "
     f"R = {exp.R:.3g}, {exp.seconds:.1f} s in total."

@@ -34,35 +34,50 @@ except (ValueError, TypeError):
 configs = [(n, f, sv) for n in sorted(grid.sizes) for f in grid.families for sv in grid.solvers
            if n <= cap]  # fmt: skip
 key = (spec, lo, hi, settings, grid)
-if st.button(f"Run {len(configs)} configurations", key="speed_run", type="primary"):
-    bar = st.progress(0.0)
+
+
+def time_configs(todo: list[tuple]) -> tuple[list[dict], list[str]]:
+    """Time the configurations ``todo`` (each cached: a revisit is instant)."""
     rows, lines = [], []
-    for i, (n, fam, sv) in enumerate(configs):
-        bar.progress(i / len(configs), text=f"n = {n}, {fam} graph, {sv} solver…")
-        try:
-            spec_i = spec.replace(n=n, family=fam, n_labeled=min(spec.n_labeled, n - 1),
-                                  k=min(spec.k, n - 1))  # fmt: skip
-            errors = app_state.cap_errors(spec_i)
-            if errors:
-                st.error(f"n = {n}, {fam}: " + " ".join(errors))
-                continue
-            settings_i = settings.replace(solver=sv)
-            rows.append({"config": f"{fam} / {sv}",
-                         **app_cache.speed_row(spec_i, lo, hi, settings_i)})  # fmt: skip
-            lines.append(command_line("intervals", spec_i, SigmaRange(lo, hi), settings_i,
-                                      out=f"speed_{n}_{fam}_{sv}.json"))  # fmt: skip
-        except (ValueError, TypeError, FileNotFoundError) as exc:
-            st.error(f"n = {n}, {fam}, {sv}: {exc}")
-    bar.empty()
-    st.session_state["speed_result"] = (key, rows, lines)
+    with app_state.progress(f"Timing {len(todo)} configurations…") as tick:
+        for i, (n, fam, sv) in enumerate(todo):
+            what = f"n = {n}, {fam} graph, {sv} solver: "
+            tick(i / len(todo), what)
+            try:
+                spec_i = spec.replace(n=n, family=fam, n_labeled=min(spec.n_labeled, n - 1),
+                                      k=min(spec.k, n - 1))  # fmt: skip
+                errors = app_state.cap_errors(spec_i)
+                if errors:
+                    st.error(f"n = {n}, {fam}: " + " ".join(errors))
+                    continue
+                settings_i = settings.replace(solver=sv)
+                row = app_cache.speed_row(spec_i, lo, hi, settings_i, _progress=app_cache.scaled(
+                    tick, i / len(todo), (i + 1) / len(todo), what))  # fmt: skip
+                rows.append({"config": f"{fam} / {sv}", **row})
+                lines.append(command_line("intervals", spec_i, SigmaRange(lo, hi), settings_i,
+                                          out=f"speed_{n}_{fam}_{sv}.json"))  # fmt: skip
+            except (ValueError, TypeError, FileNotFoundError) as exc:
+                st.error(f"n = {n}, {fam}, {sv}: {exc}")
+    return rows, lines
+
+
+stored = st.session_state.get("speed_result")
+if st.button(f"Run {len(configs)} configurations", key="speed_run", type="primary"):
+    st.session_state["speed_result"] = (key, *time_configs(configs), len(configs))
+elif stored is None and configs:  # first visit: time a small grid by itself
+    todo = app_cache.speed_autorun(configs, settings)
+    st.session_state["speed_result"] = (key, *time_configs(todo), len(todo))
 stored = st.session_state.get("speed_result")
 if not stored or not stored[1]:
     st.info("Press the button to time the configurations.")
     st.stop()
 if stored[0] != key:
     st.warning("The settings changed since this run; press the button to rerun.")
+elif stored[3] < len(configs):
+    st.info(f"Timed {stored[3]} of the {len(configs)} configurations by themselves (the "
+            "cheapest); press the button for the full grid.")  # fmt: skip
 rows, lines = stored[1], stored[2]
-st.plotly_chart(plots.speed_figure(rows), key="speed_chart")
+app_state.chart(st, plots.speed_figure(rows), key="speed_chart")
 df = pd.DataFrame(rows)[["n", "family", "solver", "M", "time_per_interval", "seconds", "solves",
                          "matvecs"]]  # fmt: skip
 st.dataframe(

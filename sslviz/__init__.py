@@ -20,7 +20,14 @@ export        every result → dict / DataFrame: one JSON schema for the CLI and
 plots         Plotly figure builders
 cli           the ``sslviz`` command, options generated from the specs
 
-Nothing here imports Streamlit or torch at import time.
+Nothing here imports Streamlit or torch at import time. Importing sslviz sets one
+BLAS/OpenMP thread for the process, so results are identical to the bit whatever the
+machine's cores and whatever runs beside them (``sslviz._threads``; ``SSLVIZ_THREADS=n``
+sets another count).
 """
 
+from sslviz._threads import pin_process as _pin_process
+
 __version__ = "0.1.0"
+
+_pin_process()

@@ -17,12 +17,14 @@ exact side ("t needed", for CG and for Jacobi-PCG) says how many iterations woul
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from sslviz._threads import one_thread
 from sslviz._validation import check_int, check_option, check_real
 from sslviz.labeling import DelalleauModel, HarmonicModel
 from sslviz.solvers import jacobi, solve_cg
@@ -63,6 +65,7 @@ class ConditionCurve:
     rtol: float
 
 
+@one_thread
 def extreme_eigenvalues(
     S: np.ndarray | sp.spmatrix, *, dense_max: int = 2000
 ) -> tuple[float, float]:
@@ -94,6 +97,27 @@ def _system(model, sigma: float):
     return A, A, (model.lam * model.y_s)[keep], int(deg.sum())
 
 
+Progress = Callable[[float, str], None]
+"""``progress(fraction, message)``: how far a computation is (fraction in [0, 1])."""
+
+
+def _reporter(progress: Progress | None, caller: str) -> Progress:
+    """``progress`` made safe to call: checked, fractions clipped to [0, 1] and never
+    decreasing; a no-op when None."""
+    if progress is None:
+        return lambda fraction, message="": None
+    if not callable(progress):
+        raise TypeError(f"The 'progress' parameter of {caller} must be callable or None. "
+                        f"Got {progress!r} instead.")  # fmt: skip
+    last = [0.0]
+
+    def report(fraction: float, message: str = "") -> None:
+        last[0] = max(last[0], min(max(float(fraction), 0.0), 1.0))
+        progress(last[0], message)
+
+    return report
+
+
 def _check_grid(sigmas, solver: str, cg_iters: int, caller: str) -> tuple[np.ndarray, int]:
     """The σ grid as a flat float array (each σ positive and finite), and the checked t."""
     sig = np.asarray(sigmas, float).ravel()
@@ -103,6 +127,7 @@ def _check_grid(sigmas, solver: str, cg_iters: int, caller: str) -> tuple[np.nda
     return sig, check_int("cg_iters", cg_iters, caller, low=1)
 
 
+@one_thread
 def condition_curve(
     model: HarmonicModel | DelalleauModel,
     sigmas: np.ndarray,
@@ -111,6 +136,7 @@ def condition_curve(
     cg_iters: int = CG_ITERS,
     rtol: float = default(ConditionSettings, "rtol"),
     dense_max: int = 2000,
+    progress: Progress | None = None,
 ) -> ConditionCurve:
     """κ, CG iterations needed and t-iteration CG error at each σ in ``sigmas``.
 
@@ -123,10 +149,14 @@ def condition_curve(
     cg_iters : int, default=20
     rtol : float, default=1e-6
     dense_max : int, default=2000
+    progress : callable, optional
+        ``progress(fraction, message)`` after each σ ("σ 3 of 40"): fractions in [0, 1],
+        non-decreasing, the last 1. Changes no number.
     """
     caller = "condition_curve"
     sig, cg_iters = _check_grid(sigmas, solver, cg_iters, caller)
     rtol = check_real("rtol", rtol, caller, low=0.0, closed="neither")
+    report = _reporter(progress, caller)
     out = {k: np.zeros(sig.size) for k in ("kappa", "lmin", "lmax", "err")}
     iters = np.zeros(sig.size, int)
     degen = np.zeros(sig.size, int)
@@ -146,6 +176,7 @@ def condition_curve(
         exact = model.soft_labels(float(s), solver="exact", derivative=False).f
         approx = model.soft_labels(float(s), solver=solver, cg_iters=cg_iters, derivative=False).f
         out["err"][i] = float(np.max(np.abs(approx - exact))) if exact.size else 0.0
+        report((i + 1) / sig.size, f"σ {i + 1} of {sig.size}")
     return ConditionCurve(
         sig,
         out["kappa"],
@@ -283,6 +314,7 @@ class TrustCurve:
                 f"of {n} grid σ); there {fix}.")  # fmt: skip
 
 
+@one_thread
 def trust_curve(
     model: HarmonicModel | DelalleauModel,
     sigmas,
@@ -290,6 +322,7 @@ def trust_curve(
     solver: str = "cg",
     cg_iters: int = CG_ITERS,
     t_max: int = T_MAX,
+    progress: Progress | None = None,
 ) -> TrustCurve:
     """Where t-iteration CG can be trusted: its error against the margin, and the t needed.
 
@@ -305,6 +338,11 @@ def trust_curve(
         t, the iterations of ``solver`` (from zero, as every sweep runs them).
     t_max : int, default=1024
         Cap of the search for the t needed.
+    progress : callable, optional
+        ``progress(fraction, message)`` as the work advances: the exact and t-iteration
+        solves at every σ, then, for CG and for PCG, each σ whose t needed is settled
+        ("t needed, CG: σ 12 of 40"). Fractions in [0, 1], non-decreasing, the last 1.
+        Changes no number.
 
     Returns
     -------
@@ -329,8 +367,11 @@ def trust_curve(
     caller = "trust_curve"
     sig, cg_iters = _check_grid(sigmas, solver, cg_iters, caller)
     t_max = check_int("t_max", t_max, caller, low=1)
+    report = _reporter(progress, caller)
     n = sig.size
+    report(0.0, f"exact soft labels at {n} σ")
     exact = model.soft_labels_many(sig, solver="exact", derivative=False)
+    report(0.2, f"{solver.upper()}-{cg_iters} soft labels at {n} σ")
     keeps = [~sl.degenerate for sl in exact]
     want = [(sl.f > 0.5)[k] for sl, k in zip(exact, keeps, strict=True)]
 
@@ -356,16 +397,31 @@ def trust_curve(
         under[i] = int(np.sum(ap.degenerate[k]))
         up = (ap.f[k] > 0.5) & ~ap.degenerate[k]
         wrong[i] = int(np.sum((up != want[i]) | ap.degenerate[k]))
-    needed = {w: _search_t(n, keeps, under, t_max, right(w)) for w in ("cg", "pcg")}
+    report(0.3, "t needed, CG")
+    needed = {}
+    for j, w in enumerate(("cg", "pcg")):
+        base = 0.3 + 0.35 * j
+
+        def settled(k: int, base=base, w=w) -> None:
+            report(base + 0.35 * k / n, f"t needed, {w.upper()}: σ {k} of {n}")
+
+        needed[w] = _search_t(n, keeps, under, t_max, right(w), settled)
+    report(1.0, "done")
     return TrustCurve(
         sig, error, margin, error >= margin, wrong, needed["cg"], needed["pcg"],
         np.array([int((~k).sum()) for k in keeps]), under, solver, cg_iters, t_max,
     )  # fmt: skip
 
 
-def _search_t(n: int, keeps, under, t_max: int, right) -> np.ndarray:
+def _search_t(n: int, keeps, under, t_max: int, right, settled=None) -> np.ndarray:
     """Doubling then bisection per σ (see :func:`trust_curve`); ``right(idx, t)`` says for
-    each σ index of ``idx`` whether t iterations put every node right (one batched call)."""
+    each σ index of ``idx`` whether t iterations put every node right (one batched call);
+    ``settled(k)``, if given, hears how many σ have their final t after each call."""
+
+    def tell(final: np.ndarray) -> None:
+        if settled is not None:
+            settled(int(np.sum(final)))
+
     lo = np.zeros(n, int)  # largest t known to fail (0: none tried)
     hi = np.full(n, t_max + 1)  # smallest t known to work (t_max + 1: none)
     done = np.zeros(n, bool)
@@ -382,6 +438,7 @@ def _search_t(n: int, keeps, under, t_max: int, right) -> np.ndarray:
                 hi[i], done[i] = t, True
             else:
                 lo[i] = t
+        tell(done & ~((hi <= t_max) & (hi - lo > 1)))
         if t >= t_max:
             break
         t = min(2 * t, t_max)
@@ -398,4 +455,6 @@ def _search_t(n: int, keeps, under, t_max: int, right) -> np.ndarray:
                     hi[i] = m
                 else:
                     lo[i] = m
+            tell((hi > t_max) | (hi - lo <= 1))
+    tell(np.ones(n, bool))
     return hi

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from sslviz._threads import one_thread
 from sslviz._validation import InvalidParameterError, check_int, check_option
 from sslviz.specs import DATASETS, ProblemSpec, default
 
@@ -868,6 +869,7 @@ def _with_context(exc: InvalidParameterError, context: str) -> InvalidParameterE
     return InvalidParameterError(f"{exc} {context}")
 
 
+@one_thread
 def make_instance(
     dataset: Dataset,
     classes: tuple[int, int] = default(ProblemSpec, "classes"),

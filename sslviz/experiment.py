@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sslviz._threads import one_thread
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.online import (
     FEEDBACK_MODELS,
@@ -178,6 +179,7 @@ def _band(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return mean, mean - half, mean + half
 
 
+@one_thread
 def regret_experiment(
     provider: RoundProvider,
     *,

@@ -14,15 +14,23 @@ Fast mode (DESIGN §5.4): one search for every crossing of the approximate
 f_u(σ) − 1/2 over the whole range, each solve serving all nodes at once (the adaptive
 Hermite grid and safeguarded Newton of :mod:`sslviz.truth`, run on the chosen solver).
 Its intervals are the pieces between consecutive approximate crossings.
+
+Event log: ``sweep(..., record=True)`` keeps what the sweep did, step by step, in
+``Sweep.events`` (a list of :class:`Event`; the player page and
+:mod:`sslviz.animation` replay it). Recording only reads: the intervals are the same, bit
+for bit, as without it.
 """
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from sslviz._threads import one_thread
 from sslviz._validation import check_int, check_option, check_real, check_sigma_range
 from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
 from sslviz.piecewise import PiecewiseLoss
@@ -30,6 +38,14 @@ from sslviz.specs import ScoreSettings, SweepSettings, default
 from sslviz.truth import Certificates, LossCurve, true_loss_curve
 
 STEP_RULES = ("hybrid", "gradient", "newton")
+EVENT_KINDS = ("start", "step", "bracket", "interval", "grid", "split", "degenerate",
+               "refine", "breakpoint")  # fmt: skip
+"""Kinds of :class:`Event`: paper mode 'start' (an interval's search begins at σ0), 'step'
+(the running nodes took one step), 'bracket' (a step in which [σ_l, σ_h] moved),
+'interval'; fast mode 'grid', 'split', 'degenerate' (a σ evaluated: on the starting grid,
+at a midpoint the Hermite test asked for, locating a change of the degenerate set),
+'refine' (one step of the crossing search), 'breakpoint' (a crossing located),
+'interval' (the pieces between the crossings, at the end)."""
 
 
 @dataclass(frozen=True)
@@ -62,12 +78,199 @@ class Iterate:
 
 
 @dataclass(frozen=True, eq=False)
+class Event:
+    """One step of a recorded sweep (``sweep(..., record=True)``; kinds in
+    :data:`EVENT_KINDS`).
+
+    Attributes
+    ----------
+    step : int
+        Position in the log, 0-based (the player shows ``step + 1`` of ``len(events)``).
+    kind : str
+    sigma0 : float
+        Paper mode: the start σ0 of the interval being searched; fast mode: NaN.
+    bracket : (float, float)
+        Paper mode: the current [σ_l, σ_h]; fast mode: the σ cell being searched ('grid':
+        NaN), for 'refine' and 'breakpoint' the node's own bracket of its crossing.
+    nodes : ndarray of int, shape (k,)
+        Paper mode: the nodes still running (indices into ``model.unlabeled_idx``); fast
+        mode: the nodes refined in the cell ('refine'), the node found ('breakpoint'), the
+        nodes nearest to 1/2 at the evaluated σ (evaluations).
+    sigma, f : ndarray of shape (k,)
+        Their current σ (iterate) and soft label there.
+    node : int
+        The node the step is about (-1: none).
+    at : float
+        σ of what happened: the evaluated σ, the root, the breakpoint (NaN: none).
+    loss : float
+        Fast mode: the approximate loss at ``at`` (evaluations and 'refine'); an
+        'interval' event: the interval's loss.
+    interval : Interval or None
+        The interval an 'interval' event adds.
+    text : str
+        The caption with its nodes as ``{0}``, ``{1}``… placeholders for ``names`` (see
+        :meth:`describe`); :attr:`caption` names them "node u".
+    names : tuple of int
+        Nodes named in ``text``.
+    """
+
+    step: int
+    kind: str
+    sigma0: float
+    bracket: tuple[float, float]
+    nodes: np.ndarray
+    sigma: np.ndarray
+    f: np.ndarray
+    node: int = -1
+    at: float = math.nan
+    loss: float = math.nan
+    interval: Interval | None = None
+    text: str = ""
+    names: tuple[int, ...] = ()
+
+    @property
+    def g(self) -> np.ndarray:
+        """g_u = (f_u − 1/2)² of the nodes, shape (k,)."""
+        return (self.f - 0.5) ** 2
+
+    @property
+    def caption(self) -> str:
+        """One line saying what happened, nodes named "node u" (unlabeled index)."""
+        return self.describe()
+
+    def describe(self, rows: Sequence[int] | None = None) -> str:
+        """The caption with each node named "row r" (``rows[u]``, its instance row) when
+        ``rows`` is given, else "node u"."""
+        return self.text.format(
+            *(f"row {rows[u]}" if rows is not None else f"node {u}" for u in self.names)
+        )
+
+
+def _g(x: float) -> str:
+    return f"{x:.4g}"
+
+
+class _Recorder:
+    """Builds a sweep's :class:`Event` list (paper mode from :func:`_bracket`, fast mode
+    from :func:`sslviz.truth.true_loss_curve`'s ``on_event``)."""
+
+    def __init__(self, y_u: np.ndarray) -> None:
+        self.y_u = y_u
+        self.events: list[Event] = []
+        self.sigma0 = math.nan
+        self.intervals = 0
+
+    def emit(self, kind: str, *, bracket, nodes=(), sigma=None, f=(), node=-1, at=math.nan,
+             loss=math.nan, interval=None, text="", names=()) -> None:  # fmt: skip
+        nodes = np.array(nodes, dtype=int)
+        f = np.array(f, dtype=float)
+        sigma = np.full(nodes.size, at, float) if sigma is None else np.array(sigma, float)
+        for a in (nodes, sigma, f):
+            a.setflags(write=False)
+        self.events.append(Event(
+            len(self.events), kind, float(self.sigma0), (float(bracket[0]), float(bracket[1])),
+            nodes, sigma, f, int(node), float(at), float(loss), interval, text,
+            tuple(int(u) for u in names),
+        ))  # fmt: skip
+
+    # -- paper mode ---------------------------------------------------------------------
+
+    def start(self, sigma0: float, lo: float, hi: float, run, n: int, loss: float) -> None:
+        self.sigma0 = sigma0
+        self.intervals += 1
+        k = run.u.size
+        who = (f"{{0}} starts from σ0 (the {n} nodes run one at a time)" if k == 1 else
+               f"all {n} nodes start from σ0, side by side" if k == n else
+               f"the first {k} of {n} nodes start from σ0, side by side")  # fmt: skip
+        self.emit("start", bracket=(lo, hi), nodes=run.u, sigma=run.sigma, f=run.f,
+                  at=sigma0, loss=loss, names=run.u[:1] if k == 1 else (),
+                  text=f"interval {self.intervals}: σ0 = {_g(sigma0)}, l̃(σ0) = {loss:.3g}; "
+                       f"{who} · bracket [{_g(lo)}, {_g(hi)}]")  # fmt: skip
+
+    def step(self, run, stepped: int, notes: list, before, lo: float, hi: float) -> None:
+        moved = (lo, hi) != before
+        # a root superseded by a later, tighter one in the same pass: counted, not named
+        last = {t[0]: t for t in notes if t[0] in ("hi", "lo")}
+        extra = sum(t[0] in ("hi", "lo") for t in notes) - len(last)
+        notes = [t for t in notes if t[0] not in ("hi", "lo") or last[t[0]] is t]
+        order = {"hi": 0, "lo": 0, "left": 1, "ignored": 2}
+        notes = sorted(notes, key=lambda t: order.get(t[0], 3))
+        names, parts = [], []
+        for what, u, x, *how in notes[:2]:
+            i = "{" + str(len(names)) + "}"
+            names.append(u)
+            rule = how[0] if how else ""
+            parts.append({
+                "hi": f"{i}'s root lowers σ_h to {_g(x)}",
+                "lo": f"{i}'s root raises σ_l to {_g(x)}",
+                "left": f"{i}'s {rule} step left the bracket (to σ = {_g(x)})"
+                        if rule != "parked" else
+                        f"{i}'s waiting iterate σ = {_g(x)} is outside the bracket",
+                "ignored": f"{i}'s root at σ = {_g(x)} does not count (not inside the "
+                           "bracket, or its iterates left it)",
+                "stalled": f"{i} stalled at σ = {_g(x)}, away from 1/2",
+                "cap": f"{i} hit the iteration cap at σ = {_g(x)}",
+                "flat": f"{i} stopped at σ = {_g(x)}: g' = 0",
+                "degenerate": f"{i} is cut off from L",
+            }[what])  # fmt: skip
+        if len(notes) + extra > 2:
+            parts.append(f"{len(notes) + extra - 2} more stopped or settled")
+        if stepped == 1 and run.u.size == 1 and not notes:
+            names.append(run.u[0])
+            f0 = float(run.f[0]) if abs(run.f[0]) >= 5e-5 else 0.0
+            head = f"{{{len(names) - 1}}} steps to σ = {_g(run.sigma[0])} (f = {f0:.4f})"
+        else:
+            head = (f"{stepped} nodes step" if stepped > 1 else "1 node steps" if stepped
+                    else "settling")  # fmt: skip
+        text = head + (": " + "; ".join(parts) if parts else "")
+        text += f" · bracket [{_g(lo)}, {_g(hi)}]"
+        self.emit("bracket" if moved else "step", bracket=(lo, hi), nodes=run.u,
+                  sigma=run.sigma, f=run.f, node=notes[0][1] if notes else -1,
+                  at=notes[0][2] if notes else math.nan, names=names, text=text)  # fmt: skip
+
+    def interval(self, iv: Interval, index: int) -> None:
+        names, ends = [], []
+        for side, u in (("σ_l", iv.lo_node), ("σ_h", iv.hi_node)):
+            if u >= 0:
+                ends.append(f"{side} set by {{{len(names)}}}")
+                names.append(u)
+            else:
+                ends.append(f"{side} by the range end")
+        self.emit("interval", bracket=(iv.lo, iv.hi), at=iv.sigma0, loss=iv.loss,
+                  interval=iv, node=iv.hi_node, names=names,
+                  text=f"interval {index} found: [{_g(iv.lo)}, {_g(iv.hi)}], l̃ = "
+                       f"{iv.loss:.3g}; " + ", ".join(ends))  # fmt: skip
+
+    # -- fast mode ----------------------------------------------------------------------
+
+    def fast(self, kind: str, *, at, bracket=(math.nan, math.nan), nodes=(), f=(), node=-1,
+             loss=math.nan, rule="", cell=None, degenerate=0) -> None:  # fmt: skip
+        a, b = bracket
+        if kind == "grid":
+            text = f"σ = {_g(at)} evaluated on the starting grid: loss {loss:.3g}"
+        elif kind == "split":
+            text = (f"the Hermite test split [{_g(a)}, {_g(b)}] (a pair of crossings may hide "
+                    f"there): σ = {_g(at)} evaluated, loss {loss:.3g}")  # fmt: skip
+        elif kind == "degenerate":
+            text = (f"σ = {_g(at)} evaluated to locate where nodes get cut off from L "
+                    f"({degenerate} cut off): loss {loss:.3g}")  # fmt: skip
+        elif kind == "refine":
+            text = (f"{rule} step for {{0}}'s crossing: σ = {_g(at)} in [{_g(a)}, {_g(b)}], "
+                    f"f = {float(f[list(nodes).index(node)]):.4f}")  # fmt: skip
+        else:
+            text = f"breakpoint: {{0}} crosses 1/2 at σ = {_g(at)}"
+        self.emit(kind, bracket=bracket, nodes=nodes, f=f, node=node, at=at, loss=loss,
+                  names=(node,) if node >= 0 else (), text=text)  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
 class Sweep:
     """Intervals covering (part of) [σ_min, σ_max] and the work they took.
 
     ``certificates`` (certified fast mode only): the :class:`sslviz.truth.Certificates` of
     every σ the search evaluated. ``curve`` (fast mode only): the approximate loss curve
     the intervals are the pieces of (its ``evaluations`` are the σ the search solved at).
+    ``events`` (``sweep(..., record=True)`` only): the event log, a list of :class:`Event`.
     """
 
     intervals: list[Interval]
@@ -80,6 +283,7 @@ class Sweep:
     complete: bool = True
     certificates: Certificates | None = None
     curve: LossCurve | None = None
+    events: list[Event] | None = None
 
     @property
     def time_per_interval(self) -> float:
@@ -139,12 +343,15 @@ class _NodeIterations:
         self.f, self.df, self.deg = first.f[nodes], first.df[nodes], first.degenerate[nodes]
         self.stop = ("running", float("nan"))  # set by advance() when it records a trace
 
-    def advance(self, lo: float, hi: float, trace: list | None = None, *, inner=None):
+    def advance(self, lo: float, hi: float, trace: list | None = None, *, inner=None,
+                explain: bool = False):  # fmt: skip
         """One step of every node from its current point (soft labels known there).
 
         A node whose next point leaves [lo, hi] stops. ``inner`` = (lo_u, hi_u), per-node
         sub-brackets: a node whose next point leaves its own (but not [lo, hi]) moves
         there and is *parked*, to be fed only if that point turns out to be in its bracket.
+        ``explain``: also set ``self.why`` = (stop reason per node, as
+        :func:`_stop_reason`; next point; 'gradient' or 'Newton', the step taken).
 
         Returns ``(finished, root, parked)``: which nodes stopped (root NaN when not at a
         root) and which were parked; the rest moved to ``self.sigma`` and need soft labels
@@ -187,6 +394,13 @@ class _NodeIterations:
                 self.deg[0], converged[0], near[0], flat[0], h[0], outside[0], capped
             )
             self.stop = (why, float(new[0]))
+        if explain:
+            capped = self.it + 1 >= s.max_iter
+            conds = [self.deg, converged & near, converged, flat & (h == 0.0), flat, outside,
+                     capped]  # fmt: skip
+            why = np.select(conds, ["degenerate", "root", "stalled", "root", "flat", "left",
+                                    "cap"], "running")  # fmt: skip
+            self.why = (why, new.copy(), np.where(use_gd, "gradient", "Newton"))
         # Leaving the bracket, or the last point of the budget, ends without a root.
         finished |= outside | (self.it + 1 >= s.max_iter)
         go = ~finished
@@ -227,7 +441,15 @@ class _NodeIterations:
 
 
 def _bracket(
-    oracle, sigma0: float, lo: float, hi: float, s: SweepSettings, first, *, window: int
+    oracle,
+    sigma0: float,
+    lo: float,
+    hi: float,
+    s: SweepSettings,
+    first,
+    *,
+    window: int,
+    rec: _Recorder | None = None,
 ) -> tuple[float, float, int, int]:
     """Algorithm 4's loop over u ∈ U in order: ``(σ_l, σ_h, lo_node, hi_node)``.
 
@@ -241,6 +463,8 @@ def _bracket(
       unsettled nodes below u would give — it resumes if that point turns out inside B_u;
     * nodes are settled in order: a root counts only if all the node's iterates lay
       inside B_u, which is then known exactly.
+
+    ``rec`` records one event per pass of the loop (what stepped, stopped, settled).
     """
     n = oracle.model.n_unlabeled
     root = np.full(n, np.nan)
@@ -251,12 +475,22 @@ def _bracket(
     run = _NodeIterations(np.zeros(0, int), sigma0, first, s, "hybrid")
     parked = run.take(np.zeros(0, bool))
     stale = np.zeros(0, bool)  # run nodes whose soft labels are not yet known
+    passes = 0
     while settled < n:
+        if rec is not None:
+            notes: list[tuple] = []  # (what, node, σ[, step rule]) for the caption
+            before, stepped = (lo, hi), 0
         if run.u.size and not stale.any():
             inner = None  # with no finished node waiting to settle, it is [lo, hi]
             if done[settled:admitted].any():
                 inner = _inner_brackets(run.u, settled, sigma0, lo, hi, done, root, tmin, tmax)
-            finished, r, park = run.advance(lo, hi, inner=inner)
+            finished, r, park = run.advance(lo, hi, inner=inner, explain=rec is not None)
+            if rec is not None:
+                stepped = run.u.size
+                why, nxt, rule = run.why
+                for i in np.flatnonzero(finished & (why != "root")):
+                    x = nxt[i] if why[i] == "left" else run.sigma[i]
+                    notes.append((str(why[i]), int(run.u[i]), float(x), str(rule[i])))
             if finished.any():
                 ids = run.u[finished]
                 root[ids], tmin[ids] = r[finished], run.tmin[finished]
@@ -269,11 +503,16 @@ def _bracket(
             stale = np.ones(run.u.size, bool)
         while settled < n and done[settled]:
             x = root[settled]
+            if rec is not None:
+                was = (lo, hi)
             if np.isfinite(x) and lo <= tmin[settled] and tmax[settled] <= hi:
                 if sigma0 < x < hi:
                     hi, hi_node = float(x), settled
                 elif lo < x < sigma0:
                     lo, lo_node = float(x), settled
+            if rec is not None and np.isfinite(x):
+                what = "hi" if hi != was[1] else "lo" if lo != was[0] else "ignored"
+                notes.append((what, settled, float(x)))
             settled += 1
         # Keep about ``window`` nodes running: admit the next ones in order.
         top = min(n, max(settled, admitted + window - run.u.size))
@@ -286,6 +525,11 @@ def _bracket(
             x = parked.sigma
             gone = ~((lo <= x) & (x <= hi))  # left the settled bracket: no root
             done[parked.u[gone]] = True
+            if rec is not None:
+                notes += [
+                    ("left", int(u), float(v), "parked")
+                    for u, v in zip(parked.u[gone], x[gone], strict=True)
+                ]
             back = ~gone & (lo_u <= x) & (x <= hi_u)
             parked.take(gone)
             resumed = parked.take(back[~gone])
@@ -299,6 +543,12 @@ def _bracket(
                 labels = oracle.labels_many(points)
                 run.feed([labels[i] for i in where], stale)
             stale[:] = False
+        if rec is not None:
+            if passes == 0:
+                rec.start(sigma0, lo, hi, run, n, _wrong_fraction(first, rec.y_u))
+            elif stepped or notes:
+                rec.step(run, stepped, notes, before, lo, hi)
+        passes += 1
     return lo, hi, lo_node, hi_node
 
 
@@ -321,6 +571,7 @@ def _inner_brackets(nodes, settled, sigma0, lo, hi, done, root, tmin, tmax):
 _WINDOW = 64  # nodes kept running side by side when the solver batches
 
 
+@one_thread
 def feedback_set(
     model: HarmonicModel | DelalleauModel,
     y_unlabeled: np.ndarray,
@@ -346,6 +597,11 @@ def feedback_set(
     Interval
         With the estimated loss l̃ = fraction of U misclassified by f_ε(σ0).
     """
+    return _feedback_set(model, y_unlabeled, sigma0, sigma_min, sigma_max, settings)
+
+
+def _feedback_set(model, y_unlabeled, sigma0, sigma_min, sigma_max, settings, rec=None):
+    """:func:`feedback_set`, its steps recorded by ``rec`` when given."""
     t0 = time.perf_counter()
     s = SweepSettings(mode="paper") if settings is None else settings
     lo, hi = check_sigma_range(sigma_min, sigma_max, "feedback_set")
@@ -353,7 +609,8 @@ def feedback_set(
     oracle = _oracle(model, s)
     first = oracle.labels(sigma0)
     window = _WINDOW if model.batches(s.solver) else 1
-    lo, hi, lo_node, hi_node = _bracket(oracle, sigma0, lo, hi, s, first, window=window)
+    lo, hi, lo_node, hi_node = _bracket(oracle, sigma0, lo, hi, s, first, window=window,
+                                        rec=rec)  # fmt: skip
     return Interval(
         lo,
         hi,
@@ -367,6 +624,7 @@ def feedback_set(
     )
 
 
+@one_thread
 def sweep(
     model: HarmonicModel | DelalleauModel,
     y_unlabeled: np.ndarray,
@@ -374,41 +632,62 @@ def sweep(
     sigma_max: float,
     settings: SweepSettings | None = None,
     *,
-    progress=None,
+    progress: Callable[[float, str], None] | None = None,
     max_seconds: float | None = None,
+    record: bool = False,
 ) -> Sweep:
     """Estimated constant-loss intervals over [σ_min, σ_max] (paper or fast mode).
 
     Parameters
     ----------
+    model : HarmonicModel or DelalleauModel
+    y_unlabeled : ndarray of shape (n_unlabeled,)
+    sigma_min, sigma_max : float
+        The range (PCA-space distance units).
+    settings : SweepSettings, default=SweepSettings()
     progress : callable, optional
-        ``progress(fraction_done, message)`` called as the sweep advances.
+        ``progress(fraction_done, message)`` called as the sweep advances, fractions
+        non-decreasing in [0, 1]: paper mode after each interval (the range covered), fast
+        mode as the search moves along σ (see :func:`sslviz.truth.true_loss_curve`).
     max_seconds : float, optional
         Paper mode only: stop starting new intervals after this long. The result then
         covers [σ_min, last hi] and ``Sweep.complete`` is False (time per interval is still
         measured; M and scores are not comparable).
+    record : bool, default=False
+        Keep the event log in ``Sweep.events`` (:class:`Event`, kinds in
+        :data:`EVENT_KINDS`). Paper mode: one event per step of the running nodes (their
+        iterates, the bracket, who stopped or settled), one when each interval's search
+        starts and one per interval found; fast mode: every σ evaluated, every step of the
+        crossing search, every crossing, then one event per interval. The intervals are
+        the same as without recording (only their measured ``seconds`` differ).
     """
     s = SweepSettings() if settings is None else settings
     lo, hi = check_sigma_range(sigma_min, sigma_max, "sweep")
     y_u = np.asarray(y_unlabeled)
     t0 = time.perf_counter()
+    rec = _Recorder(y_u) if record else None
     if s.mode == "fast":
         # Certified: breakpoints located as tightly as the exact curve's (the default rtol).
         rtol = {"rtol": min(1e-3, s.epsilon / hi)} if not s.certify else {}
         curve = true_loss_curve(
             model, y_u, lo, hi, solver=s.solver, cg_iters=s.cg_iters,
-            certify_cap=s.certify_cap if s.certify else None, **rtol,
+            certify_cap=s.certify_cap if s.certify else None, progress=progress,
+            on_event=rec.fast if rec is not None else None, **rtol,
         )  # fmt: skip
-        return _sweep_from_curve(curve, lo, hi, s, t0)
+        return _sweep_from_curve(curve, lo, hi, s, t0, rec)
     intervals: list[Interval] = []
     sigma0 = lo
     complete = True
+    if progress is not None:
+        progress(0.0, "interval 1")
     while sigma0 <= hi:
         if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
             complete = False
             break
-        iv = feedback_set(model, y_u, sigma0, lo, hi, s)
+        iv = _feedback_set(model, y_u, sigma0, lo, hi, s, rec)
         intervals.append(iv)
+        if rec is not None:
+            rec.interval(iv, len(intervals))
         if progress is not None:
             progress(min((iv.hi - lo) / (hi - lo), 1.0), f"interval {len(intervals)}")
         sigma0 = iv.hi + s.step
@@ -421,10 +700,11 @@ def sweep(
         sum(i.matvecs for i in intervals),
         time.perf_counter() - t0,
         complete=complete,
+        events=rec.events if rec is not None else None,
     )
 
 
-def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0) -> Sweep:
+def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0, rec=None) -> Sweep:
     e, v = curve.loss.edges, curve.loss.values
     node_at = [-1, *[int(nd[0]) for nd in curve.nodes], -1]
     ivs = [
@@ -438,10 +718,14 @@ def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0) -> Sweep:
         )
         for i in range(v.size)
     ]
+    for i, iv in enumerate(ivs if rec is not None else ()):
+        rec.interval(iv, i + 1)
     return Sweep(ivs, lo, hi, s, curve.solves, curve.matvecs, time.perf_counter() - t0,
-                 certificates=curve.certificates, curve=curve)  # fmt: skip
+                 certificates=curve.certificates, curve=curve,
+                 events=rec.events if rec is not None else None)  # fmt: skip
 
 
+@one_thread
 def node_trace(
     model: HarmonicModel | DelalleauModel,
     u: int,
@@ -577,6 +861,7 @@ class Score:
         return out
 
 
+@one_thread
 def score(
     result: Sweep,
     truth: LossCurve,

@@ -35,6 +35,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from scipy.spatial.distance import cdist
 
 from sslviz._kernels import UNDERFLOW, harmonic_cg
+from sslviz._threads import one_thread
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.graphs import (
     Graph,
@@ -315,6 +316,7 @@ class _HarmonicBatch:
 class _SoftLabelModel:
     """What both labeling models share: soft labels at many σ (one at a time here)."""
 
+    @one_thread
     def certified_labels(
         self, sigma: float, *, solver: str = "cg", cg_iters: int = CG_ITERS,
         cap: int = CERTIFY_CAP, derivative: bool = True, h0: np.ndarray | None = None,
@@ -331,6 +333,7 @@ class _SoftLabelModel:
         """Whether :meth:`soft_labels_many` solves several σ together with ``solver``."""
         return False
 
+    @one_thread
     def soft_labels_many(
         self,
         sigmas,
@@ -407,6 +410,7 @@ class HarmonicModel(_SoftLabelModel):
         W_UL, dW_UL = gaussian_weights(self._D2_UL, shift, sigma, derivative, False)
         return W_UU, W_UL, dW_UU, dW_UL
 
+    @one_thread
     def soft_labels(
         self,
         sigma: float,
@@ -449,6 +453,7 @@ class HarmonicModel(_SoftLabelModel):
         at once (the systems share one sparsity pattern)."""
         return solver in ("cg", "pcg") and self._batch is not None
 
+    @one_thread
     def soft_labels_many(
         self,
         sigmas,
@@ -476,6 +481,7 @@ class HarmonicModel(_SoftLabelModel):
             for x, sl in zip(sig.tolist(), out, strict=True)
         ]
 
+    @one_thread
     def certified_labels(
         self, sigma: float, *, solver: str = "cg", cg_iters: int = CG_ITERS,
         cap: int = CERTIFY_CAP, derivative: bool = True, h0: np.ndarray | None = None,
@@ -551,6 +557,7 @@ class HarmonicModel(_SoftLabelModel):
         return SoftLabels(sigma, f, df, degenerate, solves, matvecs, 0, "certified",
                           iterations=used, supersolution=h)  # fmt: skip
 
+    @one_thread
     def soft_labels_at_radius(self, r: float, *, solver: str = "exact") -> SoftLabels:
         """Soft labels on the unweighted graph 1[d_ij ≤ r] (Definition 1a)."""
 
@@ -749,6 +756,7 @@ class DelalleauModel(_SoftLabelModel):
         degenerate = unanchored(W, self.is_l.copy())
         return A, dA, degenerate
 
+    @one_thread
     def soft_labels(
         self,
         sigma: float,

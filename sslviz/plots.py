@@ -35,7 +35,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 SIGMA_TITLE = "σ (bandwidth, PCA-space distance)"
-LOSS_TITLE = "loss l(σ) (fraction of U misclassified)"
+R_TITLE = "r (threshold radius, PCA-space distance)"
+LOSS_TITLE = "loss l(σ) (share of U misclassified)"
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
 _RULE_STYLE = {  # step rule → (colour, marker symbol, line dash) of its iterates
     "gradient": ("#2ca02c", "circle", "dot"),
@@ -54,7 +55,14 @@ breakpoint is drawn filled, a spurious endpoint with the ``-open`` variant of it
 _UNSELECTED = dict(marker=dict(opacity=0.6))  # after a click: the other points stay readable
 _TRUST = {"error": "#d62728", "margin": "#2ca02c", "cg": "#1f77b4", "pcg": "#17becf",
           "band": "rgba(255,127,14,0.22)"}  # fmt: skip
-_LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=50), hovermode="closest")
+_LAYOUT = dict(
+    template="plotly_white",
+    margin=dict(l=70, r=20, t=60, b=50),
+    hovermode="closest",
+    font=dict(size=14),
+)  # readable on a projector (titles scale with it)
+_BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0)
+"""A legend under the plot, left-aligned, wrapping to more rows when it is long."""
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -64,13 +72,51 @@ def _rgba(hex_color: str, alpha: float) -> str:
 
 
 def _log_ticks(*arrays) -> dict:
-    """Tick spacing of a log axis over ``arrays``: at most about five labelled powers of ten
-    when they span more than three decades, else 1-2-5 (Plotly's default labels every minor
-    digit on a narrow range and every decade on a wide one)."""
+    """Ticks of a log axis over ``arrays``, labelled as powers of ten (10⁻⁶, not "1µ"):
+    at most about five labelled decades when they span more than three, every decade
+    over two or three, 1-2-5 over less; minor ticks unlabelled and without grid lines
+    (Plotly's defaults label every minor digit on a narrow range and write small values
+    with SI prefixes: 1µ, 1n, 1p, 1f)."""
     v = np.concatenate([np.ravel(np.asarray(a, float)) for a in arrays]) if arrays else []
     v = v[np.isfinite(v) & (v > 0)] if len(v) else v
     span = float(np.log10(v.max() / v.min())) if len(v) else 0.0
-    return {"dtick": int(np.ceil(span / 5)) if span > 3 else "D2", "exponentformat": "power"}
+    out = {"exponentformat": "power", "showexponent": "all",
+           "minor": dict(showgrid=False, ticks="")}  # fmt: skip
+    if span > 1.5:
+        return out | {"dtick": int(np.ceil(span / 5)) if span > 3 else 1}
+    if not len(v):
+        return out
+    # a narrow range: 1-2-5 ticks written in full (Plotly's "D2" writes 20 and 50 as "2", "5")
+    k0, k1 = int(np.floor(np.log10(v.min()))), int(np.ceil(np.log10(v.max())))
+    vals = [m * 10.0**k for k in range(k0, k1 + 1) for m in (1, 2, 5)
+            if v.min() / 2.5 <= m * 10.0**k <= v.max() * 2.5]  # fmt: skip
+    return out | {"tickvals": vals, "ticktext": [_number(x) for x in vals]}
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _number(x: float) -> str:
+    """A tick value: ``'0.02'``, ``'500'``, ``'2·10⁻⁶'``."""
+    if 1e-3 <= abs(x) < 1e5:
+        return f"{x:g}"
+    e = int(np.floor(np.log10(abs(x))))
+    m = x / 10.0**e
+    power = f"10{str(e).translate(_SUPERSCRIPT)}"
+    return power if round(m, 6) == 1 else f"{m:g}·{power}"
+
+
+def _log_axis(
+    fig: go.Figure, *arrays, row: int | None = None, col: int | None = None, **kwargs
+) -> None:
+    """Make one y axis of ``fig`` logarithmic with :func:`_log_ticks` over ``arrays``."""
+    where = {"row": row, "col": col} if row is not None else {}
+    fig.update_yaxes(type="log", **_log_ticks(*arrays), **kwargs, **where)
+
+
+def _pct(x: float) -> str:
+    """A loss (fraction of U) in words: ``'12.0% of U misclassified'``."""
+    return f"{100 * float(x):.1f}% of U misclassified"
 
 
 def _node_text(u: int, rows: Sequence[int] | None) -> str:
@@ -128,17 +174,20 @@ def samples_figure(
         go.Heatmap(z=mosaic, colorscale="gray_r", showscale=False, hoverinfo="skip", name="samples")
     )
     centers = [c * block + (block - gap) / 2 for c in range(n_cls)]
+    ticktext = [_wrap(str(lab), 12) or str(lab) for lab in labels]  # long names wrap
+    widest = max((len(line) for t in ticktext for line in t.split("<br>")), default=1)
     fig.update_yaxes(
         autorange="reversed",
         tickvals=centers,
-        ticktext=list(labels),
+        ticktext=ticktext,
         title_text="class",
         scaleanchor="x",
         showgrid=False,
         zeroline=False,
     )
     fig.update_xaxes(showticklabels=False, title_text="samples", showgrid=False, zeroline=False)
-    fig.update_layout(**_LAYOUT, title="Sample images of the two classes", height=450)
+    fig.update_layout(**_LAYOUT | {"margin": dict(l=45 + 9 * widest, r=20, t=60, b=40)},
+                      title="Sample images of the two classes", height=450)  # fmt: skip
     return fig
 
 
@@ -231,7 +280,9 @@ def _click_data(u: int, rows, sigma: float, sigma0: float) -> list:
     return [row, -1 if u is None else int(u), float(sigma), float(sigma0)]
 
 
-def _interval_trace(sweep, truth, rows, name: str, color: str, dash: str = "solid") -> go.Scatter:
+def _interval_trace(
+    sweep, truth, rows, name: str, color: str, dash: str = "solid", param: str = "σ"
+) -> go.Scatter:
     xs, ys, text, cd = [], [], [], []
     for i, iv in enumerate(sweep.intervals):
         mid = 0.5 * (iv.lo + iv.hi)
@@ -246,13 +297,13 @@ def _interval_trace(sweep, truth, rows, name: str, color: str, dash: str = "soli
             else []
         )
         true_txt = (
-            f"{float(np.min(seen)):.4f}–{float(np.max(seen)):.4f}"
+            f"{100 * float(np.min(seen)):.1f}% to {_pct(np.max(seen))}"
             if len(seen) and np.min(seen) != np.max(seen)
-            else (f"{float(truth.loss(mid)):.4f}" if truth is not None else "n/a")
+            else (_pct(truth.loss(mid)) if truth is not None else "n/a")
         )
         t = (
-            f"<b>{name} interval {i + 1}</b><br>σ ∈ [{iv.lo:.5g}, {iv.hi:.5g}]"
-            f"<br>estimated loss {iv.loss:.4f}<br>true loss {true_txt}"
+            f"<b>{name}, interval {i + 1}</b><br>{param} from {iv.lo:.4g} to {iv.hi:.4g}"
+            f"<br>estimated loss {_pct(iv.loss)}<br>true loss {true_txt}"
             f"<br>left end set by {_node_text(iv.lo_node, rows)}"
             f"<br>right end set by {_node_text(iv.hi_node, rows)}"
         )
@@ -271,9 +322,10 @@ def _interval_trace(sweep, truth, rows, name: str, color: str, dash: str = "soli
         customdata=cd,
         mode="lines+markers",
         name=name,
-        opacity=0.8,  # the true loss under it stays visible
+        opacity=0.7,
+        zorder=1,  # under the true loss (zorder 2), which stays visible on top of it
         line=dict(color=color, width=5, dash=dash),
-        marker=dict(symbol="line-ns-open", size=12, color=color),
+        marker=dict(symbol="line-ns-open", size=10, color=color),
         hovertemplate="%{text}<extra></extra>",
         unselected=_UNSELECTED,
     )
@@ -300,8 +352,12 @@ def _wrap(text: str, width: int = 70) -> str:
     return "<br>".join(textwrap.wrap(text, width)) if text else ""
 
 
-def _cause_traces(fig, records, kind: str, truth, sweep, rows, row: int | None) -> None:
-    """One marker trace per cause of ``records`` (misses or spurious endpoints)."""
+def _cause_traces(
+    fig, records, kind: str, truth, sweep, rows, row: int | None, param: str = "σ"
+) -> None:
+    """One marker trace per cause of ``records`` (misses or spurious endpoints): small,
+    half-transparent markers drawn under the true loss (``zorder``), so the black line
+    stays visible where breakpoints are dense."""
     est = sweep.estimated_loss() if (kind == "spurious" and sweep is not None) else None
     by: dict[str, list] = {}
     for r in records:
@@ -316,7 +372,7 @@ def _cause_traces(fig, records, kind: str, truth, sweep, rows, row: int | None) 
             if kind == "miss":
                 u = int(ev.get("node", r.nodes[0] if r.nodes else -1))
                 y = float(truth.loss(r.sigma))
-                head = f"<b>missed true breakpoint</b> σ = {r.sigma:.5g} ({cause})"
+                head = f"<b>missed true breakpoint</b> at {param} = {r.sigma:.4g}<br>cause: {cause}"
                 nodes = ", ".join(_node_text(int(v), rows) for v in r.nodes)
             else:
                 u = int(ev.get("node", r.node))
@@ -324,7 +380,8 @@ def _cause_traces(fig, records, kind: str, truth, sweep, rows, row: int | None) 
                 vals = [float(est(min(max(r.sigma + d, est.lo), est.hi))) for d in (-span, span)]
                 vals = [v for v in vals if np.isfinite(v)]
                 y = float(np.mean(vals)) if vals else float(truth.loss(r.sigma))
-                head = f"<b>spurious endpoint</b> σ = {r.sigma:.5g} ({cause})"
+                head = (f"<b>spurious endpoint</b> at {param} = {r.sigma:.4g} (no true "
+                        f"breakpoint there)<br>cause: {cause}")  # fmt: skip
                 nodes = _node_text(u, rows)
             s0 = algorithm4_start(sweep, r.sigma, ev)
             xs.append(r.sigma)
@@ -334,7 +391,7 @@ def _cause_traces(fig, records, kind: str, truth, sweep, rows, row: int | None) 
             text.append(
                 f"{head}<br>nodes: {nodes}<br>{_wrap(r.detail)}"
                 + (f"<br>{evid}" if evid else "")
-                + (f"<br><i>click: drill-down from σ0 = {s0:.4g}</i>" if u >= 0 else "")
+                + (f"<br><i>click: drill-down from {param}0 = {s0:.4g}</i>" if u >= 0 else "")
             )
         miss = kind == "miss"
         trace = go.Scatter(
@@ -345,12 +402,13 @@ def _cause_traces(fig, records, kind: str, truth, sweep, rows, row: int | None) 
             legendgroup=f"{kind}: {cause}",
             text=text,
             customdata=cd,
+            zorder=0,  # under the estimate and the true loss
             marker=dict(
                 symbol=symbol if miss else f"{symbol}-open",
-                size=10 if miss else 8,
+                size=8 if miss else 7,
                 color=color,
-                line=dict(width=1.5 if miss else 1.2, color=color),
-                opacity=0.9,
+                line=dict(width=1, color=color),
+                opacity=0.6,
             ),
             hovertemplate="%{text}<extra></extra>",
             unselected=_UNSELECTED,
@@ -366,8 +424,8 @@ def _trust_traces(fig, trust, row_err: int, row_t: int, *, legend: bool = True) 
     margin = np.asarray(trust.margin, float)
     margin = np.where(np.isfinite(margin), np.maximum(margin, 1e-17), np.nan)
     hover = [
-        f"σ = {x:.4g}<br>{label} error {e:.2g}<br>margin {m:.2g}<br>nodes on the wrong side "
-        f"at t = {trust.cg_iters}: {w}"
+        f"σ = {x:.4g}<br>largest soft-label error of {label}: {e:.2g}<br>smallest margin "
+        f"|f_u − ½|: {m:.2g}<br>nodes on the wrong side of ½ with t = {trust.cg_iters}: {w}"
         + (f"<br>{d} nodes cut off from L" if d else "")
         + (f"<br>{q} nodes underflow for CG" if q else "")
         for x, e, m, w, d, q in zip(s, trust.error, trust.margin, trust.wrong,
@@ -427,13 +485,13 @@ def _trust_traces(fig, trust, row_err: int, row_t: int, *, legend: bool = True) 
         ),
         row=row_t, col=1,
     )  # fmt: skip
-    fig.update_yaxes(type="log", title_text="error, margin (log)", **_log_ticks(err, margin),
-                     row=row_err, col=1)  # fmt: skip
+    _log_axis(fig, err, margin, row=row_err, col=1, title_text="error, margin (log)")
     ts = np.r_[trust.t_needed_cg, trust.t_needed_pcg, trust.cg_iters].astype(float)
     ts = ts[ts > 0]
     ticks = [v for k in range(7) for v in (10**k, 2 * 10**k, 5 * 10**k)
              if ts.size and ts.min() / 2 <= v <= ts.max() * 2]  # fmt: skip
     fig.update_yaxes(type="log", title_text="t needed (log)", tickvals=ticks or None,
+                     exponentformat="power", minor=dict(showgrid=False, ticks=""),
                      row=row_t, col=1)  # fmt: skip
 
 
@@ -508,23 +566,26 @@ def loss_intervals_figure(
             line_shape="hv",
             name=f"true loss l({param})",
             line=dict(color="black", width=2),
+            zorder=2,  # on top: markers and intervals never hide it
             customdata=cd,
-            hovertemplate=f"{param} = %{{x:.5g}}<br>true loss %{{y:.4f}}<extra></extra>",
+            text=[_pct(y) for y in np.r_[v, v[-1]]],
+            hovertemplate=f"{param} = %{{x:.4g}} · true loss %{{text}}<extra></extra>",
         ),
         row=main,
         col=col,
     )
     if sweep is not None:
-        fig.add_trace(_interval_trace(sweep, truth, rows, name, _COLORS[0]), row=main, col=col)
+        fig.add_trace(_interval_trace(sweep, truth, rows, name, _COLORS[0], param=param),
+                      row=main, col=col)  # fmt: skip
     if compare is not None:
         fig.add_trace(
-            _interval_trace(compare, truth, rows, compare_name, _COLORS[4], "dot"),
+            _interval_trace(compare, truth, rows, compare_name, _COLORS[4], "dot", param),
             row=main,
             col=col,
         )
     if score is not None:
-        _cause_traces(fig, score.miss_records, "miss", truth, sweep, rows, main)
-        _cause_traces(fig, score.spurious_records, "spurious", truth, sweep, rows, main)
+        _cause_traces(fig, score.miss_records, "miss", truth, sweep, rows, main, param)
+        _cause_traces(fig, score.spurious_records, "spurious", truth, sweep, rows, main, param)
     deg = list(getattr(truth, "degenerate_ranges", []) or [])
     for lo, hi, _count in deg:
         fig.add_vrect(x0=lo, x1=hi, fillcolor="rgba(128,128,128,0.25)", line_width=0,
@@ -542,23 +603,25 @@ def loss_intervals_figure(
             row=main,
             col=col,
         )
-    x_title = "r (threshold radius, PCA-space distance)" if param == "r" else SIGMA_TITLE
+    x_title = R_TITLE if param == "r" else SIGMA_TITLE
+    y_title = LOSS_TITLE.replace("l(σ)", f"l({param})")
     if trust is not None:
         _trust_traces(fig, trust, 2, 3)
         fig.update_xaxes(title_text=x_title, row=3, col=1)
-        fig.update_yaxes(title_text="loss l(σ)", rangemode="tozero", row=1, col=1)
+        fig.update_yaxes(title_text=f"loss l({param})", tickformat=".0%", rangemode="tozero",
+                         row=1, col=1)  # fmt: skip
         fig.update_layout(
-            **_LAYOUT,
-            height=780,
+            **_LAYOUT | {"margin": dict(l=70, r=20, t=60, b=40)},
+            height=820,
             title=f"Constant-loss intervals (Figure 3) and where {trust.label} can be trusted",
-            legend=dict(orientation="h", y=-0.1),
+            legend=_BOTTOM_LEGEND | {"y": -0.08},
         )
         return fig
     fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=LOSS_TITLE, rangemode="tozero")
-    fig.update_layout(
-        **_LAYOUT, title="Constant-loss intervals (Figure 3)", legend=dict(orientation="h", y=-0.2)
-    )
+    fig.update_yaxes(title_text=y_title, tickformat=".0%", rangemode="tozero")
+    title = ("Exact loss over the threshold radius r" if param == "r"
+             else "Constant-loss intervals (Figure 3)")  # fmt: skip
+    fig.update_layout(**_LAYOUT, title=title, legend=_BOTTOM_LEGEND)
     return fig
 
 
@@ -617,50 +680,66 @@ def soft_label_figure(
             "g_u(σ) = (f_u − 1/2)²",
         ),
     )
-    approx = dict(color=_COLORS[0], width=2)
-    exact = dict(color="black", width=1.5, dash="dash")
+    # one legend per panel, beside it: every entry says which curve of which panel it is
+    styles = {  # (panel, solver) → line style
+        ("f", "approx"): dict(color=_COLORS[0], width=2.5),
+        ("f", "exact"): dict(color="black", width=1.5, dash="dash"),
+        ("g", "approx"): dict(color=_COLORS[6], width=2.5),
+        ("g", "exact"): dict(color="#8c564b", width=1.5, dash="dot"),
+    }
+    legend = {1: "legend", 2: "legend2"}
     g = np.maximum((f - 0.5) ** 2, 1e-300)
-    fig.add_trace(go.Scatter(x=sigmas, y=f, name=f"f_u, {label}", legendgroup="approx-f",
-                             line=approx), 1, 1)  # fmt: skip
-    fig.add_trace(go.Scatter(x=sigmas, y=g, name=f"g_u, {label}", legendgroup="approx-g",
-                             line=dict(approx, color=_COLORS[6])), 2, 1)  # fmt: skip
-    g_all = [g]
+    curves = [("f", "approx", f, g)]
     if f_exact is not None:
         fe = np.asarray(f_exact, float)
-        ge = np.maximum((fe - 0.5) ** 2, 1e-300)
-        g_all.append(ge)
-        fig.add_trace(go.Scatter(x=sigmas, y=fe, name="f_u, exact", line=exact), 1, 1)
-        fig.add_trace(go.Scatter(x=sigmas, y=ge, name="g_u, exact",
-                                 line=dict(exact, color="#555555")), 2, 1)  # fmt: skip
-    fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1)
+        curves.append(("f", "exact", fe, np.maximum((fe - 0.5) ** 2, 1e-300)))
+    for row, what in ((1, "f"), (2, "g")):
+        for _, solver, fv, gv in curves:
+            name = f"{what}_u, {label if solver == 'approx' else 'exact'}"
+            words = "soft label f_u" if what == "f" else "g_u = (f_u − ½)²"
+            fig.add_trace(
+                go.Scatter(
+                    x=sigmas, y=fv if what == "f" else gv, mode="lines", name=name,
+                    legend=legend[row], line=styles[(what, solver)],
+                    hovertemplate=f"σ = %{{x:.4g}} · {words} %{{y:.3g}} "
+                    f"({label if solver == 'approx' else 'exact solve'})<extra></extra>",
+                ),
+                row, 1,
+            )  # fmt: skip
+    g_all = [c[3] for c in curves]
+    fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1,
+                  annotation_text="½: the label flips", annotation_position="top left",
+                  annotation_font_size=12)  # fmt: skip
     bps = [float(b) for b in breakpoints]
     if bps:
         glo = float(min(np.min(x) for x in g_all))
         ghi = float(max(np.max(x) for x in g_all))
-        for row, (y0, y1), show in ((1, (0.0, 1.0), True), (2, (max(glo, 1e-300), ghi), False)):
+        for row, (y0, y1) in ((1, (0.0, 1.0)), (2, (max(glo, 1e-300), ghi))):
             xs = [x for b in bps for x in (b, b, None)]
             ys = [y for _ in bps for y in (y0, y1, None)]
             fig.add_trace(
                 go.Scatter(x=xs, y=ys, mode="lines", name="true breakpoint",
-                           legendgroup="breakpoint", showlegend=show,
-                           line=dict(color="#d62728", width=1, dash="dash"),
-                           hovertemplate="true breakpoint σ = %{x:.5g}<extra></extra>"),
+                           legend=legend[row], legendgroup=f"breakpoint{row}",
+                           line=dict(color="#d62728", width=1.5, dash="dash"),
+                           hovertemplate="true breakpoint: f_u crosses ½ at σ = %{x:.4g}"
+                           "<extra></extra>"),
                 row, 1,
             )  # fmt: skip
     if sigma0 is not None:
         f0 = float(np.interp(sigma0, sigmas, f)) if sigmas.size else 0.5
         fig.add_trace(
             go.Scatter(x=[sigma0], y=[f0], mode="markers", name="start σ0",
+                       legend="legend",
                        marker=dict(symbol="star", size=14, color="#ff7f0e",
                                    line=dict(color="black", width=1)),
-                       hovertemplate="start σ0 = %{x:.5g}<extra></extra>"),
+                       hovertemplate="Algorithm 4 starts at σ0 = %{x:.4g}<extra></extra>"),
             1, 1,
         )  # fmt: skip
     for rule, its in (traces or {}).items():
         color, symbol, dash = _RULE_STYLE.get(rule, (_COLORS[3], "circle", "solid"))
         xs = [it.sigma for it in its]
         txt = [
-            f"{rule} step {i}: σ = {it.sigma:.5g}, f = {it.f:.4f}, next: {it.step}"
+            f"{rule} rule, step {i}: σ = {it.sigma:.4g}, f_u = {it.f:.3f}<br>next: {it.step}"
             for i, it in enumerate(its)
         ]
         for row, ys, show in (
@@ -673,6 +752,7 @@ def soft_label_figure(
                     y=ys,
                     mode="lines+markers",
                     name=f"{rule} iterates",
+                    legend="legend",
                     legendgroup=rule,
                     showlegend=show,
                     text=txt,
@@ -685,10 +765,20 @@ def soft_label_figure(
             )
     fig.update_yaxes(title_text="f_u(σ)", row=1, col=1)
     g_its = [max(it.g, 1e-300) for its in (traces or {}).values() for it in its]
-    fig.update_yaxes(title_text="g_u(σ) (log)", type="log", **_log_ticks(*g_all, g_its),
-                     row=2, col=1)  # fmt: skip
+    _log_axis(fig, *g_all, g_its, row=2, col=1, title_text="g_u(σ) (log)")
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
-    fig.update_layout(**_LAYOUT, height=640, title="Node drill-down (Figure 2)")
+    top, bottom = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
+    side = dict(x=1.02, xanchor="left", yanchor="top", font=dict(size=13),
+                groupclick="toggleitem")  # fmt: skip
+    fig.update_layout(
+        **_LAYOUT | {"margin": dict(l=70, r=20, t=60, b=50)},
+        height=680,
+        title="Node drill-down (Figure 2)",
+        legend=side
+        | {"y": top[1], "title": dict(text="<b>top panel: f_u(σ)</b>", font=dict(size=13))},
+        legend2=side
+        | {"y": bottom[1], "title": dict(text="<b>bottom panel: g_u(σ)</b>", font=dict(size=13))},
+    )
     return fig
 
 
@@ -722,15 +812,18 @@ def condition_figure(curves: Mapping[str, object]) -> go.Figure:
                 name=f"√κ ({name})",
                 line=dict(color=_COLORS[(j - 1) % len(_COLORS)]),
                 customdata=np.c_[c.degenerate],
-                hovertemplate="σ = %{x:.4g}<br>√κ = %{y:.4g}<br>cut-off nodes: %{customdata[0]}"
+                hovertemplate="σ = %{x:.4g} · √κ = %{y:.3g}<br>CG needs roughly √κ "
+                "iterations<br>unlabeled nodes cut off from L: %{customdata[0]}"
                 "<extra></extra>",
             ),
             1,
             j,
         )
         fig.update_xaxes(title_text=SIGMA_TITLE, row=1, col=j)
-        fig.update_yaxes(type="log", row=1, col=j, title_text="√κ (log)" if j == 1 else None)
-    fig.update_layout(**_LAYOUT, title="Square root of the condition number (Figure 5)")
+        _log_axis(fig, np.sqrt(c.kappa), row=1, col=j, title_text="√κ (log)" if j == 1 else None)
+    fig.update_layout(
+        **_LAYOUT, title="Square root of the condition number (Figure 5)", showlegend=False
+    )  # the panel titles name the families
     return fig
 
 
@@ -746,9 +839,10 @@ def cg_figure(curves: Mapping[str, object]) -> go.Figure:
     fig = make_subplots(
         rows=1,
         cols=2,
+        horizontal_spacing=0.12,
         subplot_titles=(
             "CG iterations needed to reach rtol",
-            "max_u |f_u(t-iteration CG) − f_u(exact)|",
+            "error of t-iteration CG: max_u |f_t,u − f_u|",
         ),
     )
     t = None
@@ -764,6 +858,8 @@ def cg_figure(curves: Mapping[str, object]) -> go.Figure:
                 legendgroup=name,
                 name=f"iterations needed ({name})",
                 line=dict(color=color),
+                hovertemplate=f"{name} graph · σ = %{{x:.4g}}<br>CG needs %{{y:.0f}} "
+                "iterations to reach rtol<extra></extra>",
             ),
             1,
             1,
@@ -776,6 +872,8 @@ def cg_figure(curves: Mapping[str, object]) -> go.Figure:
                 legendgroup=name,
                 name=f"t-iteration error ({name})",
                 line=dict(color=color, dash="dot"),
+                hovertemplate=f"{name} graph · σ = %{{x:.4g}}<br>largest soft-label error "
+                f"after t = {c.cg_iters} iterations: %{{y:.2g}}<extra></extra>",
             ),
             1,
             2,
@@ -790,15 +888,17 @@ def cg_figure(curves: Mapping[str, object]) -> go.Figure:
                 mode="lines",
                 name="t (iterations used)",
                 line=dict(color="black", dash="dash", width=1),
+                hovertemplate=f"t = {t} iterations used<extra></extra>",
             ),
             1,
             1,
         )
     fig.update_xaxes(title_text=SIGMA_TITLE)
     fig.update_yaxes(title_text="iterations", row=1, col=1)
-    fig.update_yaxes(title_text="error (log)", type="log", row=1, col=2)
+    errs = [np.maximum(c.cg_error, 1e-17) for c in curves.values()]
+    _log_axis(fig, *errs, row=1, col=2, title_text="error (log)")
     fig.update_layout(
-        **_LAYOUT, title="CG work and accuracy across σ", legend=dict(orientation="h", y=-0.25)
+        **_LAYOUT, title="CG work and accuracy across σ", legend=_BOTTOM_LEGEND | {"y": -0.25}
     )
     return fig
 
@@ -828,7 +928,7 @@ def trust_figure(trust, *, name: str | None = None) -> go.Figure:
     _trust_traces(fig, trust, 1, 2)
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
     title = f"Where {trust.label} can be trusted" + (f" ({name})" if name else "")
-    fig.update_layout(**_LAYOUT, height=560, title=title, legend=dict(orientation="h", y=-0.16))
+    fig.update_layout(**_LAYOUT, height=600, title=title, legend=_BOTTOM_LEGEND | {"y": -0.14})
     return fig
 
 
@@ -837,8 +937,28 @@ def trust_figure(trust, *, name: str | None = None) -> go.Figure:
 # --------------------------------------------------------------------------------------------
 
 
+def _regret_layout(fig: go.Figure, y_title: str, rate_title: str, title: str) -> None:
+    """Learners on the left axis, the rate on the right one, both from 0 (aligned)."""
+    left = np.concatenate([np.asarray(t.y, float) for t in fig.data if t.yaxis == "y"])
+    right = np.concatenate([np.asarray(t.y, float) for t in fig.data if t.yaxis == "y2"])
+    left, right = left[np.isfinite(left)], right[np.isfinite(right)]
+    hi = 1.05 * max(float(left.max()) if left.size else 0.0, 1e-9)
+    lo = 1.05 * min(float(left.min()) if left.size else 0.0, 0.0)
+    r_hi = 1.05 * max(float(right.max()) if right.size else 0.0, 1e-9)
+    fig.update_xaxes(title_text="round t")
+    fig.update_yaxes(title_text=y_title, range=[lo, hi], secondary_y=False)
+    fig.update_yaxes(title_text=rate_title, range=[lo / hi * r_hi, r_hi], showgrid=False,
+                     tickmode="auto", zeroline=False, title_font_color="#555555",
+                     tickfont_color="#555555", secondary_y=True)  # fmt: skip
+    fig.update_layout(**_LAYOUT | {"hovermode": "x unified"}, title=title,
+                      legend=_BOTTOM_LEGEND)  # fmt: skip
+
+
 def regret_figure(exp) -> go.Figure:
     """Cumulative regret R_t per feedback model with its 95% band, and the theoretical rate.
+
+    The rate (Theorem 3.1's bound, usually far above the measured regret) has its own
+    scale on the right (a secondary y axis), so the learners' curves fill the chart.
 
     Parameters
     ----------
@@ -847,10 +967,10 @@ def regret_figure(exp) -> go.Figure:
     Returns
     -------
     go.Figure
-        Per model a ``'<model> 95% band'`` (filled, legend hidden) and a ``'<model>'`` trace,
-        then ``'theoretical rate'``.
+        Per model a ``'<model> 95% band'`` (filled, legend hidden) and a ``'<model>'`` trace
+        (left axis ``'y'``), then ``'theoretical rate'`` (right axis ``'y2'``).
     """
-    fig = go.Figure()
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
     t = np.arange(1, exp.rounds + 1)
     for j, (name, m) in enumerate(exp.models.items()):
         color = _COLORS[j % len(_COLORS)]
@@ -859,13 +979,14 @@ def regret_figure(exp) -> go.Figure:
                 x=np.r_[t, t[::-1]],
                 y=np.r_[m.regret_high, m.regret_low[::-1]],
                 fill="toself",
-                fillcolor=_rgba(color, 0.18),
+                fillcolor=_rgba(color, 0.12),
                 line=dict(width=0),
                 name=f"{name} 95% band",
                 legendgroup=name,
                 showlegend=False,
                 hoverinfo="skip",
-            )
+            ),
+            secondary_y=False,
         )
         fig.add_trace(
             go.Scatter(
@@ -874,8 +995,10 @@ def regret_figure(exp) -> go.Figure:
                 mode="lines",
                 name=name,
                 legendgroup=name,
-                line=dict(color=color, width=2),
-            )
+                line=dict(color=color, width=2.5),
+                hovertemplate=f"{name} feedback: regret %{{y:.3g}}<extra></extra>",
+            ),
+            secondary_y=False,
         )
     fig.add_trace(
         go.Scatter(
@@ -883,18 +1006,20 @@ def regret_figure(exp) -> go.Figure:
             y=exp.rate,
             mode="lines",
             name="theoretical rate",
-            line=dict(color="black", dash="dash"),
-        )
+            line=dict(color="#555555", dash="dash"),
+            hovertemplate="theoretical rate: %{y:.3g}<extra></extra>",
+        ),
+        secondary_y=True,
     )
-    fig.update_xaxes(title_text="round t")
-    fig.update_yaxes(title_text="cumulative regret R_t")
-    fig.update_layout(**_LAYOUT, title="Cumulative regret (mean over repetitions, 95% band)")
+    _regret_layout(fig, "cumulative regret R_t", "theoretical rate (dashed, this axis)",
+                   "Cumulative regret (mean over repetitions, 95% band)")  # fmt: skip
     return fig
 
 
 def average_regret_figure(exp) -> go.Figure:
-    """Average regret R_t / t per feedback model (and the rate / t)."""
-    fig = go.Figure()
+    """Average regret R_t / t per feedback model, and the rate / t on its own (right)
+    axis."""
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
     t = np.arange(1, exp.rounds + 1)
     for j, (name, m) in enumerate(exp.models.items()):
         fig.add_trace(
@@ -903,8 +1028,10 @@ def average_regret_figure(exp) -> go.Figure:
                 y=m.regret_mean / t,
                 mode="lines",
                 name=name,
-                line=dict(color=_COLORS[j % len(_COLORS)], width=2),
-            )
+                line=dict(color=_COLORS[j % len(_COLORS)], width=2.5),
+                hovertemplate=f"{name} feedback: R_t / t = %{{y:.3g}}<extra></extra>",
+            ),
+            secondary_y=False,
         )
     fig.add_trace(
         go.Scatter(
@@ -912,12 +1039,13 @@ def average_regret_figure(exp) -> go.Figure:
             y=exp.rate / t,
             mode="lines",
             name="theoretical rate / t",
-            line=dict(color="black", dash="dash"),
-        )
+            line=dict(color="#555555", dash="dash"),
+            hovertemplate="theoretical rate / t: %{y:.3g}<extra></extra>",
+        ),
+        secondary_y=True,
     )
-    fig.update_xaxes(title_text="round t")
-    fig.update_yaxes(title_text="average regret R_t / t")
-    fig.update_layout(**_LAYOUT, title="Average regret")
+    _regret_layout(fig, "average regret R_t / t", "rate / t (dashed, this axis)",
+                   "Average regret")  # fmt: skip
     return fig
 
 
@@ -941,8 +1069,9 @@ def density_figure(run) -> go.Figure:
             z=run.density_snapshots,
             colorscale="Viridis",
             name="density p_t(σ)",
-            colorbar=dict(title="p_t(σ)"),
-            hovertemplate="σ = %{x:.4g}<br>round %{y}<br>p = %{z:.4g}<extra></extra>",
+            colorbar=dict(title=dict(text="density<br>p_t(σ)", side="top"), thickness=14),
+            hovertemplate="round %{y}, σ = %{x:.4g}<br>density %{z:.3g} (brighter: the "
+            "learner picks this σ more often)<extra></extra>",
         )
     )
     fig.add_trace(
@@ -951,15 +1080,16 @@ def density_figure(run) -> go.Figure:
             y=np.arange(1, len(run.sigmas) + 1),
             mode="markers",
             name="σ_t played",
-            marker=dict(color="white", size=4, line=dict(color="black", width=0.5)),
+            marker=dict(color="white", size=5, line=dict(color="black", width=0.5)),
+            hovertemplate="round %{y}: the learner played σ = %{x:.4g}<extra></extra>",
         )
     )
     fig.update_xaxes(title_text=SIGMA_TITLE)
     fig.update_yaxes(title_text="round t")
     fig.update_layout(
         **_LAYOUT,
-        title=f"Learner density over σ ({run.feedback}, repetition 0)",
-        legend=dict(orientation="h", y=-0.2),
+        title=f"Where the {run.feedback} learner puts its weight (repetition 0)",
+        legend=_BOTTOM_LEGEND,
     )
     return fig
 
@@ -996,6 +1126,7 @@ def speed_figure(rows: Sequence[Mapping]) -> go.Figure:
                 name=f"time per interval (n={n})",
                 marker_color=color,
                 legendgroup=str(n),
+                hovertemplate=f"%{{x}}, n = {n}<br>%{{y:.3g}} ms per interval<extra></extra>",
             ),
             1,
             1,
@@ -1007,12 +1138,20 @@ def speed_figure(rows: Sequence[Mapping]) -> go.Figure:
                 name=f"M (n={n})",
                 marker_color=_rgba(color, 0.6),
                 legendgroup=str(n),
+                hovertemplate=f"%{{x}}, n = {n}<br>%{{y}} intervals found<extra></extra>",
             ),
             1,
             2,
         )
-    fig.update_yaxes(title_text="ms per interval (log)", type="log", row=1, col=1)
+    _log_axis(
+        fig,
+        [1e3 * r["time_per_interval"] for r in rows],
+        row=1,
+        col=1,
+        title_text="ms per interval (log)",
+    )
     fig.update_yaxes(title_text="M", row=1, col=2)
-    fig.update_xaxes(title_text="configuration")
-    fig.update_layout(**_LAYOUT, barmode="group", title="Speed: CG vs matrix inverse (Table 1)")
+    fig.update_xaxes(title_text="graph / solver")
+    fig.update_layout(**_LAYOUT, barmode="group", title="Speed: CG vs matrix inverse (Table 1)",
+                      legend=_BOTTOM_LEGEND | {"y": -0.25})  # fmt: skip
     return fig

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sslviz import data as _data
+from sslviz._threads import one_thread
 from sslviz._validation import check_int
 from sslviz.graphs import Graph, build_graph, neighbours
 from sslviz.labeling import DelalleauModel, HarmonicModel, make_model
@@ -58,6 +59,7 @@ def load_source(spec: ProblemSpec) -> _data.Dataset:
     return _data.load_dataset(spec.dataset, root=spec.data_root, download=spec.download)
 
 
+@one_thread
 def build_problem(spec: ProblemSpec) -> Problem:
     """Load data, draw the instance, build the graph and the labeling model."""
     ds = load_source(spec)
@@ -74,11 +76,27 @@ def build_problem(spec: ProblemSpec) -> Problem:
     return Problem(spec, ds, inst, model, np.asarray(inst.y)[model.unlabeled_idx])
 
 
-def loss_curve(problem: Problem, sigma_min: float, sigma_max: float) -> LossCurve:
-    """The exact loss over [σ_min, σ_max] (over [r_min, r_max] for ``threshold``)."""
+def loss_curve(
+    problem: Problem,
+    sigma_min: float,
+    sigma_max: float,
+    *,
+    progress: Callable[[float, str], None] | None = None,
+) -> LossCurve:
+    """The exact loss over [σ_min, σ_max] (over [r_min, r_max] for ``threshold``).
+
+    ``progress(fraction, message)`` is called as the search advances (fractions in [0, 1],
+    non-decreasing; the threshold family's curve, read off the edge lengths at once,
+    reports 1 when done). It changes no number.
+    """
     if problem.spec.family == "threshold":
-        return threshold_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
-    return true_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
+        curve = threshold_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
+        if progress is not None:
+            progress(1.0, "done")
+        return curve
+    return true_loss_curve(
+        problem.model, problem.y_unlabeled, sigma_min, sigma_max, progress=progress
+    )
 
 
 def sigma_range(problem: Problem, rng: SigmaRange) -> tuple[float, float]:
@@ -106,6 +124,7 @@ def suggest_sigma_range(problem: Problem) -> tuple[float, float]:
 # --------------------------------------------------------------------------------------------
 # Graph-based rounds of the online experiment (sslviz.online, sslviz.experiment)
 # --------------------------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=1024)
 def _graph_round(
@@ -169,6 +188,44 @@ class GraphRounds(RoundProvider):
         return iv.lo, iv.hi, iv.loss
 
 
+class _ReportingRounds:
+    """A :class:`GraphRounds` that calls ``tick(fraction, message)`` after each instance
+    it builds for the first time (``total`` of them in all); sequential runs only (the
+    callback does not travel to workers). Delegates everything, so results are those of
+    the wrapped rounds."""
+
+    def __init__(self, rounds: GraphRounds, total: int, tick: Callable[[float, str], None]):
+        self.rounds, self.total, self.tick = rounds, max(int(total), 1), tick
+        self.sigma_min, self.sigma_max = rounds.sigma_min, rounds.sigma_max
+        self._seen: set[int] = set()
+
+    def _note(self, round_seed: int) -> None:
+        if int(round_seed) not in self._seen:
+            self._seen.add(int(round_seed))
+            k = len(self._seen)
+            self.tick(min(k / self.total, 1.0), f"instance {k} of {self.total}")
+
+    def true_loss(self, round_seed: int) -> PiecewiseLoss:
+        out = self.rounds.true_loss(round_seed)
+        self._note(round_seed)
+        return out
+
+    def approx_loss(self, round_seed: int) -> PiecewiseLoss:
+        out = self.rounds.approx_loss(round_seed)
+        self._note(round_seed)
+        return out
+
+    def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
+        out = self.rounds.approx_feedback(round_seed, sigma)
+        self._note(round_seed)
+        return out
+
+    def exact_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
+        out = self.rounds.exact_feedback(round_seed, sigma)
+        self._note(round_seed)
+        return out
+
+
 def run_regret(
     spec: ProblemSpec,
     sigma_range: tuple[float, float],
@@ -176,6 +233,7 @@ def run_regret(
     regret: RegretSettings,
     *,
     progress: Callable[[int, int], None] | None = None,
+    tick: Callable[[float, str], None] | None = None,
     n_jobs: int | None = None,
 ):
     """The online experiment of a view on graph-backed rounds (CLI and app call this).
@@ -183,18 +241,36 @@ def run_regret(
     The stream and the learners are seeded by ``spec.seed``; ``n_jobs`` overrides
     ``regret.jobs`` (the app runs sequentially). Returns a
     :class:`sslviz.experiment.RegretExperiment`.
+
+    ``progress(done, total)`` is called after each finished repetition. ``tick(fraction,
+    message)`` (the app's progress bar) is called with non-decreasing fractions in [0, 1]:
+    in a sequential run after each instance built (rounds × repeats in all: they are the
+    cost), otherwise after each repetition. Neither changes a number.
     """
     from sslviz.experiment import regret_experiment
 
     lo, hi = sigma_range
+    jobs = regret.jobs if n_jobs is None else n_jobs
+    provider = GraphRounds(spec, lo, hi, settings)
+    report = progress
+    if tick is not None:
+        if jobs == 1 and regret.dask is None:
+            provider = _ReportingRounds(provider, regret.rounds * regret.repeats, tick)
+        else:
+
+            def report(done: int, total: int) -> None:
+                if progress is not None:
+                    progress(done, total)
+                tick(done / total, f"repetition {done} of {total}")
+
     return regret_experiment(
-        GraphRounds(spec, lo, hi, settings),
+        provider,
         rounds=regret.rounds,
         repeats=regret.repeats,
         feedback=list(regret.feedback),
         lr="auto" if regret.lr is None else regret.lr,
         seed=spec.seed,
-        n_jobs=regret.jobs if n_jobs is None else n_jobs,
+        n_jobs=jobs,
         dask=regret.dask,
-        progress=progress,
+        progress=report,
     )

@@ -336,7 +336,7 @@ _SEED = Setting(
     flag="--seed", url="seed", label="seed",
 )  # fmt: skip
 _FAMILY = Setting(
-    "knn", Choice(FAMILIES),
+    "complete", Choice(FAMILIES),
     "Graph family (Definition 1): complete Gaussian graph; kNN (symmetrised 'or', as in the "
     "paper's experiments); mutual kNN (Def. 1b); threshold 1[d_ij ≤ r] on the mutual-kNN "
     "pattern (Def. 1a), whose parameter is r instead of σ.",
@@ -424,7 +424,7 @@ class ProblemSpec(Spec):
         flag="--data-file", label="data file",
     ).field()  # fmt: skip
     classes: tuple[int, int] = Setting(
-        (0, 1), Tuple(Int(0, 10**6), size=2),
+        (2, 3), Tuple(Int(0, 10**6), size=2),
         "The two classes (c0, c1) of the binary problem; c1 becomes label 1.",
         flag="--classes", url="classes", label="classes",
     ).field()  # fmt: skip

@@ -28,10 +28,12 @@ For the ``threshold`` family l(r) changes only at edge lengths, which are enumer
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from sslviz._threads import one_thread
 from sslviz._validation import check_real, check_sigma_range
 from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
 from sslviz.piecewise import PiecewiseLoss
@@ -162,14 +164,15 @@ def _needs_split(a, b, ea, eb, touch) -> bool:
 
 
 def _refine_roots(
-    ev: LabelOracle, nodes: np.ndarray, a: float, b: float, rtol: float
+    ev: LabelOracle, nodes: np.ndarray, a: float, b: float, rtol: float, on_event=None
 ) -> np.ndarray:
     """Roots of h_u in [a, b] for every node u in ``nodes`` (each changes sign there).
 
     Safeguarded Newton on all nodes at once: every evaluation updates the bracket of
     each node it falls in, the next point is the Newton step of the first unfinished
     node from its latest value (a bisection when that step leaves the bracket or the
-    bracket failed to halve). Starts from the roots of the Hermite cubics.
+    bracket failed to halve). Starts from the roots of the Hermite cubics. ``on_event``
+    (see :func:`true_loss_curve`) hears of every step ('refine') and root ('breakpoint').
     """
     ea, eb = ev(a), ev(b)
     k = nodes.size
@@ -187,6 +190,8 @@ def _refine_roots(
             prop[r] = a + (b - a) * (s[t] + (s[t + 1] - s[t]) * H[r, t] / (H[r, t] - H[r, t + 1]))
     root = np.full(k, np.nan)
     prev_step = np.full(k, b - a)
+    if on_event is not None:  # how each node's proposal was made (for the event log)
+        how = np.full(k, "Hermite-cubic root", dtype=object)
     for _ in range(100 * k):
         open_ = np.flatnonzero(np.isnan(root))
         if not open_.size:
@@ -195,6 +200,12 @@ def _refine_roots(
         x = prop[j] if lo[j] < prop[j] < hi[j] else 0.5 * (lo[j] + hi[j])
         h, d, _ = ev(x)
         hn, dn = h[nodes], d[nodes]
+        if on_event is not None:
+            rule = how[j] if lo[j] < prop[j] < hi[j] else "bisection"
+            on_event("refine", at=x, bracket=(float(lo[j]), float(hi[j])), nodes=nodes,
+                     f=hn + 0.5, node=int(nodes[j]), rule=rule, cell=(a, b),
+                     loss=float(ev.wrong(x).mean()))  # fmt: skip
+            found = np.isnan(root)
         act = np.isnan(root) & (lo < x) & (x < hi)
         left = act & (np.sign(hn) == np.sign(hlo))
         right = act & ~left
@@ -213,9 +224,13 @@ def _refine_roots(
             fast = np.abs(step) <= 0.5 * prev_step
             prop[act] = np.where(fast[act], newton[act], 0.5 * (lo[act] + hi[act]))
             prev_step[act] = np.abs(step[act])
+            if on_event is not None:
+                how[act] = np.where(fast[act], "Newton", "bisection")
         else:
             prop[act] = secant[act]
             step = np.where(act, np.inf, step)  # stop on the bracket width only
+            if on_event is not None:
+                how[act] = "secant (Illinois)"
         tol = rtol * x
         exact = act & (hn == 0)
         root[exact] = x
@@ -223,9 +238,26 @@ def _refine_roots(
         root[small] = newton[small]
         narrow = np.isnan(root) & (hi - lo <= rtol * lo)
         root[narrow] = 0.5 * (lo[narrow] + hi[narrow])
+        if on_event is not None:
+            _found(on_event, nodes, root, lo, hi, found & ~np.isnan(root), (a, b))
     left_over = np.isnan(root)
     root[left_over] = 0.5 * (lo[left_over] + hi[left_over])
+    if on_event is not None:
+        _found(on_event, nodes, root, lo, hi, left_over, (a, b))
     return root
+
+
+def _found(on_event, nodes, root, lo, hi, which, cell) -> None:
+    for i in np.flatnonzero(which):
+        on_event(
+            "breakpoint",
+            at=float(root[i]),
+            bracket=(float(lo[i]), float(hi[i])),
+            nodes=nodes[i : i + 1],
+            f=np.array([0.5]),
+            node=int(nodes[i]),
+            cell=cell,
+        )
 
 
 def _refine_degenerate(ev: LabelOracle, a: float, b: float, rtol: float) -> list[float]:
@@ -243,6 +275,52 @@ def _refine_degenerate(ev: LabelOracle, a: float, b: float, rtol: float) -> list
     return [*_refine_degenerate(ev, a, lo, rtol), hi, *_refine_degenerate(ev, hi, b, rtol)]
 
 
+class _Watched(LabelOracle):
+    """A :class:`LabelOracle` that reports every σ it evaluates (search event log)."""
+
+    def __init__(self, *args, on_event: Callable, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_event = on_event
+        self.context = "grid"  # what the search is doing: grid, split, degenerate, refine
+        self.cell = (np.nan, np.nan)
+
+    def prefetch(self, sigmas) -> None:
+        before = len(self.cache)
+        super().prefetch(sigmas)
+        if self.context == "refine":  # _refine_roots reports its own steps
+            return
+        for x in list(self.cache)[before:]:
+            h, _, deg = self.cache[x]
+            near = np.argsort(np.where(deg, np.inf, np.abs(h)), kind="stable")[:_NEAR]
+            near = near[~deg[near]]
+            self.on_event(self.context, at=x, bracket=self.cell, nodes=near, f=h[near] + 0.5,
+                          loss=float(self.wrong(x).mean()) if h.size else 0.0,
+                          degenerate=int(deg.sum()))  # fmt: skip
+
+
+_NEAR = 24
+"""Evaluation events list the nodes nearest to 1/2 there, at most this many."""
+
+
+class _Progress:
+    """``progress(fraction, message)`` of the search: the σ range (log scale) done, at most
+    about every 1 % (fractions non-decreasing, from 0 to 1)."""
+
+    def __init__(self, progress: Callable, lo: float, hi: float) -> None:
+        self.progress, self.lo, self.span = progress, lo, np.log(hi / lo)
+        self.last = 0.0
+        progress(0.0, "starting")
+
+    def __call__(self, b: float, evaluations: int, breakpoints: int, *, final=False) -> None:
+        frac = 1.0 if final else min(max(float(np.log(b / self.lo) / self.span), 0.0), 1.0)
+        if not final and frac < self.last + 0.01:
+            return
+        self.last = max(frac, self.last)
+        total = f" of ~{round(evaluations / frac)}" if 0.05 < frac < 1.0 else ""
+        self.progress(self.last, f"σ {evaluations}{total} evaluated, {breakpoints} breakpoints")
+
+
+@one_thread
 def true_loss_curve(
     model: HarmonicModel | DelalleauModel,
     y_unlabeled: np.ndarray,
@@ -256,6 +334,8 @@ def true_loss_curve(
     cg_iters: int = CG_ITERS,
     certify_cap: int | None = None,
     max_evaluations: int = 4000,
+    progress: Callable[[float, str], None] | None = None,
+    on_event: Callable[..., None] | None = None,
 ) -> LossCurve:
     """Exact piecewise-constant loss l(σ) with every breakpoint located to ``rtol``.
 
@@ -289,6 +369,24 @@ def true_loss_curve(
         Budget for the search of hidden pairs of crossings (interval splitting). Past it,
         only sign changes between evaluated σ are refined and ``complete`` is False —
         this happens at very small σ, where derivatives lose accuracy.
+    progress : callable, optional
+        ``progress(fraction_done, message)``: fraction of the σ range searched (log scale;
+        non-decreasing, 0 first and 1 last, about every 1 %), message such as
+        "σ 412 of ~900 evaluated, 37 breakpoints".
+    on_event : callable, optional
+        The search's event log (:func:`sslviz.intervals.sweep` with ``record=True`` builds
+        :class:`sslviz.intervals.Event` from it): ``on_event(kind, **fields)`` in the order
+        things happen. ``kind`` 'grid' (a σ of the starting grid evaluated), 'split' (a
+        midpoint the Hermite test asked for), 'degenerate' (a σ evaluated to locate a change
+        of the degenerate set): fields ``at`` (σ), ``bracket`` (the σ cell searched, NaN for
+        the grid), ``loss`` (the curve's loss at σ), ``degenerate`` (count), ``nodes`` (up
+        to 24 nodes nearest to 1/2 there) and ``f`` (their soft labels); 'refine' (one step
+        of the crossing search): ``at``, ``node`` (whose proposal was evaluated),
+        ``bracket`` (that node's before the step), ``rule`` ('Hermite-cubic root', 'Newton',
+        'bisection', 'secant (Illinois)'), ``nodes`` (all nodes refined in the cell), ``f``
+        (theirs at σ), ``cell``, ``loss``; 'breakpoint' (a node's crossing located):
+        ``at``, ``node``, ``bracket``, ``cell``, ``nodes``, ``f``. Neither argument changes
+        the result.
 
     Returns
     -------
@@ -301,7 +399,11 @@ def true_loss_curve(
     rtol = check_real("rtol", rtol, caller, low=1e-15, high=1e-3)
     grid_ratio = check_real("grid_ratio", grid_ratio, caller, low=1.0, closed="neither")
     y_u = np.asarray(y_unlabeled)
-    ev = LabelOracle(model, y_u, solver, cg_iters, certify_cap)
+    if on_event is None:
+        ev = LabelOracle(model, y_u, solver, cg_iters, certify_cap)
+    else:
+        ev = _Watched(model, y_u, solver, cg_iters, certify_cap, on_event=on_event)
+    tick = _Progress(progress, lo, hi) if progress is not None else None
     n0 = int(np.ceil(np.log(hi / lo) / np.log(grid_ratio))) + 1
     grid = np.geomspace(lo, hi, max(n0, 3))
     grid[0], grid[-1] = lo, hi
@@ -312,8 +414,14 @@ def true_loss_curve(
     min_width = 1e-6  # pairs of crossings closer than this (relative) may be missed
     while stack:
         a, b = stack.pop()
+        if on_event is not None:
+            ev.context = "split"  # a new σ here is the midpoint of the last split, ev.cell
         ea, eb = ev(a), ev(b)
+        if tick is not None:
+            tick(a, len(ev.cache), len(roots))
         if not np.array_equal(ea[2], eb[2]):
+            if on_event is not None:
+                ev.context, ev.cell = "degenerate", (a, b)
             cuts = _refine_degenerate(ev, a, b, rtol)
             deg_changes.extend(cuts)
             pts = [a, *cuts, b]
@@ -331,14 +439,22 @@ def true_loss_curve(
         ):
             m = 0.5 * (a + b)
             stack.extend([(m, b), (a, m)])
+            if on_event is not None:
+                ev.cell = (a, b)
             continue
         ok = ~(ea[2] | eb[2])
         # A root exactly at a is counted by the interval ending at a.
         crossing = np.flatnonzero(ok & (np.sign(ea[0]) != np.sign(eb[0])) & (ea[0] != 0))
         if crossing.size:
-            found = _refine_roots(ev, crossing, a, b, rtol)
+            if on_event is not None:
+                ev.context = "refine"
+            found = _refine_roots(ev, crossing, a, b, rtol, on_event)
             roots.extend(zip(found.tolist(), crossing.tolist(), strict=True))
+    if on_event is not None:
+        ev.context, ev.cell = "degenerate", (lo, hi)  # _assemble reads right of a change
     curve = _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
+    if tick is not None:
+        tick(hi, len(ev.cache), curve.breakpoints.size, final=True)
     certs = None
     if certify_cap is not None:
         fallback = set(ev.fallbacks)
@@ -422,6 +538,7 @@ def _assemble(
     )
 
 
+@one_thread
 def threshold_loss_curve(
     model: HarmonicModel, y_unlabeled: np.ndarray, r_min: float, r_max: float
 ) -> LossCurve:

@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:
 
 # Sidebar inputs (widget keys) that each page must refuse with an error.
 INVALID = {
-    "k >= n": {"w_n": 20, "w_k": 20},
+    "k >= n": {"w_family": "knn", "w_n": 20, "w_k": 20},
     "|L| >= n": {"w_n": 20, "w_labeled": 20},
     "sigma_min >= sigma_max": {"w_sigma_min": 3.0, "w_sigma_max": 1.0},
     "complete graph too large": {"w_family": "complete", "w_n": 2000},
@@ -64,14 +64,18 @@ def download_json(at: AppTest, key: str):
 # --- starting pages and reading them ------------------------------------------------------
 
 
+HOME = ("app.py", "home.py")
+"""The home page: app.py (the entry point, which declares the navigation) shows home.py."""
+
+
 def start(page: str | None, query: dict | None = None, cfg: dict | None = None) -> AppTest:
-    """Run app.py (with ``query`` in the URL and ``cfg`` as the session's settings), then
-    switch to ``page`` if given."""
+    """Run app.py (with ``query`` in the URL and ``cfg`` as the session's settings) on
+    ``page`` (a page file such as ``pages/2_Conditioning.py``; None or app.py: home)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params.update(query or {})
     if cfg is not None:
         at.session_state["cfg"] = dict(cfg)
-    return at.run() if page is None else at.switch_page(page).run()
+    return at.run() if page is None or page in HOME else at.switch_page(page).run()
 
 
 def chart(at: AppTest, i: int = 0) -> dict:
@@ -113,6 +117,8 @@ def code_lines(at: AppTest) -> list[str]:
 def assert_refuses(at: AppTest, case: str) -> None:
     """Enter the invalid sidebar inputs of ``case``: an error, no exception, no chart."""
     for key, value in INVALID[case].items():
+        if at.get_by_key(key).disabled:  # e.g. k on the complete graph: apply the family first
+            at.run()
         at.get_by_key(key).set_value(value)
     at.run()
     assert not at.exception

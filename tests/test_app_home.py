@@ -8,6 +8,8 @@ from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
 import app_state
+from sslviz import specs as S
+from sslviz import tours
 from sslviz._validation import InvalidParameterError
 from sslviz.cli import build_parser, command_line
 from sslviz.specs import ConditionSettings, ProblemSpec, RegretSettings, SigmaRange, SweepSettings
@@ -23,12 +25,41 @@ def test_default_home_shows_instance_and_charts():
     assert not at.error
     assert len(at.get("plotly_chart")) == 2
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["n"] == "100"
-    assert metrics["|L| / |U|"] == "10 / 90"
+    n, nl = S.default(ProblemSpec, "n"), S.default(ProblemSpec, "n_labeled")
+    assert metrics["n"] == str(n)
+    assert metrics["|L| / |U|"] == f"{nl} / {n - nl}"
     assert int(metrics["connected components"]) >= 1
-    assert len(at.get("page_link")) == 4
-    assert at.query_params["family"] == "knn"
+    assert len(at.get("page_link")) == len(app_state.nav_pages()) - 1  # one per view
+    assert at.query_params["family"] == S.default(ProblemSpec, "family")
     assert float(at.query_params["sigma_min"]) < float(at.query_params["sigma_max"])
+    assert "tour" not in at.query_params and "present" not in at.query_params
+
+
+def test_home_shows_the_tour_gallery_first():
+    """Issue 11: the gallery of guided tours is near the top of the home page (before the
+    instance summary): one card per tour with its title, teaser and a start button."""
+    at = start()
+    texts = [m.value for m in at.markdown]
+    captions = " ".join(c.value for c in at.caption)
+    for tour in tours.TOURS:
+        assert f"**{tour.title}**" in texts
+        assert tour.teaser in captions and f"?tour={tour.id}" in captions
+        assert at.button(key=f"w_tour_{tour.id}").label == "Start tour"
+    headers = [h.value for h in at.subheader]
+    assert headers.index("Guided tours") < headers.index("The instance")
+
+
+def test_navigation_titles_and_paths():
+    """Issue 11: the home page is "Home" in the navigation (not "app"); the views keep
+    their URL paths; a page file that is not there is left out."""
+    titles = [row[1] for row in app_state.nav_pages()]
+    assert titles[0] == "Home" and "app" not in titles
+    assert titles[1:5] == ["Loss intervals", "Conditioning", "Online regret", "Speed"]
+    paths = {row[0]: row[3] for row in app_state.NAV}
+    assert paths["pages/1_Loss_intervals.py"] == "Loss_intervals"
+    assert paths["pages/4_Speed.py"] == "Speed" and paths["home.py"] is None
+    assert all((ROOT / row[0]).is_file() for row in app_state.nav_pages())
+    assert ("Algorithm 4 player" in titles) == (ROOT / "pages/5_Algorithm_4.py").is_file()
 
 
 def test_changing_n_changes_summary_and_url():
@@ -55,8 +86,8 @@ def test_bad_url_values_fall_back_with_warning():
     assert not at.exception
     texts = " ".join(w.value for w in at.warning)
     assert "n='lots'" in texts and "family='hypercube'" in texts
-    assert at.number_input(key="w_n").value == 100
-    assert at.selectbox(key="w_family").value == "knn"
+    assert at.number_input(key="w_n").value == S.default(ProblemSpec, "n")
+    assert at.selectbox(key="w_family").value == S.default(ProblemSpec, "family")
     assert at.number_input(key="w_k").value == 5  # good values are kept
     assert at.get("plotly_chart")
 
@@ -120,7 +151,8 @@ def test_cli_command_parses(command, specs, extra):
     spec = ProblemSpec(labeling="delalleau")
     text = command_line(command, spec, *specs, out="x.json")
     args = build_parser().parse_args(shlex.split(text)[1:] + list(extra))
-    assert args.command == command and args.n == 100 and args.labeling == "delalleau"
+    assert args.command == command and args.labeling == "delalleau"
+    assert args.n == S.default(ProblemSpec, "n")
     assert args.out == "x.json" and args.sigma_min == 0.5 and args.sigma_max == 2.8
     if command in ("intervals", "regret"):
         assert args.mode == "paper"
@@ -166,7 +198,7 @@ def test_cap_errors_estimate_complete_graph_memory():
     big = ProblemSpec(family="complete", n=app_state.MAX_COMPLETE_N + 1)
     assert any("kNN" in e for e in app_state.cap_errors(big))
     assert not app_state.cap_errors(big.replace(n=100))
-    assert not app_state.cap_errors(ProblemSpec(n=app_state.MAX_COMPLETE_N + 1))  # sparse
+    assert not app_state.cap_errors(ProblemSpec(family="knn", n=app_state.MAX_COMPLETE_N + 1))
     assert any("cap" in e for e in app_state.cap_errors(ProblemSpec(n=app_state.MAX_N + 1)))
 
 

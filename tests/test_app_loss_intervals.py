@@ -9,6 +9,9 @@ from apptest_helpers import INVALID, assert_refuses, chart, code_lines, metrics,
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest, element_tree
 
+from sslviz import specs as S
+from sslviz.specs import LossView
+
 PAGE = "pages/1_Loss_intervals.py"
 MISSES = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"}
 PANEL = ["may flip a label here", "error max|f_t − f|", "margin min|f − ½|", "t needed, CG",
@@ -25,32 +28,46 @@ def panel(names: list[str]) -> list[str]:
 
 
 def test_default_settings_draw_figure_3_and_drill_down():
+    """Whatever the defaults of sslviz.specs: first visit draws Figure 3 with its trust
+    panel, the verdict, the metrics and the drill-down, without an exception."""
+    lab = f"CG-{S.default(S.SweepSettings, 'cg_iters')}"
+    points = S.default(LossView, "trust_points")
     at = start()
     assert not at.exception and not at.error
     assert not at.help  # no stray "magic" output of a bare expression
-    assert at.success[0].value == "No true breakpoint missed."
-    assert at.info[0].value.startswith("No true breakpoint in the range.")  # the verdict
+    assert "true breakpoint" in at.info[0].value  # the verdict
+    missed = int(metrics(at)["missed"])
+    assert any(x.value == "No true breakpoint missed." for x in at.success) == (missed == 0)
     fig = chart(at)
     names = [t["name"] for t in fig["data"]]
     assert names[:2] == ["true loss l(σ)", "estimated intervals"]
-    assert panel(names) == ["CG-20 may flip a label here", "CG-20 error max|f_t − f|",
+    assert panel(names) == [f"{lab} may flip a label here", f"{lab} error max|f_t − f|",
                             "margin min|f − ½|", "t needed, CG", "t needed, PCG",
-                            "t used (CG-20)"]  # fmt: skip
+                            f"t used ({lab})"]  # fmt: skip
     assert fig["layout"]["xaxis"]["matches"] == "x3"  # the panel shares the σ axis
-    assert len(values(next(t for t in fig["data"] if t["name"] == "t needed, CG"))) == 40
-    assert any(c.value.startswith("Trust panel, on 40 grid σ") and ": CG-20 " in c.value
+    assert len(values(next(t for t in fig["data"] if t["name"] == "t needed, CG"))) == points
+    assert any(c.value.startswith(f"Trust panel, on {points} grid σ") and f": {lab} " in c.value
                for c in at.caption)  # fmt: skip
     assert int(metrics(at)["intervals M"]) >= 1
     assert len(at.get("plotly_chart")) == 2  # Figure 3 and the node drill-down
     assert list(at.get("plotly_chart")[0].proto.selection_mode)  # clickable points
     node = [t["name"] for t in chart(at, 1)["data"]]
     assert {"gradient iterates", "newton iterates", "hybrid iterates"} <= set(node)
-    assert {"f_u, CG-20", "f_u, exact", "g_u, CG-20", "g_u, exact", "start σ0"} <= set(node)
+    assert {f"f_u, {lab}", "f_u, exact", f"g_u, {lab}", "g_u, exact", "start σ0"} <= set(node)
+    # readability: log axes in powers of ten, the drill-down's two legends, metrics in rows
+    for i in (0, 1):
+        lay = chart(at, i)["layout"]
+        logs = [lay[k] for k in lay if k.startswith("yaxis") and lay[k].get("type") == "log"]
+        assert logs and all(ax["exponentformat"] == "power" for ax in logs)
+    assert "legend2" in chart(at, 1)["layout"]
+    assert len(at.metric) == 7 and len(at.columns) >= 7
     trust_table = at.dataframe[-1].value  # the "Trust panel" tab, the last table
-    assert list(trust_table.columns[:3]) == ["sigma", "error", "margin"] and len(trust_table) == 40
+    assert list(trust_table.columns[:3]) == ["sigma", "error", "margin"]
+    assert len(trust_table) == points
     lines = code_lines(at)
-    assert lines[0].startswith("sslviz loss --dataset digits")
-    assert lines[1].startswith("sslviz intervals --dataset digits") and "--score" in lines[1]
+    dataset = S.default(S.ProblemSpec, "dataset")
+    assert lines[0].startswith(f"sslviz loss --dataset {dataset}")
+    assert lines[1].startswith(f"sslviz intervals --dataset {dataset}") and "--score" in lines[1]
     assert len(at.get("download_button")) == 5
 
 

@@ -19,11 +19,31 @@ def run_small(at: AppTest, rounds: int = 3, repeats: int = 2) -> AppTest:
     return at.run()
 
 
-def test_default_page_waits_for_the_button():
+def test_default_page_runs_by_itself():
+    """First visit with the defaults of sslviz.specs: the experiment runs without a press
+    (its cost is the budget), then Run (pressed twice) shows the same memoised result."""
+    import app_cache
+    from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
+
+    assert app_cache.regret_autoruns(ProblemSpec(), SweepSettings(), RegretSettings())
     at = start()
     assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 3
+    names = [t["name"] for t in chart(at)["data"]]
+    assert names[-1] == "theoretical rate" and chart(at)["data"][-1]["yaxis"] == "y2"
+    assert len(values(chart(at)["data"][1], "y")) == RegretSettings().rounds
+    assert any("density p_t(σ)" in c.value for c in at.caption)  # the heatmap explained
+    shown = chart(at)
+    for _ in range(2):  # pressing Run twice never crashes nor recomputes
+        at.button(key="reg_run").click().run()
+        assert not at.exception and not at.error and chart(at) == shown
+
+
+def test_costly_settings_wait_for_the_button():
+    at = start({"n": "300", "rounds": "300", "repeats": "10"})
+    assert not at.exception and not at.error
     assert not at.get("plotly_chart")
-    assert at.info
+    assert "Press **Run the experiment**" in at.info[0].value and " s (" in at.info[0].value
     assert at.button(key="reg_run")
 
 
@@ -61,11 +81,13 @@ def test_changing_models_and_density_model_changes_the_result():
     at.selectbox(key="reg_density_model").set_value("uniform").run()
     assert "uniform" in chart(at, 2)["layout"]["title"]["text"]
     shown = chart(at)
-    # settings changed after the run: no stale result, the page asks for a run ...
-    at.number_input(key="w_rounds").set_value(5).run()
+    # costly settings after the run: no stale result, the page asks for a run ...
+    at.number_input(key="w_rounds").set_value(300).run()
+    at.number_input(key="w_repeats").set_value(10).run()
     assert not at.exception and not at.get("plotly_chart") and at.info
     # ... and going back to the settings of the run shows its (memoised) result at once
     at.number_input(key="w_rounds").set_value(4).run()
+    at.number_input(key="w_repeats").set_value(1).run()
     assert not at.exception and chart(at) == shown
 
 

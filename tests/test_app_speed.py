@@ -18,11 +18,35 @@ def run_small(at: AppTest, sizes=(50,)) -> AppTest:
     return at.run()
 
 
-def test_default_page_waits_for_the_button():
+def test_default_page_times_the_default_grid_by_itself():
+    """First visit with the SpeedGrid defaults of sslviz.specs: a chart without a press
+    (the whole default grid, or its cheapest part with a note); Run twice never crashes."""
+    import app_cache
+    from sslviz.specs import SpeedGrid, SweepSettings
+
+    g = SpeedGrid()
+    configs = [(n, f, sv) for n in sorted(g.sizes) for f in g.families for sv in g.solvers]
+    auto = app_cache.speed_autorun(configs, SweepSettings())
     at = start()
     assert not at.exception and not at.error
-    assert not at.get("plotly_chart")
-    assert at.button(key="speed_run").label == "Run 4 configurations"
+    assert len(at.get("plotly_chart")) == 1
+    assert len(at.dataframe[0].value) == len(auto) >= 1
+    assert at.button(key="speed_run").label == f"Run {len(configs)} configurations"
+    assert chart(at)["layout"]["yaxis"]["exponentformat"] == "power"
+    for _ in range(2):
+        at.button(key="speed_run").click().run()
+        assert not at.exception and not at.error
+        assert len(at.dataframe[0].value) == len(configs)
+
+
+def test_a_costly_grid_times_its_cheapest_part_and_says_so():
+    import app_cache
+    from sslviz.specs import SweepSettings
+
+    configs = [(n, "complete", "inverse") for n in (100, 300)]
+    assert app_cache.speed_autorun(configs, SweepSettings())[0] == (100, "complete", "inverse")
+    big = [(1000, "complete", sv) for sv in ("cg", "inverse", "exact")]
+    assert len(app_cache.speed_autorun(big, SweepSettings())) == 1  # at least one
 
 
 def test_run_times_cg_and_inverse_on_complete_and_knn():

@@ -458,3 +458,39 @@ def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
             page.locator(CHART).first.screenshot(path=ARTIFACTS / "loss_causes_trust.png")
         finally:
             browser.close()
+
+
+def test_every_tour_in_presenter_mode_in_a_real_browser(server):
+    """Issue 11: each guided tour opened by its link in presenter mode (1400×900, as on a
+    projector): no exception, its text on top, no sidebar, a chart (the pages that compute
+    on demand are run), a screenshot per tour (test-artifacts/tour_<id>_present.png)."""
+    from sslviz import tours
+
+    run_buttons = ("Run the experiment", "Run ")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            for tour in tours.TOURS:
+                page.goto(f"{server}/?tour={tour.id}&present=1")
+                page.wait_for_selector("text=" + tour.title, timeout=TIMEOUT_MS)
+                wait_idle(page)
+                if page.locator(CHART).count() == 0:
+                    for name in run_buttons:
+                        button = page.get_by_role("button", name=name)
+                        if button.count():
+                            button.first.click()
+                            break
+                page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+                wait_idle(page)
+                no_exception(page)
+                assert page.locator('[data-testid="stSidebar"]').is_hidden()
+                query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
+                assert query["tour"] == tour.id and query["present"] == "1"
+                assert page.get_by_text("Look at:").count() == 1
+                page.screenshot(path=ARTIFACTS / f"tour_{tour.id}_present.png")
+                page.locator(CHART).first.scroll_into_view_if_needed()
+                page.wait_for_timeout(300)
+                page.screenshot(path=ARTIFACTS / f"tour_{tour.id}_present_chart.png")
+        finally:
+            browser.close()

@@ -11,7 +11,7 @@ from reference import weights as _weights
 
 from sslviz import export
 from sslviz._validation import InvalidParameterError
-from sslviz.conditioning import condition_curve, extreme_eigenvalues
+from sslviz.conditioning import condition_curve, extreme_eigenvalues, trust_curve
 from sslviz.labeling import make_model
 from sslviz.specs import GraphSpec, LabelingSpec
 
@@ -228,3 +228,37 @@ def test_bad_options_raise():
         condition_curve(model, [1.0], rtol=0.0)
     with pytest.raises(TypeError):
         condition_curve(model, [1.0], "cg")
+
+
+def _monotone_in_unit(calls: list) -> None:
+    fractions = [f for f, _ in calls]
+    assert fractions and all(0.0 <= f <= 1.0 for f in fractions)
+    assert all(a <= b for a, b in zip(fractions, fractions[1:], strict=False))
+    assert fractions[-1] == 1.0 and all(isinstance(m, str) for _, m in calls)
+
+
+def test_progress_is_monotone_and_changes_no_number():
+    """condition_curve: one call per σ ("σ 3 of 5"); trust_curve: solves, then the t
+    searches of CG and PCG. Fractions in [0, 1], non-decreasing, ending at 1."""
+    from sslviz.problem import build_problem
+    from sslviz.specs import ProblemSpec
+
+    p = build_problem(ProblemSpec(n=40, n_labeled=6, classes=(3, 8), family="complete"))
+    grid = np.linspace(0.8, 3.0, 5)
+    calls = []
+    a = condition_curve(p.model, grid, cg_iters=5, progress=lambda f, m: calls.append((f, m)))
+    _monotone_in_unit(calls)
+    assert len(calls) == 5 and calls[2][1] == "σ 3 of 5"
+    b = condition_curve(p.model, grid, cg_iters=5)
+    for name in ("kappa", "iterations_needed", "cg_error", "degenerate"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    calls = []
+    a = trust_curve(p.model, grid, cg_iters=5, t_max=64,
+                    progress=lambda f, m: calls.append((f, m)))  # fmt: skip
+    _monotone_in_unit(calls)
+    assert any(m.startswith("t needed, PCG") for _, m in calls)
+    b = trust_curve(p.model, grid, cg_iters=5, t_max=64)
+    for name in ("error", "margin", "wrong", "t_needed_cg", "t_needed_pcg"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    with pytest.raises(TypeError, match="progress"):
+        condition_curve(p.model, grid, progress=3)

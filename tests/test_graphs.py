@@ -248,7 +248,7 @@ def test_graphspec_validation():
         GraphSpec("knn", 2.5)
     with pytest.raises(TypeError, match="'k'"):
         GraphSpec("knn", True)
-    assert GraphSpec().family == "knn" and GraphSpec().k == 6
+    assert GraphSpec().family == "complete" and GraphSpec().k == 6
     assert GraphSpec("complete").sparse is False and GraphSpec("knn").sparse is True
 
 

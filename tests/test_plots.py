@@ -235,20 +235,29 @@ def test_soft_label_figure(problem, truth, sigma_range):
                                   breakpoints=[truth.breakpoints[0]], sigma0=lo)  # fmt: skip
     assert names(fig) == [
         "f_u, CG-5",
-        "g_u, CG-5",
         "f_u, exact",
+        "g_u, CG-5",
         "g_u, exact",
         "true breakpoint",
         "true breakpoint",
         "start σ0",
         *[f"{r} iterates" for r in traces for _ in (1, 2)],
     ]
-    legend = [t.name for t in fig.data if t.showlegend is not False]
-    assert legend == ["f_u, CG-5", "g_u, CG-5", "f_u, exact", "g_u, exact", "true breakpoint",
-                      "start σ0", "gradient iterates", "newton iterates",
-                      "hybrid iterates"]  # fmt: skip
-    # exact and approximate curves differ in style; each rule has its own marker and dash
-    assert fig.data[0].line.dash in (None, "solid") and fig.data[2].line.dash == "dash"
+    # one legend beside each panel, titled with its panel; the breakpoints in both
+    shown = [t for t in fig.data if t.showlegend is not False]
+    top = [t.name for t in shown if t.legend in (None, "legend")]
+    bottom = [t.name for t in shown if t.legend == "legend2"]
+    assert top == ["f_u, CG-5", "f_u, exact", "true breakpoint", "start σ0",
+                   "gradient iterates", "newton iterates", "hybrid iterates"]  # fmt: skip
+    assert bottom == ["g_u, CG-5", "g_u, exact", "true breakpoint"]
+    assert "top panel" in fig.layout.legend.title.text
+    assert "bottom panel" in fig.layout.legend2.title.text
+    # the four curves differ in style: approximate solid, exact dashed or dotted, and f_u's
+    # exact curve does not look like g_u's
+    styles = [(t.line.color, t.line.dash or "solid") for t in fig.data[:4]]
+    assert len(set(styles)) == 4
+    assert fig.data[0].line.dash in (None, "solid") and fig.data[1].line.dash == "dash"
+    assert fig.data[3].line.dash == "dot" and fig.data[3].line.color != fig.data[1].line.color
     its = [t for t in fig.data if t.name.endswith(" iterates") and t.showlegend is not False]
     assert len({t.marker.symbol for t in its}) == len({t.line.dash for t in its}) == 3
     assert len({t.marker.color for t in its}) == 3
@@ -259,6 +268,7 @@ def test_soft_label_figure(problem, truth, sigma_range):
     assert len(fig.data[7].x) == len(traces["gradient"])
     np.testing.assert_allclose(fig.data[3].y, np.maximum((fe - 0.5) ** 2, 1e-300))
     assert list(fig.data[4].x) == [truth.breakpoints[0]] * 2 + [None]
+    assert fig.data[4].yaxis == "y" and fig.data[5].yaxis == "y2"
 
 
 def test_condition_and_cg_figures(problem, sigma_range):
@@ -301,8 +311,18 @@ def test_regret_figures():
     assert fig.layout.xaxis.title.text == "round t"
     assert fig.layout.yaxis.title.text == "cumulative regret R_t"
     assert len(fig.data[1].y) == 12
+    # the rate has its own scale (right axis): the learners' curves fill the left one
+    assert [t.yaxis for t in fig.data] == ["y"] * 4 + ["y2"]
+    lay = fig.layout
+    assert lay.yaxis2.overlaying == "y" and lay.yaxis2.side == "right"
+    top = max(max(t.y) for t in fig.data[:4])
+    assert lay.yaxis.range[1] == pytest.approx(1.05 * top)
+    assert lay.yaxis2.range[1] == pytest.approx(1.05 * max(exp.rate))
+    lo, hi = lay.yaxis.range
+    assert lay.yaxis2.range[0] / lay.yaxis2.range[1] == pytest.approx(lo / hi)  # zero aligned
     fig = plots.average_regret_figure(exp)
     assert names(fig) == ["approx", "uniform", "theoretical rate / t"]
+    assert [t.yaxis for t in fig.data] == ["y", "y", "y2"]
     np.testing.assert_allclose(fig.data[0].y, exp.models["approx"].regret_mean / np.arange(1, 13))
     run = exp.models["approx"].runs[0]
     fig = plots.density_figure(run)
@@ -350,3 +370,79 @@ def test_home_figures(problem):
     assert names(fig) == ["3 (unlabeled)", "3 (labeled)", "8 (unlabeled)", "8 (labeled)"]
     assert sum(len(t.x) for t in fig.data) == inst.n
     assert fig.layout.xaxis.title.text == "PC 1"
+
+
+def _log_axes(fig: go.Figure) -> list:
+    lay = fig.layout
+    return [lay[k] for k in lay if k.startswith(("xaxis", "yaxis")) and lay[k].type == "log"]
+
+
+def test_every_log_axis_is_labelled_in_powers_of_ten(problem, truth, estimate, scored, trust,
+                                                     sigma_range):  # fmt: skip
+    """No "1µ, 1n, 1p, 1f" SI labels and no labelled minor digits on any log axis."""
+    grid = np.linspace(*sigma_range, 4)
+    curves = {"complete": condition_curve(problem.model, grid, cg_iters=5)}
+    u = int(truth.nodes[0][0])
+    f = np.array([problem.model.soft_labels(x, solver="cg", cg_iters=5).f[u] for x in grid])
+    rows = [{"config": c, "n": 50, "time_per_interval": t, "M": 3}
+            for c, t in (("knn / cg", 0.002), ("knn / inverse", 0.03))]  # fmt: skip
+    figs = {
+        "loss": plots.loss_intervals_figure(truth, estimate, score=scored, trust=trust),
+        "trust": plots.trust_figure(trust),
+        "soft": plots.soft_label_figure(grid, f, u=u, f_exact=f * 0.99),
+        "condition": plots.condition_figure(curves),
+        "cg": plots.cg_figure(curves),
+        "speed": plots.speed_figure(rows),
+    }
+    for name, fig in figs.items():
+        axes = _log_axes(fig)
+        assert axes, name
+        for ax in axes:
+            assert ax.exponentformat == "power", name
+            assert ax.minor.ticks == "" and ax.minor.showgrid is False, name
+            assert ax.dtick != "D2" and ax.dtick != "D1", name
+            for text in ax.ticktext or ():
+                assert not any(c in text for c in "µnpf"), (name, text)
+    # a narrow range gets 1-2-5 ticks written in full
+    ticks = plots._log_ticks([8.0, 95.0])
+    assert ticks["ticktext"] == ["5", "10", "20", "50", "100", "200"]
+    assert plots._number(2e-6) == "2·10⁻⁶" and plots._number(1e-9) == "10⁻⁹"
+
+
+def test_cause_markers_stay_under_the_true_loss(truth, estimate, scored):
+    """Small, half-transparent markers drawn under the black line (z-order)."""
+    fig = plots.loss_intervals_figure(truth, estimate, score=scored)
+    line = fig.data[0]
+    assert line.name == "true loss l(σ)" and line.line.color == "black"
+    markers = [t for t in fig.data if t.name.startswith(("missed: ", "spurious endpoint: "))]
+    assert markers
+    for t in markers:
+        assert (t.zorder or 0) < line.zorder and (t.zorder or 0) < fig.data[1].zorder
+        assert t.marker.size <= 8 and t.marker.opacity < 1
+    assert "% of U misclassified" in line.text[0]
+
+
+def test_threshold_loss_is_labelled_in_r():
+    p = build_problem(ProblemSpec(n=40, n_labeled=6, classes=(3, 8), family="threshold"))
+    lo, hi = suggest_sigma_range(p)
+    curve = loss_curve(p, lo, hi)
+    fig = plots.loss_intervals_figure(curve)
+    assert names(fig)[0] == "true loss l(r)"
+    assert "l(r)" in fig.layout.yaxis.title.text and "σ" not in fig.layout.yaxis.title.text
+    assert fig.layout.xaxis.title.text == plots.R_TITLE
+    assert "σ" not in fig.layout.title.text and "r = " in fig.data[0].hovertemplate
+
+
+def test_long_class_names_fit_the_sample_mosaic():
+    imgs = [np.zeros(4)] * 4
+    fig = plots.samples_figure(imgs, ["0: T-shirt/top", "1: Trouser"], (2, 2), per_row=2)
+    assert list(fig.layout.yaxis.ticktext) == ["0:<br>T-shirt/top", "1: Trouser"]
+    assert fig.layout.margin.l >= 45 + 9 * len("T-shirt/top")
+
+
+def test_density_figure_says_what_it_shows():
+    exp = regret_experiment(SyntheticRounds(), rounds=5, repeats=1, n_jobs=1, feedback=["exact"])
+    fig = plots.density_figure(exp.models["exact"].runs[0])
+    assert "exact learner" in fig.layout.title.text
+    assert "density" in fig.data[0].colorbar.title.text
+    assert "round" in fig.data[0].hovertemplate and "σ" in fig.data[0].hovertemplate

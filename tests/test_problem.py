@@ -66,3 +66,45 @@ def test_fashion_mnist_best_accuracy(seed, tmp_path, monkeypatch):
     curve = loss_curve(p, 1.0, 7.0)
     assert 1 - curve.best()[0] >= 0.93
     assert curve.inconsistent == 0
+
+
+def _monotone_in_unit(calls: list) -> None:
+    fractions = [f for f, _ in calls]
+    assert fractions and all(0.0 <= f <= 1.0 for f in fractions)
+    assert all(a <= b for a, b in zip(fractions, fractions[1:], strict=False))
+    assert fractions[-1] == 1.0
+
+
+def test_loss_curve_progress_changes_no_number():
+    p = build_problem(ProblemSpec(n=40, n_labeled=6, classes=(3, 8)))
+    calls = []
+    a = loss_curve(p, 0.8, 3.0, progress=lambda f, m: calls.append((f, m)))
+    _monotone_in_unit(calls)
+    b = loss_curve(p, 0.8, 3.0)
+    np.testing.assert_array_equal(a.loss.edges, b.loss.edges)
+    np.testing.assert_array_equal(a.loss.values, b.loss.values)
+    t = build_problem(ProblemSpec(n=40, n_labeled=6, classes=(3, 8), family="threshold"))
+    calls = []
+    loss_curve(t, *suggest_sigma_range(t), progress=lambda f, m: calls.append((f, m)))
+    assert calls == [(1.0, "done")]
+
+
+def test_run_regret_ticks_per_instance_and_changes_no_number():
+    """The app's bar: one tick per instance built (rounds × repeats), monotone; the
+    repetition callback of the CLI still hears (done, total); results identical."""
+    from sslviz.problem import run_regret
+    from sslviz.specs import RegretSettings
+
+    spec = ProblemSpec(n=30, n_labeled=6, classes=(3, 8), seed=5)
+    regret = RegretSettings(rounds=3, repeats=2, feedback=("exact", "uniform"))
+    calls, reps = [], []
+    a = run_regret(spec, (0.8, 3.0), SweepSettings(), regret, n_jobs=1,
+                   tick=lambda f, m: calls.append((f, m)),
+                   progress=lambda d, t: reps.append((d, t)))  # fmt: skip
+    _monotone_in_unit(calls)
+    assert len(calls) == 6 and calls[-1][1] == "instance 6 of 6"
+    assert reps == [(1, 2), (2, 2)]
+    b = run_regret(spec, (0.8, 3.0), SweepSettings(), regret, n_jobs=1)
+    for name in a.models:
+        np.testing.assert_array_equal(a.models[name].regret_mean, b.models[name].regret_mean)
+    np.testing.assert_array_equal(a.rate, b.rate)

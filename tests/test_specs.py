@@ -51,7 +51,7 @@ def test_every_row_rejects_a_bad_value_with_a_message_naming_it(cls):
     "kwargs, match",
     [
         (dict(n=10, n_labeled=10), r"n_labeled.*\|L\| = 10 must be smaller than n = 10"),
-        (dict(n=10, n_labeled=3, k=10), r"k = 10 must be smaller than n = 10"),
+        (dict(n=10, n_labeled=3, family="knn", k=10), r"k = 10 must be smaller than n = 10"),
         (dict(n=30, n_labeled=10, labeling="delalleau", subset=21), r"m = 21 must be at most"),
         (dict(classes=(4, 4)), "'classes' parameter of ProblemSpec must have different values"),
     ],

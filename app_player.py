@@ -1,0 +1,86 @@
+"""Cached computations of the Algorithm 4 player page (pages/5_Algorithm_4.py).
+
+The recorded sweep reports progress while it runs, so it is memoised here without Streamlit
+(:func:`record`; a ``st.cache_data`` function may not draw into a progress bar made outside
+it: a cache hit would fail to replay that). What the page draws from it, the animated figure
+and the event table, is cached with ``st.cache_data`` (:func:`view`), keyed by the frozen
+settings.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+import app_cache
+from sslviz import animation
+from sslviz.intervals import Sweep, sweep
+from sslviz.specs import ProblemSpec, SweepSettings
+
+MODES = ("paper", "fast")
+_RECORDED: OrderedDict = OrderedDict()
+_LOCK = threading.Lock()
+_ENTRIES = 4  # a paper-mode log on a complete graph holds ~30 000 events (~10 MB)
+
+
+def replay_settings(settings: SweepSettings, mode: str) -> SweepSettings:
+    """The sidebar's settings in ``mode`` (the certified search is fast mode only: paper
+    mode replays the uncertified iteration)."""
+    if mode == settings.mode:
+        return settings
+    return replace(settings, mode=mode, certify=settings.certify and mode == "fast")
+
+
+def record(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    progress: Callable[[float, str], None] | None = None,
+) -> Sweep:
+    """The recorded sweep (``sweep(..., record=True)``), memoised per settings; ``progress``
+    is called only when it is computed."""
+    key = (spec, lo, hi, settings)
+    with _LOCK:
+        found = _RECORDED.get(key)
+    if found is not None:
+        return found
+    p = app_cache.problem(spec)
+    res = sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=progress, record=True)
+    with _LOCK:
+        _RECORDED[key] = res
+        while len(_RECORDED) > _ENTRIES:
+            _RECORDED.popitem(last=False)
+    return res
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> dict:
+    """What the page draws: ``figure`` (the animation), ``table`` (the event log, nodes as
+    instance rows), ``intervals`` (the sweep's, ``[(lo, hi, loss)]``), ``steps``, ``frames``,
+    ``solves`` and ``mode``."""
+    res = record(spec, lo, hi, settings)
+    p = app_cache.problem(spec)
+    rows = p.rows(range(p.model.n_unlabeled))
+    truth = app_cache.truth(spec, lo, hi)
+    label = (f"{settings.solver.upper()}-{settings.cg_iters}"
+             if settings.solver in ("cg", "pcg") else settings.solver)  # fmt: skip
+    fig = animation.player_figure(
+        res.events, (lo, hi), truth=truth, rows=rows,
+        title=f"Algorithm 4, {settings.mode} mode, {label}: {len(res.intervals)} interval"
+        + "s" * (len(res.intervals) != 1),
+    )  # fmt: skip
+    return {
+        "figure": fig,
+        "table": pd.DataFrame(animation.event_rows(res.events, rows)),
+        "intervals": [(iv.lo, iv.hi, iv.loss) for iv in res.intervals],
+        "steps": len(res.events),
+        "frames": len(fig.frames),
+        "solves": res.solves,
+        "mode": settings.mode,
+    }

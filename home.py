@@ -1,0 +1,80 @@
+"""Home page: what the app shows, the gallery of guided tours, and the current instance."""
+
+import streamlit as st
+
+import app_cache
+import app_state
+from sslviz import plots, tours
+
+app_state.setup("Home", "🏠")
+s = app_state.sidebar()
+
+st.title("sslviz: learning the graph for semi-supervised learning")
+st.markdown(
+    "Graph-based semi-supervised learning labels the unlabeled points U from a few labeled "
+    "ones L through a graph whose Gaussian bandwidth **σ** matters a lot. The loss l(σ) is "
+    "piecewise constant. This app shows where its pieces are, how well Algorithm 4 (with "
+    "t-iteration CG) finds them, how conditioning changes with σ, and how an online learner "
+    "(Exp3-Set) tunes σ over many instances. Settings are in the sidebar and in the URL: "
+    "copy the link to share this exact view."
+)
+
+st.subheader("Guided tours")
+st.caption(
+    "Each tour opens a page with settings chosen to make one point of the paper visible, "
+    "says what to look at and what to ask. Link to one with `?tour=<id>`; add `present=1` "
+    "for presenter mode (projector: no sidebar, larger text and charts)."
+)
+per_row = 4
+for start in range(0, len(tours.TOURS), per_row):
+    cols = st.columns(per_row)
+    for col, tour in zip(cols, tours.TOURS[start : start + per_row], strict=False):
+        card = col.container(border=True, height="stretch")
+        card.markdown(f"**{tour.title}**")
+        card.caption(f"{tour.teaser}  \n:material/arrow_forward: {app_state.page_title(tour.page)}"
+                     f" · `?tour={tour.id}`")  # fmt: skip
+        card.button("Start tour", key=f"w_tour_{tour.id}", icon=":material/tour:",
+                    on_click=app_state.request_tour, args=(tour.id,))  # fmt: skip
+
+st.subheader("Views")
+pages = [p for p in app_state.nav_pages() if p[0] != "home.py"]
+labels = {"pages/1_Loss_intervals.py": "Loss intervals (Figure 3)",
+          "pages/2_Conditioning.py": "Conditioning (Figure 5)",
+          "pages/4_Speed.py": "Speed (Table 1)"}  # fmt: skip
+for col, (file, title, icon, _) in zip(st.columns(len(pages)), pages, strict=True):
+    col.page_link(file, label=labels.get(file, title), icon=icon)
+
+if s.show_errors():
+    try:
+        with st.spinner("Building the instance and its graph…"):
+            info = app_cache.summary(s.spec)
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        st.error(str(exc))
+        st.stop()
+    st.subheader("The instance")
+    m = st.columns(6)
+    m[0].metric("n", info["n"])
+    m[1].metric("|L| / |U|", f"{info['labeled']} / {info['unlabeled']}")
+    m[2].metric(
+        "class c1 share",
+        f"{info['class1_fraction']:.0%}",
+        help=f"Labeled: {info['labeled_class0']} × c0, {info['labeled_class1']} × c1",
+    )
+    m[3].metric("graph edges", f"{info['edges']:,}")
+    m[4].metric("degree range", f"{info['degree_min']}–{info['degree_max']}")
+    m[5].metric("connected components", info["components"])
+    ds = app_cache.dataset(s.spec.dataset, s.spec.data_file)
+    names = [ds.class_names.get(c, str(c)) for c in s.spec.classes]
+    left, right = st.columns(2)
+    if ds.image_shape is not None:
+        imgs = app_cache.samples(s.spec.dataset, s.spec.data_file, s.spec.classes)
+        app_state.chart(left, plots.samples_figure(imgs, names, ds.image_shape),
+                        key="home_samples")  # fmt: skip
+    else:
+        left.info("The uploaded file has no image shape, so no sample images are shown.")
+    app_state.chart(right, plots.instance_figure(info["X2"], info["y"], info["is_labeled"], names),
+                    key="home_instance")  # fmt: skip
+    st.caption(
+        f"Suggested σ range for this instance: [{s.suggested[0]:g}, {s.suggested[1]:g}] "
+        "(PCA-space distance units)."
+    )

@@ -1,0 +1,67 @@
+"""Algorithm 4, step by step: a recorded sweep replayed as an animation (issue 11)."""
+
+import streamlit as st
+
+import app_cache
+import app_player
+import app_state
+
+app_state.setup("Algorithm 4 player", "🎬")
+s = app_state.sidebar()
+st.title("Algorithm 4, step by step")
+st.markdown(
+    "Algorithm 4 finds the constant-loss interval around a start **σ0**: every unlabeled node "
+    "u iterates on g_u(σ) = (f_u(σ) − ½)² with the smaller of a gradient and a Newton step; a "
+    "root right of σ0 lowers **σ_h**, one left of it raises **σ_l**, and a node whose iterate "
+    "leaves the bracket [σ_l, σ_h] stops. The sweep then restarts at σ_h + step. Fast mode "
+    "instead solves once per σ for all nodes, scans σ on a grid and refines every crossing "
+    "of ½ with safeguarded Newton steps. Top: each dot is a node at its current σ and soft "
+    "label f_u (blue below ½, red above); bottom: the true loss and the intervals found so far."
+)
+if not s.show_errors():
+    st.stop()
+spec, settings = s.spec, s.settings
+lo, hi = s.sigma
+if not spec.gaussian:
+    st.info(
+        "The threshold family has no Algorithm 4: its loss over r changes only at edge "
+        "lengths and is computed exactly (see Loss intervals). Pick a Gaussian family."
+    )
+    st.stop()
+
+# The replay follows the sidebar's mode until changed here (paper mode tells the per-node story).
+if st.session_state.get("player_sidebar_mode") != settings.mode:
+    st.session_state["player_sidebar_mode"] = settings.mode
+    st.session_state["player_mode"] = settings.mode
+mode = st.radio(
+    "replay", app_player.MODES, key="player_mode", horizontal=True,
+    format_func=lambda m: f"{m} mode" + (" (sidebar)" if m == settings.mode else ""),
+    help="Paper mode: each node's own iteration, side by side. Fast mode: shared solves, a "
+    "σ grid and the crossing search.",
+)  # fmt: skip
+rs = app_player.replay_settings(settings, mode)
+try:
+    with st.spinner(f"Computing the exact loss l(σ) on [{lo:g}, {hi:g}]…"):
+        app_cache.truth(spec, lo, hi)
+    with app_state.progress(f"Recording Algorithm 4 ({mode} mode)…") as tick:
+        app_player.record(spec, lo, hi, rs, progress=tick)
+    with st.spinner("Building the animation…"):
+        v = app_player.view(spec, lo, hi, rs)
+except (ValueError, TypeError, FileNotFoundError, MemoryError) as exc:
+    st.error(str(exc))
+    st.stop()
+
+thinned = (f"; {v['frames']} of them are frames (the slider's steps), the counter shows the "
+           "real step" if v["frames"] < v["steps"] else "")  # fmt: skip
+st.caption(
+    f"{v['steps']} steps, {len(v['intervals'])} interval{'s' * (len(v['intervals']) != 1)}, "
+    f"{v['solves']} solves{thinned}. "
+    "▶ plays (1×, 2×, 4×), ■ pauses, ◀◀ goes back to the start; drag or click the slider to "
+    "step back and forth."
+)
+if settings.certify and mode == "paper":
+    st.caption("Paper mode replays the uncertified iteration (the certified search is fast mode).")
+app_state.chart(st, v["figure"], key="player_chart")
+with st.expander(f"Event log ({v['steps']} steps; nodes are instance rows)"):
+    st.dataframe(v["table"], hide_index=True)
+    app_state.downloads("player", {"algorithm4_events.csv": v["table"].to_csv(index=False)})

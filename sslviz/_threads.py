@@ -1,0 +1,96 @@
+"""One BLAS/OpenMP thread inside every computation: results identical to the bit.
+
+OpenBLAS splits a product or a dot over its threads, and the split (so the rounding)
+depends on the thread count: the same loss curve computed with one and with two threads
+differs in the last bits (4e-15 in a breakpoint, measured), and a discrete result (an
+iteration count, a node's side of ½) can flip where it sits on a rounding edge. On the
+small systems of this project one thread is also faster (the threads' start-up costs more
+than they save: ``benchmarks/reproducible.py``), and on a shared 2-core server each
+user's computation should not take both cores.
+
+So importing ``sslviz`` sets one BLAS/OpenMP thread for the process (:func:`pin_process`;
+``SSLVIZ_THREADS=n`` in the environment sets another count, to measure the difference).
+It has to be the process: OpenBLAS ignores a limit set from a worker thread once one was
+set and restored in the main thread (measured with OpenBLAS 0.3.30/0.3.31), so a limit set
+per call in a server's session threads would not hold. :func:`one_thread` also wraps the
+public entry points (loss curves, sweeps, conditioning, the online experiment): a caller
+that raised the count in the main thread gets one thread inside them and its own count
+back after. That limit is reference-counted, so concurrent computations never restore it
+under each other.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import scipy.linalg  # noqa: F401 - load SciPy's BLAS too before the libraries are listed
+import scipy.sparse.linalg  # noqa: F401
+from threadpoolctl import ThreadpoolController
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+THREADS = max(1, int(os.environ.get("SSLVIZ_THREADS", "1") or 1))
+"""The thread count inside computations (``SSLVIZ_THREADS``; 1 unless set, for measuring)."""
+
+_lock = threading.Lock()
+_active = 0
+_restore: Any = None
+_pinned = False
+_controller: ThreadpoolController | None = None
+
+
+def _get_controller() -> ThreadpoolController:
+    global _controller
+    if _controller is None:
+        _controller = ThreadpoolController()
+    return _controller
+
+
+def _enter() -> None:
+    global _active, _restore
+    with _lock:
+        if _active == 0:
+            _restore = _get_controller().limit(limits=THREADS)
+        _active += 1
+
+
+def _exit() -> None:
+    global _active, _restore
+    with _lock:
+        _active -= 1
+        if _active == 0 and _restore is not None:
+            _restore.restore_original_limits()
+            _restore = None
+
+
+def one_thread(func: F) -> F:
+    """Run ``func`` with one BLAS/OpenMP thread (see the module docstring)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _enter()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _exit()
+
+    return wrapper  # type: ignore[return-value]
+
+
+def pin_process() -> None:
+    """One BLAS/OpenMP thread for the rest of this process (app server, CLI)."""
+    global _pinned
+    with _lock:
+        if not _pinned:
+            _get_controller().limit(limits=THREADS)
+            _pinned = True
+
+
+def blas_threads() -> int:
+    """The BLAS thread count in force now (the largest over the loaded libraries)."""
+    info = [lib["num_threads"] for lib in _get_controller().info() if lib["user_api"] == "blas"]
+    return max(info, default=1)

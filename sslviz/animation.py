@@ -1,0 +1,294 @@
+"""Replaying a recorded sweep: Algorithm 4 step by step (a Plotly animation).
+
+:func:`player_figure` turns ``sweep(..., record=True).events`` (:class:`sslviz.intervals.Event`)
+into a figure with animation frames: Play at three speeds, Pause, Reset, and a slider to step
+back and forth. Each frame shows one step of the log: on top the soft labels f_u of the running
+nodes at their current iterate σ (paper mode; fast mode: the nodes nearest to 1/2 at the σ just
+evaluated, or those whose crossing is being refined), the start σ0, the bracket [σ_l, σ_h] as a
+band, and below the true loss with the intervals found so far. A sweep with thousands of steps
+is thinned to at most ``max_frames`` frames (:func:`frame_steps`); the step counter of each
+frame is the real step number. :func:`event_rows` is the log as table rows.
+
+Nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import textwrap
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from sslviz.plots import SIGMA_TITLE
+
+KEY_KINDS = ("start", "bracket", "interval", "breakpoint")
+"""Event kinds kept first when the frames are thinned (the story's turning points)."""
+SPEEDS = {"1×": 400, "2×": 200, "4×": 100}
+"""Play buttons: label → milliseconds per frame."""
+MAX_FRAMES = 150
+_NODE_COLORS = ("#1f77b4", "#d62728")  # f_u < 1/2 (class c0 side), f_u > 1/2 (class c1 side)
+_BAND = "rgba(255,127,14,0.14)"
+_EVAL = "#7f7f7f"
+_INTERVAL = "#1f77b4"
+
+
+def frame_steps(events: Sequence, max_frames: int = MAX_FRAMES) -> list[int]:
+    """Which events become frames: at most ``max_frames`` indices into ``events``, sorted.
+
+    The first and the last event are always kept; then the events of :data:`KEY_KINDS`
+    (evenly spaced among them if there are too many); the rest of the budget is spread
+    evenly over the other events. Every event is kept when there are at most
+    ``max_frames``.
+    """
+    n = len(events)
+    if max_frames < 2:
+        raise ValueError(f"frame_steps: max_frames must be at least 2. Got {max_frames}.")
+    if n <= max_frames:
+        return list(range(n))
+    keep = {0, n - 1}
+    key = [i for i, e in enumerate(events) if e.kind in KEY_KINDS and 0 < i < n - 1]
+    room = max_frames - 2
+    if len(key) > room // 2:  # key events take at most half of the budget
+        key = [key[int(j)] for j in np.linspace(0, len(key) - 1, room // 2)]
+    keep.update(key)
+    rest = max_frames - len(keep)
+    if rest > 0:
+        for i in np.linspace(0, n - 1, rest + 2)[1:-1]:
+            keep.add(int(round(i)))
+    out = sorted(keep)
+    while len(out) > max_frames:  # rounding collisions never add; trim the fill if any
+        out.pop(len(out) // 2)
+    return out
+
+
+def _wrap(text: str, width: int = 150, lines: int = 2) -> str:
+    """At most ``lines`` lines of ``width`` characters (Plotly annotations do not wrap)."""
+    return "<br>".join(textwrap.wrap(text, width, max_lines=lines, placeholder=" …")) or " "
+
+
+def _band(lo: float, hi: float, y0: float, y1: float) -> tuple[list, list]:
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return [None], [None]
+    return [lo, lo, hi, hi, lo], [y0, y1, y1, y0, y0]
+
+
+def _segments(intervals) -> tuple[list, list]:
+    xs, ys = [], []
+    for iv in intervals:
+        xs += [iv.lo, iv.hi, None]
+        ys += [iv.loss, iv.loss, None]
+    return xs or [None], ys or [None]
+
+
+def _name(u: int, rows: Sequence[int] | None) -> str:
+    return f"row {rows[u]}" if rows is not None else f"node {u}"
+
+
+def player_figure(
+    events: Sequence,
+    sigma_range: tuple[float, float],
+    *,
+    truth=None,
+    rows: Sequence[int] | None = None,
+    max_frames: int = MAX_FRAMES,
+    title: str = "Algorithm 4, step by step",
+) -> go.Figure:
+    """An animation of a recorded sweep, one frame per kept step (:func:`frame_steps`).
+
+    Parameters
+    ----------
+    events : sequence of sslviz.intervals.Event
+        ``sweep(..., record=True).events`` (paper or fast mode), non-empty.
+    sigma_range : (float, float)
+        The sweep's [σ_min, σ_max] (PCA-space distance units): the x axis.
+    truth : sslviz.truth.LossCurve, optional
+        The exact loss, drawn under the intervals (static).
+    rows : sequence of int, optional
+        Instance row of each unlabeled node: hover texts and captions name nodes "row r".
+    max_frames : int, default=150
+    title : str
+
+    Returns
+    -------
+    go.Figure
+        Two rows sharing σ: soft labels f_u (top) and loss (bottom). Traces, in order:
+        ``'true loss l(σ)'`` (only with ``truth``), then the animated ones
+        ``'bracket [σ_l, σ_h]'`` (top) and its bottom copy (no legend), ``'σ0'`` (paper) or
+        ``'σ evaluated'`` (fast), ``'running nodes'`` (x = σ, y = f_u, ``customdata`` =
+        node index), ``'this step's node'``, ``'crossings found'`` (roots that moved a
+        bracket; fast: breakpoints), ``'starts σ0'`` (paper) or ``'evaluations'`` (fast; σ
+        and the loss there), ``'intervals found'`` (segments at their loss:
+        x = [lo, hi, None, …]). ``fig.frames`` are named ``'s<step>'`` (0-based event step)
+        and update the animated traces and ``layout.annotations`` (0: the counter
+        "step k / N", 1: the caption). The figure itself shows the first frame; the slider's
+        steps are labelled with the real step number.
+    """
+    if not len(events):
+        raise ValueError("player_figure: the event log is empty (record the sweep first).")
+    lo, hi = (float(v) for v in sigma_range)
+    n = len(events)
+    paper = any(e.kind in ("start", "step", "bracket") for e in events)
+    keep = frame_steps(events, max_frames)
+    # cumulative pieces, by step
+    ivs = [(e.step, e.interval) for e in events if e.kind == "interval" and e.interval]
+    iv_steps = [s for s, _ in ivs]
+    if paper:
+        cross = [(e.step, e.at) for e in events if e.kind == "bracket" and math.isfinite(e.at)]
+        evals = [(e.step, e.sigma0, e.loss) for e in events if e.kind == "start"]
+    else:
+        cross = [(e.step, e.at) for e in events if e.kind == "breakpoint"]
+        evals = [(e.step, e.at, e.loss) for e in events
+                 if e.kind in ("grid", "split", "degenerate", "refine")]  # fmt: skip
+    cross_steps = [s for s, _ in cross]
+    eval_steps = [s for s, *_ in evals]
+    loss_top = max([float(np.max(truth.loss.values))] if truth is not None else [0.0])
+    loss_top = max(loss_top, *(iv.loss for _, iv in ivs), *(v for *_, v in evals if
+                                                            math.isfinite(v)), 0.05)  # fmt: skip
+    y_loss = 1.12 * loss_top
+
+    def state(e) -> list[go.Scatter]:
+        k = bisect.bisect_right
+        b0, b1 = e.bracket if e.kind != "grid" else (math.nan, math.nan)
+        bx, by = _band(b0, b1, -0.05, 1.05)
+        bx2, by2 = _band(b0, b1, 0.0, y_loss)
+        mark = e.sigma0 if paper else e.at
+        mx = [mark, mark] if math.isfinite(mark) else [None]
+        f = np.asarray(e.f, float)
+        txt = [_name(int(u), rows) for u in e.nodes]
+        focus = [i for i, u in enumerate(e.nodes) if int(u) == e.node]
+        fx = [float(e.sigma[i]) for i in focus] or [None]
+        fy = [float(f[i]) for i in focus] or [None]
+        cr = [x for _, x in cross[: k(cross_steps, e.step)]]
+        ev = evals[: k(eval_steps, e.step)]
+        xs, ys = _segments([iv for _, iv in ivs[: k(iv_steps, e.step)]])
+        return [
+            go.Scatter(x=bx, y=by),
+            go.Scatter(x=bx2, y=by2),
+            go.Scatter(x=mx, y=[-0.05, 1.05] if len(mx) == 2 else [None]),
+            go.Scatter(x=list(map(float, e.sigma)) or [None], y=list(map(float, f)) or [None],
+                       text=txt or [None], customdata=[int(u) for u in e.nodes] or [None],
+                       marker=dict(color=[_NODE_COLORS[int(v > 0.5)] for v in f] or None)),
+            go.Scatter(x=fx, y=fy),
+            go.Scatter(x=cr or [None], y=[0.5] * len(cr) or [None]),
+            # float32 typed arrays: this trace grows with every frame (display only)
+            go.Scatter(x=np.array([x for _, x, _ in ev], np.float32) if ev else [None],
+                       y=np.array([v for *_, v in ev], np.float32) if ev else [None]),
+            go.Scatter(x=xs, y=ys),
+        ]  # fmt: skip
+
+    def notes(e) -> list[dict]:
+        counter = f"<b>step {e.step + 1} / {n}</b> · {e.kind}"
+        return [
+            dict(text=counter, x=0, y=1.0, xref="paper", yref="paper", xanchor="left",
+                 yanchor="bottom", yshift=44, showarrow=False,
+                 font=dict(size=16, color="#111111")),
+            dict(text=_wrap(e.describe(rows)), x=0, y=1.0, xref="paper", yref="paper",
+                 xanchor="left", yanchor="bottom", yshift=4, showarrow=False, align="left",
+                 font=dict(size=14, color="#111111")),
+        ]  # fmt: skip
+
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.07,
+                        row_heights=[0.6, 0.4])  # fmt: skip
+    static = 0
+    if truth is not None:
+        e_, v_ = truth.loss.edges, truth.loss.values
+        fig.add_trace(go.Scatter(x=e_, y=np.r_[v_, v_[-1]], mode="lines", line_shape="hv",
+                                 name="true loss l(σ)", line=dict(color="black", width=2),
+                                 hovertemplate="σ = %{x:.5g}<br>true loss %{y:.4f}"
+                                               "<extra></extra>"), 2, 1)  # fmt: skip
+        static = 1
+    first = state(events[keep[0]])
+    styles = [
+        (1, dict(name="bracket [σ_l, σ_h]", mode="lines", fill="toself", fillcolor=_BAND,
+                 line=dict(width=0), hoverinfo="skip", legendgroup="band")),
+        (2, dict(name="bracket [σ_l, σ_h]", mode="lines", fill="toself", fillcolor=_BAND,
+                 line=dict(width=0), hoverinfo="skip", legendgroup="band", showlegend=False)),
+        (1, dict(name="σ0" if paper else "σ evaluated", mode="lines",
+                 line=dict(color="#ff7f0e", width=2, dash="dash"), hoverinfo="skip")),
+        (1, dict(name="running nodes" if paper else "nodes (f_u at σ)", mode="markers",
+                 marker=dict(size=9, line=dict(color="white", width=0.5)),
+                 hovertemplate="%{text}: σ = %{x:.5g}, f = %{y:.4f}<extra></extra>")),
+        (1, dict(name="this step's node", mode="markers", hoverinfo="skip",
+                 marker=dict(size=17, color="rgba(0,0,0,0)",
+                             line=dict(color="black", width=2)))),
+        (1, dict(name="crossings found", mode="markers",
+                 marker=dict(symbol="x-thin", size=11, line=dict(color="#2ca02c", width=2.5)),
+                 hovertemplate="crossing σ = %{x:.5g}<extra></extra>")),
+        (2, dict(name="starts σ0" if paper else "evaluations", mode="markers",
+                 marker=dict(symbol="star" if paper else "circle", size=10 if paper else 5,
+                             color="#ff7f0e" if paper else _EVAL),
+                 hovertemplate="σ = %{x:.5g}, l̃ = %{y:.4f}<extra></extra>")),
+        (2, dict(name="intervals found", mode="lines", line=dict(color=_INTERVAL, width=4),
+                 hovertemplate="interval end σ = %{x:.5g}, l̃ = %{y:.4f}<extra></extra>")),
+    ]  # fmt: skip
+    for (row, style), tr in zip(styles, first, strict=True):
+        tr.update(**style)
+        fig.add_trace(tr, row, 1)
+    animated = list(range(static, static + len(styles)))
+    fig.frames = [
+        go.Frame(name=f"s{events[i].step}", data=state(events[i]), traces=animated,
+                 layout=dict(annotations=notes(events[i])))
+        for i in keep
+    ]  # fmt: skip
+    fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1)
+    pad = 0.02 * (hi - lo)
+    fig.update_xaxes(range=[lo - pad, hi + pad])
+    fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
+    fig.update_yaxes(title_text="soft label f_u", range=[-0.05, 1.05], row=1, col=1)
+    fig.update_yaxes(title_text="loss", range=[0, y_loss], row=2, col=1)
+
+    def play(ms: int) -> dict:
+        return {"frame": {"duration": ms, "redraw": True}, "fromcurrent": True,
+                "transition": {"duration": 0}, "mode": "immediate"}  # fmt: skip
+
+    still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate",
+             "transition": {"duration": 0}}  # fmt: skip
+    buttons = [dict(label=f"▶ {name}", method="animate", args=[None, play(ms)])
+               for name, ms in SPEEDS.items()]  # fmt: skip
+    buttons += [
+        dict(label="■ pause", method="animate", args=[[None], still]),
+        dict(label="◀◀ reset", method="animate", args=[[fig.frames[0].name], still]),
+    ]
+    fig.update_layout(
+        template="plotly_white",
+        height=720,
+        margin=dict(l=70, r=20, t=120, b=150),
+        hovermode="closest",
+        title=dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top", font=dict(size=15)),
+        annotations=notes(events[keep[0]]),
+        legend=dict(orientation="h", x=0, y=-0.13, yanchor="top"),
+        updatemenus=[dict(type="buttons", direction="left", showactive=False, x=0, y=-0.3,
+                          xanchor="left", yanchor="top", pad=dict(t=0), buttons=buttons)],
+        sliders=[dict(
+            active=0, x=0.36, y=-0.3, len=0.64, yanchor="top", pad=dict(t=0),
+            currentvalue=dict(visible=False),
+            font=dict(color="rgba(0,0,0,0)"), ticklen=2,
+            steps=[dict(label=str(events[i].step + 1), method="animate",
+                        args=[[f"s{events[i].step}"], still]) for i in keep],
+        )],
+    )  # fmt: skip
+    return fig
+
+
+def event_rows(events: Sequence, rows: Sequence[int] | None = None) -> list[dict]:
+    """The event log as table rows (one dict per event): step (1-based), kind, σ0,
+    σ_l, σ_h, running nodes, node (instance row when ``rows`` is given), σ, loss, caption."""
+    out = []
+    for e in events:
+        out.append({
+            "step": e.step + 1,
+            "kind": e.kind,
+            "σ0": e.sigma0,
+            "σ_l": e.bracket[0],
+            "σ_h": e.bracket[1],
+            "nodes shown": int(len(e.nodes)),
+            "node": (rows[e.node] if rows is not None else e.node) if e.node >= 0 else None,
+            "σ": e.at,
+            "loss": e.loss,
+            "caption": e.describe(rows),
+        })  # fmt: skip
+    return out
