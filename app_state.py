@@ -37,15 +37,16 @@ UPLOAD = "upload a file…"
 ROOT = Path(__file__).resolve().parent
 
 NAV: tuple[tuple[str, str, str, str | None], ...] = (
-    ("home.py", "Home", "🏠", None),
-    ("pages/1_Loss_intervals.py", "Loss intervals", "📉", "Loss_intervals"),
-    ("pages/2_Conditioning.py", "Conditioning", "🧮", "Conditioning"),
-    ("pages/3_Online_regret.py", "Online regret", "🎲", "Online_regret"),
-    ("pages/4_Speed.py", "Speed", "⏱️", "Speed"),
-    ("pages/5_Algorithm_4.py", "Algorithm 4 player", "▶️", "Algorithm_4"),
+    ("home.py", "Home", ":material/home:", None),
+    ("pages/1_Loss_intervals.py", "Loss intervals", ":material/show_chart:", "Loss_intervals"),
+    ("pages/2_Conditioning.py", "Conditioning", ":material/functions:", "Conditioning"),
+    ("pages/3_Online_regret.py", "Online regret", ":material/casino:", "Online_regret"),
+    ("pages/4_Speed.py", "Speed", ":material/timer:", "Speed"),
+    ("pages/5_Algorithm_4.py", "Algorithm 4 player", ":material/play_circle:", "Algorithm_4"),
 )
-"""The app's pages: (file, navigation title, icon, URL path; None: the root). A page whose
-file does not exist (yet) is left out of the navigation."""
+"""The app's pages: (file, navigation title, icon, URL path; None: the root). Material
+icons: Streamlit ships their font, so they render where no emoji font is installed. A page
+whose file does not exist (yet) is left out of the navigation."""
 
 PRESENT_HEIGHT, PRESENT_FONT = 1.35, 1.4
 """Presenter mode: chart height and font scale (on a projector)."""
@@ -699,6 +700,8 @@ def sidebar() -> AppSettings:
     if missing and dataset is not None:  # e.g. a link's classes on another dataset
         pair = (classes[0], classes[1])
         st.warning(f"Class(es) {missing} are not in this dataset; using {pair}.")
+        for i in (0, 1):  # both pickers move: keeping one could pair a class with itself
+            st.session_state[f"w_classes_{i}"] = pair[i]
     cfg["classes"] = pair
     row = S.setting(ProblemSpec, "classes")
     target = _placement(sb, "classes")

@@ -71,6 +71,19 @@ def test_default_settings_draw_figure_3_and_drill_down():
     assert len(at.get("download_button")) == 5
 
 
+def test_the_default_view_shows_the_phenomenon():
+    """Issue 11: the first view on the embedded data has a true loss with at least 10
+    breakpoints and a CG-t estimate that misses some of them (the defaults were chosen by
+    benchmarks/story_defaults.py)."""
+    at = start()
+    assert not at.exception and not at.error
+    m = metrics(at)
+    assert int(m["true breakpoints"]) >= 10
+    assert int(m["missed"]) >= 1
+    loss = values(chart(at)["data"][0], "y")
+    assert max(loss) - min(loss) >= 0.1  # the staircase is visible, not a flat line
+
+
 def test_changing_cg_iterations_changes_the_estimate():
     at = start()
     before = values(chart(at)["data"][1])
