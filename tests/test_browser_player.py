@@ -5,82 +5,22 @@ caption each time; screenshots go to test-artifacts/player_*.png."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
-import pytest
+from test_browser import (
+    ARTIFACTS,
+    CHART,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    EXCEPTION,
+    pytestmark,
+    server,
+    sync_playwright,
+)  # fmt: skip
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]  # fmt: skip
-CHART = ".js-plotly-plot"
-EXCEPTION = '[data-testid="stException"]'
 TIMEOUT_MS = 120_000
 URL = "/Algorithm_4?n=60&labeled=6&family=knn&mode=paper"
-
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the environment
-    sync_playwright = None
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing"),
-    pytest.mark.skipif(sync_playwright is None, reason="playwright is not importable"),
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server():
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = _free_port()
-    log = open(ARTIFACTS / "streamlit_player.log", "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with status {proc.returncode}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read().decode().strip() == "ok":
-                        break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError("streamlit did not start") from None
-                time.sleep(0.3)
-        yield url
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        log.close()
+__all__ = ["pytestmark", "server"]  # the shared server fixture and markers of test_browser
 
 
 def _annotations(page) -> list[str]:

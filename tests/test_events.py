@@ -9,11 +9,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from test_intervals import _problem as toy_problem
 
 from sslviz.animation import KEY_KINDS, event_rows, frame_steps, player_figure
 from sslviz.intervals import EVENT_KINDS, Event, SweepSettings, sweep
-from sslviz.labeling import make_model
-from sslviz.specs import GraphSpec, LabelingSpec
 from sslviz.truth import true_loss_curve
 
 LO, HI = 0.6, 6.0
@@ -22,13 +21,7 @@ FAST = ("grid", "split", "degenerate", "refine", "breakpoint", "interval")
 
 
 def _problem(seed=0, n=60, family="knn", labeling="harmonic"):
-    rng = np.random.default_rng(seed)
-    y = np.repeat([0, 1], n // 2)
-    X = rng.normal(size=(n, 4)) + 1.0 * y[:, None]
-    labeled = np.zeros(n, bool)
-    labeled[[0, 1, 2, n // 2, n // 2 + 1, n // 2 + 2]] = True
-    model = make_model(X, labeled, y, GraphSpec(family, 5), LabelingSpec(labeling, 20))
-    return model, y[model.unlabeled_idx]
+    return toy_problem(seed, n, family, labeling, subset=20)
 
 
 def _same(ivs):
