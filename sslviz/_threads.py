@@ -90,6 +90,11 @@ def pin_process() -> None:
             _pinned = True
 
 
+def running() -> int:
+    """How many wrapped computations are running in this process now (all threads)."""
+    return _active
+
+
 def blas_threads() -> int:
     """The BLAS thread count in force now (the largest over the loaded libraries)."""
     info = [lib["num_threads"] for lib in _get_controller().info() if lib["user_api"] == "blas"]

@@ -121,7 +121,19 @@ def _curve_dict(curve, problem=None) -> dict:
         "inconsistent": curve.inconsistent,
         "complete": curve.complete,
         "seconds": curve.seconds,
-    }
+    } | _work(problem, curve.loss.edges[-1], curve)
+
+
+def _work(problem, sigma: float, result) -> dict:
+    """``{"work": ...}``: the counts of :func:`sslviz.measure.work_counts` (needs the
+    problem for the system's size; ``{}`` without it)."""
+    if problem is None:
+        return {}
+    from sslviz.measure import work_counts
+
+    return {"work": work_counts(problem.model, float(sigma), solves=result.solves,
+                                matvecs=result.matvecs,
+                                factorizations=result.factorizations)}  # fmt: skip
 
 
 def _curve_frame(curve, problem=None):
@@ -150,7 +162,8 @@ def _sweep_dict(res, problem=None) -> dict:
         "time_per_interval": res.time_per_interval,
         "solves": res.solves,
         "matvecs": res.matvecs,
-    } | ({"certify": _certificates_dict(res.certificates)} if res.certificates else {})
+    } | _work(problem, res.sigma_max, res) | (
+        {"certify": _certificates_dict(res.certificates)} if res.certificates else {})
 
 
 def _certificates_dict(c) -> dict:
@@ -449,10 +462,12 @@ def regret_document(spec, sigma_range, sweep_settings, regret_settings, experime
     }
 
 
-def speed_row(problem, sweep) -> dict:
-    """One row of the live Table 1 (a summary of an ``sslviz intervals`` document)."""
+def speed_row(problem, sweep, timing=None) -> dict:
+    """One row of the live Table 1 (a summary of an ``sslviz intervals`` document), with
+    its work counts and, given a :class:`sslviz.measure.Timing`, the robust timing (CPU
+    seconds per interval from the minimum over repetitions)."""
     d = to_dict(sweep, problem)
-    return {
+    row = {
         "n": problem.instance.n,
         "family": problem.spec.family,
         "solver": sweep.settings.solver,
@@ -461,4 +476,7 @@ def speed_row(problem, sweep) -> dict:
         "time_per_interval": d["time_per_interval"],
         "solves": d["solves"],
         "matvecs": d["matvecs"],
-    }
+    } | {k: v for k, v in d["work"].items() if k not in ("solves", "matvecs")}
+    if timing is not None:
+        row |= timing.as_dict() | {"cpu_per_interval": timing.cpu / max(d["M"], 1)}
+    return row

@@ -65,6 +65,7 @@ class Interval:
     solves: int = 0
     matvecs: int = 0
     seconds: float = 0.0
+    factorizations: int = 0
 
 
 @dataclass(frozen=True)
@@ -284,6 +285,7 @@ class Sweep:
     certificates: Certificates | None = None
     curve: LossCurve | None = None
     events: list[Event] | None = None
+    factorizations: int = 0  # LU factorisations or inverses (direct solvers)
 
     @property
     def time_per_interval(self) -> float:
@@ -621,6 +623,7 @@ def _feedback_set(model, y_unlabeled, sigma0, sigma_min, sigma_max, settings, re
         oracle.solves,
         oracle.matvecs,
         time.perf_counter() - t0,
+        oracle.factorizations,
     )
 
 
@@ -701,6 +704,7 @@ def sweep(
         time.perf_counter() - t0,
         complete=complete,
         events=rec.events if rec is not None else None,
+        factorizations=sum(i.factorizations for i in intervals),
     )
 
 
@@ -722,7 +726,8 @@ def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0, rec=None) 
         rec.interval(iv, i + 1)
     return Sweep(ivs, lo, hi, s, curve.solves, curve.matvecs, time.perf_counter() - t0,
                  certificates=curve.certificates, curve=curve,
-                 events=rec.events if rec is not None else None)  # fmt: skip
+                 events=rec.events if rec is not None else None,
+                 factorizations=curve.factorizations)  # fmt: skip
 
 
 @one_thread

@@ -1,0 +1,157 @@
+"""Timings that keep their verdict under load, and the work counts beside them (issue 14).
+
+A wall-clock time measured once inside a server that other users share says more about
+the others than about the computation. Here:
+
+- :func:`timed` runs a computation several times (at least ``min_repeats``, more while a
+  time budget allows) and keeps the **minimum** of its **CPU time** in the calling thread
+  (``time.thread_time``: the computations run with one BLAS thread, see
+  :mod:`sslviz._threads`, so the calling thread's CPU time is all of it; time spent
+  waiting for a core while others compute is not counted), the minimum wall time, the
+  spread of the CPU times, and how many other computations were running in the process
+  meanwhile (``busy``).
+- :func:`verdict` compares two timings and says which is faster only when the ratio of
+  their minima is outside the noise (the larger of the two spreads and a 15 % floor);
+  otherwise "undecided".
+- :func:`work_counts` states the work a result took in units that do not depend on the
+  machine or its load: solves, matrix–vector products with the nonzeros they touch,
+  factorisations (dense or sparse, with their size), and a floating-point operation count
+  where it is well defined (products 2·nnz each, dense LU ⅔·m³ plus 4·m² per solve pair;
+  none for sparse LU, whose fill-in varies).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from sslviz import _threads
+
+NOISE_FLOOR = 0.15
+"""Relative difference below which two minima are not told apart: the minima of repeated
+CPU timings moved by up to ~11 % between a quiet run and one beside two CPU hogs on this
+2-core machine (``benchmarks/timing_load.py``)."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A robust timing of one computation (seconds).
+
+    Attributes
+    ----------
+    cpu : float
+        Minimum CPU time of the calling thread over the repetitions.
+    wall : float
+        Minimum wall time over the repetitions.
+    repeats : int
+    spread : float
+        (median − min) / min of the CPU times: the noise of this measurement.
+    busy : int
+        The most other computations running in this process during the measurement.
+    """
+
+    cpu: float
+    wall: float
+    repeats: int
+    spread: float
+    busy: int
+
+    def as_dict(self) -> dict:
+        return {"cpu_seconds": self.cpu, "wall_seconds": self.wall, "repeats": self.repeats,
+                "spread": self.spread, "busy": self.busy}  # fmt: skip
+
+
+def timed(
+    func: Callable[[], Any], *, min_repeats: int = 3, max_repeats: int = 20,
+    budget: float = 2.0,
+) -> tuple[Any, Timing]:  # fmt: skip
+    """``(result, Timing)`` of ``func()`` run at least ``min_repeats`` times and more, up to
+    ``max_repeats``, while the total stays under ``budget`` seconds (a run longer than the
+    budget is run once). The result is the first run's (every run gives the same bits)."""
+    cpus: list[float] = []
+    walls: list[float] = []
+    busy = 0
+    result = None
+    t_start = time.perf_counter()
+    while len(cpus) < max_repeats:
+        busy = max(busy, _threads.running())
+        w0, c0 = time.perf_counter(), time.thread_time()
+        out = func()
+        cpus.append(time.thread_time() - c0)
+        walls.append(time.perf_counter() - w0)
+        if len(cpus) == 1:
+            result = out
+        spent = time.perf_counter() - t_start
+        if spent > budget or (len(cpus) >= min_repeats and spent + min(walls) > budget):
+            break
+    best = min(cpus)
+    spread = (statistics.median(cpus) - best) / best if best > 0 else 0.0
+    return result, Timing(best, min(walls), len(cpus), spread, busy)
+
+
+def verdict(a: Timing, b: Timing, names: tuple[str, str] = ("a", "b")) -> str:
+    """Which of two timings is faster, from their CPU minima: ``"<name> faster (×r)"``, or
+    ``"undecided (within the noise, ×r)"`` when the ratio is inside the noise."""
+    noise = max(NOISE_FLOOR, a.spread, b.spread)
+    fast, slow, name = (a, b, names[0]) if a.cpu <= b.cpu else (b, a, names[1])
+    ratio = slow.cpu / fast.cpu if fast.cpu > 0 else float("inf")
+    if ratio <= 1.0 + noise:
+        return f"undecided (within the noise, ×{ratio:.2f})"
+    return f"{name} faster (×{ratio:.1f})"
+
+
+def system_size(model, sigma: float) -> tuple[int, int, bool]:
+    """``(m, nonzeros, dense)`` of the linear system the solvers see at σ: the harmonic
+    L_UU (stored dense: every entry is touched), or Delalleau's subset system."""
+    if hasattr(model, "laplacian_system"):
+        A = model.laplacian_system(sigma)[0]
+    else:  # Delalleau: the system on L ∪ Ũ of its own graph
+        A = model.graph.kernel(sigma)
+    dense = not sp.issparse(A)
+    m = int(A.shape[0])
+    nnz = m * m if dense else int(A.nnz + np.count_nonzero(A.diagonal() == 0))
+    return m, nnz, dense
+
+
+def work_counts(model, sigma: float, *, solves: int, matvecs: int,
+                factorizations: int) -> dict:  # fmt: skip
+    """The work of a result in machine-independent units (see the module docstring).
+
+    ``sigma`` is any σ of the computation (the system's pattern does not depend on it)."""
+    m, nnz, dense = system_size(model, sigma)
+    touched = matvecs * nnz
+    flops = 2 * touched
+    if factorizations and dense:
+        flops += factorizations * (2 * m**3 // 3) + solves * 2 * m * m
+    return {
+        "solves": int(solves),
+        "matvecs": int(matvecs),
+        "system_size": m,
+        "system_nonzeros": nnz,
+        "nonzeros_touched": int(touched),
+        "factorizations": int(factorizations),
+        "factorization": ("dense" if dense else "sparse") if factorizations else None,
+        "flops": int(flops) if (dense or not factorizations) else None,
+    }
+
+
+def describe_work(w: dict) -> str:
+    """One sentence for a student: "20 sparse products of 3,100 nonzeros per solve; …"."""
+    kind = "dense" if w["system_nonzeros"] == w["system_size"] ** 2 else "sparse"
+    parts = []
+    if w["matvecs"]:
+        per = w["matvecs"] / max(w["solves"], 1)
+        parts.append(f"{per:.0f} {kind} products of {w['system_nonzeros']:,} nonzeros per solve")
+    if w["factorizations"]:
+        m = w["system_size"]
+        parts.append(f"{w['factorizations']:,} {w['factorization']} {m}×{m} factorisations")
+    parts.append(f"{w['solves']:,} solves")
+    if w["flops"] is not None:
+        parts.append(f"≈ {w['flops']:.2g} flops")
+    return "; ".join(parts)

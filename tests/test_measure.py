@@ -1,0 +1,142 @@
+"""Robust timings and machine-independent work counts (sslviz.measure, issue 14 §1–2)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from sslviz import _threads
+from sslviz.export import to_dict
+from sslviz.intervals import sweep
+from sslviz.measure import Timing, describe_work, timed, verdict, work_counts
+from sslviz.problem import build_problem
+from sslviz.specs import ProblemSpec, SweepSettings
+
+
+def spin(seconds: float) -> float:
+    """Burn CPU in this thread for about ``seconds``."""
+    import time
+
+    t0 = time.thread_time()
+    x = 0.0
+    while time.thread_time() - t0 < seconds:
+        x += 1.0
+    return x
+
+
+def test_timed_keeps_the_first_result_and_the_minimum():
+    calls = []
+
+    def job():
+        calls.append(1)
+        spin(0.002)
+        return len(calls)
+
+    result, t = timed(job, min_repeats=3, max_repeats=5, budget=1.0)
+    assert result == 1 and t.repeats == len(calls) and 3 <= t.repeats <= 5
+    assert 0.0015 < t.cpu <= t.wall + 1e-3 and t.spread >= 0.0
+
+
+def test_a_run_longer_than_the_budget_runs_once():
+    _, t = timed(lambda: spin(0.05), min_repeats=3, budget=0.01)
+    assert t.repeats == 1
+
+
+def test_cpu_time_ignores_waiting():
+    import time
+
+    _, t = timed(lambda: time.sleep(0.02), min_repeats=2, budget=1.0)
+    assert t.wall >= 0.02 and t.cpu < 0.01
+
+
+def test_busy_counts_other_running_computations():
+    started, release = threading.Event(), threading.Event()
+
+    @_threads.one_thread
+    def other():
+        started.set()
+        release.wait(5)
+
+    th = threading.Thread(target=other)
+    th.start()
+    started.wait(5)
+    try:
+        _, t = timed(lambda: spin(0.001), min_repeats=1, budget=0.1)
+    finally:
+        release.set()
+        th.join()
+    assert t.busy == 1
+    _, alone = timed(lambda: spin(0.001), min_repeats=1, budget=0.1)
+    assert alone.busy == 0
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (1.0, 1.05, "undecided"),  # within the 15 % floor
+        (1.0, 3.0, "a faster (×3.0)"),
+        (2.0, 1.0, "b faster (×2.0)"),
+    ],
+)
+def test_verdict_only_decides_outside_the_noise(a, b, expected):
+    ta, tb = (Timing(x, x, 5, 0.02, 0) for x in (a, b))
+    assert verdict(ta, tb).startswith(expected)
+
+
+def test_verdict_widens_with_the_measured_spread():
+    noisy = Timing(1.0, 1.0, 5, 0.6, 3)
+    assert verdict(noisy, Timing(1.5, 1.5, 5, 0.05, 0)).startswith("undecided")
+    assert verdict(noisy, Timing(1.7, 1.7, 5, 0.05, 0)).startswith("a faster")
+
+
+@pytest.fixture(scope="module")
+def knn_big(tmp_path_factory):
+    """kNN-6 on 600 points: above 400 nodes the system is stored sparse (CSR)."""
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 300)
+    X = rng.normal(size=(600, 5)) + 1.5 * y[:, None]
+    path = tmp_path_factory.mktemp("measure") / "blobs.npz"
+    np.savez(path, X=X, y=y)
+    return build_problem(ProblemSpec(data_file=str(path), classes=(0, 1), n=600, n_labeled=20,
+                                     pca=0, family="knn"))  # fmt: skip
+
+
+def test_work_counts_of_cg_on_a_sparse_system(knn_big):
+    p = knn_big
+    res = sweep(p.model, p.y_unlabeled, 1.0, 3.0, SweepSettings(solver="cg", cg_iters=20))
+    w = work_counts(p.model, 2.0, solves=res.solves, matvecs=res.matvecs,
+                    factorizations=res.factorizations)  # fmt: skip
+    L = p.model.laplacian_system(2.0)[0]
+    m = p.model.n_unlabeled
+    assert not isinstance(L, np.ndarray)  # CSR
+    assert w["system_size"] == m and w["system_nonzeros"] == L.nnz < m * m / 10
+    assert w["factorizations"] == 0 and w["factorization"] is None
+    assert w["matvecs"] == res.matvecs == 20 * res.solves  # t products per solve
+    assert w["nonzeros_touched"] == res.matvecs * w["system_nonzeros"]
+    assert w["flops"] == 2 * w["nonzeros_touched"]
+    assert "20 " in describe_work(w) and f"{w['system_nonzeros']:,} nonzeros" in describe_work(w)
+
+
+def test_work_counts_of_exact_solves_on_a_complete_graph():
+    p = build_problem(ProblemSpec(dataset="digits", classes=(2, 3), n=60, n_labeled=6,
+                                  family="complete"))  # fmt: skip
+    res = sweep(p.model, p.y_unlabeled, 0.8, 2.5, SweepSettings(solver="exact"))
+    w = to_dict(res, p)["work"]
+    m = p.model.n_unlabeled
+    assert w["system_nonzeros"] == m * m and w["factorization"] == "dense"
+    assert w["factorizations"] == res.factorizations > 0 and w["matvecs"] == 0
+    assert w["flops"] == w["factorizations"] * (2 * m**3 // 3) + w["solves"] * 2 * m * m
+    assert f"{m}×{m}" in describe_work(w)
+
+
+def test_work_counts_do_not_depend_on_threads_or_repeats(knn_big):
+    p = knn_big
+    counts = []
+    for th in (1, 2, 1):
+        with threadpool_limits(limits=th):
+            res = sweep(p.model, p.y_unlabeled, 1.0, 3.0, SweepSettings())
+        counts.append(to_dict(res, p)["work"])
+    assert counts[0] == counts[1] == counts[2]
