@@ -73,18 +73,25 @@ def build_parser() -> argparse.ArgumentParser:
                 "--sigma-max, --points)",
             )  # fmt: skip
         q.add_argument("--out", help="write JSON here (default: standard output)")
+        q.add_argument("--no-timings", dest="timings", action="store_false",
+                       help="leave out the measured times ('seconds', 'time_per_interval'): "
+                       "the rest is identical to the bit from run to run and machine to "
+                       "machine, and equals the app's download of the same view")  # fmt: skip
     return p
 
 
-def command_line(command: str, *specs: S.Spec, out: str | None = None) -> str:
-    """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``)."""
+def command_line(command: str, *specs: S.Spec, out: str | None = None,
+                 timings: bool = True) -> str:  # fmt: skip
+    """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``);
+    ``timings=False`` adds ``--no-timings`` (the output then equals the app's download)."""
     tables = COMMANDS[command][1]
     args = ["sslviz", command]
     for spec in specs:
         if type(spec) not in tables:
             raise ValueError(f"sslviz {command} takes no {type(spec).__name__}")
         args += S.to_command(spec)
-    return shlex.join(args + (["--out", out] if out else []))
+    return shlex.join(args + ([] if timings else ["--no-timings"])
+                      + (["--out", out] if out else []))  # fmt: skip
 
 
 def _problem(a: argparse.Namespace):
@@ -208,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sslviz`` command; returns the exit status."""
     from sslviz._validation import InvalidParameterError
     from sslviz.data import DatasetUnavailableError
-    from sslviz.export import dumps
+    from sslviz.export import dumps, without_timings
 
     try:
         args = build_parser().parse_args(argv)
@@ -223,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     ) as exc:
         print(f"sslviz: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    text = dumps(result)
+    text = dumps(result if args.timings else without_timings(result))
     if args.out:
         Path(args.out).write_text(text)
     else:

@@ -238,3 +238,28 @@ def test_console_script_runs():
         [sys.executable, "-m", "sslviz.cli", "--version"], capture_output=True, text=True
     )
     assert p.returncode == 0 and "sslviz" in p.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["loss", "--sigma-min", "0.6", "--sigma-max", "3"],
+        ["intervals", "--sigma-min", "0.6", "--sigma-max", "3", "--score"],
+        ["condition", "--sigmas", "0.6:3:5", "--trust"],
+        ["regret", "--sigma-min", "0.6", "--sigma-max", "3", "--rounds", "3", "--repeats", "1"],
+    ],
+)
+def test_no_timings_output_is_identical_from_run_to_run(tmp_path, command):
+    """Issue 14: without the measured times a view's JSON is the same bytes every run (the
+    app's downloads are these bytes); with them the contract's 'seconds' keys are there."""
+    args = [*command, "--dataset", "digits", "--classes", "2", "3", "--n", "50",
+            "--labeled", "6"]  # fmt: skip
+    texts = []
+    for i in range(2):
+        out = tmp_path / f"run{i}.json"
+        assert main([*args, "--no-timings", "--out", str(out)]) == 0
+        texts.append(out.read_bytes())
+    assert texts[0] == texts[1]
+    assert b'"seconds"' not in texts[0] and b"time_per_interval" not in texts[0]
+    rc, timed = _run(tmp_path, args)
+    assert rc == 0 and "seconds" in json.dumps(timed)
