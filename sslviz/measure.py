@@ -155,3 +155,20 @@ def describe_work(w: dict) -> str:
     if w["flops"] is not None:
         parts.append(f"≈ {w['flops']:.2g} flops")
     return "; ".join(parts)
+
+
+def speed_verdicts(rows: list[dict], names: tuple[str, str] = ("cg", "inverse")) -> dict:
+    """Per (n, family) of the live Table 1's rows (from :func:`sslviz.export.speed_row` with
+    a timing): which solver of ``names`` is faster per interval, from the robust timings.
+
+    Returns ``{(n, family): verdict}``; pairs with a solver missing are left out."""
+    by = {(r["n"], r["family"], r["solver"]): r for r in rows if "cpu_seconds" in r}
+    out = {}
+    for (n, fam, solver), r in by.items():
+        other = by.get((n, fam, names[1]))
+        if solver != names[0] or other is None:
+            continue
+        per = [Timing(x["cpu_per_interval"], x["time_per_interval"], x["repeats"], x["spread"],
+                      x["busy"]) for x in (r, other)]  # fmt: skip
+        out[(n, fam)] = verdict(*per, names=(names[0].upper(), names[1]))
+    return out

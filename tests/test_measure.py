@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 from sslviz import _threads
 from sslviz.export import to_dict
 from sslviz.intervals import sweep
-from sslviz.measure import Timing, describe_work, timed, verdict, work_counts
+from sslviz.measure import Timing, describe_work, speed_verdicts, timed, verdict, work_counts
 from sslviz.problem import build_problem
 from sslviz.specs import ProblemSpec, SweepSettings
 
@@ -140,3 +140,18 @@ def test_work_counts_do_not_depend_on_threads_or_repeats(knn_big):
             res = sweep(p.model, p.y_unlabeled, 1.0, 3.0, SweepSettings())
         counts.append(to_dict(res, p)["work"])
     assert counts[0] == counts[1] == counts[2]
+
+
+def test_speed_verdicts_pair_cg_and_inverse_per_graph():
+    def row(n, fam, solver, cpu, spread=0.02, M=10):
+        return {"n": n, "family": fam, "solver": solver, "M": M, "cpu_seconds": cpu,
+                "cpu_per_interval": cpu / M, "time_per_interval": cpu / M, "repeats": 5,
+                "spread": spread, "busy": 0}  # fmt: skip
+
+    rows = [row(100, "knn", "cg", 1.0), row(100, "knn", "inverse", 3.0),
+            row(100, "complete", "cg", 1.0), row(100, "complete", "inverse", 1.05),
+            row(200, "knn", "cg", 1.0)]  # fmt: skip
+    v = speed_verdicts(rows)
+    assert v[(100, "knn")].startswith("CG faster")
+    assert v[(100, "complete")].startswith("undecided")
+    assert (200, "knn") not in v  # no inverse row to compare with
