@@ -12,6 +12,11 @@ Progress: cached functions take the page's ``tick(fraction, message)`` (from
 ``app_state.progress``) as ``_progress`` (underscore: not part of the cache key) and hand
 it to the computation through :func:`_unrecorded`, so the bar's updates are not recorded
 for replay. A cache hit returns at once and draws nothing.
+
+Stop (``app_state.progress``): a click interrupts the computation at its next progress
+update by an exception, so nothing partial is kept: ``st.cache_data`` stores only returned
+values, and the memo of :func:`regret` (like ``app_player.record``'s) is written only after
+the experiment returns.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from sslviz import export, specs
+from sslviz import costs, export, specs
 from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, trust_curve
 from sslviz.data import Dataset, load_dataset, load_file
 from sslviz.intervals import Score, Sweep, node_trace, score, sweep
@@ -320,45 +325,50 @@ def intervals_json(spec: ProblemSpec, lo: float, hi: float, settings: SweepSetti
     ))  # fmt: skip
 
 
-# -- what runs by itself on a first visit (cost estimates; plain functions) ------------------
+# -- what runs by itself on a first visit (estimates of sslviz.costs; plain functions) -------
 
 AUTO_SECONDS = 20.0
 """A computation estimated to take at most this long (or no longer than the default view's)
 runs by itself when a page opens; a longer one waits for its Run button."""
 
-ROUND_SECONDS = 0.6
-"""Measured seconds of one online round at n = 100 (instance, exact loss, fast sweep)."""
+def regret_seconds(spec: ProblemSpec, settings: SweepSettings, regret: RegretSettings,
+                   sigma: tuple[float, float] | None = None,
+                   ref: tuple[float, float] | None = None) -> float:  # fmt: skip
+    """Estimated wall time of an online experiment (:func:`sslviz.costs.regret`) on the σ
+    range ``sigma`` relative to the suggested range ``ref`` (both None: the suggested
+    range itself)."""
+    lo, hi = sigma or (0.0, 1.0)
+    return costs.regret(spec, lo, hi, settings, regret, ref if sigma else None).seconds
 
 
-def _scale(n: int, power: float) -> float:
-    return max((n / 100) ** power, 0.1)
-
-
-def regret_seconds(spec: ProblemSpec, settings: SweepSettings, regret: RegretSettings) -> float:
-    """Rough wall time of an online experiment: every round of every repetition builds an
-    instance and its exact loss (≈ n^3.5), shared by the feedback models; paper-mode
-    ``approx`` feedback runs Algorithm 4 per round on top."""
-    per_round = ROUND_SECONDS * _scale(spec.n, 3.5)
-    if settings.mode == "paper" and "approx" in regret.feedback:
-        per_round *= 2
-    return regret.rounds * regret.repeats * per_round * (1 + 0.05 * len(regret.feedback))
-
-
-def regret_autoruns(spec: ProblemSpec, settings: SweepSettings, regret: RegretSettings) -> bool:
+def regret_autoruns(spec: ProblemSpec, settings: SweepSettings, regret: RegretSettings,
+                    sigma: tuple[float, float] | None = None,
+                    ref: tuple[float, float] | None = None) -> bool:  # fmt: skip
     """Whether the regret page runs this experiment by itself: when it costs at most
     :data:`AUTO_SECONDS`, or no more than the default view (which thus always runs)."""
     budget = max(AUTO_SECONDS, regret_seconds(ProblemSpec(), SweepSettings(), RegretSettings()))
-    return regret_seconds(spec, settings, regret) <= budget * 1.001
+    return regret_seconds(spec, settings, regret, sigma, ref) <= budget * 1.001
 
 
-def speed_seconds(n: int, family: str, solver: str, settings: SweepSettings) -> float:
-    """Rough wall time of one speed configuration (a sweep at size n)."""
-    dense = family == "complete" or solver in ("inverse", "exact")
-    t = 0.6 * _scale(n, 3) if dense else 0.3 * _scale(n, 2)
-    return t * (5 if settings.mode == "paper" else 1)
+def speed_spec(spec: ProblemSpec, n: int, family: str) -> ProblemSpec:
+    """The Speed page's instance of size ``n`` on ``family`` (else the sidebar's)."""
+    return spec.replace(n=n, family=family, n_labeled=min(spec.n_labeled, n - 1),
+                        k=min(spec.k, n - 1))  # fmt: skip
 
 
-def speed_autorun(configs: list[tuple], settings: SweepSettings) -> list[tuple]:
+def speed_seconds(n: int, family: str, solver: str, settings: SweepSettings,
+                  spec: ProblemSpec | None = None, sigma: tuple[float, float] | None = None,
+                  ref: tuple[float, float] | None = None) -> float:  # fmt: skip
+    """Estimated wall time of one speed configuration (:func:`sslviz.costs.speed_config`)."""
+    lo, hi = sigma or (0.0, 1.0)
+    spec_i = speed_spec(spec or ProblemSpec(), n, family)
+    return costs.speed_config(spec_i, lo, hi, settings.replace(solver=solver),
+                              ref if sigma else None).seconds  # fmt: skip
+
+
+def speed_autorun(configs: list[tuple], settings: SweepSettings, spec: ProblemSpec | None = None,
+                  sigma: tuple[float, float] | None = None,
+                  ref: tuple[float, float] | None = None) -> list[tuple]:  # fmt: skip
     """The configurations ``(n, family, solver)`` the speed page times by itself: all when
     they fit the budget (:data:`AUTO_SECONDS`, or the default grid's cost if larger),
     else the cheapest ones that fit, smallest n first (at least one)."""
@@ -366,11 +376,14 @@ def speed_autorun(configs: list[tuple], settings: SweepSettings) -> list[tuple]:
     default = sum(speed_seconds(n, f, sv, SweepSettings()) for n in grid.sizes
                   for f in grid.families for sv in grid.solvers)  # fmt: skip
     budget = max(AUTO_SECONDS, default) * 1.001
+
+    def cost(c: tuple) -> float:
+        return speed_seconds(*c, settings, spec, sigma, ref)
+
     out, total = [], 0.0
-    for c in sorted(configs, key=lambda c: (c[0], speed_seconds(*c, settings))):
-        cost = speed_seconds(*c, settings)
-        if out and total + cost > budget:
+    for c in sorted(configs, key=lambda c: (c[0], cost(c))):
+        if out and total + cost(c) > budget:
             continue
         out.append(c)
-        total += cost
+        total += cost(c)
     return [c for c in configs if c in out]

@@ -44,7 +44,8 @@ def record(
     progress: Callable[[float, str], None] | None = None,
 ) -> Sweep:
     """The recorded sweep (``sweep(..., record=True)``), memoised per settings; ``progress``
-    is called only when it is computed."""
+    is called only when it is computed. Only a finished sweep is memoised: a stopped one
+    (Stop, see ``app_state.progress``) raises out of ``sweep`` before the memo is written."""
     key = (spec, lo, hi, settings)
     with _LOCK:
         found = _RECORDED.get(key)

@@ -12,7 +12,13 @@ The σ range follows the data: it moves to the suggested range whenever the data
 change, unless the user typed a range for those data (remembered per session).
 
 App-only request caps come from the environment: ``SSLVIZ_MAX_N``, ``SSLVIZ_MAX_COMPLETE_N``,
-``SSLVIZ_MAX_ROUNDS``, ``SSLVIZ_MAX_REPEATS``, ``SSLVIZ_MAX_MEMORY_MB``.
+``SSLVIZ_MAX_ROUNDS``, ``SSLVIZ_MAX_REPEATS`` bound the widgets; ``SSLVIZ_MAX_SECONDS``
+(default 60) and ``SSLVIZ_MAX_MEMORY_MB`` (default 1000) bound every computation by its
+estimated time and memory (:mod:`sslviz.costs`): a request over them is refused with the
+estimate and the nearest settings that fit (:func:`refuse`), before anything is computed.
+
+Long computations run under :class:`progress`, which draws a Stop button next to the bar
+and remembers a stopped request so the page does not restart it by itself.
 """
 
 from __future__ import annotations
@@ -28,8 +34,8 @@ import streamlit as st
 from streamlit.proto.RootContainer_pb2 import RootContainer
 
 import app_cache
+from sslviz import costs, tours
 from sslviz import specs as S
-from sslviz import tours
 from sslviz._validation import InvalidParameterError
 from sslviz.specs import ProblemSpec, SigmaRange, SweepSettings
 
@@ -64,7 +70,8 @@ MAX_COMPLETE_N = _env_int("SSLVIZ_MAX_COMPLETE_N", 1500)
 MAX_ROUNDS = _env_int("SSLVIZ_MAX_ROUNDS", 300)
 MAX_REPEATS = _env_int("SSLVIZ_MAX_REPEATS", 10)
 MAX_MEMORY_MB = _env_int("SSLVIZ_MAX_MEMORY_MB", 1000)
-DENSE_COPIES = 6  # dense n×n float64 arrays a complete-graph instance holds at once (estimate)
+MAX_SECONDS = _env_int("SSLVIZ_MAX_SECONDS", 60)
+DENSE_COPIES = costs.DENSE_COPIES
 CAPS = {"n": MAX_N, "labeled": MAX_N, "subset": MAX_N, "rounds": MAX_ROUNDS,
         "repeats": MAX_REPEATS}  # fmt: skip
 """Upper bounds of widgets (URL key → cap) that the app sets below the tables' bounds."""
@@ -200,19 +207,29 @@ def complete_bytes(n: int) -> int:
 
 
 def cap_errors(spec: ProblemSpec) -> list[str]:
-    """This server's request caps (beyond the settings' own rules)."""
+    """This server's caps on the instance itself (n, and the memory of building it; the
+    time of each computation is checked by the page: :func:`over_cap`)."""
     errs = []
     if spec.n > MAX_N:
         errs.append(f"n = {spec.n} is above this server's cap of {MAX_N} points.")
-    if spec.family == "complete":
-        mb = complete_bytes(spec.n) / 2**20
-        if spec.n > MAX_COMPLETE_N or mb > MAX_MEMORY_MB:
+    mb = costs.memory(spec).memory_mb
+    if spec.n > (MAX_COMPLETE_N if spec.family == "complete" else MAX_N) or mb > MAX_MEMORY_MB:
+        if spec.family == "complete":
             errs.append(
                 f"A complete graph on n = {spec.n} points needs about {mb:,.0f} MB "
                 f"({DENSE_COPIES} dense n×n arrays); the cap is n ≤ {MAX_COMPLETE_N} and "
                 f"{MAX_MEMORY_MB} MB. Use the kNN family (sparse) for large n."
             )
+        elif spec.n <= MAX_N:
+            errs.append(f"The instance needs about {mb:,.0f} MB (cap {MAX_MEMORY_MB} MB).")
     return errs
+
+
+def over_cap(what: str, estimate: costs.Estimate, spec: ProblemSpec, lo: float, hi: float,
+             extra: tuple[str, ...] = ()) -> str | None:  # fmt: skip
+    """The refusal of ``what`` when ``estimate(spec, lo, hi)`` (:mod:`sslviz.costs`) is over
+    this server's time or memory cap, with the nearest settings that fit; else None."""
+    return costs.over_cap(what, estimate, spec, lo, hi, MAX_SECONDS, MAX_MEMORY_MB, extra)
 
 
 def data_fingerprint(cfg: dict) -> tuple:
@@ -574,15 +591,86 @@ def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
     return container.plotly_chart(fig, key=key, **kwargs)
 
 
-class progress:  # noqa: N801 - used as a context manager: ``with progress("…") as tick:``
-    """A progress bar for one computation: ``tick(fraction, message)`` updates it (the
-    callback the ``sslviz`` functions take); the bar is removed when the block ends."""
+def refuse(message: str | None) -> bool:
+    """Show an over-cap message (from :func:`over_cap`) as an error; True when there was one
+    (the page then computes nothing)."""
+    if message:
+        st.error(message, icon=":material/hourglass_disabled:")
+    return bool(message)
 
-    def __init__(self, text: str, container: Any = None) -> None:
+
+STOPPED = "_sslviz_stopped"
+"""Session-state key: the keys of the computations whose Stop button was pressed."""
+
+
+def _stop(key: str) -> None:  # the Stop button's callback (runs first in the next run)
+    st.session_state.setdefault(STOPPED, set()).add(key)
+
+
+RESUMED = "_sslviz_resumed"
+"""Session-state key: stopped computations whose Run button was pressed (until they start)."""
+
+
+def _resume(key: str) -> None:  # the Run button's callback
+    st.session_state.setdefault(STOPPED, set()).discard(key)
+    st.session_state.setdefault(RESUMED, set()).add(key)
+
+
+def pending(key: Any) -> bool:
+    """Whether the computation of ``key`` was stopped in this session, or its Run button
+    (after a stop) was just pressed: a page whose computation waits for its own button
+    enters its :class:`progress` block then too (to show "Stopped", or to run)."""
+    k = _stop_key(key)
+    return k in st.session_state.get(STOPPED, ()) or k in st.session_state.get(RESUMED, ())
+
+
+def _stop_key(key: Any) -> str:
+    return hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+
+
+class progress:  # noqa: N801 - used as a context manager: ``with progress("…") as tick:``
+    """A progress bar and a Stop button for one computation: ``tick(fraction, message)``
+    updates the bar (the callback the ``sslviz`` functions take); both are removed when the
+    block ends.
+
+    ``key`` names the computation (its settings; default: ``text``); ``restart``: the
+    page's own Run button was pressed, so a stopped ``key`` runs again. How Stop works:
+    Streamlit interrupts a running script at its next Streamlit call when a widget is
+    clicked, and every ``tick`` is such a call, so a click on Stop ends the computation
+    within one progress step (an exception unwinds it: ``st.cache_data`` stores nothing,
+    and the app's memo dicts store only finished results). The Stop button's callback
+    remembers ``key`` in the session, so in the rerun that follows, entering this block
+    draws "Stopped. Press Run to compute again" and a Run button instead, and stops the
+    script (``st.stop()``): the page never restarts a stopped computation by itself. Changed
+    settings interrupt a running computation the same way (the rerun computes the new
+    request), and so does a closed browser tab: Streamlit stops the session's script at its
+    next Streamlit call, which the progress callbacks provide, so an abandoned computation
+    does not keep a CPU busy for longer than one progress step.
+    """
+
+    def __init__(self, text: str, container: Any = None, *, key: Any = None,
+                 restart: bool = False) -> None:  # fmt: skip
         self.text, self.container = text, container
+        self.key = _stop_key(text if key is None else key)
+        if restart:  # the page's own Run button was pressed: a stopped request runs again
+            st.session_state.get(STOPPED, set()).discard(self.key)
 
     def __enter__(self):
-        self.bar = (self.container or st).progress(0.0, text=self.text)
+        where = self.container or st
+        st.session_state.get(RESUMED, set()).discard(self.key)
+        if self.key in st.session_state.get(STOPPED, ()):
+            # columns, not the running row's container: a block of another kind replaces the
+            # row whole, so no stale Stop button lingers next to these (and vice versa)
+            note, box = where.columns([6, 1], vertical_alignment="center")
+            note.info("Stopped. Press Run to compute again.", icon=":material/stop_circle:")
+            box.button("Run", key=f"w_run_{self.key}", type="primary", icon=":material/play_arrow:",
+                       on_click=_resume, args=(self.key,))  # fmt: skip
+            st.stop()
+        self.box = where.container(horizontal=True, vertical_alignment="center")
+        self.bar = self.box.progress(0.0, text=self.text, width="stretch")
+        self.box.button("Stop", key=f"w_stop_{self.key}", icon=":material/stop:",
+                        on_click=_stop, args=(self.key,),
+                        help="Stop this computation (nothing partial is kept).")  # fmt: skip
         return self.tick
 
     def tick(self, fraction: float, message: str = "") -> None:
@@ -590,7 +678,7 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
         self.bar.progress(f, text=f"{self.text} {message}".strip())
 
     def __exit__(self, *exc: Any) -> None:
-        self.bar.empty()
+        self.box.empty()
 
 
 def metrics(values: dict) -> None:

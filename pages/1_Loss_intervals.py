@@ -5,7 +5,7 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import export, intervals, plots
+from sslviz import costs, export, intervals, plots
 from sslviz.cli import command_line
 from sslviz.specs import ConditionSettings, LossView, ScoreSettings, SigmaRange
 
@@ -42,9 +42,26 @@ app_state.widget(c1, LossView, "trust_points", disabled=threshold)
 view = app_state.controls(LossView)
 cmp_settings = app_cache.comparison(settings, view.compare)
 param = "r" if threshold else "σ"
+
+
+def estimate(sp, a, b):  # this view's cost at other settings (for the cap's advice)
+    c = costs.loss_curve(sp, a, b, s.suggested)
+    if sp.gaussian:
+        c += costs.sweep(sp, a, b, settings, s.suggested)
+        c += costs.trust(sp, view.trust_points, settings.cg_iters)
+        if cmp_settings is not None:
+            c += costs.sweep(sp, a, b, cmp_settings, s.suggested)
+    return c
+
+
+if app_state.refuse(app_state.over_cap("this view (the exact loss" + (
+        ", Algorithm 4 and the trust panel)" if not threshold else ")"),
+        estimate, spec, lo, hi)):  # fmt: skip
+    st.stop()
 try:
     res = sc = cmp_res = trust = None
-    with app_state.progress("Computing…") as tick:
+    with app_state.progress("Computing…", key=("loss", spec, lo, hi, settings, view.compare,
+                                               view.trust_points)) as tick:  # fmt: skip
         part = app_cache.scaled  # each step's share of the bar
         truth = app_cache.truth(spec, lo, hi, _progress=part(
             tick, 0.0, 1.0 if threshold else 0.35,

@@ -6,7 +6,7 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import export, plots
+from sslviz import costs, export, plots
 from sslviz.cli import command_line
 from sslviz.specs import ConditionSettings, SigmaRange
 
@@ -37,13 +37,24 @@ except (ValueError, TypeError) as exc:
     st.stop()
 curves, trusts, docs, lines = {}, {}, {}, []
 n_fam = len(settings.families)
-with app_state.progress("Computing condition numbers…") as tick:
+
+
+def estimate(sp, a, b):  # one family's cost (condition and trust curves)
+    return costs.condition(sp, settings) + costs.trust(sp, settings.points, settings.cg_iters)
+
+
+with app_state.progress("Computing condition numbers…", key=("cond", spec, lo, hi,
+                                                            settings)) as tick:  # fmt: skip
     for i, fam in enumerate(settings.families):
         try:
             spec_f = spec.replace(family=fam)
             errors = app_state.cap_errors(spec_f)
             if errors:
                 st.error(f"{fam}: " + " ".join(errors))
+                continue
+            if app_state.refuse(app_state.over_cap(
+                    f"the {fam} graph's curves", estimate, spec_f, lo, hi,
+                    ("fewer σ points",))):  # fmt: skip
                 continue
             curves[fam], seconds = app_cache.conditioning(
                 spec_f, lo, hi, settings, _progress=app_cache.scaled(

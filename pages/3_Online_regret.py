@@ -4,7 +4,7 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import export, plots
+from sslviz import costs, export, plots
 from sslviz.cli import command_line
 from sslviz.specs import RegretSettings, SigmaRange
 
@@ -38,13 +38,27 @@ except (ValueError, TypeError) as exc:
     st.stop()
 key = (spec, lo, hi, settings, regret)
 exp = app_cache.regret_cached(key)  # this server ran these settings: shown at once
-seconds = app_cache.regret_seconds(spec, settings, regret)
-auto = app_cache.regret_autoruns(spec, settings, regret)  # small: runs by itself
+seconds = app_cache.regret_seconds(spec, settings, regret, (lo, hi), s.suggested)
+auto = app_cache.regret_autoruns(spec, settings, regret, (lo, hi), s.suggested)  # small
+
+
+def estimate(sp, a, b, r=regret):  # the experiment's cost at other settings
+    return costs.regret(sp, a, b, settings, r, s.suggested)
+
+
+one = estimate(spec, lo, hi, regret.replace(rounds=1, repeats=1)).seconds
+fit = int(app_state.MAX_SECONDS / max(one * regret.repeats, 1e-9))
+fewer = (f"{fit} rounds",) if 1 <= fit < regret.rounds else ()
+if exp is None and app_state.refuse(app_state.over_cap(
+        f"{regret.repeats} × {regret.rounds} rounds", estimate, spec, lo, hi, fewer)):
+    st.stop()
 pressed = c[3].button("Run the experiment", key="reg_run", type="primary")
-if exp is None and (pressed or auto):
+if exp is None and (pressed or auto or app_state.pending(("regret", key))):
     try:
-        with app_state.progress(f"Running {regret.repeats} × {regret.rounds} rounds "
-                                f"(about {seconds:.0f} s)…") as tick:  # fmt: skip
+        with app_state.progress(
+            f"Running {regret.repeats} × {regret.rounds} rounds (about {seconds:.0f} s)…",
+            key=("regret", key), restart=pressed,
+        ) as tick:
             exp = app_cache.regret(spec, lo, hi, settings, regret, progress=tick)
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(str(exc))

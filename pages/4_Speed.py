@@ -5,7 +5,7 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import export, plots
+from sslviz import costs, export, plots
 from sslviz.cli import command_line
 from sslviz.specs import SigmaRange, SpeedGrid
 
@@ -36,21 +36,26 @@ configs = [(n, f, sv) for n in sorted(grid.sizes) for f in grid.families for sv 
 key = (spec, lo, hi, settings, grid)
 
 
-def time_configs(todo: list[tuple]) -> tuple[list[dict], list[str]]:
+def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[list[dict], list[str]]:
     """Time the configurations ``todo`` (each cached: a revisit is instant)."""
     rows, lines = [], []
-    with app_state.progress(f"Timing {len(todo)} configurations…") as tick:
+    with app_state.progress(f"Timing {len(todo)} configurations…", restart=pressed,
+                            key=("speed", key, tuple(todo))) as tick:  # fmt: skip
         for i, (n, fam, sv) in enumerate(todo):
             what = f"n = {n}, {fam} graph, {sv} solver: "
             tick(i / len(todo), what)
             try:
-                spec_i = spec.replace(n=n, family=fam, n_labeled=min(spec.n_labeled, n - 1),
-                                      k=min(spec.k, n - 1))  # fmt: skip
+                spec_i = app_cache.speed_spec(spec, n, fam)
+                settings_i = settings.replace(solver=sv)
                 errors = app_state.cap_errors(spec_i)
                 if errors:
                     st.error(f"n = {n}, {fam}: " + " ".join(errors))
                     continue
-                settings_i = settings.replace(solver=sv)
+                over = app_state.over_cap(
+                    f"n = {n}, {fam} graph, {sv} solver", lambda sp, a, b, st_=settings_i:
+                    costs.speed_config(sp, a, b, st_, s.suggested), spec_i, lo, hi)  # fmt: skip
+                if app_state.refuse(over):
+                    continue
                 row = app_cache.speed_row(spec_i, lo, hi, settings_i, _progress=app_cache.scaled(
                     tick, i / len(todo), (i + 1) / len(todo), what))  # fmt: skip
                 rows.append({"config": f"{fam} / {sv}", **row})
@@ -63,9 +68,11 @@ def time_configs(todo: list[tuple]) -> tuple[list[dict], list[str]]:
 
 stored = st.session_state.get("speed_result")
 if st.button(f"Run {len(configs)} configurations", key="speed_run", type="primary"):
+    st.session_state["speed_result"] = (key, *time_configs(configs, True), len(configs))
+elif app_state.pending(("speed", key, tuple(configs))):  # stopped, or its Run pressed
     st.session_state["speed_result"] = (key, *time_configs(configs), len(configs))
 elif stored is None and configs:  # first visit: time a small grid by itself
-    todo = app_cache.speed_autorun(configs, settings)
+    todo = app_cache.speed_autorun(configs, settings, spec, (lo, hi), s.suggested)
     st.session_state["speed_result"] = (key, *time_configs(todo), len(todo))
 stored = st.session_state.get("speed_result")
 if not stored or not stored[1]:

@@ -5,6 +5,7 @@ import streamlit as st
 import app_cache
 import app_player
 import app_state
+from sslviz import costs
 
 app_state.setup("Algorithm 4 player", "🎬")
 s = app_state.sidebar()
@@ -40,11 +41,16 @@ mode = st.radio(
     "σ grid and the crossing search.",
 )  # fmt: skip
 rs = app_player.replay_settings(settings, mode)
+if app_state.refuse(app_state.over_cap(
+        f"recording Algorithm 4 ({mode} mode)", lambda sp, a, b: costs.recording(
+            sp, a, b, rs, s.suggested), spec, lo, hi)):  # fmt: skip
+    st.stop()
 try:
-    with st.spinner(f"Computing the exact loss l(σ) on [{lo:g}, {hi:g}]…"):
-        app_cache.truth(spec, lo, hi)
-    with app_state.progress(f"Recording Algorithm 4 ({mode} mode)…") as tick:
-        app_player.record(spec, lo, hi, rs, progress=tick)
+    with app_state.progress(f"Recording Algorithm 4 ({mode} mode)…",
+                            key=("record", spec, lo, hi, rs)) as tick:  # fmt: skip
+        app_cache.truth(spec, lo, hi, _progress=app_cache.scaled(
+            tick, 0.0, 0.3, f"the exact loss l(σ) on [{lo:g}, {hi:g}]: "))  # fmt: skip
+        app_player.record(spec, lo, hi, rs, progress=app_cache.scaled(tick, 0.3, 1.0))
     with st.spinner("Building the animation…"):
         v = app_player.view(spec, lo, hi, rs)
 except (ValueError, TypeError, FileNotFoundError, MemoryError) as exc:

@@ -12,6 +12,24 @@ def start(query: dict | None = None) -> AppTest:
     return _start(PAGE, query)
 
 
+def costly_rounds(repeats: int = 2, feedback: tuple | None = None) -> int:
+    """Rounds (default instance, ``repeats`` repetitions) estimated to cost more than what
+    runs by itself yet less than this server's time cap (midway, geometrically): such
+    settings wait for the Run button (larger ones are refused: tests/test_app_caps.py)."""
+    import app_cache
+    import app_state
+    from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
+
+    spec, settings = ProblemSpec(), SweepSettings()
+    budget = max(app_cache.AUTO_SECONDS,
+                 app_cache.regret_seconds(spec, settings, RegretSettings()))  # fmt: skip
+    one = RegretSettings(rounds=1, repeats=repeats)
+    per = app_cache.regret_seconds(spec, settings, one.replace(feedback=feedback or one.feedback))
+    rounds = int((budget * app_state.MAX_SECONDS) ** 0.5 / per)
+    assert budget < rounds * per < app_state.MAX_SECONDS and rounds <= app_state.MAX_ROUNDS
+    return rounds
+
+
 def run_small(at: AppTest, rounds: int = 3, repeats: int = 2) -> AppTest:
     at.number_input(key="w_rounds").set_value(rounds)
     at.number_input(key="w_repeats").set_value(repeats)
@@ -40,7 +58,7 @@ def test_default_page_runs_by_itself():
 
 
 def test_costly_settings_wait_for_the_button():
-    at = start({"n": "300", "rounds": "300", "repeats": "10"})
+    at = start({"rounds": str(costly_rounds()), "repeats": "2"})
     assert not at.exception and not at.error
     assert not at.get("plotly_chart")
     assert "Press **Run the experiment**" in at.info[0].value and " s (" in at.info[0].value
@@ -82,8 +100,8 @@ def test_changing_models_and_density_model_changes_the_result():
     assert "uniform" in chart(at, 2)["layout"]["title"]["text"]
     shown = chart(at)
     # costly settings after the run: no stale result, the page asks for a run ...
-    at.number_input(key="w_rounds").set_value(300).run()
-    at.number_input(key="w_repeats").set_value(10).run()
+    at.number_input(key="w_rounds").set_value(costly_rounds(2, ("exact", "uniform"))).run()
+    at.number_input(key="w_repeats").set_value(2).run()
     assert not at.exception and not at.get("plotly_chart") and at.info
     # ... and going back to the settings of the run shows its (memoised) result at once
     at.number_input(key="w_rounds").set_value(4).run()

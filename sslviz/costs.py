@@ -1,0 +1,330 @@
+"""Estimated wall time and peak memory of the computations the app can start.
+
+The app refuses a request whose estimate is over its caps before computing anything, and
+says which nearby setting would fit (:func:`advice`). Every estimate is a count of
+operations times a per-operation cost measured on this machine:
+
+* one exact σ evaluation (soft labels of all of U): a dense LU of the n_U × n_U harmonic
+  system on the complete graph (O(n³)), a sparse LU on kNN graphs (≈ n_U^1.5·k); plus
+  forming the weights (n² entries on the complete graph, n·k on kNN);
+* one t-iteration CG / Jacobi-PCG solve: 2t matrix-vector products (soft labels and their
+  σ-derivative), dense n_U² or sparse n·k;
+* the number of evaluations: the exact loss curve evaluates σ about ``base + per_node ·
+  n_U · w`` times, where ``w`` is the σ range's width relative to the data's suggested range
+  (the number of true breakpoints grows with n on complete graphs and with the range);
+  Algorithm 4's fast mode scans a grid and refines crossings (same shape); paper mode
+  iterates every node on its own (``paper_factor`` times fast mode's time, measured);
+* a few measured correction factors (``truth_factor``, ``sweep_factor``: measured time over
+  counts × unit cost) absorb what the counts leave out (derivatives, refinements, Python).
+
+The constants in :data:`CONSTANTS` are written from a run of ``benchmarks/costs.py``,
+which also prints the estimate against the measured time on ~10 configurations (within a
+factor of about 2–3; see ``benchmarks/results/costs.md``). Rerun it after a speed-up and
+paste its ``CONSTANTS`` here.
+
+No Streamlit here: the app's caps (``app_state``) and auto-run budgets (``app_cache``)
+call these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from sslviz.specs import (
+    ConditionSettings,
+    ProblemSpec,
+    RegretSettings,
+    SweepSettings,
+)
+
+# Fitted by `python benchmarks/costs.py` on this machine (2 cores, 2026-11-23, fashion-MNIST
+# 3 vs 8); rerun it to recalibrate after a speed-up and paste its CONSTANTS here.
+CONSTANTS: dict[str, float] = {
+    "dense_lu": 2.45e-11,  # s per n_U³ of a dense solve (LU) of the harmonic system
+    "sparse_lu": 3.6e-08,  # s per n_U^1.5·k of a sparse exact solve (kNN)
+    "dense_mv": 2.1e-10,  # s per n_U² of a dense matrix-vector product
+    "sparse_mv": 2.63e-09,  # s per stored entry (n·k) of a sparse product
+    "weights": 1.01e-08,  # s per weight entry formed at one σ
+    "overhead": 0.000175,  # s of Python per σ evaluation
+    "eig_factor": 4.46,  # a dense eigenvalue computation ≈ this many dense LUs
+    "build": 2.2e-07,  # s per n·d of building an instance (PCA, neighbours)
+    "truth_base": 82.9,  # exact loss curve: σ evaluations at any n
+    "truth_per_node": 0.0152,  # … plus this many × n_U^power per unit width (complete)
+    "truth_power": 1.7,
+    "truth_per_node_sparse": 6.56e-08,  # … (kNN: far fewer breakpoints)
+    "truth_power_sparse": 2.5,
+    "truth_factor": 1.62,  # measured time / (evaluations × one evaluation), complete
+    "truth_factor_sparse": 3.3,  # … kNN
+    "fast_base": 0.0,  # Algorithm 4 fast mode: solves at any n
+    "fast_per_node": 12.5,  # … plus this many × n_U^power per unit width (complete)
+    "fast_power": 0.8,
+    "fast_per_node_sparse": 14.5,
+    "fast_power_sparse": 0.7,
+    "sweep_factor": 0.937,  # measured time / (solves × one solve), complete
+    "sweep_factor_sparse": 1.73,
+    "paper_factor": 53.9,  # paper mode: time relative to fast mode (complete)
+    "paper_factor_sparse": 33.1,  # … (kNN: few intervals, short per-node iterations)
+    "trust_t": 60.0,  # trust curve: CG iterations per grid σ (doubling search, CG and PCG)
+    "cond_t": 60.0,  # condition curve: CG iterations per grid σ to reach the tolerance
+}
+
+DENSE_COPIES = 6
+"""Dense n×n float64 arrays a complete-graph instance holds at once (distances, weights,
+the harmonic system, its factors)."""
+
+DENSE_EIG_MAX = 2000
+"""Above this many unknowns the condition curve uses ARPACK, not dense eigenvalues."""
+
+FEATURES = 45
+"""Feature dimension assumed for the build cost when the spec has no PCA (``pca``)."""
+
+
+@dataclass(frozen=True)
+class Cost:
+    """An estimate: ``seconds`` of wall time and ``memory_mb`` of peak memory."""
+
+    seconds: float
+    memory_mb: float
+
+    def __add__(self, other: Cost) -> Cost:  # sequential parts: times add, memory peaks
+        return Cost(self.seconds + other.seconds, max(self.memory_mb, other.memory_mb))
+
+    def times(self, k: float) -> Cost:
+        return Cost(self.seconds * k, self.memory_mb)
+
+    def fits(self, max_seconds: float, max_memory_mb: float) -> bool:
+        return self.seconds <= max_seconds and self.memory_mb <= max_memory_mb
+
+
+ZERO = Cost(0.0, 0.0)
+
+
+def _dense(spec: ProblemSpec) -> bool:
+    return spec.family == "complete"
+
+
+def _sizes(spec: ProblemSpec) -> tuple[int, int, int]:
+    """(n, n_U, stored graph entries)."""
+    n = int(spec.n)
+    nu = max(n - int(spec.n_labeled), 1)
+    nnz = n * n if _dense(spec) else n * max(int(spec.k), 1)
+    return n, nu, nnz
+
+
+def width(lo: float, hi: float, ref: tuple[float, float] | None) -> float:
+    """The σ range's width relative to the reference (suggested) range; 1 without one."""
+    if ref is None or ref[1] <= ref[0]:
+        return 1.0
+    return max((hi - lo) / (ref[1] - ref[0]), 0.05)
+
+
+def memory(spec: ProblemSpec, solver: str = "exact") -> Cost:
+    """Peak memory of one instance and its solves (no time): dense n×n arrays on the
+    complete graph; on kNN the sparse graph, its LU fill, or a dense inverse."""
+    n, nu, nnz = _sizes(spec)
+    if _dense(spec):
+        b = DENSE_COPIES * 8 * n * n
+    else:
+        b = 12 * 8 * nnz + 4 * 8 * nu**1.5 * max(spec.k, 1)
+        if solver == "inverse":
+            b += 3 * 8 * nu * nu
+    return Cost(0.0, 30.0 + b / 2**20)
+
+
+def build(spec: ProblemSpec) -> Cost:
+    """Building the instance, graph and model."""
+    n, _, nnz = _sizes(spec)
+    c = CONSTANTS
+    d = spec.pca or FEATURES
+    return Cost(c["build"] * n * d * (1 + n / 500) + c["weights"] * nnz, memory(spec).memory_mb)
+
+
+def solve_seconds(spec: ProblemSpec, solver: str = "exact", t: int = 20) -> float:
+    """One σ evaluation of every unlabeled node's soft label (and its derivative)."""
+    c = CONSTANTS
+    n, nu, nnz = _sizes(spec)
+    per = c["overhead"] + c["weights"] * nnz
+    if solver in ("cg", "pcg"):
+        mv = c["dense_mv"] * nu * nu if _dense(spec) else c["sparse_mv"] * nnz
+        return per + 2 * t * mv
+    if solver == "inverse" or _dense(spec):
+        return per + c["dense_lu"] * nu**3 * (2 if solver == "inverse" else 1)
+    return per + c["sparse_lu"] * nu**1.5 * max(spec.k, 1)
+
+
+def truth_evaluations(spec: ProblemSpec, w: float = 1.0) -> float:
+    """σ evaluations of the exact loss curve."""
+    c = CONSTANTS
+    _, nu, _ = _sizes(spec)
+    sfx = "" if _dense(spec) else "_sparse"
+    return c["truth_base"] * max(w, 0.5) + c[f"truth_per_node{sfx}"] * nu ** c[
+        f"truth_power{sfx}"] * w  # fmt: skip
+
+
+def loss_curve(spec: ProblemSpec, lo: float, hi: float,
+               ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+    """The exact loss curve l(σ) on [lo, hi] (``ref``: the suggested range)."""
+    if spec.family == "threshold":
+        return build(spec)
+    evals = truth_evaluations(spec, width(lo, hi, ref))
+    f = CONSTANTS["truth_factor" if _dense(spec) else "truth_factor_sparse"]
+    return build(spec) + Cost(f * evals * solve_seconds(spec), memory(spec).memory_mb)
+
+
+def sweep_solves(spec: ProblemSpec, settings: SweepSettings, w: float = 1.0) -> float:
+    """Solves of Algorithm 4 over a range of relative width ``w``."""
+    c = CONSTANTS
+    _, nu, _ = _sizes(spec)
+    sfx = "" if _dense(spec) else "_sparse"
+    fast = c["fast_base"] * max(w, 0.5) + c[f"fast_per_node{sfx}"] * nu ** c[
+        f"fast_power{sfx}"] * w  # fmt: skip
+    paper = c["paper_factor"] if _dense(spec) else c["paper_factor_sparse"]
+    return fast * (paper if settings.mode == "paper" else 1.0)
+
+
+def sweep(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+          ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+    """Algorithm 4's intervals (fast or paper mode, any solver)."""
+    w = width(lo, hi, ref)
+    solves = sweep_solves(spec, settings, w)
+    if not _dense(spec) and settings.solver in ("exact", "inverse"):
+        # one factorization serves every node at a σ: about as many as the exact loss's
+        solves = min(solves, truth_evaluations(spec, w))
+    f = CONSTANTS["sweep_factor" if _dense(spec) else "sweep_factor_sparse"]
+    s = f * solves * solve_seconds(spec, settings.solver, settings.cg_iters)
+    return build(spec) + Cost(s, memory(spec, settings.solver).memory_mb)
+
+
+def trust(spec: ProblemSpec, points: int, cg_iters: int = 20) -> Cost:
+    """The trust curve on ``points`` σ: an exact solve and a doubling search over t (CG
+    and Jacobi-PCG) per σ."""
+    c = CONSTANTS
+    per = solve_seconds(spec, "exact") + 2 * solve_seconds(spec, "cg", int(c["trust_t"]) // 2)
+    per += solve_seconds(spec, "cg", cg_iters)
+    return build(spec) + Cost(points * per, memory(spec).memory_mb)
+
+
+def condition(spec: ProblemSpec, settings: ConditionSettings) -> Cost:
+    """The condition curve on ``settings.points`` σ: extreme eigenvalues (dense on small or
+    complete graphs), CG to the tolerance and t-iteration CG per σ."""
+    c = CONSTANTS
+    _, nu, _ = _sizes(spec)
+    eig = c["eig_factor"] * c["dense_lu"] * min(nu, DENSE_EIG_MAX) ** 3
+    if nu > DENSE_EIG_MAX:  # ARPACK (shift-invert for the smallest eigenvalue)
+        eig += 10 * solve_seconds(spec, "exact")
+    per = eig + solve_seconds(spec, settings.solver, int(c["cond_t"]))
+    per += solve_seconds(spec, settings.solver, settings.cg_iters)
+    return build(spec) + Cost(settings.points * per, memory(spec).memory_mb)
+
+
+def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+           regret: RegretSettings, ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+    """The online experiment: every round of every repetition builds an instance and its
+    exact loss (shared by the feedback models); ``approx`` and ``full`` feedback run
+    Algorithm 4 on it too."""
+    per = loss_curve(spec, lo, hi, ref)
+    if {"approx", "full"} & set(regret.feedback):
+        per = per + sweep(spec, lo, hi, settings, ref)
+    per = per.times(1 + 0.02 * len(regret.feedback))  # the learners' own updates
+    return per.times(regret.rounds * regret.repeats)
+
+
+def speed_config(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+                 ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+    """One configuration of the Speed page: build the instance, time Algorithm 4."""
+    return sweep(spec, lo, hi, settings, ref)
+
+
+def recording(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+              ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+    """The Algorithm 4 player: the exact loss and a recorded sweep (the event log adds
+    memory: ~300 bytes per event, at most a few per solve)."""
+    sw = sweep(spec, lo, hi, settings, ref)
+    log = Cost(0.0, sw.memory_mb + 3 * 300 * sweep_solves(spec, settings,
+                                                           width(lo, hi, ref)) / 2**20)
+    return loss_curve(spec, lo, hi, ref) + sw + log
+
+
+# --------------------------------------------------------------------------------------------
+# Over the cap: what would fit
+# --------------------------------------------------------------------------------------------
+
+Estimate = Callable[[ProblemSpec, float, float], Cost]
+"""``estimate(spec, lo, hi)``: the cost of a request at other settings (for :func:`advice`)."""
+
+
+def _with_n(spec: ProblemSpec, n: int) -> ProblemSpec:
+    return replace(spec, n=n, n_labeled=min(spec.n_labeled, n - 1), k=min(spec.k, n - 1),
+                   subset=min(spec.subset, n))  # fmt: skip
+
+
+def largest_n(estimate: Estimate, spec: ProblemSpec, lo: float, hi: float,
+              max_seconds: float, max_mb: float) -> int | None:  # fmt: skip
+    """The largest n (a multiple of 10 when ≥ 100) whose estimate fits, None if none ≥ 20."""
+    low, high = 20, int(spec.n)
+    if low >= high or not estimate(_with_n(spec, low), lo, hi).fits(max_seconds, max_mb):
+        return None
+    while high - low > 1:
+        mid = (low + high) // 2
+        if estimate(_with_n(spec, mid), lo, hi).fits(max_seconds, max_mb):
+            low = mid
+        else:
+            high = mid
+    return low - low % 10 if low >= 100 else low
+
+
+def advice(estimate: Estimate, spec: ProblemSpec, lo: float, hi: float, max_seconds: float,
+           max_mb: float, extra: tuple[str, ...] = ()) -> list[str]:  # fmt: skip
+    """Nearby settings whose estimate fits the caps: a smaller n, the kNN family (for a
+    complete graph), a narrower σ range (same centre), and ``extra`` (the page's own)."""
+    out = []
+    n = largest_n(estimate, spec, lo, hi, max_seconds, max_mb)
+    if n is not None:
+        out.append(f"n ≤ {n}" + (" on a complete graph" if spec.family == "complete" else ""))
+    if spec.family == "complete":
+        knn = replace(spec, family="knn", k=min(spec.k, spec.n - 1))
+        if estimate(knn, lo, hi).fits(max_seconds, max_mb):
+            out.append("the kNN family")
+    mid = 0.5 * (lo + hi)
+    for frac, name in ((0.5, "half as wide"), (0.25, "a quarter as wide"),
+                       (0.1, "a tenth as wide")):  # fmt: skip
+        half = 0.5 * frac * (hi - lo)
+        if estimate(spec, mid - half, mid + half).fits(max_seconds, max_mb):
+            out.append(f"a σ range {name} ([{mid - half:.3g}, {mid + half:.3g}])")
+            break
+    return out + list(extra)
+
+
+def describe(cost: Cost, max_seconds: float, max_mb: float) -> str:
+    """``about 240 s estimated (cap 60 s)`` and/or the memory part, whichever is over."""
+    parts = []
+    if cost.seconds > max_seconds:
+        parts.append(f"about {_secs(cost.seconds)} estimated (cap {_secs(max_seconds)})")
+    if cost.memory_mb > max_mb:
+        parts.append(f"about {cost.memory_mb:,.0f} MB of memory (cap {max_mb:,.0f} MB)")
+    return " and ".join(parts)
+
+
+def _secs(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s" if s >= 10 else f"{s:.2g} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.0f} h"
+
+
+def over_cap(
+    what: str, estimate: Estimate, spec: ProblemSpec, lo: float, hi: float,
+    max_seconds: float, max_mb: float, extra: tuple[str, ...] = (),
+) -> str | None:  # fmt: skip
+    """The message refusing ``what`` when its estimate is over the caps, else None."""
+    cost = estimate(spec, lo, hi)
+    if cost.fits(max_seconds, max_mb):
+        return None
+    ways = advice(estimate, spec, lo, hi, max_seconds, max_mb, extra)
+    fix = f": {', or '.join(ways)}" if ways else ""
+    return (f"Not computed: {what} would take {describe(cost, max_seconds, max_mb)} on this "
+            f"server. Settings that fit{fix}." if ways else
+            f"Not computed: {what} would take {describe(cost, max_seconds, max_mb)} on this "
+            "server; choose smaller settings.")  # fmt: skip

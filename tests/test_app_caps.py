@@ -1,0 +1,173 @@
+"""Issue 12 §4, long work behaves: requests over the estimated time cap are refused before
+anything is computed, and a stopped computation leaves the page usable and the caches
+unpolluted (streamlit.testing)."""
+
+import pytest
+from apptest_helpers import chart_data, start
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+import app_cache
+import app_player
+import app_state
+
+LOSS, REGRET, PLAYER = "pages/1_Loss_intervals.py", "pages/3_Online_regret.py", \
+    "pages/5_Algorithm_4.py"  # fmt: skip
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Counts of the sslviz computations the app's caches call (started, finished)."""
+    out = {}
+
+    def counted(name, func):
+        def wrapper(*args, **kwargs):
+            out[name, "started"] = out.get((name, "started"), 0) + 1
+            res = func(*args, **kwargs)
+            out[name, "finished"] = out.get((name, "finished"), 0) + 1
+            return res
+
+        return wrapper
+
+    for mod, name in ((app_cache, "loss_curve"), (app_cache, "sweep"), (app_cache, "trust_curve"),
+                      (app_player, "sweep")):  # fmt: skip
+        monkeypatch.setattr(mod, name, counted(f"{mod.__name__}.{name}", getattr(mod, name)))
+    import sslviz.problem
+
+    monkeypatch.setattr(sslviz.problem, "run_regret", counted("run_regret",
+                                                             sslviz.problem.run_regret))
+    return out
+
+
+@pytest.fixture
+def stop_after_first_tick(monkeypatch):
+    """Simulate a click on Stop during the next computation: its first progress update
+    does what Streamlit does with the click (the button's callback marks the request
+    stopped; the running script is interrupted at that Streamlit call)."""
+    fired = []
+    tick = app_state.progress.tick
+
+    def stopping(self, fraction, message=""):
+        tick(self, fraction, message)
+        if not fired:
+            fired.append(self.key)
+            app_state._stop(self.key)
+            raise StopException()
+
+    monkeypatch.setattr(app_state.progress, "tick", stopping)
+    return fired
+
+
+@pytest.mark.parametrize("page", [LOSS, "pages/2_Conditioning.py", REGRET, "pages/4_Speed.py",
+                                  PLAYER])  # fmt: skip
+def test_every_page_refuses_a_request_over_the_time_cap(monkeypatch, calls, page):
+    monkeypatch.setattr(app_state, "MAX_SECONDS", 0.01)
+    at = start(page, {"n": "90", "labeled": "7", "seed": "111"})
+    assert not at.exception
+    assert at.error and all(e.value.startswith("Not computed: ") for e in at.error)
+    assert all("estimated (cap 0.01 s)" in e.value for e in at.error)
+    assert not at.get("plotly_chart")
+    assert not calls
+
+
+def test_a_request_over_the_time_cap_is_refused_and_computes_nothing(monkeypatch, calls):
+    monkeypatch.setattr(app_state, "MAX_SECONDS", 0.01)
+    at = start(LOSS, {"n": "90", "labeled": "7", "seed": "101"})
+    assert not at.exception
+    [err] = [e.value for e in at.error]
+    assert err.startswith("Not computed: this view (the exact loss")
+    assert "estimated (cap 0.01 s)" in err
+    assert "Settings that fit" in err or "choose smaller settings" in err
+    assert not at.get("plotly_chart")
+    assert not calls
+
+
+def test_a_link_over_the_cap_names_the_settings_that_fit(calls):
+    """Default caps (60 s): a complete graph on 1400 fashion-MNIST points with a wide σ
+    range, and an online experiment of 10 × 300 rounds at n = 300."""
+    at = start(LOSS, {"dataset": "fashion-mnist", "n": "1400", "family": "complete",
+                      "sigma_min": "1", "sigma_max": "20"})  # fmt: skip
+    assert not at.exception
+    [err] = [e.value for e in at.error]
+    assert "estimated (cap 60 s)" in err
+    assert "on a complete graph" in err and "the kNN family" in err, err
+    assert not at.get("plotly_chart")
+    at = start(REGRET, {"n": "300", "rounds": "300", "repeats": "10"})
+    [err] = [e.value for e in at.error]
+    assert err.startswith("Not computed: 10 × 300 rounds would take about") and " rounds" in err
+    assert not at.get("plotly_chart")
+    assert "reg_run" not in [b.key for b in at.button]  # no Run button either
+    assert not calls
+
+
+def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_after_first_tick):
+    query = {"n": "70", "labeled": "7", "seed": "103"}
+    at = start(LOSS, query)
+    assert stop_after_first_tick and not at.exception
+    assert calls.get(("app_cache.loss_curve", "finished"), 0) == 0  # interrupted
+    at.run()  # the rerun the click starts: the page says so and does not compute again
+    assert not at.exception and not at.error and not at.get("plotly_chart")
+    assert any(i.value.startswith("Stopped. Press Run to compute again") for i in at.info)
+    assert calls[("app_cache.loss_curve", "started")] == 1
+    [run] = [b for b in at.button if b.label == "Run"]
+    run.click().run()
+    assert not at.exception and not at.error
+    assert calls[("app_cache.loss_curve", "finished")] == 1
+    shown = chart_data(at)
+    # nothing partial was cached: a fresh, uninterrupted computation shows the same
+    for f in (app_cache.truth, app_cache.intervals, app_cache.scored, app_cache.trust):
+        f.clear()
+    fresh = start(LOSS, query)
+    assert calls[("app_cache.loss_curve", "finished")] == 2
+    assert chart_data(fresh) == shown
+
+
+@pytest.mark.parametrize("autorun", [True, False])
+def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_first_tick,
+                                               autorun):  # fmt: skip
+    """Small settings run by themselves; larger ones wait for "Run the experiment": after a
+    stop both show "Stopped" and the Run button, and neither restarts by itself."""
+    with app_cache._REGRET_LOCK:
+        app_cache._REGRET.clear()
+    if not autorun:
+        monkeypatch.setattr(app_cache, "regret_autoruns", lambda *a, **k: False)
+    at = start(REGRET, {"n": "40", "labeled": "5", "rounds": "3", "repeats": "1",
+                        "seed": "105"})  # fmt: skip
+    if not autorun:
+        assert not stop_after_first_tick and not calls
+        at.button(key="reg_run").click().run()
+    assert stop_after_first_tick and not at.exception
+    assert not app_cache._REGRET and ("run_regret", "finished") not in calls
+    at.run()
+    assert not at.exception and not at.get("plotly_chart")
+    assert any(i.value.startswith("Stopped. Press Run") for i in at.info)
+    assert calls[("run_regret", "started")] == 1  # not restarted by itself
+    [run] = [b for b in at.button if b.label == "Run"]
+    run.click().run()
+    assert not at.exception and not at.error and len(at.get("plotly_chart")) == 3
+    assert len(app_cache._REGRET) == 1 and calls[("run_regret", "finished")] == 1
+
+
+def test_a_stopped_recording_memoises_nothing(calls, stop_after_first_tick):
+    at = start(PLAYER, {"n": "50", "labeled": "5", "seed": "107"})
+    assert stop_after_first_tick and not at.exception
+    assert not [k for k in app_player._RECORDED if k[0].seed == 107]
+    at.run()
+    assert not at.exception and not at.get("plotly_chart")
+    [run] = [b for b in at.button if b.label == "Run"]
+    run.click().run()
+    assert not at.exception and not at.error and len(at.get("plotly_chart")) == 1
+    assert [k for k in app_player._RECORDED if k[0].seed == 107]
+
+
+def test_a_stopped_speed_grid_is_not_restarted(calls, stop_after_first_tick):
+    at = start("pages/4_Speed.py", {"n": "60", "labeled": "6", "seed": "109",
+                                    "sizes": "40", "speed_solvers": "cg"})  # fmt: skip
+    assert stop_after_first_tick and not at.exception
+    at.run()
+    assert not at.exception and not at.get("plotly_chart")
+    assert any(i.value.startswith("Stopped. Press Run") for i in at.info)
+    started = calls.get(("app_cache.sweep", "started"), 0)
+    [run] = [b for b in at.button if b.label == "Run"]
+    run.click().run()
+    assert not at.exception and not at.error and len(at.get("plotly_chart")) == 1
+    assert calls[("app_cache.sweep", "finished")] > started
