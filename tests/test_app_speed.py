@@ -54,6 +54,7 @@ def test_run_times_cg_and_inverse_on_complete_and_knn():
     assert not at.exception and not at.error
     fig = chart(at)
     assert [t["name"] for t in fig["data"]] == ["time per interval (n=50)", "M (n=50)"]
+    assert fig["layout"]["annotations"][0]["text"].startswith("CPU ms per interval")
     assert values(fig["data"][0]) == [
         "complete / cg",
         "complete / inverse",
@@ -66,6 +67,27 @@ def test_run_times_cg_and_inverse_on_complete_and_knn():
     assert "--family complete" in lines[0] and "--solver inverse" in lines[1]
     assert all("--n 50" in line for line in lines)
     assert len(at.get("download_button")) == 2
+
+
+def test_robust_timings_work_counts_and_verdicts_are_shown():
+    """Issue 14: each row has its minimum CPU time over repeats, the spread, the load it was
+    taken under and the work counts; one verdict per graph; the caption says what is timed."""
+    at = run_small(start())
+    assert not at.exception and not at.error
+    df = at.dataframe[0].value
+    for col in ("CPU s per interval (min)", "repeats", "spread", "busy", "matvecs",
+                "system_nonzeros", "factorizations", "flops"):  # fmt: skip
+        assert col in df.columns, col
+    assert (df["repeats"] >= 1).all() and (df["CPU s per interval (min)"] > 0).all()
+    cg = df[df["solver"] == "cg"]
+    assert (cg["factorizations"] == 0).all() and (cg["matvecs"] > 0).all()
+    inv = df[df["solver"] == "inverse"]
+    assert (inv["factorizations"] > 0).all() and (inv["matvecs"] == 0).all()
+    verdicts = [m.value for m in at.markdown if m.value.startswith("**n = 50")]
+    assert len(verdicts) == 2  # complete and kNN
+    assert all(("faster" in v) or ("undecided" in v) for v in verdicts)
+    assert any("minimum CPU time" in c.value for c in at.caption)
+    assert any("products of" in c.value or "factorisations" in c.value for c in at.caption)
 
 
 def test_changed_settings_warn_that_the_table_is_stale():
