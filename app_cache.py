@@ -316,6 +316,17 @@ def speed_row(
     return export.speed_row(p, res, timing)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings):
+    """The robust timing of a sweep (:func:`sslviz.measure.timed`: minimum CPU time over
+    repeats within :data:`SPEED_BUDGET` seconds; one run when a run takes longer)."""
+    from sslviz.measure import timed
+
+    p = problem(spec)
+    return timed(lambda: sweep(p.model, p.y_unlabeled, lo, hi, settings), min_repeats=1,
+                 budget=SPEED_BUDGET)[1]  # fmt: skip
+
+
 SPEED_BUDGET = 1.5
 """Seconds of repetitions per Speed configuration (at least 3 runs when they fit)."""
 

@@ -81,6 +81,8 @@ METRIC_HELP = {
     "(Definition 3.1; uncovered σ counts too).",
     "spurious endpoints": "Estimated endpoints with no true breakpoint within 10⁻³.",
     "solves": "Linear systems solved (each CG solve runs t matrix-vector products).",
+    "time per interval": "CPU time of the whole sweep divided by M: the minimum over a few "
+    "runs, so it does not depend on what else the server is doing.",
 }
 
 

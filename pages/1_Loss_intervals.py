@@ -5,7 +5,7 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import costs, export, intervals, plots
+from sslviz import costs, export, intervals, measure, plots
 from sslviz.cli import command_line
 from sslviz.specs import ConditionSettings, LossView, ScoreSettings, SigmaRange
 
@@ -109,10 +109,18 @@ else:
     # two rows, so every label and value fits its column at 1400 px (and on a projector)
     app_state.metrics({"intervals M": sc.M, "true breakpoints": sc.true_breakpoints,
                        "missed": sc.missed, "spurious endpoints": sc.spurious})  # fmt: skip
-    ms = 1e3 * res.time_per_interval
+    timing = app_cache.sweep_timing(spec, lo, hi, settings)
+    ms = 1e3 * timing.cpu / max(sc.M, 1)
     app_state.metrics({"ε-volume": f"{sc.eps_volume:.3g}",
                        "time per interval": f"{ms:.3g} ms" if ms < 1000 else f"{ms / 1e3:.3g} s",
                        "solves": res.solves})  # fmt: skip
+    work = export.to_dict(res, problem)["work"]
+    st.caption(
+        f"Work per interval: {measure.describe_work(work, per=sc.M)}. Time: CPU time of the "
+        f"sweep, minimum of {timing.repeats} run{'s' * (timing.repeats != 1)}"
+        + (f", taken while {timing.busy} other computation{'s' * (timing.busy != 1)} ran on "
+           "this server." if timing.busy else ".")
+    )  # fmt: skip
     if cmp_res is not None:
         st.caption(
             f"Compare ({view.compare}): M = {cmp_sc.M}, missed {cmp_sc.missed}, spurious "

@@ -100,11 +100,8 @@ st.caption(
        if busy else "Taken with no other computation running on this server.")
 )  # fmt: skip
 for r in rows:
-    st.caption(f"{r['config']}, n = {r['n']}: " + measure.describe_work(r | {
-        "solves": r["solves"] // max(r["M"], 1), "matvecs": r["matvecs"] // max(r["M"], 1),
-        "factorizations": r["factorizations"] // max(r["M"], 1),
-        "flops": None if r["flops"] is None else r["flops"] // max(r["M"], 1),
-    }) + " per interval.")  # fmt: skip
+    st.caption(f"{r['config']}, n = {r['n']}: "
+               + measure.describe_work(r, per=r["M"], unit="per interval") + ".")  # fmt: skip
 cols = ["n", "family", "solver", "M", "cpu_per_interval", "repeats", "spread", "busy",
         "time_per_interval", "solves", "matvecs", "system_nonzeros", "nonzeros_touched",
         "factorizations", "factorization", "flops"]  # fmt: skip

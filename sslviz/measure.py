@@ -141,20 +141,23 @@ def work_counts(model, sigma: float, *, solves: int, matvecs: int,
     }
 
 
-def describe_work(w: dict) -> str:
-    """One sentence for a student: "20 sparse products of 3,100 nonzeros per solve; …"."""
+def describe_work(w: dict, per: int = 1, unit: str = "") -> str:
+    """One sentence for a student: "20 sparse products of 3,100 nonzeros per solve; …";
+    counts divided by ``per`` (e.g. the number of intervals M, with ``unit`` "per interval")."""
+    per = max(int(per), 1)
+    solves, mv, fac = (w[k] / per for k in ("solves", "matvecs", "factorizations"))
     kind = "dense" if w["system_nonzeros"] == w["system_size"] ** 2 else "sparse"
     parts = []
-    if w["matvecs"]:
-        per = w["matvecs"] / max(w["solves"], 1)
-        parts.append(f"{per:.0f} {kind} products of {w['system_nonzeros']:,} nonzeros per solve")
-    if w["factorizations"]:
+    if mv:
+        parts.append(f"{mv / max(solves, 1e-300):.0f} {kind} products of "
+                     f"{w['system_nonzeros']:,} nonzeros per solve")  # fmt: skip
+    if fac:
         m = w["system_size"]
-        parts.append(f"{w['factorizations']:,} {w['factorization']} {m}×{m} factorisations")
-    parts.append(f"{w['solves']:,} solves")
+        parts.append(f"{fac:,.0f} {w['factorization']} {m}×{m} factorisations")
+    parts.append(f"{solves:,.0f} solves")
     if w["flops"] is not None:
-        parts.append(f"≈ {w['flops']:.2g} flops")
-    return "; ".join(parts)
+        parts.append(f"≈ {w['flops'] / per:.2g} flops")
+    return "; ".join(parts) + (f" {unit}" if unit else "")
 
 
 def speed_verdicts(rows: list[dict], names: tuple[str, str] = ("cg", "inverse")) -> dict:

@@ -82,6 +82,8 @@ def test_the_default_view_shows_the_phenomenon():
     assert int(m["missed"]) >= 1
     loss = values(chart(at)["data"][0], "y")
     assert max(loss) - min(loss) >= 0.1  # the staircase is visible, not a flat line
+    work = [c.value for c in at.caption if c.value.startswith("Work per interval:")]
+    assert len(work) == 1 and "solves" in work[0] and "minimum of" in work[0]
 
 
 def test_changing_cg_iterations_changes_the_estimate():
