@@ -334,7 +334,8 @@ SPEED_BUDGET = 1.5
 @st.cache_data(max_entries=32, show_spinner=False)
 def loss_json(spec: ProblemSpec, lo: float, hi: float) -> str:
     """The ``sslviz loss`` document of this view."""
-    return export.dumps(export.loss_document(problem(spec), truth(spec, lo, hi), (lo, hi)))
+    return export.download_text(export.loss_document(problem(spec), truth(spec, lo, hi),
+                                                     (lo, hi)))  # fmt: skip
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -342,7 +343,7 @@ def intervals_json(spec: ProblemSpec, lo: float, hi: float, settings: SweepSetti
     """The ``sslviz intervals --score`` document of this view."""
     from sslviz.specs import ScoreSettings
 
-    return export.dumps(export.intervals_document(
+    return export.download_text(export.intervals_document(
         problem(spec), intervals(spec, lo, hi, settings), settings,
         scored(spec, lo, hi, settings), ScoreSettings(score=True),
     ))  # fmt: skip

@@ -69,7 +69,7 @@ with app_state.progress("Computing condition numbers…", key=("cond", spec, lo,
             st.error(f"{fam}: {exc}")
             continue
         with_trust = settings.replace(trust=True)
-        docs[f"condition_{fam}.json"] = export.dumps(export.condition_document(
+        docs[f"condition_{fam}.json"] = export.download_text(export.condition_document(
             app_cache.problem(spec_f), curves[fam], with_trust, seconds, trusts[fam]))  # fmt: skip
         lines.append(command_line("condition", spec_f, SigmaRange(lo, hi), with_trust,
                                   out=f"condition_{fam}.json"))  # fmt: skip

@@ -99,6 +99,6 @@ with st.expander("Table, export and the command line"):
     st.dataframe(export.regret_summary_frame(exp), hide_index=True)
     doc = export.regret_document(spec, (lo, hi), settings, regret, exp)
     app_state.downloads("reg", {"regret.csv": export.to_frame(exp).to_csv(index=False),
-                                "regret.json": export.dumps(doc)})  # fmt: skip
+                                "regret.json": export.download_text(doc)})  # fmt: skip
     app_state.commands(command_line("regret", spec, SigmaRange(lo, hi), settings,
                                     regret.replace(jobs=-1), out="regret.json"))  # fmt: skip

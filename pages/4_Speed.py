@@ -60,8 +60,9 @@ def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[list[dict], 
                 row = app_cache.speed_row(spec_i, lo, hi, settings_i, _progress=app_cache.scaled(
                     tick, i / len(todo), (i + 1) / len(todo), what))  # fmt: skip
                 rows.append({"config": f"{fam} / {sv}", **row})
-                lines.append(command_line("intervals", spec_i, SigmaRange(lo, hi), settings_i,
-                                          out=f"speed_{n}_{fam}_{sv}.json"))  # fmt: skip
+                lines.append(command_line(
+                    "intervals", spec_i, SigmaRange(lo, hi), settings_i,
+                    out=f"speed_{n}_{fam}_{sv}.json", timings=True))  # fmt: skip
             except (ValueError, TypeError, FileNotFoundError) as exc:
                 st.error(f"n = {n}, {fam}, {sv}: {exc}")
     return rows, lines

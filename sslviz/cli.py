@@ -81,9 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def command_line(command: str, *specs: S.Spec, out: str | None = None,
-                 timings: bool = True) -> str:  # fmt: skip
-    """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``);
-    ``timings=False`` adds ``--no-timings`` (the output then equals the app's download)."""
+                 timings: bool = False) -> str:  # fmt: skip
+    """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``):
+    with ``--no-timings`` unless ``timings``, so its output is the app's download, byte for
+    byte."""
     tables = COMMANDS[command][1]
     args = ["sslviz", command]
     for spec in specs:
@@ -215,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sslviz`` command; returns the exit status."""
     from sslviz._validation import InvalidParameterError
     from sslviz.data import DatasetUnavailableError
-    from sslviz.export import dumps, without_timings
+    from sslviz.export import download_text, dumps
 
     try:
         args = build_parser().parse_args(argv)
@@ -230,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     ) as exc:
         print(f"sslviz: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    text = dumps(result if args.timings else without_timings(result))
+    text = dumps(result) if args.timings else download_text(result)
     if args.out:
         Path(args.out).write_text(text)
     else:

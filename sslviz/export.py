@@ -30,6 +30,13 @@ def dumps(document: dict | list) -> str:
     return json.dumps(document, indent=1, allow_nan=False)
 
 
+def download_text(document: Any) -> str:
+    """The app's download of a view document: its JSON without the measured times, so the
+    same view gives the same bytes in every run, session and server, and equals
+    ``sslviz COMMAND ... --no-timings``."""
+    return dumps(without_timings(document))
+
+
 def without_timings(document: Any) -> Any:
     """``document`` with every timing key removed, at any depth (for comparisons)."""
     if isinstance(document, dict):
