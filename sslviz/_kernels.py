@@ -197,6 +197,44 @@ def harmonic_cg(W, WL, d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_p
     return f, df, ok, matvecs
 
 
+@numba.njit(cache=True, error_model="numpy")
+def cg_dense(A, b, iterations):
+    """t steps of CG from zero on a dense A x = b: :func:`sslviz.solvers.solve_cg` with
+    ``maxiter=iterations, rtol=0`` and no preconditioner, operation for operation (the
+    products by BLAS ``dgemv``/``ddot`` through ``np.dot``, the updates element by element,
+    as NumPy does them), without the interpreter's cost per iteration. Returns ``(x,
+    matvecs)``; ``tests/test_regret_speed.py`` checks the bits against ``solve_cg``."""
+    n = b.shape[0]
+    x = np.zeros(n)
+    bnorm = np.sqrt(np.dot(b, b))
+    if bnorm == 0.0:
+        return x, 0
+    stop = max(1e-30 * bnorm, _TINY)
+    stop2 = stop * stop
+    r = b.copy()
+    rr = np.dot(r, r)
+    it = 0
+    rho_prev = 0.0
+    p = r.copy()
+    while it < iterations and rr >= stop2:
+        if it > 0:
+            beta = rr / rho_prev
+            for i in range(n):
+                p[i] = r[i] + beta * p[i]
+        q = np.dot(A, p)
+        pq = np.dot(p, q)
+        it += 1
+        if not pq > 0.0:  # breakdown
+            return x, it
+        alpha = rr / pq
+        for i in range(n):
+            x[i] += alpha * p[i]
+            r[i] -= alpha * q[i]
+        rho_prev = rr
+        rr = np.dot(r, r)
+    return x, it
+
+
 def warm_up() -> None:
     """Compile the kernels now (Numba caches them on disk): installs call this, so the
     first sweep in the app or the CLI does not wait for the compiler."""
@@ -204,6 +242,7 @@ def warm_up() -> None:
     idx = np.array([0, 1], dtype=np.uint64)
     for pre in (False, True):
         cg_shared_pattern(ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre)
+    cg_dense(np.eye(2), np.ones(2), 2)
     one = np.ones((1, 1))
     iptr = np.array([0, 0, 1], dtype=np.int64)
     harmonic_cg(one, one, np.ones(1), np.ones(1), np.ones(1), iptr, np.zeros(1, np.int64),

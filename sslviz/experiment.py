@@ -111,6 +111,12 @@ class RegretExperiment:
     seconds: float
 
 
+PRECOMPUTE = True
+"""Local parallel runs let a provider with ``precompute(round_seeds, n_jobs)`` (such as
+:class:`sslviz.problem.GraphRounds`) compute all rounds first, split by round across the
+workers; False keeps one task per repetition (same results; the tests compare)."""
+
+
 def _run_task(task: tuple) -> list[LearnerRun]:
     """All models of one repetition, in one worker: a provider that memoises its rounds
     (as the graph provider does) then computes each instance once for every model."""
@@ -280,6 +286,12 @@ def regret_experiment(
     start = time.perf_counter()
     R = (hi_s - lo_s) / 2
     rep_seeds = [_repetition_seeds(seed, r, rounds) for r in range(repeats)]
+    local = dask is None and n_jobs != 1
+    if local and PRECOMPUTE and hasattr(provider, "precompute"):
+        # The rounds are the cost: compute them on all workers split by round (balanced
+        # whatever the number of repetitions), then run the cheap learners here.
+        provider = provider.precompute([s for _, rs in rep_seeds for s in rs], n_jobs)
+        n_jobs = 1
     m_first = float(np.mean([n_pieces(provider.true_loss(rs[0])) for _, rs in rep_seeds]))
     if lr == "auto":
         lr_semi = theorem_step_size(rounds, max(m_first, 1.0), R)

@@ -27,14 +27,16 @@ search and Algorithm 4 call.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 from scipy.spatial.distance import cdist
 
-from sslviz._kernels import UNDERFLOW, harmonic_cg
+from sslviz._kernels import UNDERFLOW, cg_dense, harmonic_cg
 from sslviz._threads import one_thread
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.graphs import (
@@ -50,11 +52,17 @@ from sslviz.solvers import (
     GTHFactorization,
     LinearSolver,
     jacobi,
+    lu_dense,
+    lu_dense_solve,
     positive_supersolution,
     side_certificate,
     solve_cg,
 )
 from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS, LabelingSpec
+
+FAST_DENSE = True
+"""Dense graphs solve 'exact' and 'cg' without solver objects (:meth:`HarmonicModel.
+_solve_dense`, same bits); False runs the general path (the tests compare the two)."""
 
 _PIVOT_TOL = 1e-10  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
 
@@ -446,7 +454,57 @@ class HarmonicModel(_SoftLabelModel):
     def _soft_labels_one(self, sigma, solver, cg_iters, derivative, x0) -> SoftLabels:
         direct = solver in ("exact", "inverse")
         W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=direct, derivative=derivative)
+        if FAST_DENSE and x0 is None and solver in ("exact", "cg") and isinstance(W_UU, np.ndarray):
+            sl = self._solve_dense(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters)
+            if sl is not None:
+                return sl
         return self._solve(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0)
+
+    def _solve_dense(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters):
+        """:meth:`_solve` for a dense graph with no degenerate node, 'exact' or 'cg': the
+        same operations (LAPACK getrf/getrs; CG by :func:`sslviz._kernels.cg_dense`), so
+        the same bits, without the solver objects and wrappers. None where :meth:`_solve`
+        has more to do (a degenerate node, an underflowing row, an LU pivot asking for GTH).
+        """
+        to_l = W_UL.sum(axis=1)
+        deg = W_UU.sum(axis=1) + to_l
+        if self._structural.any() or (_count(W_UU), _count(W_UL)) != self._n_edges:
+            return None
+        if solver == "cg" and np.any(deg < UNDERFLOW):
+            return None
+        b = W_UL @ self.y_l
+        M = -W_UU
+        M.flat[:: M.shape[0] + 1] += deg
+        if solver == "exact":
+            if M.shape[0] == 0:
+                return None
+            lu, piv, min_pivot = lu_dense(M)
+            f = lu_dense_solve(lu, piv, b)
+            if min_pivot < _PIVOT_TOL or not np.all((f >= -1e-9) & (f <= 1 + 1e-9)):
+                return None
+
+            def solve(v):
+                return lu_dense_solve(lu, piv, v)
+
+            matvecs, factorizations = 0, 1
+        else:
+            f, matvecs = cg_dense(M, b, cg_iters)
+            factorizations = 0
+
+            def solve(v):
+                nonlocal matvecs
+                x, mv = cg_dense(M, v, cg_iters)
+                matvecs += mv
+                return x
+
+        df = None
+        if dW_UU is not None:
+            ddeg = dW_UU.sum(axis=1) + dW_UL.sum(axis=1)
+            df = solve(dW_UL @ self.y_l - (ddeg * f - dW_UU @ f))
+        return SoftLabels(
+            sigma, f, df, self._structural.copy(), 1 if df is None else 2, matvecs,
+            factorizations,
+        )  # fmt: skip
 
     def batches(self, solver: str) -> bool:
         """True for CG/PCG on a sparse graph: :meth:`soft_labels_many` then solves all σ
@@ -588,7 +646,10 @@ class HarmonicModel(_SoftLabelModel):
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
-        f[keep] = lin.solve(b[keep], f0)
+        with warnings.catch_warnings():
+            # An exactly singular LU (scipy's LinAlgWarning) is caught below: GTH redoes it.
+            warnings.simplefilter("ignore", la.LinAlgWarning)
+            f[keep] = lin.solve(b[keep], f0)
         if solver in ("exact", "inverse") and (
             lin.min_pivot < _PIVOT_TOL or not np.all((f >= -1e-9) & (f <= 1 + 1e-9))
         ):

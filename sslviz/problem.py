@@ -176,6 +176,24 @@ class GraphRounds(RoundProvider):
             self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
         )[1]
 
+    def precompute(self, round_seeds, n_jobs: int) -> RoundProvider:
+        """This provider with the rounds of ``round_seeds`` computed by ``n_jobs`` local
+        joblib workers, split by round rather than by repetition (balanced over the cores
+        whatever the number of repetitions); the answers are the same. Fast mode only
+        (paper-mode feedback needs each instance again): otherwise ``self``."""
+        if self.settings.mode != "fast":
+            return self
+        from joblib import Parallel, cpu_count, delayed
+
+        seeds = list(dict.fromkeys(int(s) for s in round_seeds))
+        workers = cpu_count() if n_jobs < 0 else n_jobs
+        k = max(1, min(len(seeds), 4 * workers))
+        chunks = [seeds[i::k] for i in range(k)]  # interleaved: neighbours cost alike
+        done = Parallel(n_jobs=n_jobs)(delayed(_graph_rounds_chunk)(self, c) for c in chunks)
+        table = {s: pair for c, pairs in zip(chunks, done, strict=True)
+                 for s, pair in zip(c, pairs, strict=True)}  # fmt: skip
+        return _PrecomputedRounds(self, table)
+
     def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
         if self.settings.mode == "fast":
             return self.approx_loss(round_seed).piece(sigma)
@@ -186,6 +204,49 @@ class GraphRounds(RoundProvider):
             problem.model, problem.y_unlabeled, sigma, self.sigma_min, self.sigma_max, self.settings
         )
         return iv.lo, iv.hi, iv.loss
+
+
+def _graph_rounds_chunk(rounds: GraphRounds, seeds: list[int]) -> list[tuple]:
+    """``(true, approx)`` of each round seed (a joblib task of :meth:`GraphRounds.precompute`)."""
+    return [
+        _graph_round(rounds.spec, rounds.sigma_min, rounds.sigma_max, rounds.settings, s)
+        for s in seeds
+    ]
+
+
+@dataclass(frozen=True, eq=False)
+class _PrecomputedRounds(RoundProvider):
+    """A fast-mode :class:`GraphRounds` with every round's two losses already computed
+    (:meth:`GraphRounds.precompute`): the same answers, read from ``table``."""
+
+    rounds: GraphRounds
+    table: dict
+
+    @property
+    def sigma_min(self) -> float:
+        return self.rounds.sigma_min
+
+    @property
+    def sigma_max(self) -> float:
+        return self.rounds.sigma_max
+
+    def _pair(self, round_seed: int) -> tuple[PiecewiseLoss, PiecewiseLoss]:
+        hit = self.table.get(int(round_seed))
+        if hit is None:
+            return _graph_round(
+                self.rounds.spec, self.sigma_min, self.sigma_max, self.rounds.settings,
+                int(round_seed),
+            )  # fmt: skip
+        return hit
+
+    def true_loss(self, round_seed: int) -> PiecewiseLoss:
+        return self._pair(round_seed)[0]
+
+    def approx_loss(self, round_seed: int) -> PiecewiseLoss:
+        return self._pair(round_seed)[1]
+
+    def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
+        return self.approx_loss(round_seed).piece(sigma)
 
 
 class _ReportingRounds:

@@ -162,6 +162,28 @@ def solve_cg(
     return SolveResult(x, it, matvecs, rnorm, status)
 
 
+_getrf, _getrs = la.get_lapack_funcs(("getrf", "getrs"), (np.zeros((1, 1)),))
+
+
+def lu_dense(A: np.ndarray):
+    """LAPACK ``getrf`` of a dense ``A`` (overwritten when Fortran-ordered), as
+    :class:`Factorization` runs it through ``scipy.linalg.lu_factor`` (same routine, same
+    bits) without its wrappers. Returns ``(lu, piv, min_pivot)``; ``min_pivot`` 0 when a
+    pivot is exactly zero (no warning: the caller falls back)."""
+    lu, piv, info = _getrf(A, overwrite_a=True)
+    if info < 0:
+        raise ValueError(f"illegal value in argument {-info} of getrf")
+    return lu, piv, float(np.abs(np.diag(lu)).min()) if info == 0 else 0.0
+
+
+def lu_dense_solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``scipy.linalg.lu_solve((lu, piv), b)`` by LAPACK ``getrs`` directly (same bits)."""
+    x, info = _getrs(lu, piv, b, trans=0, overwrite_b=False)
+    if info != 0:
+        raise ValueError(f"illegal value in argument {-info} of getrs")
+    return x
+
+
 def solve_cg_many(
     indptr: np.ndarray,
     indices: np.ndarray,

@@ -1,0 +1,152 @@
+"""Issue 12 §3: the fast dense path of the soft labels changes no bit of any result.
+
+``sslviz.labeling.FAST_DENSE`` switches between the lean dense path (LAPACK getrf/getrs
+directly, CG in :func:`sslviz._kernels.cg_dense`) and the general reference path (solver
+objects, :func:`sslviz.solvers.solve_cg`); loss curves and regret arrays must be equal.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg as la
+
+import sslviz.labeling as labeling
+from sslviz._kernels import cg_dense
+from sslviz.experiment import regret_experiment
+from sslviz.problem import GraphRounds, _graph_round, build_problem
+from sslviz.solvers import lu_dense, lu_dense_solve, solve_cg
+from sslviz.specs import ProblemSpec, SweepSettings
+from sslviz.truth import true_loss_curve
+
+KNN = ProblemSpec(dataset="digits", classes=(0, 1), n=100, n_labeled=10, family="knn", k=6)
+COMPLETE = ProblemSpec(dataset="digits", classes=(3, 8), n=80, n_labeled=10, family="complete")
+
+
+def _both(fn):
+    """``fn()`` on the reference path, then on the fast path."""
+    _graph_round.cache_clear()
+    labeling.FAST_DENSE = False
+    try:
+        ref = fn()
+    finally:
+        labeling.FAST_DENSE = True
+        _graph_round.cache_clear()
+    return ref, fn()
+
+
+def test_cg_dense_matches_solve_cg_bit_for_bit():
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        n = int(rng.integers(2, 90))
+        X = rng.random((n, n))
+        A = X @ X.T + rng.random() * np.eye(n)
+        b = rng.random(n)
+        for t in (1, 7, 20):
+            ref = solve_cg(A, b, maxiter=t, rtol=0.0)
+            x, mv = cg_dense(A, b, t)
+            assert np.array_equal(x, ref.x) and mv == ref.matvecs
+    x, mv = cg_dense(np.eye(3), np.zeros(3), 20)
+    assert mv == 0 and not x.any()
+
+
+def test_lu_dense_matches_scipy():
+    rng = np.random.default_rng(4)
+    A = rng.random((40, 40)) + 40 * np.eye(40)
+    b = rng.random(40)
+    lu, piv, pmin = lu_dense(A.copy())
+    ref = la.lu_factor(A, check_finite=False)
+    assert np.array_equal(lu, ref[0]) and np.array_equal(piv, ref[1])
+    assert pmin == np.abs(np.diag(ref[0])).min()
+    assert np.array_equal(lu_dense_solve(lu, piv, b), la.lu_solve(ref, b, check_finite=False))
+
+
+@pytest.mark.parametrize("spec, lo, hi", [(KNN, 0.5, 5.0), (COMPLETE, 0.6, 3.0)])
+@pytest.mark.parametrize("solver", ["exact", "cg"])
+def test_curves_identical_on_both_paths(spec, lo, hi, solver):
+    def run():
+        out = []
+        for seed in (1, 2):
+            p = build_problem(spec.with_seed(seed))
+            c = true_loss_curve(p.model, p.y_unlabeled, lo, hi, solver=solver)
+            out.append(c)
+        return out
+
+    ref, fast = _both(run)
+    for a, b in zip(ref, fast, strict=True):
+        assert np.array_equal(a.loss.edges, b.loss.edges)
+        assert np.array_equal(a.loss.values, b.loss.values)
+        assert np.array_equal(a.evaluations, b.evaluations)
+        assert (a.solves, a.matvecs, a.factorizations) == (b.solves, b.matvecs, b.factorizations)
+
+
+@pytest.mark.parametrize(
+    "spec, lo, hi, rounds, repeats", [(KNN, 0.5, 5.0, 12, 2), (COMPLETE, 0.2, 3.0, 3, 1)]
+)
+def test_regret_arrays_identical_on_both_paths(spec, lo, hi, rounds, repeats):
+    provider = GraphRounds(spec, lo, hi, SweepSettings(solver="cg", cg_iters=20))
+
+    def run():
+        exp = regret_experiment(provider, rounds=rounds, repeats=repeats, n_jobs=1)
+        return {m: [r.regret for r in exp.models[m].runs] for m in exp.models}
+
+    ref, fast = _both(run)
+    assert ref.keys() == fast.keys()
+    for m in ref:
+        for a, b in zip(ref[m], fast[m], strict=True):
+            assert np.array_equal(a, b), m
+
+
+def test_graph_round_memo_hits():
+    _graph_round.cache_clear()
+    provider = GraphRounds(KNN, 0.5, 5.0, SweepSettings(solver="cg", cg_iters=20))
+    provider.true_loss(5)
+    provider.approx_loss(5)
+    provider.approx_feedback(5, 1.0)
+    info = _graph_round.cache_info()
+    assert info.misses == 1 and info.hits == 2
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_no_linalg_warning_escapes(fast):
+    """Digits 3/8, n = 80, |L| = 10, complete, σ ∈ [0.2, 3], seed 0: exactly singular LU at
+    small σ is handled by the GTH fallback, silently."""
+    p = build_problem(COMPLETE.with_seed(0))
+    labeling.FAST_DENSE = fast
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", la.LinAlgWarning)
+            curve = true_loss_curve(p.model, p.y_unlabeled, 0.2, 3.0)
+    finally:
+        labeling.FAST_DENSE = True
+    assert curve.inconsistent == 0
+
+
+def test_precomputed_rounds_give_the_same_regrets():
+    """Local parallel runs compute the rounds first, split by round (PRECOMPUTE): the same
+    regret arrays as one task per repetition."""
+    import sslviz.experiment as experiment
+
+    provider = GraphRounds(KNN, 0.5, 5.0, SweepSettings(solver="cg", cg_iters=20))
+
+    def run():
+        exp = regret_experiment(provider, rounds=6, repeats=3, n_jobs=2)
+        return exp, {m: [r.regret for r in exp.models[m].runs] for m in exp.models}
+
+    experiment.PRECOMPUTE = False
+    try:
+        (ref_exp, ref) = run()
+    finally:
+        experiment.PRECOMPUTE = True
+    fast_exp, fast = run()
+    for m in ref:
+        for a, b in zip(ref[m], fast[m], strict=True):
+            assert np.array_equal(a, b), m
+    assert ref_exp.M == fast_exp.M and ref_exp.lr == fast_exp.lr
+    # The precomputed provider answers exactly as the graph rounds do.
+    seed = 123
+    pre = provider.precompute([seed], 1)
+    assert np.array_equal(pre.true_loss(seed).edges, provider.true_loss(seed).edges)
+    assert pre.approx_feedback(seed, 1.3) == provider.approx_feedback(seed, 1.3)
