@@ -57,8 +57,8 @@ VIEWS = [
     ("Online_regret", "rounds=10&repeats=1"),
     ("Speed", ""),
 ]
-LONG_VIEW = ("Loss_intervals", "dataset=digits&classes=3,8&n=1000&labeled=20&family=complete"
-             "&sigma_min=0.3&sigma_max=6")  # fmt: skip
+LONG_VIEW = ("Loss_intervals", "classes=2,3&n=200&labeled=10&family=complete&mode=paper")
+"""Paper mode on a complete graph: node by node, tens of seconds (under the app's cap)."""
 
 SIGNATURE = """() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')]
     .map(g => (g.data || []).map(t => [t.name, t.x, t.y, t.z])))"""
