@@ -269,15 +269,45 @@ def default_sigma0(breakpoints: list[float], lo: float, hi: float) -> float:
     return float(f"{start:.4g}")
 
 
-_REGRET: OrderedDict = OrderedDict()
-_REGRET_LOCK = threading.Lock()
-_REGRET_ENTRIES = 16
+class Memo:
+    """A bounded, thread-safe memo of finished results, without Streamlit (for computations
+    that draw a progress bar, which ``st.cache_data`` would try to replay). Keys are frozen
+    settings; only a finished result is stored (a stopped computation raises before
+    :meth:`put`); the oldest entry goes first."""
+
+    def __init__(self, entries: int) -> None:
+        self.entries = entries
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            return self._items.get(key)
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.entries:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self):
+        with self._lock:
+            return iter(list(self._items))
+
+
+_REGRET = Memo(16)
 
 
 def regret_cached(key: tuple):
     """The finished experiment of ``key`` if one is memoised, else None."""
-    with _REGRET_LOCK:
-        return _REGRET.get(key)
+    return _REGRET.get(key)
 
 
 def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
@@ -292,10 +322,7 @@ def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
     if found is not None:
         return found
     exp = run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=1)
-    with _REGRET_LOCK:
-        _REGRET[key] = exp
-        while len(_REGRET) > _REGRET_ENTRIES:
-            _REGRET.popitem(last=False)
+    _REGRET.put(key, exp)
     return exp
 
 

@@ -9,8 +9,6 @@ settings.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -23,9 +21,7 @@ from sslviz.intervals import Sweep, sweep
 from sslviz.specs import ProblemSpec, SweepSettings
 
 MODES = ("paper", "fast")
-_RECORDED: OrderedDict = OrderedDict()
-_LOCK = threading.Lock()
-_ENTRIES = 4  # a paper-mode log on a complete graph holds ~30 000 events (~10 MB)
+_RECORDED = app_cache.Memo(4)  # a paper-mode log on a complete graph: ~30,000 events, ~10 MB
 
 
 def replay_settings(settings: SweepSettings, mode: str) -> SweepSettings:
@@ -47,16 +43,12 @@ def record(
     is called only when it is computed. Only a finished sweep is memoised: a stopped one
     (Stop, see ``app_state.progress``) raises out of ``sweep`` before the memo is written."""
     key = (spec, lo, hi, settings)
-    with _LOCK:
-        found = _RECORDED.get(key)
+    found = _RECORDED.get(key)
     if found is not None:
         return found
     p = app_cache.problem(spec)
     res = sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=progress, record=True)
-    with _LOCK:
-        _RECORDED[key] = res
-        while len(_RECORDED) > _ENTRIES:
-            _RECORDED.popitem(last=False)
+    _RECORDED.put(key, res)
     return res
 
 

@@ -126,8 +126,7 @@ def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_fi
                                                autorun):  # fmt: skip
     """Small settings run by themselves; larger ones wait for "Run the experiment": after a
     stop both show "Stopped" and the Run button, and neither restarts by itself."""
-    with app_cache._REGRET_LOCK:
-        app_cache._REGRET.clear()
+    app_cache._REGRET.clear()
     if not autorun:
         monkeypatch.setattr(app_cache, "regret_autoruns", lambda *a, **k: False)
     at = start(REGRET, {"n": "40", "labeled": "5", "rounds": "3", "repeats": "1",
