@@ -93,7 +93,11 @@ right.caption(
 )
 st.caption(
     f"M (mean pieces of the true loss) = {exp.M:.2f}, step size λ = {exp.lr:.3g}, "
-    f"R = {exp.R:.3g}, {exp.seconds:.1f} s in total."
+    f"R = {exp.R:.3g}; {regret.rounds} rounds × {regret.repeats} repetitions = "
+    f"{regret.rounds * regret.repeats} instances, each with its exact and its approximate "
+    f"loss curve (computed once for all {len(exp.models)} feedback models); "
+    f"{exp.seconds:.1f} s wall on this server when it was computed (a busy server takes "
+    "longer; the numbers are the same)."
 )
 with st.expander("Table, export and the command line"):
     st.dataframe(export.regret_summary_frame(exp), hide_index=True)

@@ -572,6 +572,17 @@ def test_e_regret_cli_json_is_the_apps_download(tmp_path):
     assert download(at, "reg_dl_regret.json") == (tmp_path / "regret.json").read_bytes()
 
 
+def test_e_default_regret_view_is_the_cli_json_byte_for_byte(tmp_path):
+    """Issue 14: the default regret view (auto-run on first visit) and its command."""
+    forget_regret_results()
+    at = start(PAGES["regret"])
+    assert not at.exception and not at.error and at.get("plotly_chart")
+    (line,) = code_lines(at)
+    assert "--no-timings" in line
+    run_cli(line, tmp_path / "regret.json")
+    assert download(at, "reg_dl_regret.json") == (tmp_path / "regret.json").read_bytes()
+
+
 # --------------------------------------------------------------------------------------
 # f. the drill-down shows the node the selector names
 # --------------------------------------------------------------------------------------
