@@ -298,9 +298,22 @@ NODE = "unlabeled node (instance row)"
 
 
 def assert_selector_matches_chart(page) -> str:
-    """The node selector shows the row the drill-down chart is drawn for."""
+    """The node selector shows the row the drill-down chart is drawn for (once the run
+    the selection started has drawn: on a busy machine it may not have begun when the
+    status widget was last seen idle, so the title gets up to 30 s to follow)."""
     shown = shown_choice(page, NODE).split(" — ")[0]  # "row 19 — missed" -> "row 19"
-    assert shown.startswith("row ") and drill_down_title(page).endswith(", " + shown)
+    assert shown.startswith("row ")
+    try:
+        page.wait_for_function(
+            "(s) => { const g = document.querySelectorAll('.js-plotly-plot')[1];"
+            " return g && g.layout && g.layout.annotations[0].text.endsWith(', ' + s); }",
+            arg=shown, timeout=30_000,
+        )  # fmt: skip
+    except Exception:  # the assertion below says what differs
+        pass
+    wait_idle(page)
+    assert drill_down_title(page).endswith(", " + shown), (drill_down_title(page), shown)
+    assert shown_choice(page, NODE).split(" — ")[0] == shown  # and the selector stayed
     return shown
 
 
