@@ -91,8 +91,9 @@ for (n, fam), text in measure.speed_verdicts(rows).items():
     st.markdown(f"**n = {n}, {fam} graph:** {text} per interval.")
 busy = max((r.get("busy", 0) for r in rows), default=0)
 st.caption(
-    "What is timed: the whole Algorithm 4 sweep of each configuration, repeated (at least 3 "
-    f"runs within {app_cache.SPEED_BUDGET:g} s), keeping the **minimum CPU time** of the "
+    "What is timed: the whole Algorithm 4 sweep of each configuration, repeated "
+    f"({app_cache.TIMING_RUNS} runs, fewer when they would take over "
+    f"{app_cache.SPEED_BUDGET:g} s), keeping the **minimum CPU time** of the "
     "computing thread — waiting for a core while others compute is not counted, so the "
     "figures and the verdict hold on a busy server; a verdict is given only when the two "
     "differ by more than the noise (the spread of the repeats, at least 15 %). The work "

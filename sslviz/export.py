@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from sslviz.measure import work_counts
 from sslviz.specs import Spec
 
 TIMING_KEYS = frozenset({"seconds", "time_per_interval", "wall"})
@@ -136,8 +137,6 @@ def _work(problem, sigma: float, result) -> dict:
     problem for the system's size; ``{}`` without it)."""
     if problem is None:
         return {}
-    from sslviz.measure import work_counts
-
     return {"work": work_counts(problem.model, float(sigma), solves=result.solves,
                                 matvecs=result.matvecs,
                                 factorizations=result.factorizations)}  # fmt: skip

@@ -144,6 +144,13 @@ def wait_idle(page) -> None:
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS)
 
 
+def wait_charts(page, count: int) -> None:
+    """Wait until the page shows at least ``count`` Plotly charts."""
+    page.wait_for_function(
+        f"document.querySelectorAll('.js-plotly-plot').length >= {count}", timeout=TIMEOUT_MS
+    )
+
+
 def open_page(page, url: str) -> float:
     t0 = time.perf_counter()
     page.goto(url)
@@ -186,9 +193,7 @@ def test_every_page_in_a_real_browser(server):
             first = open_page(page, url)
             wait_idle(page)
             no_exception(page)
-            page.wait_for_function(
-                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
-            )
+            wait_charts(page, 2)
             page.screenshot(path=ARTIFACTS / "loss_intervals.png", full_page=True)
             before = chart_signature(page)
             set_number(page, "CG iterations t", 3)
@@ -337,9 +342,7 @@ def test_drill_down_page_switch_and_link_in_a_real_browser(server, tmp_path):
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 2400})
             page.goto(f"{server}/Loss_intervals?n=60&labeled=6&family=complete&t=5")
-            page.wait_for_function(
-                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
-            )
+            wait_charts(page, 2)
             wait_idle(page)
             assert_selector_matches_chart(page)
             choose(page, NODE, index=9)
@@ -351,9 +354,7 @@ def test_drill_down_page_switch_and_link_in_a_real_browser(server, tmp_path):
             page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
             wait_idle(page)
             page.get_by_role("link", name="Loss intervals").first.click()
-            page.wait_for_function(
-                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
-            )
+            wait_charts(page, 2)
             wait_idle(page)
             no_exception(page)
             assert shown_choice(page, "compare with") == "CG t = 50"
@@ -365,9 +366,7 @@ def test_drill_down_page_switch_and_link_in_a_real_browser(server, tmp_path):
             other = browser.new_context().new_page()
             other.set_viewport_size({"width": 1500, "height": 2400})
             other.goto(link)
-            other.wait_for_function(
-                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
-            )
+            wait_charts(other, 2)
             wait_idle(other)
             no_exception(other)
             assert shown_choice(other, "compare with") == "CG t = 50"
@@ -377,17 +376,13 @@ def test_drill_down_page_switch_and_link_in_a_real_browser(server, tmp_path):
             # the data change under the selector: it still names the node that is drawn
             choose(page, "dataset", "upload a file…")
             page.locator('input[type="file"]').set_input_files(str(tmp_path / "digits38.csv"))
-            page.wait_for_function(
-                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
-            )
+            wait_charts(page, 2)
             wait_idle(page)
             no_exception(page)
             assert "dataset=" not in page.url  # an upload cannot travel in a link
             choose(page, "class c0", "3")
             choose(page, "class c1", "8")
-            page.wait_for_function(
-                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
-            )
+            wait_charts(page, 2)
             no_exception(page)
             assert_selector_matches_chart(page)
             choose(page, NODE, index=3)
@@ -419,9 +414,7 @@ def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.goto(f"{server}/Loss_intervals?classes=3,8&n=60&labeled=6&family=complete&t=5")
-            page.wait_for_function(
-                "document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
-            )
+            wait_charts(page, 2)
             wait_idle(page)
             no_exception(page)
             verdict = page.locator('[data-testid="stAlert"]').first.inner_text()
