@@ -25,6 +25,7 @@ import functools
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import scipy.linalg  # noqa: F401 - load SciPy's BLAS too before the libraries are listed
@@ -99,3 +100,19 @@ def blas_threads() -> int:
     """The BLAS thread count in force now (the largest over the loaded libraries)."""
     info = [lib["num_threads"] for lib in _get_controller().info() if lib["user_api"] == "blas"]
     return max(info, default=1)
+
+
+WORKERS = max(1, min(os.cpu_count() or 1, int(os.environ.get("SSLVIZ_WORKERS", "2") or 1)))
+"""Threads that solve independent systems side by side (:func:`parallel_map`): the cores,
+at most 2 unless ``SSLVIZ_WORKERS`` says otherwise. Each system is still solved with one
+BLAS thread, so the results do not depend on this number."""
+
+
+def parallel_map(func: Callable, items: list, *, min_items: int = 2) -> list:
+    """``[func(x) for x in items]``, on :data:`WORKERS` threads when there are at least
+    ``min_items`` (LAPACK and NumPy's elementwise functions release the GIL). Every call
+    does the same arithmetic whichever thread runs it: the results are the serial ones."""
+    if WORKERS == 1 or len(items) < max(min_items, 2):
+        return [func(x) for x in items]
+    with ThreadPoolExecutor(max_workers=min(WORKERS, len(items))) as pool:
+        return list(pool.map(func, items))

@@ -37,7 +37,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from scipy.spatial.distance import cdist
 
 from sslviz._kernels import UNDERFLOW, cg_dense, harmonic_cg
-from sslviz._threads import one_thread
+from sslviz._threads import one_thread, parallel_map
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.graphs import (
     Graph,
@@ -64,6 +64,7 @@ FAST_DENSE = True
 """Dense graphs solve 'exact' and 'cg' without solver objects (:meth:`HarmonicModel.
 _solve_dense`, same bits); False runs the general path (the tests compare the two)."""
 
+_PARALLEL_MIN = 200  # direct solves of this many unknowns or more run on all cores
 _PIVOT_TOL = 1e-10  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
 
 
@@ -534,10 +535,17 @@ class HarmonicModel(_SoftLabelModel):
         out: list[SoftLabels | None] = [None] * sig.size
         if self.batches(solver):
             out = self._batch.solve(sig, solver, cg_iters, derivative)
-        return [
-            sl if sl is not None else self._soft_labels_one(x, solver, cg_iters, derivative, None)
-            for x, sl in zip(sig.tolist(), out, strict=True)
-        ]
+        todo = [x for x, sl in zip(sig.tolist(), out, strict=True) if sl is None]
+        # Direct solves of big systems are independent: side by side on the cores.
+        big = solver in ("exact", "inverse") and self.n_unlabeled >= _PARALLEL_MIN
+        done = iter(
+            parallel_map(
+                lambda x: self._soft_labels_one(x, solver, cg_iters, derivative, None),
+                todo,
+                min_items=2 if big else len(todo) + 1,
+            )
+        )
+        return [sl if sl is not None else next(done) for sl in out]
 
     @one_thread
     def certified_labels(

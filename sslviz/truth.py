@@ -275,6 +275,207 @@ def _refine_degenerate(ev: LabelOracle, a: float, b: float, rtol: float) -> list
     return [*_refine_degenerate(ev, a, lo, rtol), hi, *_refine_degenerate(ev, hi, b, rtol)]
 
 
+CHEBYSHEV = True
+"""Exact curves (solver 'exact', no event log) are searched by Chebyshev interpolation of
+f_U(σ) on cells (:func:`_chebyshev_search`); False runs the Hermite grid search on the whole
+range (the tests compare the two)."""
+
+_CHEB_RATIO = 2.0  # first cells: σ_max / σ_min at most this
+_CHEB_START = 16  # first degree on a cell; doubled (the points are reused) up to _CHEB_MAX
+_CHEB_MAX = 128
+_CHEB_TAIL = 1e-11  # resolved: the last quarter of the coefficients below this (f units)
+_CHEB_NOISE = 1e-7  # ... or below this and no longer falling as the degree doubles (noise)
+_CHEB_FINE = 8  # the root search's grid: this many θ points per degree
+_CHEB_SUB = 64  # a grid step that may hide a pair of roots is looked at on this many points
+
+
+def _cheb_points(a: float, b: float, degree: int) -> np.ndarray:
+    """σ at the Chebyshev points cos(πk/N), k = 0..N, of [a, b]: from b down to a, ends exact."""
+    x = 0.5 * (a + b) + 0.5 * (b - a) * np.cos(np.pi * np.arange(degree + 1) / degree)
+    x[0], x[-1] = b, a
+    return x
+
+
+def _cheb_coefficients(values: np.ndarray) -> np.ndarray:
+    """Coefficients c (N + 1, n) of Σ_k c_k T_k through ``values`` (N + 1, n) at cos(πk/N)."""
+    N = values.shape[0] - 1
+    c = np.fft.rfft(np.concatenate([values, values[-2:0:-1]]), axis=0).real[: N + 1] / N
+    c[0] /= 2
+    c[N] /= 2
+    return c
+
+
+def _cheb_eval(c: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """p_j(cos θ_j) = Σ_k c_kj cos(kθ_j) for coefficient columns c (N + 1, q), θ (q,)."""
+    return np.einsum("qk,kq->q", np.cos(theta[:, None] * np.arange(c.shape[0])), c)
+
+
+def _cheb_roots(c: np.ndarray, ends: tuple[np.ndarray, np.ndarray]) -> tuple:
+    """Every sign change of each column's interpolant p_u(cos θ), θ ∈ [0, π].
+
+    Sign changes on a grid of ``_CHEB_FINE``·N steps in θ, located by bisection to the
+    last bit; a step whose ends have one sign is looked at more closely when its smaller
+    |p_u| is within the most a pair of roots could dip below the chord there
+    (|p_u''(θ)| ≤ Σ k²|c_ku|, so the dip is at most that times step²/8). ``ends`` are the
+    data at θ = 0 and π, used there so neighbouring cells agree on the sign at their
+    common end. Returns ``(θ, u, slope)``: roots, their columns, and |Δp/Δθ| over the
+    grid step each was found in.
+    """
+    N = c.shape[0] - 1
+    k = np.arange(N + 1)
+    M = _CHEB_FINE * N
+    theta = np.pi * np.arange(M + 1) / M
+    V = np.cos(np.outer(theta, k)) @ c
+    V[0], V[-1] = ends
+    pos = V > 0
+    jj, uu = np.nonzero(pos[:-1] != pos[1:])
+    lo, hi, vlo = theta[jj], theta[jj + 1], V[jj, uu]
+    slope = np.abs(V[jj + 1, uu] - vlo) / (hi - lo)
+    bound = (k[:, None] ** 2 * np.abs(c)).sum(axis=0)
+    step = np.pi / M
+    cj, cu = np.nonzero(
+        (pos[:-1] == pos[1:]) & (np.minimum(np.abs(V[:-1]), np.abs(V[1:])) <= bound * step**2 / 8)
+    )
+    a_t, b_t = theta[cj], theta[cj + 1]
+    va, vb = V[cj, cu], V[cj + 1, cu]
+    extra = ([], [], [], [], [])
+    for _ in range(2):  # two closer looks: the dip bound shrinks by _CHEB_SUB² each time
+        if not cu.size:
+            break
+        s = np.linspace(0.0, 1.0, _CHEB_SUB + 1)
+        t = a_t[:, None] + (b_t - a_t)[:, None] * s  # (q, S + 1)
+        vals = np.einsum("qsk,kq->qs", np.cos(t[..., None] * k), c[:, cu])
+        vals[:, 0], vals[:, -1] = va, vb
+        p = vals > 0
+        qi, si = np.nonzero(p[:, :-1] != p[:, 1:])
+        for box, part in zip(
+            extra,
+            (t[qi, si], t[qi, si + 1], vals[qi, si], cu[qi],
+             np.abs(vals[qi, si + 1] - vals[qi, si]) / (t[qi, si + 1] - t[qi, si])),
+            strict=True,
+        ):  # fmt: skip
+            box.append(part)
+        h = (b_t - a_t) / _CHEB_SUB
+        qi, si = np.nonzero(
+            (p[:, :-1] == p[:, 1:])
+            & (
+                np.minimum(np.abs(vals[:, :-1]), np.abs(vals[:, 1:]))
+                <= (bound[cu] * h * h / 8)[:, None]
+            )
+        )
+        a_t, b_t, va, vb, cu = t[qi, si], t[qi, si + 1], vals[qi, si], vals[qi, si + 1], cu[qi]
+    if extra[0]:
+        lo, hi, vlo, uu, slope = (
+            np.concatenate([x, *more])
+            for x, more in zip((lo, hi, vlo, uu, slope), extra, strict=True)
+        )
+    cu = c[:, uu]
+    for _ in range(60):  # bisection in θ, all roots at once
+        mid = 0.5 * (lo + hi)
+        vm = _cheb_eval(cu, mid)
+        left = (vm > 0) == (vlo > 0)
+        lo, vlo = np.where(left, mid, lo), np.where(left, vm, vlo)
+        hi = np.where(left, hi, mid)
+    return 0.5 * (lo + hi), uu, slope
+
+
+def _chebyshev_pays(model, solver: str, certify_cap, on_event) -> bool:
+    """Exact curves on complete graphs: there breakpoints are many (hundreds at n = 500)
+    and every solve is dense, so one set of solves for all of them pays. On kNN graphs
+    (few breakpoints, cheap sparse solves) the Hermite search needs fewer solves."""
+    return (
+        CHEBYSHEV
+        and solver == "exact"
+        and certify_cap is None
+        and on_event is None
+        and isinstance(model, HarmonicModel)
+        and model.graph.is_dense
+    )
+
+
+def _chebyshev_search(
+    ev: LabelOracle, lo: float, hi: float, rtol: float, max_evaluations: int, tick
+) -> tuple[list, list]:
+    """Every crossing of 1/2 on [lo, hi] from Chebyshev interpolants of f_U(σ).
+
+    f_U is analytic in σ, so on a cell [a, b] its interpolant through the N + 1 Chebyshev
+    points converges geometrically in N: every unlabeled node's curve is resolved by the
+    same N + 1 exact solves, however many crossings it has (Trefethen, *Approximation
+    Theory and Approximation Practice*, ch. 8 and 18; the degree is chosen as Chebfun does,
+    by the decay of the coefficients). A cell is resolved when the last quarter of its
+    coefficients is below ``_CHEB_TAIL`` for every node, or below ``_CHEB_NOISE`` and no
+    longer falling (the node's noise floor); otherwise its degree is doubled up to
+    ``_CHEB_MAX`` (reusing the solves), then it is halved. Roots of the interpolants
+    (:func:`_cheb_roots`) are the breakpoints; a root whose location the interpolation
+    error (the tail's size over the slope) does not pin to ``rtol`` is refined by exact
+    solves (:func:`_refine_roots`). Cells whose degenerate set changes, or that stay
+    unresolved below a width of 1e-3 relative, are returned for the Hermite search.
+
+    Returns ``(roots, rest)``: ``(σ, node)`` pairs and the σ intervals left to search.
+    """
+    cells = np.geomspace(lo, hi, int(np.ceil(np.log(hi / lo) / np.log(_CHEB_RATIO))) + 1)
+    cells[0], cells[-1] = lo, hi
+    todo = [(a, b, _CHEB_START, None) for a, b in zip(cells[:-1], cells[1:], strict=True)]
+    todo.reverse()
+    roots: list[tuple[float, int]] = []
+    rest: list[tuple[float, float]] = []
+    while todo:
+        a, b, N, before = todo.pop()
+        if len(ev.cache) >= max_evaluations:
+            rest.append((a, b))
+            continue
+        xs = _cheb_points(a, b, N)
+        ev.prefetch(xs)
+        got = [ev(x) for x in xs]
+        degenerate = got[0][2]
+        if any(not np.array_equal(g[2], degenerate) for g in got[1:]):
+            rest.append((a, b))
+            continue
+        live = np.flatnonzero(~degenerate)
+        H = np.array([g[0][live] for g in got])
+        c = _cheb_coefficients(H)
+        tail = np.abs(c[N - N // 4 :]).max(axis=0)
+        # A node's noise floor (solve error, e.g. a cluster that barely leaks to L) shows
+        # as a tail that stops falling when the degree doubles.
+        noise = (tail <= _CHEB_NOISE) & (tail >= 0.25 * before) if before is not None else False
+        if np.any((tail > _CHEB_TAIL) & ~noise):
+            if N < _CHEB_MAX:
+                todo.append((a, b, 2 * N, tail))
+            elif b > a * (1 + 1e-3):
+                m = float(np.sqrt(a * b))
+                todo.extend([(m, b, _CHEB_START, None), (a, m, _CHEB_START, None)])
+            else:
+                rest.append((a, b))
+            continue
+        theta, idx, slope = _cheb_roots(c, (H[0], H[-1]))
+        half = 0.5 * (b - a)
+        sig = 0.5 * (a + b) + half * np.cos(theta)
+        # |dp/dσ| = |dp/dθ| / (half·sin θ); location error ≈ interpolation error / slope.
+        err = (N + 1) * tail[idx] * half * np.abs(np.sin(theta)) / np.maximum(slope, 1e-300)
+        sure = err <= 0.1 * rtol * sig
+        roots.extend(zip(sig[sure].tolist(), live[idx[sure]].tolist(), strict=True))
+        for x, u in zip(sig[~sure], live[idx[~sure]], strict=True):
+            roots.extend(_polish(ev, int(u), float(x), a, b, rtol))
+        if tick is not None:
+            tick(b, len(ev.cache), len(roots))
+    return roots, rest
+
+
+def _polish(ev: LabelOracle, u: int, x: float, a: float, b: float, rtol: float) -> list:
+    """Node u's root near x located by exact solves (a bracket widened from x until its
+    ends differ in sign, within [a, b]); ``[(x, u)]`` as it is when no bracket is found."""
+    w = max(1e-6 * x, rtol * x)
+    while True:
+        p, q = max(a, x - w), min(b, x + w)
+        hp, hq = ev(p)[0][u], ev(q)[0][u]
+        if (hp > 0) != (hq > 0):
+            found = _refine_roots(ev, np.array([u]), p, q, rtol)
+            return [(float(found[0]), u)]
+        if p == a and q == b:
+            return [(x, u)]
+        w *= 8
+
+
 class _Watched(LabelOracle):
     """A :class:`LabelOracle` that reports every σ it evaluates (search event log)."""
 
@@ -404,12 +605,18 @@ def true_loss_curve(
     else:
         ev = _Watched(model, y_u, solver, cg_iters, certify_cap, on_event=on_event)
     tick = _Progress(progress, lo, hi) if progress is not None else None
-    n0 = int(np.ceil(np.log(hi / lo) / np.log(grid_ratio))) + 1
-    grid = np.geomspace(lo, hi, max(n0, 3))
-    grid[0], grid[-1] = lo, hi
-    ev.prefetch(grid)  # one batched call where the model solves many σ at once
-    stack = [(grid[i], grid[i + 1]) for i in range(grid.size - 1)][::-1]
     roots: list[tuple[float, int]] = []
+    rest = [(lo, hi)]
+    if _chebyshev_pays(model, solver, certify_cap, on_event):
+        roots, rest = _chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick)
+    stack = []
+    for a0, b0 in rest:
+        n0 = int(np.ceil(np.log(b0 / a0) / np.log(grid_ratio))) + 1
+        grid = np.geomspace(a0, b0, max(n0, 3))
+        grid[0], grid[-1] = a0, b0
+        ev.prefetch(grid)  # one batched call where the model solves many σ at once
+        stack.extend((grid[i], grid[i + 1]) for i in range(grid.size - 1))
+    stack.reverse()
     deg_changes: list[float] = []
     min_width = 1e-6  # pairs of crossings closer than this (relative) may be missed
     while stack:

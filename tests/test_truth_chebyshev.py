@@ -1,0 +1,118 @@
+"""Issue 12 §1: the Chebyshev search of exact curves on complete graphs finds the same
+breakpoints as the Hermite grid search (``sslviz.truth.CHEBYSHEV`` switches between them)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.polynomial import chebyshev as C
+
+import sslviz.truth as truth
+from sslviz.labeling import make_model
+from sslviz.problem import build_problem, loss_curve
+from sslviz.specs import GraphSpec, ProblemSpec
+
+
+def _both(fn):
+    """``fn()`` with the Hermite search, then with the Chebyshev search."""
+    truth.CHEBYSHEV = False
+    try:
+        ref = fn()
+    finally:
+        truth.CHEBYSHEV = True
+    return ref, fn()
+
+
+def _assert_same_curve(ref, new):
+    assert ref.complete and new.complete
+    assert ref.inconsistent == 0 and new.inconsistent == 0
+    assert new.breakpoints.size == ref.breakpoints.size
+    np.testing.assert_allclose(new.breakpoints, ref.breakpoints, rtol=1e-8, atol=0)
+    assert np.array_equal(new.loss.values, ref.loss.values)
+    assert np.array_equal(new.wrong_at_start, ref.wrong_at_start)
+    for a, b in zip(new.nodes, ref.nodes, strict=True):
+        assert np.array_equal(a, b)
+
+
+CASES = [
+    ("digits", 100, 0, (0.3, 3.0)),
+    ("digits", 100, 1, (0.3, 3.0)),
+    ("digits", 100, 2, (0.3, 3.0)),
+    ("digits", 300, 0, (0.3, 3.0)),
+    ("digits", 300, 1, (0.3, 3.0)),
+    ("fashion-mnist", 300, 1, (1.0, 7.0)),
+    ("fashion-mnist", 500, 0, (1.0, 7.0)),
+    ("fashion-mnist", 500, 1, (1.0, 7.0)),
+]
+
+
+@pytest.mark.parametrize(("dataset", "n", "seed", "sigma"), CASES)
+def test_same_breakpoints_as_the_hermite_search(dataset, n, seed, sigma):
+    problem = build_problem(
+        ProblemSpec(dataset=dataset, n=n, n_labeled=10, seed=seed, family="complete")
+    )
+    ref, new = _both(lambda: loss_curve(problem, *sigma))
+    assert ref.breakpoints.size >= 20, "a complete graph here has many breakpoints"
+    _assert_same_curve(ref, new)
+    # One set of solves serves every node: fewer σ evaluated (each an LU).
+    assert new.evaluations.size < ref.evaluations.size
+
+
+def test_cells_whose_degenerate_set_changes_are_searched_as_before():
+    """A far, unlabeled cluster loses its link to L at small σ (its weights to L
+    underflow): cells where the degenerate set changes go to the Hermite search, and the
+    curve is the Hermite search's (breakpoints and degenerate ranges)."""
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1, 1], 20)
+    X = 0.3 * rng.normal(size=(60, 3)) + np.repeat([[0, 0, 0], [1.5, 0, 0], [10, 0, 0]], 20, 0)
+    labeled = np.zeros(60, bool)
+    labeled[[0, 1, 2, 20, 21, 22]] = True
+    model = make_model(X, labeled, y, GraphSpec("complete"))
+    y_u = y[model.unlabeled_idx]
+    with np.errstate(all="ignore"):
+        ref, new = _both(lambda: truth.true_loss_curve(model, y_u, 0.2, 2.0, max_evaluations=800))
+    assert ref.degenerate_ranges[0][2] == 20, "the far cluster is cut off at small σ"
+    np.testing.assert_allclose(new.breakpoints, ref.breakpoints, rtol=1e-8, atol=0)
+    assert np.array_equal(new.loss.values, ref.loss.values)
+    assert [r[2] for r in new.degenerate_ranges] == [r[2] for r in ref.degenerate_ranges]
+
+
+def test_coefficients_are_the_interpolant():
+    rng = np.random.default_rng(0)
+    for N in (4, 16, 33):
+        x = np.cos(np.pi * np.arange(N + 1) / N)
+        vals = rng.normal(size=(N + 1, 3))
+        c = truth._cheb_coefficients(vals)
+        for j in range(3):
+            np.testing.assert_allclose(C.chebval(x, c[:, j]), vals[:, j], atol=1e-13)
+            np.testing.assert_allclose(c[:, j], C.chebfit(x, vals[:, j], N), atol=1e-12)
+
+
+def _columns(*polys, N=16):
+    """Chebyshev coefficients (N + 1, q) of power-basis polynomials (highest degree first)."""
+    out = np.zeros((N + 1, len(polys)))
+    for j, p in enumerate(polys):
+        c = C.poly2cheb(np.asarray(p, float)[::-1])
+        out[: c.size, j] = c
+    return out
+
+
+def test_roots_plain_hidden_pair_and_touch():
+    """A single root; two roots 1e-4 apart (inside one grid step, both ends of it
+    positive: only the dip bound finds them); a dip to 1e-8 that does not cross (no
+    root); a constant. (Pairs whose dip is shallower than about 1e-12 — below the
+    interpolation error — are not looked for.)"""
+    r, d = 0.3141, 1e-4
+    polys = [
+        np.poly([r]),
+        np.poly([r, r + d]),
+        np.polyadd(np.poly([r, r]), [1e-8]),
+        [0.2],
+    ]
+    c = _columns(*polys)
+    ends = (C.chebval(1.0, c), C.chebval(-1.0, c))
+    theta, cols, _ = truth._cheb_roots(c, ends)
+    found = sorted(zip(cols.tolist(), np.cos(theta).tolist(), strict=True))
+    assert [u for u, _ in found] == [0, 1, 1]
+    np.testing.assert_allclose(found[0][1], r, atol=1e-14)
+    np.testing.assert_allclose([found[1][1], found[2][1]], [r, r + d], atol=1e-12)
