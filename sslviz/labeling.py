@@ -569,6 +569,7 @@ class HarmonicModel(_SoftLabelModel):
         (``SoftLabels.supersolution``), reused when A h0 > 0 still holds here.
         ``attempt=False`` goes straight to the exact fallback (no iterations).
         """
+
         def fallback() -> SoftLabels:
             sl = self._soft_labels_one(sigma, "exact", cg_iters, derivative, None)
             return replace(sl, status="fallback")
@@ -935,6 +936,9 @@ class LabelOracle:
         Certified mode: CG iterations of f at each σ solved (before any fallback).
     fallbacks : list of float
         Certified mode: σ where the certificate failed within the cap (solved exactly).
+    gth : set of float
+        σ where an exact solve was redone subtraction-free (LU pivots showed
+        cancellation: a cluster that barely leaks to the labeled set).
     cache : dict of float to (ndarray, ndarray, ndarray)
         σ → ``(h, df, degenerate)`` for every σ evaluated through ``oracle(σ)`` or
         :meth:`prefetch`: ``h = f − 1/2`` and ``df = ∂f/∂σ`` (per σ unit) float arrays and
@@ -966,6 +970,7 @@ class LabelOracle:
         self.cache: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.solves = 0
         self.factorizations = 0
+        self.gth: set[float] = set()
 
     @property
     def exact(self) -> bool:
@@ -1006,6 +1011,8 @@ class LabelOracle:
         else:
             out = self.model.soft_labels_many(sigmas, solver=self.solver, cg_iters=self.cg_iters)
         for sl in out:
+            if sl.status == "gth":
+                self.gth.add(sl.sigma)
             self.solves += sl.solves
             self.matvecs += sl.matvecs
             self.factorizations += sl.factorizations

@@ -13,6 +13,12 @@ from sslviz.problem import build_problem, loss_curve
 from sslviz.specs import GraphSpec, ProblemSpec
 
 
+@pytest.fixture(autouse=True)
+def _chebyshev_from_n_100(monkeypatch):
+    """The app uses Chebyshev from 200 unlabeled nodes on; check it on smaller ones too."""
+    monkeypatch.setattr(truth, "_CHEB_MIN_UNLABELED", 50)
+
+
 def _both(fn):
     """``fn()`` with the Hermite search, then with the Chebyshev search."""
     truth.CHEBYSHEV = False
