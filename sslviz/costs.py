@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from sslviz.specs import (
     ConditionSettings,
     ProblemSpec,
@@ -54,6 +56,8 @@ CONSTANTS: dict[str, float] = {
     "truth_power": 1.7,
     "truth_per_node_sparse": 6.56e-08,  # … (kNN: far fewer breakpoints)
     "truth_power_sparse": 2.5,
+    "cheb_per_cell": 33.0,  # Chebyshev search (complete, n_U ≥ 200): σ evaluations per cell
+    "cheb_per_node": 0.035,  # … plus this many per unlabeled node
     "truth_factor": 1.62,  # measured time / (evaluations × one evaluation), complete
     "truth_factor_sparse": 3.3,  # … kNN
     "fast_base": 0.0,  # Algorithm 4 fast mode: solves at any n
@@ -153,10 +157,22 @@ def solve_seconds(spec: ProblemSpec, solver: str = "exact", t: int = 20) -> floa
     return per + c["sparse_lu"] * nu**1.5 * max(spec.k, 1)
 
 
-def truth_evaluations(spec: ProblemSpec, w: float = 1.0) -> float:
-    """σ evaluations of the exact loss curve."""
+def _chebyshev(spec: ProblemSpec) -> bool:
+    """True where the exact curve is searched by Chebyshev cells (:mod:`sslviz.truth`)."""
+    from sslviz.truth import _CHEB_MIN_UNLABELED
+
+    return _dense(spec) and _sizes(spec)[1] >= _CHEB_MIN_UNLABELED
+
+
+def truth_evaluations(spec: ProblemSpec, w: float = 1.0, ratio: float | None = None) -> float:
+    """σ evaluations of the exact loss curve (``ratio``: σ_max / σ_min, where known)."""
     c = CONSTANTS
     _, nu, _ = _sizes(spec)
+    if _chebyshev(spec) and ratio is not None:
+        # Cells of ratio ≤ 2, each 33 solves when resolved at degree 32, plus the doublings
+        # and polishing that grow slowly with n (measured: 97–216 on [1, 7], n = 500–2000).
+        cells = max(1.0, np.ceil(np.log(ratio) / np.log(2.0) - 1e-9))
+        return c["cheb_per_cell"] * cells + c["cheb_per_node"] * nu
     sfx = "" if _dense(spec) else "_sparse"
     return c["truth_base"] * max(w, 0.5) + c[f"truth_per_node{sfx}"] * nu ** c[
         f"truth_power{sfx}"] * w  # fmt: skip
@@ -167,7 +183,7 @@ def loss_curve(spec: ProblemSpec, lo: float, hi: float,
     """The exact loss curve l(σ) on [lo, hi] (``ref``: the suggested range)."""
     if spec.family == "threshold":
         return build(spec)
-    evals = truth_evaluations(spec, width(lo, hi, ref))
+    evals = truth_evaluations(spec, width(lo, hi, ref), hi / lo if lo > 0 else None)
     f = CONSTANTS["truth_factor" if _dense(spec) else "truth_factor_sparse"]
     return build(spec) + Cost(f * evals * solve_seconds(spec), memory(spec).memory_mb)
 
