@@ -184,6 +184,27 @@ def lu_dense_solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray
     return x
 
 
+_potrf, _potrs = la.get_lapack_funcs(("potrf", "potrs"), (np.zeros((1, 1)),))
+
+
+def cholesky_dense(A: np.ndarray):
+    """LAPACK ``potrf`` (lower) of a symmetric positive definite ``A`` (its lower triangle
+    read, overwritten when Fortran-ordered): ``(c, min_pivot)``, the factor and the
+    smallest pivot c_kk²; ``min_pivot`` 0 when ``A`` is not numerically positive definite."""
+    c, info = _potrf(A, lower=1, overwrite_a=True, clean=0)
+    if info < 0:
+        raise ValueError(f"illegal value in argument {-info} of potrf")
+    return c, float(np.diag(c).min() ** 2) if info == 0 else 0.0
+
+
+def cholesky_dense_solve(c: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Solve with a :func:`cholesky_dense` factor (LAPACK ``potrs``)."""
+    x, info = _potrs(c, b, lower=1, overwrite_b=False)
+    if info != 0:
+        raise ValueError(f"illegal value in argument {-info} of potrs")
+    return x
+
+
 def solve_cg_many(
     indptr: np.ndarray,
     indices: np.ndarray,

@@ -426,6 +426,16 @@ def _chebyshev_search(
     todo.reverse()
     roots: list[tuple[float, int]] = []
     rest: list[tuple[float, float]] = []
+    ev.cholesky = True  # half the flops of LU; where untrusted, LU as before
+    try:
+        _chebyshev_cells(ev, todo, roots, rest, rtol, max_evaluations, tick)
+    finally:
+        ev.cholesky = False
+    return roots, rest
+
+
+def _chebyshev_cells(ev, todo, roots, rest, rtol, max_evaluations, tick) -> None:
+    """The loop of :func:`_chebyshev_search` over its cells (appends to roots and rest)."""
     while todo:
         a, b, N, before = todo.pop()
         if len(ev.cache) >= max_evaluations:
@@ -470,7 +480,6 @@ def _chebyshev_search(
             roots.extend(_polish(ev, int(u), float(x), a, b, rtol))
         if tick is not None:
             tick(b, len(ev.cache), len(roots))
-    return roots, rest
 
 
 def _polish(ev: LabelOracle, u: int, x: float, a: float, b: float, rtol: float) -> list:

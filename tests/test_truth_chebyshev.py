@@ -122,3 +122,32 @@ def test_roots_plain_hidden_pair_and_touch():
     assert [u for u, _ in found] == [0, 1, 1]
     np.testing.assert_allclose(found[0][1], r, atol=1e-14)
     np.testing.assert_allclose([found[1][1], found[2][1]], [r, r + d], atol=1e-12)
+
+
+def test_cholesky_solves_agree_with_the_lu_solves():
+    """The Chebyshev search's exact solves (Cholesky of the symmetrically scaled system)
+    give the LU solves' soft labels and derivatives to rounding; on a sparse kNN graph
+    they are the LU solves themselves."""
+    problem = build_problem(ProblemSpec(dataset="digits", n=300, family="complete"))
+    sig = [0.5, 0.8, 1.3, 2.1, 3.0]
+    for ch, lu in zip(
+        problem.model.exact_cholesky_many(sig), problem.model.soft_labels_many(sig), strict=True
+    ):
+        assert ch.factorizations == 1 and ch.status == "ok"
+        np.testing.assert_allclose(ch.f, lu.f, rtol=0, atol=1e-11)
+        np.testing.assert_allclose(ch.df, lu.df, rtol=0, atol=1e-9 * np.abs(lu.df).max())
+    knn = build_problem(ProblemSpec(dataset="fashion-mnist", n=500, family="knn", k=6)).model
+    for ch, lu in zip(knn.exact_cholesky_many(sig), knn.soft_labels_many(sig), strict=True):
+        assert np.array_equal(ch.f, lu.f) and np.array_equal(ch.df, lu.df)
+
+
+def test_the_same_bits_on_one_or_two_worker_threads(monkeypatch):
+    import sslviz._threads as threads
+
+    problem = build_problem(ProblemSpec(dataset="digits", n=300, family="complete"))
+    curves = []
+    for workers in (1, 2):
+        monkeypatch.setattr(threads, "WORKERS", workers)
+        curves.append(loss_curve(problem, 0.5, 3.0))
+    assert np.array_equal(curves[0].breakpoints, curves[1].breakpoints)
+    assert np.array_equal(curves[0].evaluations, curves[1].evaluations)
