@@ -1,4 +1,4 @@
-"""Cached computations of the Algorithm 4 player page (pages/5_Algorithm_4.py).
+"""Cached computations of the Algorithm 4 player page (app_pages/5_Algorithm_4.py).
 
 The recorded sweep reports progress while it runs, so it is memoised here without Streamlit
 (:func:`record`; a ``st.cache_data`` function may not draw into a progress bar made outside

@@ -44,11 +44,11 @@ ROOT = Path(__file__).resolve().parent
 
 NAV: tuple[tuple[str, str, str, str | None], ...] = (
     ("home.py", "Home", ":material/home:", None),
-    ("pages/1_Loss_intervals.py", "Loss intervals", ":material/show_chart:", "Loss_intervals"),
-    ("pages/2_Conditioning.py", "Conditioning", ":material/functions:", "Conditioning"),
-    ("pages/3_Online_regret.py", "Online regret", ":material/casino:", "Online_regret"),
-    ("pages/4_Speed.py", "Speed", ":material/timer:", "Speed"),
-    ("pages/5_Algorithm_4.py", "Algorithm 4 player", ":material/play_circle:", "Algorithm_4"),
+    ("app_pages/1_Loss_intervals.py", "Loss intervals", ":material/show_chart:", "Loss_intervals"),
+    ("app_pages/2_Conditioning.py", "Conditioning", ":material/functions:", "Conditioning"),
+    ("app_pages/3_Online_regret.py", "Online regret", ":material/casino:", "Online_regret"),
+    ("app_pages/4_Speed.py", "Speed", ":material/timer:", "Speed"),
+    ("app_pages/5_Algorithm_4.py", "Algorithm 4 player", ":material/play_circle:", "Algorithm_4"),
 )
 """The app's pages: (file, navigation title, icon, URL path; None: the root). Material
 icons: Streamlit ships their font, so they render where no emoji font is installed. A page
@@ -668,7 +668,10 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
             box.button("Run", key=f"w_run_{self.key}", type="primary", icon=":material/play_arrow:",
                        on_click=_resume, args=(self.key,))  # fmt: skip
             st.stop()
-        self.box = where.container(horizontal=True, vertical_alignment="center")
+        # a placeholder holds the row: emptying it removes bar and button at the end
+        # (``container.empty()`` would only add an empty element inside the row)
+        self.slot = where.empty()
+        self.box = self.slot.container(horizontal=True, vertical_alignment="center")
         self.bar = self.box.progress(0.0, text=self.text, width="stretch")
         self.box.button("Stop", key=f"w_stop_{self.key}", icon=":material/stop:",
                         on_click=_stop, args=(self.key,),
@@ -680,7 +683,7 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
         self.bar.progress(f, text=f"{self.text} {message}".strip())
 
     def __exit__(self, *exc: Any) -> None:
-        self.box.empty()
+        self.slot.empty()
 
 
 def metrics(values: dict) -> None:

@@ -38,9 +38,9 @@ for start in range(0, len(tours.TOURS), per_row):
 
 st.subheader("Views")
 pages = [p for p in app_state.nav_pages() if p[0] != "home.py"]
-labels = {"pages/1_Loss_intervals.py": "Loss intervals (Figure 3)",
-          "pages/2_Conditioning.py": "Conditioning (Figure 5)",
-          "pages/4_Speed.py": "Speed (Table 1)"}  # fmt: skip
+labels = {"app_pages/1_Loss_intervals.py": "Loss intervals (Figure 3)",
+          "app_pages/2_Conditioning.py": "Conditioning (Figure 5)",
+          "app_pages/4_Speed.py": "Speed (Table 1)"}  # fmt: skip
 for col, (file, title, icon, _) in zip(st.columns(len(pages)), pages, strict=True):
     col.page_link(file, label=labels.get(file, title), icon=icon)
 

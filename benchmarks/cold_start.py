@@ -1,15 +1,24 @@
 """Cold start (issue 12 §6): where the time to the first chart goes.
 
-1. In a fresh process, times each step of the home page's path: importing the app's
-   modules (and the heaviest packages they pull in, from ``python -X importtime``),
-   loading the embedded digits, building the default instance (PCA, graph, model), the
-   first compiled-kernel call (Numba's cache load), the suggested σ range and the first
-   exact loss curve of the default view.
-2. Starts ``streamlit run app.py`` on 127.0.0.1 and measures, with Chromium, the time from
-   starting the server to the home page's first chart, and from starting it to the loss
-   page's first chart (two servers, each cold).
+1. In a fresh process, times each step of the app's path: the imports (NumPy + SciPy,
+   Numba, sslviz, Streamlit + Plotly), loading the embedded digits, building the default
+   instance (PCA, graph, model), the suggested σ range (the home page needs no more), the
+   first exact loss curve and the first compiled-kernel call (Numba's cache load: the loss
+   page's path); and whether scikit-learn got imported on the way (it is not needed).
+2. Starts ``streamlit run app.py`` on 127.0.0.1 (a fresh server for every run) and follows
+   one Chromium session from the server's start to the first chart of the home page and of
+   ``/Loss_intervals``, with the events in between: server healthy, browser up, page
+   loaded, websocket open, Plotly's JavaScript (Streamlit's ``PlotlyChart`` chunk)
+   requested and loaded, the first chart's message received, the first chart drawn.
+3. The same for a trivial Streamlit app with one three-point Plotly chart: what the server
+   start, the browser and Plotly cost by themselves on this machine (the floor).
+4. With ``--baseline DIR`` (another checkout of the app, e.g. the commit before a change),
+   every measurement also runs on DIR, interleaved with this checkout's, so old and new are
+   measured in one session under the same load, and their ratio is reported.
 
-Run: ``python benchmarks/cold_start.py [--repeats 3]``; writes
+The machine is shared: the 1-minute load average is recorded before every browser run.
+
+Run: ``python benchmarks/cold_start.py [--repeats 3] [--baseline DIR]``; writes
 ``benchmarks/results/cold_start.{json,md}``.
 """
 
@@ -18,29 +27,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 from _common import machine, write
-from load_test import ARGS, CHART, CHROMIUM, free_port, start_server, stop_server
+from load_test import ARGS, CHART, CHROMIUM, free_port, stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
+LOG = ROOT / "benchmarks" / "results" / "cold_start_server.log"
+PAGES = ("", "Loss_intervals")
 
 STEPS = r"""
-import json, time
+import json, sys, time
 t = {}
 t0 = time.perf_counter()
 import numpy, scipy.sparse
 t["numpy + scipy"] = time.perf_counter() - t0; t1 = time.perf_counter()
-import sklearn.neighbors
-t["scikit-learn (neighbours)"] = time.perf_counter() - t1; t1 = time.perf_counter()
 import numba
 t["numba"] = time.perf_counter() - t1; t1 = time.perf_counter()
-import sslviz.problem, sslviz.plots, sslviz.export
-t["sslviz (rest)"] = time.perf_counter() - t1; t1 = time.perf_counter()
+import sslviz.problem, sslviz.export
+t["sslviz"] = time.perf_counter() - t1; t1 = time.perf_counter()
 import streamlit, plotly.graph_objects
 t["streamlit + plotly"] = time.perf_counter() - t1; t1 = time.perf_counter()
 from sslviz.data import load_dataset
@@ -51,83 +64,192 @@ from sslviz.specs import ProblemSpec
 p = build_problem(ProblemSpec())
 t["default instance (PCA, graph, model)"] = time.perf_counter() - t1; t1 = time.perf_counter()
 lo, hi = suggest_sigma_range(p)
-t["suggested σ range"] = time.perf_counter() - t1; t1 = time.perf_counter()
-p.model.soft_labels_many([lo, hi], solver="cg")
-t["first CG call (compiled kernels)"] = time.perf_counter() - t1; t1 = time.perf_counter()
+t["suggested σ range"] = time.perf_counter() - t1
+t["home page's path"] = time.perf_counter() - t0; t1 = time.perf_counter()
 loss_curve(p, lo, hi)
-t["first exact loss curve"] = time.perf_counter() - t1
+t["first exact loss curve"] = time.perf_counter() - t1; t1 = time.perf_counter()
+p.model.soft_labels_many([lo, hi], solver="cg")
+t["first CG call (compiled kernels)"] = time.perf_counter() - t1
 t["total"] = time.perf_counter() - t0
+t["scikit-learn imported"] = "sklearn" in sys.modules
 print(json.dumps(t))
 """
 
+FLOOR_APP = """import plotly.graph_objects as go
+import streamlit as st
 
-def import_top(n: int = 8) -> list[tuple[str, float]]:
+st.title("floor")
+st.plotly_chart(go.Figure(go.Scatter(x=[1, 2, 3], y=[1, 3, 2])))
+"""
+"""The reference app: the same server, browser and Plotly, no work of its own."""
+
+EVENTS = ("healthy", "browser up", "page loaded", "websocket open", "Plotly JS requested",
+          "Plotly JS loaded", "chart message received", "first chart")  # fmt: skip
+"""The events of a session's timeline, in seconds from the server's start."""
+
+
+def start_server(root: Path, port: int, log: Path) -> subprocess.Popen:
+    """``streamlit run app.py`` in ``root`` on 127.0.0.1:``port``, once its health endpoint
+    answers. The app's own ``.streamlit/config.toml`` applies (file watching included): the
+    server runs as the README starts it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=root, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with status {proc.returncode}; see {log}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    stop_server(proc)
+    raise TimeoutError("streamlit did not start within 90 s")
+
+
+def steps(root: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", STEPS], cwd=root, capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def import_top(root: Path, n: int = 8) -> list[tuple[str, float]]:
     """The ``n`` packages with the largest import time (s) under ``import app_cache``: per
     top-level package, the cumulative time of its first (outermost) import."""
     err = subprocess.run([sys.executable, "-X", "importtime", "-c", "import app_cache"],
-                         cwd=ROOT, capture_output=True, text=True).stderr  # fmt: skip
+                         cwd=root, capture_output=True, text=True).stderr  # fmt: skip
     out: dict[str, float] = {}
     for line in err.splitlines():
         m = re.match(r"import time:\s+\d+ \|\s+(\d+) \|\s*(\S+)", line)
         if m:
-            root = m.group(2).split(".")[0]
-            out[root] = max(out.get(root, 0.0), int(m.group(1)) / 1e6)
+            top = m.group(2).split(".")[0]
+            out[top] = max(out.get(top, 0.0), int(m.group(1)) / 1e6)
     return sorted(out.items(), key=lambda kv: -kv[1])[:n]
 
 
-async def first_chart(path: str) -> tuple[float, float]:
-    """(server start → healthy, server start → first chart on ``path``), seconds."""
+async def session(root: Path, path: str) -> dict:
+    """One cold session: a new server in ``root``, Chromium on ``/path``; the timeline of
+    :data:`EVENTS` (s from the server's start) and the load average before it."""
     from playwright.async_api import async_playwright
 
-    log = ROOT / "benchmarks" / "results" / "cold_start_server.log"
+    out: dict = {"load_1min": round(os.getloadavg()[0], 2)}
     port = free_port()
     t0 = time.perf_counter()
-    proc = start_server(port, log)
-    healthy = time.perf_counter() - t0
+
+    def mark(event: str) -> None:
+        out.setdefault(event, round(time.perf_counter() - t0, 3))
+
+    proc = start_server(root, port, LOG)
+    mark("healthy")
     try:
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            mark("browser up")
             page = await browser.new_page(viewport={"width": 1400, "height": 900})
+
+            def on_frame(payload) -> None:
+                if isinstance(payload, bytes) and b'"layout"' in payload:  # a Plotly figure
+                    mark("chart message received")
+
+            def on_ws(ws) -> None:
+                mark("websocket open")
+                ws.on("framereceived", on_frame)
+
+            def plotly_js(event: str):
+                return lambda r: mark(event) if "/PlotlyChart." in r.url else None
+
+            page.on("websocket", on_ws)
+            page.on("request", plotly_js("Plotly JS requested"))
+            page.on("requestfinished", plotly_js("Plotly JS loaded"))
             await page.goto(f"http://127.0.0.1:{port}/{path}", timeout=180_000)
+            mark("page loaded")
             await page.wait_for_selector(CHART, timeout=180_000)
-            chart = time.perf_counter() - t0
+            mark("first chart")
             await browser.close()
     finally:
         stop_server(proc)
-    return healthy, chart
+    return out
+
+
+def summary(runs: list[dict]) -> dict:
+    """min / median / max of the first chart, and the median of every event."""
+    charts = [r["first chart"] for r in runs]
+    return {"first_chart_min_s": min(charts), "first_chart_median_s": statistics.median(charts),
+            "first_chart_max_s": max(charts),
+            "load_1min": [r["load_1min"] for r in runs],
+            "events_median_s": {e: statistics.median(r[e] for r in runs if e in r)
+                                for e in EVENTS if any(e in r for r in runs)}}  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="another checkout of the app, measured interleaved with this one")
     args = ap.parse_args()
-    steps = []
-    for _ in range(args.repeats):
-        out = subprocess.run([sys.executable, "-c", STEPS], cwd=ROOT, capture_output=True,
-                             text=True, check=True).stdout  # fmt: skip
-        steps.append(json.loads(out.strip().splitlines()[-1]))
-    best = {k: min(s[k] for s in steps) for k in steps[0]}
-    imports = import_top()
-    pages = {}
-    for path in ("", "Loss_intervals"):
-        runs = [asyncio.run(first_chart(path)) for _ in range(args.repeats)]
-        pages[path or "home"] = {"healthy_s": min(r[0] for r in runs),
-                                 "first_chart_s": min(r[1] for r in runs),
-                                 "first_chart_max_s": max(r[1] for r in runs)}  # fmt: skip
-    md = ["# Cold start (`python benchmarks/cold_start.py`)", "",
-          f"Minimum over {args.repeats} fresh processes / servers. Machine: "
-          + json.dumps(machine()), "", "## Server start to first chart (Chromium)", "",
-          "| page | server healthy (s) | first chart (s, min) | first chart (s, max) |",
-          "|---|---|---|---|"]  # fmt: skip
-    for name, r in pages.items():
-        md.append(f"| {name} | {r['healthy_s']:.2f} | {r['first_chart_s']:.2f} | "
-                  f"{r['first_chart_max_s']:.2f} |")  # fmt: skip
-    md += ["", "## The home page's path in one process (s, min)", "", "| step | s |", "|---|---|"]
-    md += [f"| {k} | {v:.3f} |" for k, v in best.items()]
-    md += ["", "## Heaviest imports under `import app_cache` (cumulative s, one run)", "",
-           "| module | s |", "|---|---|"] + [f"| {k} | {v:.3f} |" for k, v in imports]  # fmt: skip
-    write("cold_start", {"machine": machine(), "pages": pages, "steps": steps,
-                         "imports": imports}, "\n".join(md) + "\n")  # fmt: skip
+    LOG.parent.mkdir(parents=True, exist_ok=True)
+    apps = {"current": ROOT}
+    if args.baseline is not None:
+        apps["baseline"] = args.baseline.resolve()
+    floor = Path(tempfile.mkdtemp(prefix="sslviz_floor_"))
+    (floor / "app.py").write_text(FLOOR_APP)
+    step_runs: dict[str, list[dict]] = {name: [] for name in apps}
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for i in range(args.repeats):
+        order = list(apps) if i % 2 == 0 else list(reversed(apps))  # alternate: drift cancels
+        for name in order:
+            step_runs[name].append(steps(apps[name]))
+        for path in PAGES:
+            for name in order:
+                runs.setdefault((name, path or "home"), []).append(
+                    asyncio.run(session(apps[name], path)))
+        runs.setdefault(("floor", "trivial app"), []).append(asyncio.run(session(floor, "")))
+    pages = {f"{name} / {page}": summary(r) for (name, page), r in runs.items()}
+    best = {name: {k: (min(s[k] for s in sr) if k != "scikit-learn imported" else sr[0][k])
+                   for k in sr[0]} for name, sr in step_runs.items()}  # fmt: skip
+    imports = {name: import_top(root) for name, root in apps.items()}
+
+    md = ["# Cold start (`python benchmarks/cold_start.py"
+          + (f" --repeats {args.repeats}" if args.repeats != 3 else "")
+          + (" --baseline DIR`)" if args.baseline else "`)"), "",
+          f"{args.repeats} fresh servers per page and app"
+          + (" (current and baseline interleaved)" if args.baseline else "")
+          + f". Machine: {json.dumps(machine())}, shared: 1-minute load average before "
+          "each run in the last column.", "",
+          "## Server start to first chart (Chromium, s)", "",
+          "| app / page | min | median | max | load average |",
+          "|---|---|---|---|---|"]  # fmt: skip
+    for key, r in pages.items():
+        md.append(f"| {key} | {r['first_chart_min_s']:.2f} | {r['first_chart_median_s']:.2f} | "
+                  f"{r['first_chart_max_s']:.2f} | {', '.join(map(str, r['load_1min']))} |")
+    if args.baseline:
+        md += ["", "Baseline ÷ current, same session: " + ", ".join(
+            f"{page} {pages[f'baseline / {page}']['first_chart_median_s'] / pages[f'current / {page}']['first_chart_median_s']:.2f}× (median), "  # noqa: E501
+            f"{pages[f'baseline / {page}']['first_chart_min_s'] / pages[f'current / {page}']['first_chart_min_s']:.2f}× (min)"  # noqa: E501
+            for page in ("home", "Loss_intervals")) + "."]  # fmt: skip
+    md += ["", "## Where the time goes (median s from the server's start)", "",
+           "| event | " + " | ".join(pages) + " |", "|---|" + "---|" * len(pages)]
+    for e in EVENTS:
+        md.append(f"| {e} | " + " | ".join(
+            f"{r['events_median_s'][e]:.2f}" if e in r["events_median_s"] else "–"
+            for r in pages.values()) + " |")  # fmt: skip
+    md += ["", "## The app's path in one process (s, min over the runs)", "",
+           "| step | " + " | ".join(best) + " |", "|---|" + "---|" * len(best)]
+    for k in best["current"]:
+        md.append(f"| {k} | " + " | ".join(
+            (("yes" if b[k] else "no") if isinstance(b[k], bool) else f"{b[k]:.3f}")
+            for b in best.values()) + " |")  # fmt: skip
+    for name, top in imports.items():
+        md += ["", f"## Heaviest imports under `import app_cache`, {name} (cumulative s, one "
+               "run)", "", "| module | s |", "|---|---|"] + [f"| {k} | {v:.3f} |" for k, v in top]
+    write("cold_start", {"machine": machine(), "repeats": args.repeats,
+                         "baseline": str(args.baseline) if args.baseline else None,
+                         "pages": pages, "runs": {f"{a} / {p}": r for (a, p), r in runs.items()},
+                         "steps": step_runs, "imports": imports}, "\n".join(md) + "\n")  # fmt: skip
 
 
 if __name__ == "__main__":

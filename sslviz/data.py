@@ -431,14 +431,37 @@ def load_dataset(
         return _DATASET_CACHE.setdefault(key, dataset)
 
 
-def _load_digits() -> Dataset:
-    from sklearn.datasets import load_digits
+def _digits_file() -> Path | None:
+    """scikit-learn's ``datasets/data/digits.csv.gz``, found without importing scikit-learn
+    (None when it is not where it was in scikit-learn 1.x)."""
+    import importlib.util
 
-    bunch = load_digits()
+    spec = importlib.util.find_spec("sklearn")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / "datasets" / "data" / "digits.csv.gz"
+        if path.is_file():
+            return path
+    return None
+
+
+def _load_digits() -> Dataset:
+    """scikit-learn's digits, read the way ``sklearn.datasets.load_digits`` reads them
+    (``np.loadtxt`` of its gzipped CSV: the same arrays, tested) but without importing
+    scikit-learn, whose import is about half of the app's cold start."""
+    path = _digits_file()
+    if path is not None:
+        with gzip.open(path, mode="rt", encoding="utf-8") as f:
+            table = np.loadtxt(f, delimiter=",")
+        data, target = table[:, :-1], table[:, -1].astype(int, copy=False)
+    else:  # pragma: no cover - a scikit-learn that moved its data file
+        from sklearn.datasets import load_digits
+
+        bunch = load_digits()
+        data, target = bunch.data, bunch.target
     return Dataset(
         name="digits",
-        X=np.asarray(bunch.data, dtype=np.float64) / 16.0,
-        y=np.asarray(bunch.target, dtype=np.int64),
+        X=np.asarray(data, dtype=np.float64) / 16.0,
+        y=np.asarray(target, dtype=np.int64),
         image_shape=(8, 8),
         class_names=dict(_DIGIT_NAMES),
     )
@@ -802,14 +825,16 @@ def _pool(dataset: Dataset, classes: tuple[int, int], rows: np.ndarray, pca: int
             return entry[key]
     X = dataset.X[rows]
     if pca > 0:
-        from sklearn.decomposition import PCA
-
         # Both solvers are exact and deterministic (signs fixed by svd_flip); the
         # covariance eigendecomposition is ~10x faster on tall pools such as
         # Fashion-MNIST's 12,000 x 784, with the same scores to ~1e-12.
         tall = X.shape[0] >= 10 * X.shape[1] and X.shape[1] <= 1000
-        solver = "covariance_eigh" if tall else "full"
-        Z = PCA(n_components=pca, svd_solver=solver).fit_transform(X)
+        if tall:
+            from sklearn.decomposition import PCA
+
+            Z = PCA(n_components=pca, svd_solver="covariance_eigh").fit_transform(X)
+        else:
+            Z = pca_full(X, pca)
     else:
         Z = X
     pool = _Pool(
@@ -823,6 +848,26 @@ def _pool(dataset: Dataset, classes: tuple[int, int], rows: np.ndarray, pca: int
         while len(entry) > _POOL_CACHE_PER_DATASET:
             entry.popitem(last=False)
     return pool
+
+
+def pca_full(X: np.ndarray, n_components: int) -> np.ndarray:
+    """The scores of ``sklearn.decomposition.PCA(n_components, svd_solver="full")
+    .fit_transform(X)``, bit for bit (tested), without importing scikit-learn: the same
+    operations in the same order — centre a copy of X on the column means, SciPy's SVD
+    (gesdd), signs fixed so each row of Vt has its largest |entry| positive (sklearn's
+    ``svd_flip(u_based_decision=False)``), scores U[:, :k]·S[:k]."""
+    import scipy.linalg
+
+    X = np.asarray(X, dtype=np.float64)
+    centred = np.array(X, copy=True)
+    centred -= np.mean(X, axis=0)
+    U, S, Vt = scipy.linalg.svd(centred, full_matrices=False)
+    big = np.argmax(np.abs(Vt), axis=1)
+    signs = np.sign(Vt[np.arange(Vt.shape[0]), big])
+    U *= signs[np.newaxis, :]
+    U = U[:, :n_components]
+    U *= S[:n_components]
+    return U
 
 
 def _check_classes(classes: object, dataset: Dataset, caller: str) -> tuple[int, int]:

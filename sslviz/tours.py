@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-LOSS = "pages/1_Loss_intervals.py"
-CONDITIONING = "pages/2_Conditioning.py"
-REGRET = "pages/3_Online_regret.py"
-SPEED = "pages/4_Speed.py"
+LOSS = "app_pages/1_Loss_intervals.py"
+CONDITIONING = "app_pages/2_Conditioning.py"
+REGRET = "app_pages/3_Online_regret.py"
+SPEED = "app_pages/4_Speed.py"
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Tour:
     title, teaser : str
         Gallery card: the title and a one-line teaser.
     page : str
-        Page file the tour opens, relative to the app root (``pages/1_Loss_intervals.py``).
+        Page file the tour opens, relative to the app root (``app_pages/1_Loss_intervals.py``).
     settings : dict of str to str
         URL query values (URL key → text, as in a link).
     text : str

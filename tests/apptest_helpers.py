@@ -23,10 +23,10 @@ INVALID = {
     "complete graph too large": {"w_family": "complete", "w_n": 2000},
 }
 PAGES = {
-    "loss": "pages/1_Loss_intervals.py",
-    "conditioning": "pages/2_Conditioning.py",
-    "regret": "pages/3_Online_regret.py",
-    "speed": "pages/4_Speed.py",
+    "loss": "app_pages/1_Loss_intervals.py",
+    "conditioning": "app_pages/2_Conditioning.py",
+    "regret": "app_pages/3_Online_regret.py",
+    "speed": "app_pages/4_Speed.py",
 }
 
 
@@ -70,7 +70,7 @@ HOME = ("app.py", "home.py")
 
 def start(page: str | None, query: dict | None = None, cfg: dict | None = None) -> AppTest:
     """Run app.py (with ``query`` in the URL and ``cfg`` as the session's settings) on
-    ``page`` (a page file such as ``pages/2_Conditioning.py``; None or app.py: home)."""
+    ``page`` (a page file such as ``app_pages/2_Conditioning.py``; None or app.py: home)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params.update(query or {})
     if cfg is not None:

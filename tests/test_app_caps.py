@@ -10,8 +10,8 @@ import app_cache
 import app_player
 import app_state
 
-LOSS, REGRET, PLAYER = "pages/1_Loss_intervals.py", "pages/3_Online_regret.py", \
-    "pages/5_Algorithm_4.py"  # fmt: skip
+LOSS, REGRET, PLAYER = "app_pages/1_Loss_intervals.py", "app_pages/3_Online_regret.py", \
+    "app_pages/5_Algorithm_4.py"  # fmt: skip
 
 
 @pytest.fixture
@@ -57,8 +57,8 @@ def stop_after_first_tick(monkeypatch):
     return fired
 
 
-@pytest.mark.parametrize("page", [LOSS, "pages/2_Conditioning.py", REGRET, "pages/4_Speed.py",
-                                  PLAYER])  # fmt: skip
+@pytest.mark.parametrize("page", [LOSS, "app_pages/2_Conditioning.py", REGRET,
+                                  "app_pages/4_Speed.py", PLAYER])  # fmt: skip
 def test_every_page_refuses_a_request_over_the_time_cap(monkeypatch, calls, page):
     monkeypatch.setattr(app_state, "MAX_SECONDS", 0.01)
     at = start(page, {"n": "90", "labeled": "7", "seed": "111"})
@@ -159,7 +159,7 @@ def test_a_stopped_recording_memoises_nothing(calls, stop_after_first_tick):
 
 
 def test_a_stopped_speed_grid_is_not_restarted(calls, stop_after_first_tick):
-    at = start("pages/4_Speed.py", {"n": "60", "labeled": "6", "seed": "109",
+    at = start("app_pages/4_Speed.py", {"n": "60", "labeled": "6", "seed": "109",
                                     "sizes": "40", "speed_solvers": "cg"})  # fmt: skip
     assert stop_after_first_tick and not at.exception
     at.run()

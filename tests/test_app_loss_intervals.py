@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest, element_tree
 from sslviz import specs as S
 from sslviz.specs import LossView
 
-PAGE = "pages/1_Loss_intervals.py"
+PAGE = "app_pages/1_Loss_intervals.py"
 MISSES = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"}
 PANEL = ["may flip a label here", "error max|f_t − f|", "margin min|f − ½|", "t needed, CG",
          "t needed, PCG", "t used"]  # fmt: skip
@@ -35,6 +35,8 @@ def test_default_settings_draw_figure_3_and_drill_down():
     at = start()
     assert not at.exception and not at.error
     assert not at.help  # no stray "magic" output of a bare expression
+    assert not at.get("progress")  # the bar and its Stop button go when the work ends
+    assert "Stop" not in [b.label for b in at.button]
     assert "true breakpoint" in at.info[0].value  # the verdict
     missed = int(metrics(at)["missed"])
     assert any(x.value == "No true breakpoint missed." for x in at.success) == (missed == 0)
@@ -210,7 +212,9 @@ def test_threshold_family_shows_the_exact_loss_over_r():
 
 
 def test_paper_mode_and_delalleau_run():
-    at = start({"mode": "paper", "labeling": "delalleau", "n": "60", "labeled": "6"})
+    # Delalleau on kNN, as in the paper (paper mode on the default complete graph: ~95 s).
+    at = start({"mode": "paper", "labeling": "delalleau", "family": "knn", "n": "60",
+                "labeled": "6"})  # fmt: skip
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 2
     line = code_lines(at)[1]

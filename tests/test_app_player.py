@@ -1,4 +1,4 @@
-"""The Algorithm 4 player page (pages/5_Algorithm_4.py, issue 11), run on its own."""
+"""The Algorithm 4 player page (app_pages/5_Algorithm_4.py, issue 11), run on its own."""
 
 import json
 
@@ -10,7 +10,7 @@ from sslviz.intervals import sweep
 from sslviz.problem import build_problem
 from sslviz.specs import ProblemSpec, SigmaRange, SweepSettings
 
-PAGE = str(ROOT / "pages" / "5_Algorithm_4.py")
+PAGE = str(ROOT / "app_pages" / "5_Algorithm_4.py")
 SMALL = {"n": "60", "family": "knn", "labeled": "6"}
 
 

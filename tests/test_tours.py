@@ -186,7 +186,7 @@ def test_gallery_button_next_and_leave():
 def test_starting_a_tour_again_resets_its_settings():
     at = start(None, {"tour": "cg-misses"})
     at.number_input(key="w_t").set_value(7).run()
-    at.switch_page("app.py").run()
+    at.switch_page("home.py").run()
     at.button(key="w_tour_cg-misses").click().run()
     assert not at.exception
     assert at.number_input(key="w_t").value == int(tours.get("cg-misses").settings["t"])

@@ -1,0 +1,152 @@
+"""Cold start (issue 12 §6): the default view's path does not import scikit-learn, and what
+replaced it on that path gives the same numbers, bit for bit (the digits, the PCA scores,
+the neighbour distances, the suggested σ range, the instances)."""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from sklearn.datasets import load_digits
+from sklearn.decomposition import PCA
+from sklearn.neighbors import NearestNeighbors
+
+from sslviz import data, graphs
+from sslviz.problem import build_problem, suggest_sigma_range
+from sslviz.specs import ProblemSpec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_default_path_does_not_import_scikit_learn():
+    """Importing the app's modules, loading the digits, building the default instance and
+    its suggested σ range (all the home page computes) leave scikit-learn unimported:
+    its import was about half of a cold start."""
+    code = (
+        "import sys, app_cache, app_state\n"
+        "from sslviz import cli, plots\n"
+        "from sslviz.problem import build_problem, loss_curve, suggest_sigma_range\n"
+        "from sslviz.specs import ProblemSpec\n"
+        "p = build_problem(ProblemSpec())\n"
+        "lo, hi = suggest_sigma_range(p)\n"
+        "loss_curve(p, lo, hi)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'pandas')))\n"
+    )  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True, timeout=300).stdout  # fmt: skip
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_digits_are_scikit_learns():
+    ds = data._load_digits()
+    bunch = load_digits()
+    assert data._digits_file() is not None  # read without importing scikit-learn
+    assert ds.X.dtype == np.float64 and ds.y.dtype == np.int64
+    assert np.array_equal(ds.X, np.asarray(bunch.data, dtype=np.float64) / 16.0)
+    assert np.array_equal(ds.y, bunch.target)
+    assert ds.image_shape == (8, 8)
+
+
+def _sklearn_pca(X: np.ndarray, k: int) -> np.ndarray:
+    return PCA(n_components=k, svd_solver="full").fit_transform(X)
+
+
+def test_pca_scores_are_scikit_learns_bit_for_bit():
+    ds = data.load_dataset("digits")
+    cases = 0
+    for c0, c1 in itertools.combinations(range(10), 2):
+        X = ds.X[np.flatnonzero((ds.y == c0) | (ds.y == c1))]
+        for k in (1, 2, 45, 64):
+            ours, theirs = data.pca_full(X, k), _sklearn_pca(X, k)
+            assert ours.shape == theirs.shape and ours.tobytes() == theirs.tobytes(), (c0, c1, k)
+            cases += 1
+    rng = np.random.default_rng(7)
+    for n, p in ((30, 200), (200, 30), (64, 64), (5, 3)):  # wide, tall, square, tiny
+        X = rng.normal(size=(n, p)) * 10.0 ** rng.uniform(-3, 3, size=p)
+        for k in (1, min(n, p) // 2 + 1, min(n, p)):
+            assert data.pca_full(X, k).tobytes() == _sklearn_pca(X, k).tobytes(), (n, p, k)
+            cases += 1
+    assert cases == 45 * 4 + 12
+
+
+def _ball_tree_distances(X: np.ndarray, k: int) -> np.ndarray:
+    nn = NearestNeighbors(n_neighbors=k, algorithm="ball_tree").fit(X)
+    return nn.kneighbors(None, n_neighbors=k)[0]
+
+
+@pytest.mark.parametrize("kind", ["digits", "duplicates", "scaled"])
+def test_neighbour_distances_are_the_ball_trees_bit_for_bit(kind):
+    rng = np.random.default_rng({"digits": 1, "duplicates": 2, "scaled": 3}[kind])
+    ds = data.load_dataset("digits")
+    for trial in range(12):
+        n = int(rng.integers(8, graphs._DIRECT_MAX + 1))
+        if kind == "digits":
+            c0, c1 = (int(c) for c in rng.choice(10, 2, replace=False))
+            rows = np.flatnonzero((ds.y == c0) | (ds.y == c1))[:n]
+            X = data.pca_full(ds.X[rows], min(45, rows.size))
+        elif kind == "duplicates":  # ties and zero distances everywhere
+            X = rng.integers(0, 3, size=(n, int(rng.integers(1, 8)))).astype(float)
+        else:
+            X = rng.normal(size=(n, int(rng.integers(1, 70)))) * 10.0 ** rng.uniform(-4, 4)
+        for k in sorted({1, 6, min(20, X.shape[0] - 1)}):
+            ours = graphs.neighbour_distances(X, k)
+            assert ours.tobytes() == _ball_tree_distances(X, k).tobytes(), (trial, k)
+            assert np.array_equal(ours, graphs.neighbours(X, k)[0])
+
+
+def test_neighbour_distances_above_the_direct_size_use_the_tree(monkeypatch):
+    X = np.random.default_rng(4).normal(size=(40, 5))
+    monkeypatch.setattr(graphs, "_DIRECT_MAX", 10)
+    assert graphs.neighbour_distances(X, 6).tobytes() == graphs.neighbours(X, 6)[0].tobytes()
+
+
+SPECS = [ProblemSpec(), ProblemSpec(classes=(3, 8), n=60, n_labeled=6, seed=3),
+         ProblemSpec(classes=(1, 7), n=300, family="knn", k=6, seed=1),
+         ProblemSpec(classes=(4, 9), n=150, pca=10, family="mutual-knn", k=8),
+         ProblemSpec(classes=(0, 6), n=80, pca=0, family="complete", seed=5)]  # fmt: skip
+
+
+def _sklearn_path(monkeypatch) -> None:
+    """The code before this change: scikit-learn's PCA and its ball tree."""
+    monkeypatch.setattr(data, "pca_full", _sklearn_pca)
+    monkeypatch.setattr(graphs, "_DIRECT_MAX", 0)
+    data._POOL_CACHE.clear()
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: f"{s.classes}-{s.n}-{s.family}")
+def test_instances_and_suggested_range_are_unchanged(monkeypatch, spec):
+    ours = build_problem(spec)
+    ours_range = suggest_sigma_range(ours)
+    with monkeypatch.context() as m:
+        _sklearn_path(m)
+        theirs = build_problem(spec)
+        assert suggest_sigma_range(theirs) == ours_range
+    data._POOL_CACHE.clear()
+    for a, b in ((ours.instance.X, theirs.instance.X), (ours.instance.y, theirs.instance.y),
+                 (ours.instance.labeled, theirs.instance.labeled)):  # fmt: skip
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if ours.graph.is_dense:
+        assert ours.graph.sqdist.tobytes() == theirs.graph.sqdist.tobytes()
+    else:
+        assert (ours.graph.sqdist != theirs.graph.sqdist).nnz == 0
+
+
+def test_plotly_javascript_is_preloaded():
+    """app.py has the browser load Streamlit's Plotly chunk before the page computes: the
+    chunk it names must exist in this Streamlit (else the preload silently does nothing)."""
+    folder = os.path.join(os.path.dirname(st.__file__), "static", "static", "js")
+    [chunk] = glob.glob(os.path.join(folder, "PlotlyChart.*.js"))
+    from apptest_helpers import start
+
+    at = start(None)
+    assert not at.exception
+    [preload] = [h for h in at.get("html") if "sslviz-preload" in h.proto.body]
+    assert os.path.basename(chunk) in preload.proto.body
+    assert "display:none" in preload.proto.body  # takes no room on the page
