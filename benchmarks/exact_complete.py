@@ -1,7 +1,7 @@
 """Exact loss curves on complete graphs: the Chebyshev search against the Hermite search.
 
     python benchmarks/exact_complete.py                      # n = 500, 1000, 2000
-    python benchmarks/exact_complete.py --sizes 500 --old-max 0   # new method only
+    python benchmarks/exact_complete.py --sizes 2000 --old-max 0 --name exact_complete_new
 
 Issue 12 §1. Fashion-MNIST T-shirt vs Trouser (the datasets offline here; MNIST 0 vs 1
 where torchvision has it: ``--dataset mnist``), |L| = 10, σ ∈ [1, 7], complete graph,
@@ -53,6 +53,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dataset", default=None, help="default: fashion-mnist, else digits")
     ap.add_argument("--old-max", type=int, default=2000, help="largest n for the old method")
+    ap.add_argument("--name", default="exact_complete", help="results file name")
     args = ap.parse_args()
     dataset = args.dataset or fashion_or_digits()
     rows = []
@@ -81,7 +82,8 @@ def main() -> None:
         f"seed {args.seed})",
         "",
         f"Command: `python benchmarks/exact_complete.py --sizes {' '.join(map(str, args.sizes))}"
-        f" --old-max {args.old_max}`",
+        f" --old-max {args.old_max}"
+        + (f" --name {args.name}`" if args.name != "exact_complete" else "`"),
         "",
         f"Machine: {machine()}; {WORKERS} worker threads, one BLAS thread each "
         f"(load average at the end: {os.getloadavg()[0]:.1f}). New = Chebyshev search, "
@@ -110,7 +112,7 @@ def main() -> None:
             )
         )
     write(
-        "exact_complete",
+        args.name,
         {"dataset": dataset, "seed": args.seed, "machine": machine(), "rows": rows},
         "\n".join(md) + "\n",
     )
