@@ -34,11 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from _common import machine, write
-from load_test import ARGS, CHART, CHROMIUM, free_port, stop_server
+from load_test import ARGS, CHART, CHROMIUM, free_port, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG = ROOT / "benchmarks" / "results" / "cold_start_server.log"
@@ -88,29 +87,6 @@ EVENTS = ("healthy", "browser up", "page loaded", "websocket open", "Plotly JS r
 """The events of a session's timeline, in seconds from the server's start."""
 
 
-def start_server(root: Path, port: int, log: Path) -> subprocess.Popen:
-    """``streamlit run app.py`` in ``root`` on 127.0.0.1:``port``, once its health endpoint
-    answers. The app's own ``.streamlit/config.toml`` applies (file watching included): the
-    server runs as the README starts it."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=root, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with status {proc.returncode}; see {log}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    stop_server(proc)
-    raise TimeoutError("streamlit did not start within 90 s")
-
-
 def steps(root: Path) -> dict:
     out = subprocess.run([sys.executable, "-c", STEPS], cwd=root, capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
@@ -143,7 +119,7 @@ async def session(root: Path, path: str) -> dict:
     def mark(event: str) -> None:
         out.setdefault(event, round(time.perf_counter() - t0, 3))
 
-    proc = start_server(root, port, LOG)
+    proc = start_server(port, LOG, root=root, poll=0.1)
     mark("healthy")
     try:
         async with async_playwright() as pw:

@@ -105,12 +105,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, log: Path) -> subprocess.Popen:
+def start_server(port: int, log: Path, root: Path = ROOT, poll: float = 0.3) -> subprocess.Popen:
+    """``streamlit run app.py`` in ``root`` on 127.0.0.1:``port``, once its health endpoint
+    answers (checked every ``poll`` s). The app's own ``.streamlit/config.toml`` applies:
+    the server runs as the README starts it."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+         "--browser.gatherUsageStats", "false"],
+        cwd=root, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -120,7 +123,8 @@ def start_server(port: int, log: Path) -> subprocess.Popen:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
                 return proc
         except OSError:
-            time.sleep(0.3)
+            time.sleep(poll)
+    stop_server(proc)
     raise TimeoutError("streamlit did not start within 90 s")
 
 
