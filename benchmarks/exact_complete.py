@@ -2,6 +2,7 @@
 
     python benchmarks/exact_complete.py                      # n = 500, 1000, 2000
     python benchmarks/exact_complete.py --sizes 2000 --old-max 0 --name exact_complete_new
+    python benchmarks/exact_complete.py --scan   # 14 instances, digits and Fashion-MNIST
 
 Issue 12 §1. Fashion-MNIST T-shirt vs Trouser (the datasets offline here; MNIST 0 vs 1
 where torchvision has it: ``--dataset mnist``), |L| = 10, σ ∈ [1, 7], complete graph,
@@ -27,11 +28,11 @@ from sslviz.problem import build_problem, loss_curve
 from sslviz.specs import ProblemSpec
 
 
-def run(problem, chebyshev: bool) -> dict:
+def run(problem, chebyshev: bool, sigma: tuple[float, float] = (1.0, 7.0)) -> dict:
     truth.CHEBYSHEV = chebyshev
     try:
         t0, c0 = time.perf_counter(), time.process_time()
-        curve = loss_curve(problem, 1.0, 7.0)
+        curve = loss_curve(problem, *sigma)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     finally:
         truth.CHEBYSHEV = True
@@ -47,6 +48,59 @@ def run(problem, chebyshev: bool) -> dict:
     }
 
 
+SCAN = [
+    ("digits", (0, 1), 300), ("digits", (3, 8), 300), ("digits", (4, 9), 300),
+    ("digits", (1, 7), 340), ("fashion-mnist", (2, 4), 400), ("fashion-mnist", (0, 6), 400),
+    ("fashion-mnist", (5, 7), 250),
+]  # fmt: skip
+
+
+def scan() -> None:
+    """Both searches on 14 instances at the app's suggested σ range (seeds 0 and 1)."""
+    from sslviz.problem import suggest_sigma_range
+
+    rows = []
+    for dataset, classes, n in SCAN:
+        for seed in (0, 1):
+            spec = ProblemSpec(dataset=dataset, classes=classes, n=n, n_labeled=10, seed=seed,
+                               family="complete")  # fmt: skip
+            problem = build_problem(spec)
+            lo, hi = suggest_sigma_range(problem)
+            new, old = (run(problem, flag, (lo, hi)) for flag in (True, False))
+            a, b = new.pop("curve"), old.pop("curve")
+            same = a.breakpoints.size == b.breakpoints.size
+            rows.append({
+                "dataset": dataset, "classes": list(classes), "n": n, "seed": seed,
+                "sigma": [lo, hi], "new": new, "old": old, "same_count": same,
+                "max_rel_diff": float(np.max(np.abs(a.breakpoints - b.breakpoints)
+                                             / b.breakpoints, initial=0.0)) if same else None,
+                "losses_equal": same and bool(np.array_equal(a.loss.values, b.loss.values)),
+            })  # fmt: skip
+            print(rows[-1], flush=True)
+    md = [
+        "# Exact curves on complete graphs: Chebyshev vs Hermite search at the suggested σ",
+        "",
+        "Command: `python benchmarks/exact_complete.py --scan`",
+        "",
+        f"Machine: {machine()}. |L| = 10, complete graph, σ range suggested by the data.",
+        "",
+        "| dataset | classes | n | seed | σ range | breakpoints (new / old) | max rel. diff "
+        "| same losses | evaluations (new / old) | new s | old s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    md += [
+        f"| {r['dataset']} | {r['classes'][0]} v {r['classes'][1]} | {r['n']} | {r['seed']} "
+        f"| [{r['sigma'][0]:.2f}, {r['sigma'][1]:.2f}] "
+        f"| {r['new']['breakpoints']} / {r['old']['breakpoints']} "
+        f"| {r['max_rel_diff'] if r['max_rel_diff'] is None else format(r['max_rel_diff'], '.1e')} "
+        f"| {'yes' if r['losses_equal'] else 'NO'} "
+        f"| {r['new']['evaluations']} / {r['old']['evaluations']} "
+        f"| {r['new']['seconds']:.2f} | {r['old']['seconds']:.2f} |"
+        for r in rows
+    ]
+    write("exact_complete_scan", {"machine": machine(), "rows": rows}, "\n".join(md) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[500, 1000, 2000])
@@ -54,7 +108,11 @@ def main() -> None:
     ap.add_argument("--dataset", default=None, help="default: fashion-mnist, else digits")
     ap.add_argument("--old-max", type=int, default=2000, help="largest n for the old method")
     ap.add_argument("--name", default="exact_complete", help="results file name")
+    ap.add_argument("--scan", action="store_true", help="14 instances at the suggested σ")
     args = ap.parse_args()
+    if args.scan:
+        scan()
+        return
     dataset = args.dataset or fashion_or_digits()
     rows = []
     for n in args.sizes:
