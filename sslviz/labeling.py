@@ -27,11 +27,9 @@ search and Algorithm 4 call.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 from scipy.spatial.distance import cdist
@@ -703,10 +701,7 @@ class HarmonicModel(_SoftLabelModel):
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
-        with warnings.catch_warnings():
-            # An exactly singular LU (scipy's LinAlgWarning) is caught below: GTH redoes it.
-            warnings.simplefilter("ignore", la.LinAlgWarning)
-            f[keep] = lin.solve(b[keep], f0)
+        f[keep] = lin.solve(b[keep], f0)  # an exactly singular LU: GTH redoes it below
         if solver in ("exact", "inverse") and (
             lin.min_pivot < _PIVOT_TOL or not np.all((f >= -1e-9) & (f <= 1 + 1e-9))
         ):

@@ -280,15 +280,17 @@ class Factorization:
                 self.min_pivot = float(np.abs(lu.U.diagonal()).min())
                 self._solve = lu.solve
                 return
-            Ad = A.toarray() if sp.issparse(A) else A
+            # getrf/getrs as scipy.linalg.lu_factor/lu_solve run them (same bits), without
+            # their LinAlgWarning on an exactly zero pivot (min_pivot 0 says so): a warning
+            # filter set around them would not be thread-safe.
+            Ad = np.array(A.toarray() if sp.issparse(A) else A, dtype=float, order="F")
             with np.errstate(all="ignore"):
-                lu = la.lu_factor(Ad, check_finite=False)
-            self.min_pivot = float(np.abs(np.diag(lu[0])).min())
+                lu, piv, self.min_pivot = lu_dense(Ad)
             if method == "inverse":
-                inv = la.lu_solve(lu, np.eye(Ad.shape[0]), check_finite=False)
+                inv = lu_dense_solve(lu, piv, np.eye(Ad.shape[0]))
                 self._solve = lambda b: inv @ b
             else:
-                self._solve = lambda b: la.lu_solve(lu, b, check_finite=False)
+                self._solve = lambda b: lu_dense_solve(lu, piv, b)
         except (RuntimeError, np.linalg.LinAlgError, ValueError):
             self.min_pivot = 0.0  # exactly singular in floating point
             self._solve = lambda b: np.full(np.shape(b), np.nan)
