@@ -108,11 +108,11 @@ at most 2 unless ``SSLVIZ_WORKERS`` says otherwise. Each system is still solved 
 BLAS thread, so the results do not depend on this number."""
 
 
-def parallel_map(func: Callable, items: list, *, min_items: int = 2) -> list:
-    """``[func(x) for x in items]``, on :data:`WORKERS` threads when there are at least
-    ``min_items`` (LAPACK and NumPy's elementwise functions release the GIL). Every call
-    does the same arithmetic whichever thread runs it: the results are the serial ones."""
-    if WORKERS == 1 or len(items) < max(min_items, 2):
+def parallel_map(func: Callable, items: list) -> list:
+    """``[func(x) for x in items]``, on :data:`WORKERS` threads when there are two items
+    or more (LAPACK and NumPy's elementwise functions release the GIL). Every call does
+    the same arithmetic whichever thread runs it: the results are the serial ones."""
+    if WORKERS == 1 or len(items) < 2:
         return [func(x) for x in items]
     with ThreadPoolExecutor(max_workers=min(WORKERS, len(items))) as pool:
         return list(pool.map(func, items))

@@ -164,6 +164,17 @@ def _rowsum(W) -> np.ndarray:
     return np.asarray(W.sum(axis=1)).ravel()
 
 
+def _derivative_rhs(dW_UU, dW_UL, y_l: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Right-hand side of eq. (2), W'_UL f_L − L'_UU f_U with L' = diag(W'1) − W'."""
+    ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
+    return dW_UL @ y_l - (ddeg * f - dW_UU @ f)
+
+
+def _in_unit(f: np.ndarray) -> bool:
+    """Every soft label within [0, 1] up to 1e-9: an exact solve that can be trusted."""
+    return bool(np.all((f >= -1e-9) & (f <= 1 + 1e-9)))
+
+
 def _laplacian_block(deg: np.ndarray, W_UU):
     """diag(deg) − W_UU, same kind as W_UU."""
     if isinstance(W_UU, np.ndarray):
@@ -481,7 +492,7 @@ class HarmonicModel(_SoftLabelModel):
                 return None
             lu, piv, min_pivot = lu_dense(M)
             f = lu_dense_solve(lu, piv, b)
-            if min_pivot < _PIVOT_TOL or not np.all((f >= -1e-9) & (f <= 1 + 1e-9)):
+            if min_pivot < _PIVOT_TOL or not _in_unit(f):
                 return None
 
             def solve(v):
@@ -500,8 +511,7 @@ class HarmonicModel(_SoftLabelModel):
 
         df = None
         if dW_UU is not None:
-            ddeg = dW_UU.sum(axis=1) + dW_UL.sum(axis=1)
-            df = solve(dW_UL @ self.y_l - (ddeg * f - dW_UU @ f))
+            df = solve(_derivative_rhs(dW_UU, dW_UL, self.y_l, f))
         return SoftLabels(
             sigma, f, df, self._structural.copy(), 1 if df is None else 2, matvecs,
             factorizations,
@@ -546,11 +556,9 @@ class HarmonicModel(_SoftLabelModel):
         if min_pivot < _PIVOT_TOL:
             return None
         f = q * cholesky_dense_solve(c, p * (W_UL @ self.y_l))
-        if not np.all((f >= -1e-9) & (f <= 1 + 1e-9)):
+        if not _in_unit(f):
             return None
-        ddeg = dW_UU.sum(axis=1) + dW_UL.sum(axis=1)
-        rhs = dW_UL @ self.y_l - (ddeg * f - dW_UU @ f)
-        df = q * cholesky_dense_solve(c, p * rhs)
+        df = q * cholesky_dense_solve(c, p * _derivative_rhs(dW_UU, dW_UL, self.y_l, f))
         return SoftLabels(sigma, f, df, self._structural.copy(), 2, 0, 1)
 
     def batches(self, solver: str) -> bool:
@@ -582,15 +590,13 @@ class HarmonicModel(_SoftLabelModel):
         if self.batches(solver):
             out = self._batch.solve(sig, solver, cg_iters, derivative)
         todo = [x for x, sl in zip(sig.tolist(), out, strict=True) if sl is None]
+
+        def one(x: float) -> SoftLabels:
+            return self._soft_labels_one(x, solver, cg_iters, derivative, None)
+
         # Direct solves of big systems are independent: side by side on the cores.
         big = solver in ("exact", "inverse") and self.n_unlabeled >= _PARALLEL_MIN
-        done = iter(
-            parallel_map(
-                lambda x: self._soft_labels_one(x, solver, cg_iters, derivative, None),
-                todo,
-                min_items=2 if big else len(todo) + 1,
-            )
-        )
+        done = iter(parallel_map(one, todo) if big else [one(x) for x in todo])
         return [sl if sl is not None else next(done) for sl in out]
 
     @one_thread
@@ -661,8 +667,7 @@ class HarmonicModel(_SoftLabelModel):
         f[keep] = x
         df = None
         if derivative:
-            ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
-            rhs = (dW_UL @ self.y_l - (ddeg * f - dW_UU @ f))[keep]
+            rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f)[keep]
             d = solve_cg(A, rhs, maxiter=cap, rtol=1e-8, M=pre)
             df = np.zeros(self.n_unlabeled)
             df[keep] = d.x
@@ -702,9 +707,7 @@ class HarmonicModel(_SoftLabelModel):
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
         f[keep] = lin.solve(b[keep], f0)  # an exactly singular LU: GTH redoes it below
-        if solver in ("exact", "inverse") and (
-            lin.min_pivot < _PIVOT_TOL or not np.all((f >= -1e-9) & (f <= 1 + 1e-9))
-        ):
+        if solver in ("exact", "inverse") and (lin.min_pivot < _PIVOT_TOL or not _in_unit(f)):
             # LU pivots show cancellation (a cluster that barely leaks to the labeled set):
             # redo subtraction-free. The leak is the weight to L and to the nodes fixed at ½.
             leak = to_l + (_rowsum(W_UU[:, degenerate]) if degenerate.any() else 0.0)
@@ -719,8 +722,7 @@ class HarmonicModel(_SoftLabelModel):
                 degenerate = degenerate.copy()
                 degenerate[np.flatnonzero(keep)[gth.cut]] = True
         if dW_UU is not None:
-            ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
-            rhs = dW_UL @ self.y_l - (ddeg * f - dW_UU @ f)
+            rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f)
             df[keep] = lin.solve(rhs[keep], df0)
             df[degenerate] = 0.0
         return SoftLabels(
