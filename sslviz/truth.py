@@ -312,6 +312,22 @@ def _cheb_eval(c: np.ndarray, theta: np.ndarray) -> np.ndarray:
     return np.einsum("qk,kq->q", np.cos(theta[:, None] * np.arange(c.shape[0])), c)
 
 
+def _cheb_steps(t, vals, cols, bound, h) -> tuple[tuple, tuple]:
+    """The steps of rows of grid values ``vals`` (q, S + 1) at θ ``t`` (same shape) of
+    columns ``cols`` (q,): ``(brackets, suspects)``. Brackets ``(θ_lo, θ_hi, p(θ_lo), col,
+    |Δp/Δθ|)`` are the steps where p changes sign; suspects ``(θ_a, θ_b, p(θ_a), p(θ_b),
+    col)`` the steps of one sign whose smaller |p| is within the most a pair of roots could
+    dip below the chord: ``bound[col]``·h²/8, with ``h`` (q,) the row's step."""
+    pos = vals > 0
+    qi, si = np.nonzero(pos[:, :-1] != pos[:, 1:])
+    lo, hi, vlo = t[qi, si], t[qi, si + 1], vals[qi, si]
+    brackets = (lo, hi, vlo, cols[qi], np.abs(vals[qi, si + 1] - vlo) / (hi - lo))
+    low = np.minimum(np.abs(vals[:, :-1]), np.abs(vals[:, 1:]))
+    qi, si = np.nonzero((pos[:, :-1] == pos[:, 1:]) & (low <= (bound[cols] * h * h / 8)[:, None]))
+    suspects = (t[qi, si], t[qi, si + 1], vals[qi, si], vals[qi, si + 1], cols[qi])
+    return brackets, suspects
+
+
 def _cheb_roots(c: np.ndarray, ends: tuple[np.ndarray, np.ndarray]) -> tuple:
     """Every sign change of each column's interpolant p_u(cos θ), θ ∈ [0, π].
 
@@ -323,54 +339,28 @@ def _cheb_roots(c: np.ndarray, ends: tuple[np.ndarray, np.ndarray]) -> tuple:
     common end. Returns ``(θ, u, slope)``: roots, their columns, and |Δp/Δθ| over the
     grid step each was found in.
     """
-    N = c.shape[0] - 1
+    N, n = c.shape[0] - 1, c.shape[1]
     k = np.arange(N + 1)
     M = _CHEB_FINE * N
     theta = np.pi * np.arange(M + 1) / M
     V = np.cos(np.outer(theta, k)) @ c
     V[0], V[-1] = ends
-    pos = V > 0
-    jj, uu = np.nonzero(pos[:-1] != pos[1:])
-    lo, hi, vlo = theta[jj], theta[jj + 1], V[jj, uu]
-    slope = np.abs(V[jj + 1, uu] - vlo) / (hi - lo)
     bound = (k[:, None] ** 2 * np.abs(c)).sum(axis=0)
-    step = np.pi / M
-    cj, cu = np.nonzero(
-        (pos[:-1] == pos[1:]) & (np.minimum(np.abs(V[:-1]), np.abs(V[1:])) <= bound * step**2 / 8)
+    found, suspects = _cheb_steps(
+        np.broadcast_to(theta, (n, M + 1)), V.T, np.arange(n), bound, np.full(n, np.pi / M)
     )
-    a_t, b_t = theta[cj], theta[cj + 1]
-    va, vb = V[cj, cu], V[cj + 1, cu]
-    extra = ([], [], [], [], [])
+    parts = [found]
+    s = np.linspace(0.0, 1.0, _CHEB_SUB + 1)
     for _ in range(2):  # two closer looks: the dip bound shrinks by _CHEB_SUB² each time
+        a_t, b_t, va, vb, cu = suspects
         if not cu.size:
             break
-        s = np.linspace(0.0, 1.0, _CHEB_SUB + 1)
         t = a_t[:, None] + (b_t - a_t)[:, None] * s  # (q, S + 1)
         vals = np.einsum("qsk,kq->qs", np.cos(t[..., None] * k), c[:, cu])
         vals[:, 0], vals[:, -1] = va, vb
-        p = vals > 0
-        qi, si = np.nonzero(p[:, :-1] != p[:, 1:])
-        for box, part in zip(
-            extra,
-            (t[qi, si], t[qi, si + 1], vals[qi, si], cu[qi],
-             np.abs(vals[qi, si + 1] - vals[qi, si]) / (t[qi, si + 1] - t[qi, si])),
-            strict=True,
-        ):  # fmt: skip
-            box.append(part)
-        h = (b_t - a_t) / _CHEB_SUB
-        qi, si = np.nonzero(
-            (p[:, :-1] == p[:, 1:])
-            & (
-                np.minimum(np.abs(vals[:, :-1]), np.abs(vals[:, 1:]))
-                <= (bound[cu] * h * h / 8)[:, None]
-            )
-        )
-        a_t, b_t, va, vb, cu = t[qi, si], t[qi, si + 1], vals[qi, si], vals[qi, si + 1], cu[qi]
-    if extra[0]:
-        lo, hi, vlo, uu, slope = (
-            np.concatenate([x, *more])
-            for x, more in zip((lo, hi, vlo, uu, slope), extra, strict=True)
-        )
+        found, suspects = _cheb_steps(t, vals, cu, bound, (b_t - a_t) / _CHEB_SUB)
+        parts.append(found)
+    lo, hi, vlo, uu, slope = (np.concatenate(x) for x in zip(*parts, strict=True))
     cu = c[:, uu]
     for _ in range(60):  # bisection in θ, all roots at once
         mid = 0.5 * (lo + hi)
