@@ -48,6 +48,18 @@ def run(problem, chebyshev: bool, sigma: tuple[float, float] = (1.0, 7.0)) -> di
     }
 
 
+def compare(new, old) -> dict:
+    """Whether two curves have the same breakpoints (count, largest relative difference;
+    None when the counts differ) and the same piece losses."""
+    same = new.breakpoints.size == old.breakpoints.size
+    diff = np.abs(new.breakpoints - old.breakpoints) / old.breakpoints if same else None
+    return {
+        "same_count": same,
+        "max_rel_diff": float(np.max(diff, initial=0.0)) if same else None,
+        "losses_equal": same and bool(np.array_equal(new.loss.values, old.loss.values)),
+    }
+
+
 SCAN = [
     ("digits", (0, 1), 300), ("digits", (3, 8), 300), ("digits", (4, 9), 300),
     ("digits", (1, 7), 340), ("fashion-mnist", (2, 4), 400), ("fashion-mnist", (0, 6), 400),
@@ -67,15 +79,9 @@ def scan() -> None:
             problem = build_problem(spec)
             lo, hi = suggest_sigma_range(problem)
             new, old = (run(problem, flag, (lo, hi)) for flag in (True, False))
-            a, b = new.pop("curve"), old.pop("curve")
-            same = a.breakpoints.size == b.breakpoints.size
-            rows.append({
-                "dataset": dataset, "classes": list(classes), "n": n, "seed": seed,
-                "sigma": [lo, hi], "new": new, "old": old, "same_count": same,
-                "max_rel_diff": float(np.max(np.abs(a.breakpoints - b.breakpoints)
-                                             / b.breakpoints, initial=0.0)) if same else None,
-                "losses_equal": same and bool(np.array_equal(a.loss.values, b.loss.values)),
-            })  # fmt: skip
+            same = compare(new.pop("curve"), old.pop("curve"))
+            rows.append({"dataset": dataset, "classes": list(classes), "n": n, "seed": seed,
+                         "sigma": [lo, hi], "new": new, "old": old, **same})  # fmt: skip
             print(rows[-1], flush=True)
     md = [
         "# Exact curves on complete graphs: Chebyshev vs Hermite search at the suggested σ",
@@ -122,17 +128,9 @@ def main() -> None:
         row = {"n": n, "new": {k: v for k, v in new.items() if k != "curve"}}
         if n <= args.old_max:
             old = run(problem, False)
-            a, b = new["curve"], old["curve"]
-            same = a.breakpoints.size == b.breakpoints.size
             row["old"] = {k: v for k, v in old.items() if k != "curve"}
             row["ratio"] = old["seconds"] / new["seconds"]
-            row["same_count"] = same
-            row["max_rel_diff"] = (
-                float(np.max(np.abs(a.breakpoints - b.breakpoints) / b.breakpoints))
-                if same and a.breakpoints.size
-                else None
-            )
-            row["losses_equal"] = same and bool(np.array_equal(a.loss.values, b.loss.values))
+            row.update(compare(new["curve"], old["curve"]))
         rows.append(row)
         print(row, flush=True)
     md = [
