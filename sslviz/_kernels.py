@@ -1,5 +1,6 @@
 """Compiled kernels (Numba): fixed-t CG on many systems that share one sparsity pattern,
-and the harmonic systems (1)–(2) assembled and solved for many σ at once.
+the harmonic systems (1)–(2) assembled and solved for many σ at once, and the
+subtraction-free (GTH) elimination on a sparse structure.
 
 All compiled code lives in this one module, so Numba's on-disk cache (keyed on this
 file) never serves a kernel compiled against an older version of another.
@@ -235,6 +236,86 @@ def cg_dense(A, b, iterations):
     return x, it
 
 
+@numba.njit(cache=True, error_model="numpy")
+def gth_sparse_factor(w_ptr, w_idx, w_val, leak, l_ptr, l_idx, u_ptr, u_idx):
+    """Subtraction-free (GTH) elimination of a grounded Laplacian on a fixed sparse
+    structure: :class:`sslviz.solvers.GTHFactorization`, row by row (IKJ).
+
+    The system is diag(W 1 + leak) − W with W (n, n) non-negative off-diagonal weights in
+    CSR (``w_ptr``, ``w_idx``, ``w_val``; any diagonal entry is ignored), already in
+    elimination order. ``l_ptr``/``l_idx`` and ``u_ptr``/``u_idx`` are the CSR structures
+    of the strictly lower and strictly upper parts of its LU factors in that order (each
+    row's columns ascending): every entry the elimination fills must be in them. Row k of
+    the Schur complement is built in a dense work vector from W's row k and the finished
+    rows m < k; its pivot is the sum of its remaining weights and of its leak (what
+    flowed to the grounded nodes), so nothing cancels. Returns ``piv`` (n,), ``lval`` (the
+    multipliers w_km/piv_m ≥ 0, or the raw weight w_km where node m is cut), ``uval``
+    (the remaining weights ≥ 0 of each row to later nodes) and ``cut`` (n,): nodes whose
+    pivot underflowed to 0, held at 1/2 by :func:`gth_sparse_solve`.
+    """
+    n = leak.size
+    work = np.zeros(n)
+    lval = np.empty(l_idx.size)
+    uval = np.empty(u_idx.size)
+    piv = np.empty(n)
+    kept_leak = np.empty(n)  # each node's leak when it was eliminated
+    cut = np.zeros(n, dtype=np.bool_)
+    for k in range(n):
+        for q in range(w_ptr[k], w_ptr[k + 1]):
+            if w_idx[q] != k:
+                work[w_idx[q]] = w_val[q]
+        s = leak[k]
+        for q in range(l_ptr[k], l_ptr[k + 1]):
+            m = l_idx[q]
+            w = work[m]
+            work[m] = 0.0
+            if cut[m]:  # weight into a node held at 1/2 leaks
+                lval[q] = w
+                s += w
+                continue
+            mult = w / piv[m]
+            lval[q] = mult
+            s += mult * kept_leak[m]
+            for p in range(u_ptr[m], u_ptr[m + 1]):
+                j = u_idx[p]
+                if j != k:  # the flow k → m → k is a self-loop: it drops out
+                    work[j] += mult * uval[p]
+        total = s
+        for p in range(u_ptr[k], u_ptr[k + 1]):
+            j = u_idx[p]
+            uval[p] = work[j]
+            total += work[j]
+            work[j] = 0.0
+        kept_leak[k] = s
+        piv[k] = total
+        if not total > 0.0:
+            cut[k] = True
+    return piv, lval, uval, cut
+
+
+@numba.njit(cache=True, error_model="numpy")
+def gth_sparse_solve(l_ptr, l_idx, lval, u_ptr, u_idx, uval, piv, cut, b):
+    """Solve with the factors of :func:`gth_sparse_factor` (elimination order)."""
+    n = b.size
+    c = np.empty(n)
+    for k in range(n):
+        acc = b[k]
+        for q in range(l_ptr[k], l_ptr[k + 1]):
+            m = l_idx[q]
+            acc += lval[q] * (0.5 if cut[m] else c[m])
+        c[k] = acc
+    x = np.empty(n)
+    for k in range(n - 1, -1, -1):
+        if cut[k]:
+            x[k] = 0.5
+            continue
+        acc = c[k]
+        for p in range(u_ptr[k], u_ptr[k + 1]):
+            acc += uval[p] * x[u_idx[p]]
+        x[k] = acc / piv[k]
+    return x
+
+
 def warm_up() -> None:
     """Compile the kernels now (Numba caches them on disk): installs call this, so the
     first sweep in the app or the CLI does not wait for the compiler."""
@@ -243,6 +324,12 @@ def warm_up() -> None:
     for pre in (False, True):
         cg_shared_pattern(ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre)
     cg_dense(np.eye(2), np.ones(2), 2)
+    one_ptr = np.array([0, 1, 2], dtype=np.int64)
+    one_idx = np.array([1, 0], dtype=np.int64)
+    lp, li = np.array([0, 0, 1], dtype=np.int64), np.zeros(1, np.int64)
+    up, ui = np.array([0, 1, 1], dtype=np.int64), np.ones(1, np.int64)
+    piv, lv, uv, cut = gth_sparse_factor(one_ptr, one_idx, np.ones(2), np.ones(2), lp, li, up, ui)
+    gth_sparse_solve(lp, li, lv, up, ui, uv, piv, cut, np.ones(2))
     one = np.ones((1, 1))
     iptr = np.array([0, 0, 1], dtype=np.int64)
     harmonic_cg(one, one, np.ones(1), np.ones(1), np.ones(1), iptr, np.zeros(1, np.int64),

@@ -49,6 +49,7 @@ from sslviz.graphs import (
 from sslviz.solvers import (
     GTHFactorization,
     LinearSolver,
+    SparseGTHFactorization,
     cholesky_dense,
     cholesky_dense_solve,
     jacobi,
@@ -64,6 +65,12 @@ FAST_DENSE = True
 """Dense graphs solve 'exact' and 'cg' without solver objects (:meth:`HarmonicModel.
 _solve_dense`, same bits); False runs the general path (the tests compare the two)."""
 
+SPARSE_EXACT = True
+"""Exact solves of sparse systems keep the diagonal pivots of the row-scaled (diagonally
+dominant) systems, and redo a cancelling one by GTH on the sparse structure
+(:class:`sslviz.solvers.SparseGTHFactorization`); False runs SuperLU's defaults and the
+dense GTH elimination (``benchmarks/exact_knn.py`` and the tests compare the two)."""
+
 _PARALLEL_MIN = 200  # direct solves of this many unknowns or more run on all cores
 _PIVOT_TOL = 1e-10  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
 
@@ -71,7 +78,9 @@ _PIVOT_TOL = 1e-10  # smallest LU pivot (rows scaled to max weight 1) trusted wi
 class _Direct:
     """A GTH factorisation behind the LinearSolver interface, keeping its counters."""
 
-    def __init__(self, gth: GTHFactorization, counted: LinearSolver) -> None:
+    def __init__(
+        self, gth: GTHFactorization | SparseGTHFactorization, counted: LinearSolver
+    ) -> None:
         self.gth = gth
         self.solves = counted.solves
         self.matvecs = counted.matvecs
@@ -702,7 +711,7 @@ class HarmonicModel(_SoftLabelModel):
         M = _laplacian_block(deg, W_UU)
         if degenerate.any():
             M = M[np.ix_(keep, keep)] if isinstance(M, np.ndarray) else M[keep][:, keep]
-        lin = LinearSolver(M, solver, cg_iters=cg_iters)
+        lin = LinearSolver(M, solver, cg_iters=cg_iters, dominant=SPARSE_EXACT)
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
@@ -714,7 +723,8 @@ class HarmonicModel(_SoftLabelModel):
             W_kk = (
                 W_UU[np.ix_(keep, keep)] if isinstance(W_UU, np.ndarray) else (W_UU[keep][:, keep])
             )
-            gth = GTHFactorization(W_kk, leak[keep])
+            sparse = SPARSE_EXACT and sp.issparse(W_kk)
+            gth = (SparseGTHFactorization if sparse else GTHFactorization)(W_kk, leak[keep])
             lin = _Direct(gth, lin)
             f[keep] = lin.solve(b[keep])
             status = "gth"

@@ -27,7 +27,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from sslviz._kernels import cg_shared_pattern
+from sslviz._kernels import cg_shared_pattern, gth_sparse_factor, gth_sparse_solve
 from sslviz._validation import check_int, check_option, check_real
 from sslviz.specs import CG_ITERS, SOLVERS
 
@@ -262,10 +262,16 @@ class Factorization:
 
     ``Factorization(A, method='exact')`` factorises once; ``solve(b)`` is then cheap.
     Dense ``A`` uses LAPACK ``getrf``; sparse ``A`` uses SuperLU. ``method='inverse'``
-    forms A⁻¹ densely (the paper's MI baseline) and multiplies.
+    forms A⁻¹ densely (the paper's MI baseline) and multiplies. ``dominant=True`` says
+    A is diagonally dominant by rows (the row-scaled harmonic systems, DESIGN §4.3): a
+    sparse A then keeps its diagonal pivots (stable without row exchanges) and is ordered
+    by minimum degree on A + Aᵀ, about half the fill and time of SuperLU's defaults on
+    kNN graphs.
     """
 
-    def __init__(self, A: np.ndarray | sp.spmatrix, method: str = "exact") -> None:
+    def __init__(
+        self, A: np.ndarray | sp.spmatrix, method: str = "exact", *, dominant: bool = False
+    ) -> None:
         check_option("method", method, "Factorization", ("exact", "inverse"))
         self.shape = A.shape
         self.A = A
@@ -276,7 +282,7 @@ class Factorization:
             return
         try:
             if sp.issparse(A) and method == "exact":
-                lu = spla.splu(sp.csc_matrix(A))
+                lu = spla.splu(sp.csc_matrix(A), **(_DOMINANT_SPLU if dominant else {}))
                 self.min_pivot = float(np.abs(lu.U.diagonal()).min())
                 self._solve = lu.solve
                 return
@@ -299,6 +305,13 @@ class Factorization:
         with np.errstate(all="ignore"):
             x = np.asarray(self._solve(np.asarray(b, dtype=float)), dtype=float)
         return SolveResult(x, 0, 0, float("nan"), "direct")
+
+
+_DOMINANT_SPLU = {
+    "permc_spec": "MMD_AT_PLUS_A",
+    "diag_pivot_thresh": 0.0,
+    "options": {"SymmetricMode": True},
+}  # SuperLU on a matrix diagonally dominant by rows: diagonal pivots, symmetric ordering
 
 
 class GTHFactorization:
@@ -344,6 +357,68 @@ class GTHFactorization:
         for k in range(m - 1, -1, -1):
             x[k] = 0.5 if cut[k] else (c[k] + A[k, k + 1 :] @ x[k + 1 :]) / piv[k]
         return SolveResult(x, 0, 0, float("nan"), "direct")
+
+
+class SparseGTHFactorization:
+    """:class:`GTHFactorization` of a sparse ``W``: the same subtraction-free elimination
+    in a fill-reducing order, on the LU structure SuperLU finds for that order
+    (:func:`sslviz._kernels.gth_sparse_factor`). Memory O(fill) instead of O(m²); on a
+    kNN-6 graph of 4,000 unlabeled nodes a fraction of a second instead of minutes.
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (m, m)
+        Non-negative off-diagonal weights (the diagonal is ignored).
+    leak : ndarray of shape (m,)
+        Non-negative weight of each row to the grounded nodes.
+
+    Attributes
+    ----------
+    cut : ndarray of shape (m,), bool
+        Nodes whose pivot underflowed (held at 1/2), as in :class:`GTHFactorization`.
+    """
+
+    def __init__(self, W: sp.spmatrix, leak: np.ndarray) -> None:
+        W = sp.csr_matrix(W, dtype=float)
+        m = W.shape[0]
+        self._m = m
+        self.cut = np.zeros(m, bool)
+        if m == 0:
+            return
+        # An M-matrix with W's structure and no cancellation anywhere: its LU has the fill
+        # of W's elimination in SuperLU's order (diagonal pivots: perm_r = perm_c).
+        pattern = sp.csr_matrix((np.ones(W.nnz), W.indices, W.indptr), W.shape)
+        pattern.setdiag(0.0)
+        pattern.eliminate_zeros()
+        M = sp.diags(np.asarray(pattern.sum(axis=1)).ravel() + 1.0) - pattern
+        lu = spla.splu(sp.csc_matrix(M), **_DOMINANT_SPLU)
+        if not np.array_equal(lu.perm_r, lu.perm_c):  # pragma: no cover - SuperLU contract
+            raise RuntimeError("SuperLU exchanged rows of a diagonally dominant matrix")
+        order = lu.perm_c  # node i is eliminated at position order[i]
+        self._order, self._inv = order, np.argsort(order)
+        lower = sp.csr_matrix(sp.tril(lu.L, -1))
+        upper = sp.csr_matrix(sp.triu(lu.U, 1))
+        lower.sort_indices()
+        upper.sort_indices()
+        Wp = W[self._inv][:, self._inv]
+        self._lower = (lower.indptr.astype(np.int64), lower.indices.astype(np.int64))
+        self._upper = (upper.indptr.astype(np.int64), upper.indices.astype(np.int64))
+        leak = np.asarray(leak, dtype=float)[self._inv]
+        self._piv, self._lval, self._uval, cut = gth_sparse_factor(
+            Wp.indptr.astype(np.int64), Wp.indices.astype(np.int64), Wp.data, leak,
+            *self._lower, *self._upper,
+        )  # fmt: skip
+        self.cut = cut[order]
+        self._cut = cut
+
+    def solve(self, b: np.ndarray) -> SolveResult:
+        if self._m == 0:
+            return SolveResult(np.zeros(0), 0, 0, float("nan"), "direct")
+        bp = np.asarray(b, dtype=float)[self._inv]
+        y = gth_sparse_solve(
+            *self._lower, self._lval, *self._upper, self._uval, self._piv, self._cut, bp
+        )
+        return SolveResult(y[self._order], 0, 0, float("nan"), "direct")
 
 
 @dataclass(frozen=True)
@@ -448,6 +523,8 @@ class LinearSolver:
     method : {'cg', 'pcg', 'exact', 'inverse'}
     cg_iters : int
         t, the fixed CG iteration budget.
+    dominant : bool, default=False
+        A is diagonally dominant by rows (see :class:`Factorization`).
 
     Attributes
     ----------
@@ -455,8 +532,9 @@ class LinearSolver:
         Work done so far.
     """
 
-    def __init__(self, A, method: str, *, cg_iters: int = CG_ITERS) -> None:
+    def __init__(self, A, method: str, *, cg_iters: int = CG_ITERS, dominant: bool = False) -> None:
         self.method = check_option("solver", method, "LinearSolver", SOLVERS)
+        self.dominant = dominant
         self.cg_iters = check_int("cg_iters", cg_iters, "LinearSolver", low=1)
         self.A = A
         self.solves = 0
@@ -470,7 +548,7 @@ class LinearSolver:
         self.solves += 1
         if self.method in ("exact", "inverse"):
             if self._direct is None:
-                self._direct = Factorization(self.A, self.method)
+                self._direct = Factorization(self.A, self.method, dominant=self.dominant)
                 self.factorizations += 1
                 self.min_pivot = self._direct.min_pivot
             return self._direct.solve(b).x

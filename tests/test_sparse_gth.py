@@ -1,0 +1,102 @@
+"""Issue 12 §2: exact solves of large sparse systems — the subtraction-free (GTH)
+elimination on a sparse structure, and SuperLU with diagonal pivots for the row-scaled
+systems — against the dense GTH elimination and SuperLU's defaults."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import sslviz.labeling as labeling
+from sslviz.problem import build_problem
+from sslviz.solvers import Factorization, GTHFactorization, SparseGTHFactorization
+from sslviz.specs import ProblemSpec
+from sslviz.truth import true_loss_curve
+
+
+def _grounded(m: int, rng: np.random.Generator):
+    """Random sparse weights (symmetric pattern, rows scaled apart by up to e^40, some
+    stored zeros) and leaks (most rows none, a few next to nothing)."""
+    A = sp.random(m, m, density=rng.uniform(0.02, 0.3), random_state=int(rng.integers(1e9)))
+    A = sp.csr_matrix(A + A.T)
+    A.setdiag(0.0)
+    A.eliminate_zeros()
+    A.data *= np.exp(-rng.uniform(0, 40, A.nnz))
+    A.data[rng.random(A.nnz) < 0.1] = 0.0  # underflowed weights stay in the pattern
+    leak = np.where(rng.random(m) < 0.2, rng.random(m) * np.exp(-rng.uniform(0, 30, m)), 0.0)
+    leak[0] = max(leak[0], 1e-300)
+    return A, leak
+
+
+def test_sparse_gth_matches_dense_gth():
+    rng = np.random.default_rng(0)
+    cuts = 0
+    for _ in range(200):
+        m = int(rng.integers(1, 60))
+        W, leak = _grounded(m, rng)
+        dense, sparse = GTHFactorization(W, leak), SparseGTHFactorization(W, leak)
+        # A consistent right-hand side (as the harmonic system's, W_UL y ≤ leak): cut
+        # components then sit at 1/2 whichever of their nodes the order cuts.
+        for b in (leak * rng.random(m), leak.copy()):
+            x_dense, x_sparse = dense.solve(b).x, sparse.solve(b).x
+            np.testing.assert_allclose(x_sparse, x_dense, rtol=1e-11, atol=1e-15)
+        assert dense.cut.sum() == sparse.cut.sum()
+        cuts += int(dense.cut.sum())
+    assert cuts > 0  # the underflow branch was exercised
+
+
+def test_sparse_gth_no_cancellation_where_lu_fails():
+    """Two clusters joined by weight 1e-14, one leaking 1e-13: LU's pivot cancels to
+    noise, GTH keeps every digit (the exact solution is 1 on the leaking side)."""
+    w = 1e-14
+    W = sp.csr_matrix(np.array([[0, 1, 0, 0], [1, 0, w, 0], [0, w, 0, 1], [0, 0, 1, 0]]))
+    leak = np.array([1e-13, 0, 0, 0])
+    x = SparseGTHFactorization(W, leak).solve(leak).x
+    np.testing.assert_allclose(x, 1.0, rtol=1e-14)
+
+
+def test_dominant_factorization_matches_defaults():
+    rng = np.random.default_rng(1)
+    W, leak = _grounded(300, rng)
+    leak += 0.1
+    M = sp.diags(np.asarray(W.sum(axis=1)).ravel() + leak) - W
+    M = sp.csr_matrix(M.multiply(1.0 / M.diagonal()[:, None]))  # rows scaled: not symmetric
+    b = rng.random(300)
+    x_default = Factorization(M).solve(b).x
+    x_dominant = Factorization(M, dominant=True).solve(b).x
+    np.testing.assert_allclose(x_dominant, x_default, rtol=1e-12)
+    assert np.abs(M @ x_dominant - b).max() < 1e-12
+
+
+@pytest.fixture
+def sparse_models(monkeypatch):
+    """Digits graphs solved on the sparse path (as graphs above 400 points are)."""
+    monkeypatch.setattr(labeling, "_DENSE_MAX", 0)
+
+
+@pytest.mark.parametrize("seed, lo, hi", [(1, 0.2, 3.0), (2, 0.25, 3.0)])
+def test_exact_curve_same_as_dense_gth_and_default_superlu(
+    sparse_models, monkeypatch, seed, lo, hi
+):
+    spec = ProblemSpec(dataset="digits", classes=(3, 8), n=300, n_labeled=10, family="knn",
+                       seed=seed)  # fmt: skip
+    p = build_problem(spec)
+    assert not isinstance(p.model._D2_UU, np.ndarray)
+    statuses = []
+    solve = labeling.HarmonicModel._solve
+
+    def watched(self, *args, **kwargs):
+        sl = solve(self, *args, **kwargs)
+        statuses.append(sl.status)
+        return sl
+
+    monkeypatch.setattr(labeling.HarmonicModel, "_solve", watched)
+    new = true_loss_curve(p.model, p.y_unlabeled, lo, hi)
+    assert "gth" in statuses  # the subtraction-free redo ran on the sparse structure
+
+    monkeypatch.setattr(labeling, "SPARSE_EXACT", False)
+    old = true_loss_curve(p.model, p.y_unlabeled, lo, hi)
+    assert new.breakpoints.size == old.breakpoints.size > 0
+    np.testing.assert_allclose(new.breakpoints, old.breakpoints, rtol=1e-8)
+    assert np.array_equal(new.loss.values, old.loss.values)
