@@ -109,8 +109,8 @@ def main() -> None:
         "",
         f"Command: `python benchmarks/exact_knn.py --cap {a.cap:.0f}`. {dataset}, |L| = 10, "
         "harmonic labels. New: SuperLU with diagonal pivots on the row-scaled systems, GTH "
-        "redos on the sparse structure; old: SuperLU's defaults, dense GTH redos. Each side "
-        "in its own process, one after the other.",
+        "redos on the sparse structure; old: SuperLU's defaults, dense GTH redos (both sum "
+        "eq. (2) edge by edge). Each side in its own process, one after the other.",
         "",
         "| n | σ range | new (s) | old (s) | speed-up | σ evaluated new / old | GTH redos "
         "new / old | breakpoints | largest relative difference | losses equal | load |",
