@@ -237,6 +237,58 @@ def cg_dense(A, b, iterations):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def gth_dense_factor(A, s):
+    """Subtraction-free (GTH) elimination of diag(A 1 + s) − A in place, for a dense
+    (m, m) ``A`` of non-negative weights with a zero diagonal and leaks ``s`` (m,), both
+    overwritten: below the diagonal the multipliers w_ik/piv_k (the raw weight where k is
+    cut), above it the remaining weights. Each pivot is the sum of its row's remaining
+    weights and leak, so nothing cancels (DESIGN §4.3). Returns ``(piv, cut)``: ``cut``
+    marks pivots that underflowed to 0 (held at 1/2 by :func:`gth_dense_solve`)."""
+    m = s.size
+    piv = np.zeros(m)
+    cut = np.zeros(m, dtype=np.bool_)
+    for k in range(m):
+        p = s[k]
+        for j in range(k + 1, m):
+            p += A[k, j]
+        piv[k] = p
+        if not p > 0.0:
+            cut[k] = True
+            for i in range(k + 1, m):
+                s[i] += A[i, k]  # weight into a fixed node leaks
+            continue
+        for i in range(k + 1, m):
+            mult = A[i, k] / p
+            A[i, k] = mult
+            if mult != 0.0:
+                for j in range(k + 1, m):
+                    A[i, j] += mult * A[k, j]
+                s[i] += mult * s[k]
+    return piv, cut
+
+
+@numba.njit(cache=True, error_model="numpy")
+def gth_dense_solve(A, piv, cut, b):
+    """Solve with the factors of :func:`gth_dense_factor`."""
+    m = b.size
+    c = b.copy()
+    for k in range(m - 1):
+        ck = 0.5 if cut[k] else c[k]
+        for i in range(k + 1, m):
+            c[i] += A[i, k] * ck
+    x = np.zeros(m)
+    for k in range(m - 1, -1, -1):
+        if cut[k]:
+            x[k] = 0.5
+            continue
+        acc = c[k]
+        for j in range(k + 1, m):
+            acc += A[k, j] * x[j]
+        x[k] = acc / piv[k]
+    return x
+
+
+@numba.njit(cache=True, error_model="numpy")
 def gth_sparse_factor(w_ptr, w_idx, w_val, leak, l_ptr, l_idx, u_ptr, u_idx):
     """Subtraction-free (GTH) elimination of a grounded Laplacian on a fixed sparse
     structure: :class:`sslviz.solvers.GTHFactorization`, row by row (IKJ).
@@ -324,6 +376,9 @@ def warm_up() -> None:
     for pre in (False, True):
         cg_shared_pattern(ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre)
     cg_dense(np.eye(2), np.ones(2), 2)
+    A = np.array([[0.0, 1.0], [1.0, 0.0]])
+    piv, cut = gth_dense_factor(A, np.ones(2))
+    gth_dense_solve(A, piv, cut, np.ones(2))
     one_ptr = np.array([0, 1, 2], dtype=np.int64)
     one_idx = np.array([1, 0], dtype=np.int64)
     lp, li = np.array([0, 0, 1], dtype=np.int64), np.zeros(1, np.int64)

@@ -73,6 +73,11 @@ dense GTH elimination (``benchmarks/exact_knn.py`` and the tests compare the two
 
 _PARALLEL_MIN = 200  # direct solves of this many unknowns or more run on all cores
 _PIVOT_TOL = 1e-10  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
+_GTH_DENSE_MAX = 400  # dense exact systems up to this size are solved by GTH directly
+# (LU's smallest pivot does not see every cancellation: on digits 3 v 8, complete, n = 80,
+# round seed 30, σ = 0.2238, every pivot passed and a node came out at 0.195 instead of
+# 0.999999, on the wrong side of 1/2 — a loss piece that is not there. GTH is accurate
+# entrywise on these M-matrices; compiled, it costs ~3× an LU at these sizes.)
 
 
 class _Direct:
@@ -499,9 +504,10 @@ class HarmonicModel(_SoftLabelModel):
 
     def _solve_dense(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters):
         """:meth:`_solve` for a dense graph with no degenerate node, 'exact' or 'cg': the
-        same operations (LAPACK getrf/getrs; CG by :func:`sslviz._kernels.cg_dense`), so
-        the same bits, without the solver objects and wrappers. None where :meth:`_solve`
-        has more to do (a degenerate node, an underflowing row, an LU pivot asking for GTH).
+        same operations (GTH up to ``_GTH_DENSE_MAX`` unknowns, else LAPACK getrf/getrs; CG
+        by :func:`sslviz._kernels.cg_dense`), so the same bits, without the solver objects
+        and wrappers. None where :meth:`_solve` has more to do (a degenerate node, an
+        underflowing row, an LU pivot asking for GTH, a GTH pivot that underflowed).
         """
         to_l = W_UL.sum(axis=1)
         deg = W_UU.sum(axis=1) + to_l
@@ -510,11 +516,20 @@ class HarmonicModel(_SoftLabelModel):
         if solver == "cg" and np.any(deg < UNDERFLOW):
             return None
         b = W_UL @ self.y_l
-        M = -W_UU
-        M.flat[:: M.shape[0] + 1] += deg
-        if solver == "exact":
-            if M.shape[0] == 0:
+        if solver == "exact" and 0 < b.size <= _GTH_DENSE_MAX:
+            gth = GTHFactorization(W_UU, to_l)
+            if gth.cut.any():
                 return None
+
+            def solve(v):
+                return gth.solve(v).x
+
+            f, matvecs, factorizations = solve(b), 0, 1
+        elif solver == "exact":
+            if b.size == 0:
+                return None
+            M = -W_UU
+            M.flat[:: M.shape[0] + 1] += deg
             lu, piv, min_pivot = lu_dense(M)
             f = lu_dense_solve(lu, piv, b)
             if min_pivot < _PIVOT_TOL or not _in_unit(f):
@@ -525,6 +540,8 @@ class HarmonicModel(_SoftLabelModel):
 
             matvecs, factorizations = 0, 1
         else:
+            M = -W_UU
+            M.flat[:: M.shape[0] + 1] += deg
             f, matvecs = cg_dense(M, b, cg_iters)
             factorizations = 0
 
@@ -731,10 +748,15 @@ class HarmonicModel(_SoftLabelModel):
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
-        f[keep] = lin.solve(b[keep], f0)  # an exactly singular LU: GTH redoes it below
-        if solver in ("exact", "inverse") and (lin.min_pivot < _PIVOT_TOL or not _in_unit(f)):
-            # LU pivots show cancellation (a cluster that barely leaks to the labeled set):
-            # redo subtraction-free. The leak is the weight to L and to the nodes fixed at ½.
+        gth_first = solver == "exact" and isinstance(M, np.ndarray) and M.shape[0] <= _GTH_DENSE_MAX
+        if not gth_first:
+            f[keep] = lin.solve(b[keep], f0)  # an exactly singular LU: GTH redoes it below
+        if gth_first or (
+            solver in ("exact", "inverse") and (lin.min_pivot < _PIVOT_TOL or not _in_unit(f))
+        ):
+            # Small dense systems, or LU pivots showing cancellation (a cluster that barely
+            # leaks to the labeled set): subtraction-free. The leak is the weight to L and
+            # to the nodes fixed at ½.
             leak = to_l + (_rowsum(W_UU[:, degenerate]) if degenerate.any() else 0.0)
             W_kk = (
                 W_UU[np.ix_(keep, keep)] if isinstance(W_UU, np.ndarray) else (W_UU[keep][:, keep])
@@ -743,7 +765,7 @@ class HarmonicModel(_SoftLabelModel):
             gth = (SparseGTHFactorization if sparse else GTHFactorization)(W_kk, leak[keep])
             lin = _Direct(gth, lin)
             f[keep] = lin.solve(b[keep])
-            status = "gth"
+            status = status if gth_first else "gth"
             if gth.cut.any():  # links lost to underflow: reported, held at 1/2
                 degenerate = degenerate.copy()
                 degenerate[np.flatnonzero(keep)[gth.cut]] = True

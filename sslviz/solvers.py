@@ -27,7 +27,13 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from sslviz._kernels import cg_shared_pattern, gth_sparse_factor, gth_sparse_solve
+from sslviz._kernels import (
+    cg_shared_pattern,
+    gth_dense_factor,
+    gth_dense_solve,
+    gth_sparse_factor,
+    gth_sparse_solve,
+)
 from sslviz._validation import check_int, check_option, check_real
 from sslviz.specs import CG_ITERS, SOLVERS
 
@@ -328,34 +334,13 @@ class GTHFactorization:
         A = W.toarray() if sp.issparse(W) else np.array(W, dtype=float)
         np.fill_diagonal(A, 0.0)
         s = np.array(leak, dtype=float)
-        m = A.shape[0]
-        piv = np.zeros(m)
         # A pivot can only vanish by underflow: that node's link to the grounded set is not
         # representable. It is then held at 1/2 (a boundary node) and reported in ``cut``.
-        self.cut = np.zeros(m, bool)
-        for k in range(m):
-            piv[k] = s[k] + A[k, k + 1 :].sum()
-            if not piv[k] > 0:
-                self.cut[k] = True
-                s[k + 1 :] += A[k + 1 :, k]  # weight into a fixed node leaks
-                continue
-            if k + 1 < m:
-                col = A[k + 1 :, k] / piv[k]
-                A[k + 1 :, k] = col  # keep the multipliers for later right-hand sides
-                A[k + 1 :, k + 1 :] += np.outer(col, A[k, k + 1 :])
-                s[k + 1 :] += col * s[k]
-        self._A, self._piv = A, piv
+        self._piv, self.cut = gth_dense_factor(A, s)
+        self._A = A
 
     def solve(self, b: np.ndarray) -> SolveResult:
-        A, piv = self._A, self._piv
-        m = piv.size
-        cut = self.cut
-        c = np.array(b, dtype=float)
-        for k in range(m - 1):
-            c[k + 1 :] += A[k + 1 :, k] * (0.5 if cut[k] else c[k])
-        x = np.zeros(m)
-        for k in range(m - 1, -1, -1):
-            x[k] = 0.5 if cut[k] else (c[k] + A[k, k + 1 :] @ x[k + 1 :]) / piv[k]
+        x = gth_dense_solve(self._A, self._piv, self.cut, np.asarray(b, dtype=float))
         return SolveResult(x, 0, 0, float("nan"), "direct")
 
 
