@@ -181,18 +181,21 @@ def _rowsum(W) -> np.ndarray:
 def _derivative_rhs(dW_UU, dW_UL, y_l: np.ndarray, f: np.ndarray, *, accurate: bool = False):
     """Right-hand side of eq. (2), W'_UL f_L − L'_UU f_U with L' = diag(W'1) − W'.
 
-    ``accurate`` (exact and certified solves) on a sparse graph sums it edge by edge,
-    Σ_j w'_ij (f_j − f_i) + Σ_l w'_il (y_l − f_i): where a cluster barely leaks to L its
-    soft labels are nearly equal and the assembled form (W'1)_i f_i − (W'f)_i cancels to
-    noise (∂f/∂σ off by 80× its size on Fashion-MNIST n = 1000 at σ = 0.7, measured
-    against finite differences; 3e-10 edge by edge). Otherwise the assembled form: fixed-t
-    CG (its ∂f/∂σ is not a derivative anyway), and for now dense graphs, so the curves of
-    the regret experiments stay as they were (at σ ≈ 0.2 on digits their LU solves are
-    themselves not accurate enough to tell which form is right: issue 12's notes).
+    ``accurate`` (exact and certified solves) sums it edge by edge, Σ_j w'_ij (f_j − f_i)
+    + Σ_l w'_il (y_l − f_i): where a cluster barely leaks to L its soft labels are nearly
+    equal and the assembled form (W'1)_i f_i − (W'f)_i cancels to noise (∂f/∂σ off by 80×
+    its size on Fashion-MNIST n = 1000 at σ = 0.7, measured against finite differences;
+    3e-10 edge by edge). Fixed-t CG keeps the assembled form: its ∂f/∂σ is not a
+    derivative anyway, and the bits of the fast sweeps (and of the regret experiments'
+    feedback) stay.
     """
-    if not (accurate and sp.issparse(dW_UU)):
+    if not accurate:
         ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
         return dW_UL @ y_l - (ddeg * f - dW_UU @ f)
+    if isinstance(dW_UU, np.ndarray):
+        return (dW_UU * (f[None, :] - f[:, None])).sum(axis=1) + (
+            dW_UL * (y_l[None, :] - f[:, None])
+        ).sum(axis=1)
     out = np.zeros(f.size)
     for dW, target in ((dW_UU, f), (dW_UL, y_l)):
         rows = np.repeat(np.arange(f.size), np.diff(dW.indptr))
@@ -553,7 +556,7 @@ class HarmonicModel(_SoftLabelModel):
 
         df = None
         if dW_UU is not None:
-            df = solve(_derivative_rhs(dW_UU, dW_UL, self.y_l, f))
+            df = solve(_derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=solver == "exact"))
         return SoftLabels(
             sigma, f, df, self._structural.copy(), 1 if df is None else 2, matvecs,
             factorizations,
