@@ -326,8 +326,9 @@ class GTHFactorization:
     Solves (diag(W1 + s) − W) x = b for non-negative off-diagonal weights ``W`` (m, m)
     and non-negative leaks ``s`` (m,) — the weight of each row to the grounded (labeled)
     nodes. Every pivot is a *sum* of the remaining outflow of its row, so nothing cancels
-    however close a row's weight is to a single neighbour (DESIGN §4.3). O(m³), dense:
-    the fallback of the exact solve when LU pivots show cancellation.
+    however close a row's weight is to a single neighbour (DESIGN §4.3). O(m³), dense,
+    compiled (:func:`sslviz._kernels.gth_dense_factor`): the exact solve of dense systems
+    of up to 400 unknowns, and the redo of larger ones whose LU pivots show cancellation.
     """
 
     def __init__(self, W: np.ndarray | sp.spmatrix, leak: np.ndarray) -> None:
@@ -372,9 +373,9 @@ class SparseGTHFactorization:
             return
         # An M-matrix with W's structure and no cancellation anywhere: its LU has the fill
         # of W's elimination in SuperLU's order (diagonal pivots: perm_r = perm_c).
-        pattern = sp.csr_matrix((np.ones(W.nnz), W.indices, W.indptr), W.shape)
-        pattern.setdiag(0.0)
-        pattern.eliminate_zeros()
+        rows = np.repeat(np.arange(m), np.diff(W.indptr))
+        off = W.indices != rows
+        pattern = sp.csr_matrix((np.ones(off.sum()), (rows[off], W.indices[off])), W.shape)
         M = sp.diags(np.asarray(pattern.sum(axis=1)).ravel() + 1.0) - pattern
         lu = spla.splu(sp.csc_matrix(M), **_DOMINANT_SPLU)
         if not np.array_equal(lu.perm_r, lu.perm_c):  # pragma: no cover - SuperLU contract
