@@ -578,10 +578,17 @@ class HarmonicModel(_SoftLabelModel):
         return parallel_map(self._exact_cholesky_one, [float(x) for x in sigmas])
 
     def _exact_cholesky_one(self, sigma: float) -> SoftLabels:
-        sl = None
-        if isinstance(self._D2_UU, np.ndarray) and not self._structural.any():
-            sl = self._solve_cholesky(sigma)
-        return sl if sl is not None else self._soft_labels_one(sigma, "exact", CG_ITERS, True, None)
+        if not isinstance(self._D2_UU, np.ndarray) or self._structural.any():
+            return self._soft_labels_one(sigma, "exact", CG_ITERS, True, None)
+        sl = self._solve_cholesky(sigma)
+        if sl is not None:
+            return sl
+        sl = self._soft_labels_one(sigma, "exact", CG_ITERS, True, None)
+        if sl.status == "ok" and self.n_unlabeled <= _GTH_DENSE_MAX:
+            # Cholesky could not be trusted and GTH solved it (small dense systems go to GTH
+            # directly): say so, as the LU path does, so the Chebyshev search leaves the cell.
+            sl = replace(sl, status="gth")
+        return sl
 
     def _solve_cholesky(self, sigma: float) -> SoftLabels | None:
         s2 = sigma * sigma
