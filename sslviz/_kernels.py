@@ -1,6 +1,6 @@
 """Compiled kernels (Numba): fixed-t CG on many systems that share one sparsity pattern,
 the harmonic systems (1)–(2) assembled and solved for many σ at once, and the
-subtraction-free (GTH) elimination on a sparse structure.
+subtraction-free (GTH) elimination, dense and on a sparse structure.
 
 All compiled code lives in this one module, so Numba's on-disk cache (keyed on this
 file) never serves a kernel compiled against an older version of another.

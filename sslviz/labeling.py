@@ -80,6 +80,12 @@ _GTH_DENSE_MAX = 400  # dense exact systems up to this size are solved by GTH di
 # entrywise on these M-matrices; compiled, it costs ~3× an LU at these sizes.)
 
 
+def _gth_first(solver: str, M) -> bool:
+    """True where an exact solve of the system ``M`` goes to GTH directly, not LU first:
+    a dense system of at most ``_GTH_DENSE_MAX`` unknowns."""
+    return solver == "exact" and isinstance(M, np.ndarray) and M.shape[0] <= _GTH_DENSE_MAX
+
+
 class _Direct:
     """A GTH factorisation behind the LinearSolver interface, keeping its counters."""
 
@@ -519,7 +525,7 @@ class HarmonicModel(_SoftLabelModel):
         if solver == "cg" and np.any(deg < UNDERFLOW):
             return None
         b = W_UL @ self.y_l
-        if solver == "exact" and 0 < b.size <= _GTH_DENSE_MAX:
+        if b.size and _gth_first(solver, W_UU):
             gth = GTHFactorization(W_UU, to_l)
             if gth.cut.any():
                 return None
@@ -584,7 +590,7 @@ class HarmonicModel(_SoftLabelModel):
         if sl is not None:
             return sl
         sl = self._soft_labels_one(sigma, "exact", CG_ITERS, True, None)
-        if sl.status == "ok" and self.n_unlabeled <= _GTH_DENSE_MAX:
+        if sl.status == "ok" and _gth_first("exact", self._D2_UU):
             # Cholesky could not be trusted and GTH solved it (small dense systems go to GTH
             # directly): say so, as the LU path does, so the Chebyshev search leaves the cell.
             sl = replace(sl, status="gth")
@@ -758,7 +764,7 @@ class HarmonicModel(_SoftLabelModel):
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
-        gth_first = solver == "exact" and isinstance(M, np.ndarray) and M.shape[0] <= _GTH_DENSE_MAX
+        gth_first = _gth_first(solver, M)
         if not gth_first:
             f[keep] = lin.solve(b[keep], f0)  # an exactly singular LU: GTH redoes it below
         if gth_first or (
