@@ -176,7 +176,7 @@ def node_curves(
             for s in grid
         ]
     )
-    fe = np.array([p.model.soft_labels(s, solver="exact", derivative=False).f[u] for s in grid])
+    fe = np.array([sl.f[u] for sl in p.model.soft_labels_many(grid, derivative=False)])
     iterative = settings.solver in ("cg", "pcg")
     label = f"{settings.solver.upper()}-{settings.cg_iters}" if iterative else settings.solver
     return {"sigma": grid, "f": f, "f_exact": fe, "label": label}

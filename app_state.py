@@ -34,6 +34,7 @@ from typing import Any
 # sys.modules without importing it, and under load one session's figure could find it
 # half-imported by another session's thread ("partially initialized module 'pandas' has
 # no attribute 'Series'", seen by benchmarks/load_test.py). ~0.25 s of a cold start.
+import numpy as np
 import pandas  # noqa: F401
 import streamlit as st
 from streamlit.proto.RootContainer_pb2 import RootContainer
@@ -71,6 +72,10 @@ def _env_int(name: str, default: int) -> int:
 
 
 MAX_N = _env_int("SSLVIZ_MAX_N", 3000)
+MAX_LARGE_N = _env_int("SSLVIZ_MAX_LARGE_N", 15000)
+MAX_LARGE_SECONDS = _env_int("SSLVIZ_MAX_LARGE_SECONDS", 120)
+"""The large option: a sparse graph on a whole class pool above ``MAX_N`` points (up to
+``MAX_LARGE_N``), each computation capped at ``MAX_LARGE_SECONDS`` of estimated time."""
 MAX_COMPLETE_N = _env_int("SSLVIZ_MAX_COMPLETE_N", 1500)
 MAX_ROUNDS = _env_int("SSLVIZ_MAX_ROUNDS", 300)
 MAX_REPEATS = _env_int("SSLVIZ_MAX_REPEATS", 10)
@@ -217,17 +222,20 @@ def cap_errors(spec: ProblemSpec) -> list[str]:
     """This server's caps on the instance itself (n, and the memory of building it; the
     time of each computation is checked by the page: :func:`over_cap`)."""
     errs = []
-    if spec.n > MAX_N:
-        errs.append(f"n = {spec.n} is above this server's cap of {MAX_N} points.")
+    cap = MAX_N if spec.family == "complete" else MAX_LARGE_N
+    if spec.n > cap:
+        errs.append(f"n = {spec.n:,} is above this server's cap of {cap:,} points" + (
+            "." if cap == MAX_LARGE_N else
+            f" ({MAX_LARGE_N:,} for the kNN families, with the large option)."))  # fmt: skip
     mb = costs.memory(spec).memory_mb
-    if spec.n > (MAX_COMPLETE_N if spec.family == "complete" else MAX_N) or mb > MAX_MEMORY_MB:
+    if spec.n > (MAX_COMPLETE_N if spec.family == "complete" else cap) or mb > MAX_MEMORY_MB:
         if spec.family == "complete":
             errs.append(
                 f"A complete graph on n = {spec.n} points needs about {mb:,.0f} MB "
                 f"({DENSE_COPIES} dense n×n arrays); the cap is n ≤ {MAX_COMPLETE_N} and "
                 f"{MAX_MEMORY_MB} MB. Use the kNN family (sparse) for large n."
             )
-        elif spec.n <= MAX_N:
+        elif spec.n <= cap:
             errs.append(f"The instance needs about {mb:,.0f} MB (cap {MAX_MEMORY_MB} MB).")
     return errs
 
@@ -235,8 +243,10 @@ def cap_errors(spec: ProblemSpec) -> list[str]:
 def over_cap(what: str, estimate: costs.Estimate, spec: ProblemSpec, lo: float, hi: float,
              extra: tuple[str, ...] = ()) -> str | None:  # fmt: skip
     """The refusal of ``what`` when ``estimate(spec, lo, hi)`` (:mod:`sslviz.costs`) is over
-    this server's time or memory cap, with the nearest settings that fit; else None."""
-    return costs.over_cap(what, estimate, spec, lo, hi, MAX_SECONDS, MAX_MEMORY_MB, extra)
+    this server's time or memory cap (the large option's for n above ``MAX_N``), with the
+    nearest settings that fit; else None."""
+    seconds = MAX_LARGE_SECONDS if spec.n > MAX_N else MAX_SECONDS
+    return costs.over_cap(what, estimate, spec, lo, hi, seconds, MAX_MEMORY_MB, extra)
 
 
 def data_fingerprint(cfg: dict) -> tuple:
@@ -492,14 +502,15 @@ def _fit(row: S.Setting, value: Any, options: list | None, high: Any) -> Any:
 
 def widget(container: Any, cls: type, name: str, *, options: list | None = None,
            label: str | None = None, radio: bool = False, empty_ok: bool = False,
-           **kwargs: Any) -> Any:
+           high: Any = None, **kwargs: Any) -> Any:
     """Draw the control of setting ``name`` of ``cls`` in ``container`` and return its value.
 
     Label, bounds, options and help come from the setting's row; ``options`` overrides the
     row's options (e.g. the classes of the loaded dataset); ``kwargs`` go to the widget
     (``disabled``, ``format_func``, ``step``, ``on_change``...). ``empty_ok``: a number box
     of an optional setting may be emptied (None, the row's "auto" meaning); otherwise it is
-    empty only until the app fills it.
+    empty only until the app fills it. ``high`` replaces this server's cap on the value
+    (:data:`CAPS`; the large option's n).
 
     In presenter mode on a tour's page, a control the tour does not use is not drawn (its
     value is returned as if it were), and the tour's sidebar controls are drawn on the page.
@@ -515,9 +526,10 @@ def widget(container: Any, cls: type, name: str, *, options: list | None = None,
             st.warning(w)
     key = f"w_{row.url}"
     rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
+    cap = CAPS.get(row.url) if high is None else high
     high = getattr(rule, "high", None)
-    if row.url in CAPS:
-        high = min(high, CAPS[row.url]) if high is not None else CAPS[row.url]
+    if cap is not None:
+        high = min(high, cap) if high is not None else cap
     if options is None and isinstance(rule, S.Choice | S.Tuple) and rule.options:
         options = list(rule.options)
     container = _placement(container, row.url)
@@ -777,6 +789,28 @@ def _data_source(sb, out: AppSettings):
         return None
 
 
+def _large_toggled(pool: int) -> None:
+    """The large option's checkbox: n jumps to the whole pool, and back to where it was."""
+    cfg = _cfg()
+    if st.session_state["w_large"]:
+        st.session_state["n_before_large"] = cfg.get("n")
+        n = pool
+    else:
+        n = min(st.session_state.pop("n_before_large", None) or MAX_N, MAX_N)
+    cfg["n"] = st.session_state["w_n"] = n
+
+
+def _large_estimate(out: AppSettings) -> str:
+    """What the large option costs here: the exact loss and Algorithm 4 (estimates)."""
+    if not out.ok or out.settings is None:
+        return f"Large instance, n = {out.cfg.get('n', 0):,}: fix the settings above first."
+    lo, hi = out.sigma
+    loss = costs.loss_curve(out.spec, lo, hi, out.suggested).seconds
+    alg4 = costs.sweep(out.spec, lo, hi, out.settings, out.suggested).seconds
+    return (f"Large instance, n = {out.spec.n:,}. Estimated on this server: the exact loss "
+            f"about {costs.seconds_text(loss)}, Algorithm 4 about {costs.seconds_text(alg4)}.")
+
+
 def sidebar() -> AppSettings:
     """Draw the shared sidebar; return the page's settings (errors collected, not raised).
 
@@ -814,8 +848,23 @@ def sidebar() -> AppSettings:
         )  # fmt: skip
     cfg["classes"] = tuple(chosen)
     c0, c1 = sb.columns(2)
-    widget(c0, ProblemSpec, "n", step=10)
+    pool = int(np.isin(dataset.y, cfg["classes"]).sum()) if dataset is not None else 0
+    offer = pool > MAX_N and cfg.get("family") != "complete"
+    large = offer and cfg.get("n", 0) > MAX_N
+    widget(c0, ProblemSpec, "n", step=10, high=min(pool, MAX_LARGE_N) if large else None,
+           disabled=large)  # fmt: skip
     widget(c1, ProblemSpec, "n_labeled")
+    estimate_slot = None
+    if offer and _placement(sb, "n") is not None:
+        st.session_state["w_large"] = large  # re-seeded every run: see widget()
+        sb.checkbox(
+            f"Large: the whole pool of the two classes ({min(pool, MAX_LARGE_N):,} points)",
+            key="w_large", on_change=_large_toggled, args=(min(pool, MAX_LARGE_N),),
+            help=f"Above {MAX_N:,} points (this server's usual cap), kNN graphs only. The "
+            "exact loss of 12,000 points takes about half a minute here; each page shows "
+            "its estimate below, its progress while it runs, and a Stop button.",
+        )  # fmt: skip
+        estimate_slot = sb.empty()
     c0, c1 = sb.columns(2)
     widget(c0, ProblemSpec, "seed")
     widget(c1, ProblemSpec, "pca")
@@ -851,6 +900,8 @@ def sidebar() -> AppSettings:
         out.settings = spec_from_cfg(SweepSettings, cfg)
     except (ValueError, TypeError) as exc:
         out.errors.append(str(exc))
+    if estimate_slot is not None and large:
+        estimate_slot.info(_large_estimate(out), icon=":material/timer:")
     sb.caption("Every setting is in the page's link: copy it to share this exact view.")
     st.session_state["w_present"] = bool(cfg.get("present"))  # re-seeded: see widget()
     sb.toggle("Presenter mode", key="w_present", on_change=_present_toggled,

@@ -186,7 +186,9 @@ view = app_state.controls(LossView)
 sigma0 = min(max(view.sigma0, lo), hi)
 try:
     with st.spinner(f"Evaluating f_u(σ) for row {row} and running the three step rules…"):
-        curves = app_cache.node_curves(spec, lo, hi, settings, u)
+        # a large instance's exact solves cost ~0.2 s each: a coarser grid
+        curves = app_cache.node_curves(spec, lo, hi, settings, u,
+                                       40 if spec.n > app_state.MAX_N else 120)  # fmt: skip
         tr = app_cache.node_traces(spec, lo, hi, settings, u, float(sigma0))
 except (ValueError, TypeError) as exc:
     st.error(str(exc))

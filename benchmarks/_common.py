@@ -5,9 +5,24 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
+import tempfile
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = RESULTS.parents[1]
+
+
+def old_tree(commit: str) -> Path:
+    """A git worktree of ``commit`` under the system's temporary directory (made when
+    missing): the "old" side of an old-against-new benchmark, run with PYTHONPATH on it."""
+    path = Path(tempfile.gettempdir()) / f"sslviz_old_{commit}"
+    if not (path / "sslviz").is_dir():
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit],
+            check=True,
+        )
+    return path
 
 
 def fashion_or_digits() -> str:

@@ -1,15 +1,20 @@
-"""Exact loss curves on sparse kNN graphs: sparse GTH and diagonal-pivot SuperLU against
-SuperLU's defaults and the dense GTH elimination, in one run (issue 12 §2).
+"""Exact loss curves on sparse kNN graphs, up to a full class pool: this checkout against
+an older commit, in one run (issue 12 §2).
 
-    python benchmarks/exact_knn.py                 # the instances below, old side capped
-    python benchmarks/exact_knn.py --cap 120 --sizes 1000 2000
+    python benchmarks/exact_knn.py                      # all sizes, old side capped
+    python benchmarks/exact_knn.py --cap 120 --sizes 4000 12000
 
-Fashion-MNIST T-shirt vs Trouser (digits 3 vs 8 where Fashion-MNIST is missing), kNN-6,
-|L| = 10, harmonic labels. Each side runs in its own process (``sslviz.labeling.
-SPARSE_EXACT`` True for new, False for old) with a wall-clock cap: the old side's dense
-GTH costs O(m³) per σ and may not finish. Prints seconds, σ evaluations, GTH redos,
-breakpoints, the largest relative difference between the two sets of breakpoints and
-whether the piece losses are equal. Writes benchmarks/results/exact_knn.{json,md}.
+Fashion-MNIST T-shirt vs Trouser (n = 12,000 is the whole training pool of the two
+classes; digits 3 vs 8 where Fashion-MNIST is missing), kNN-6, |L| = 10, harmonic labels.
+The "new" side runs this checkout; the "old" side runs ``--old`` (default 97aaac9: minimum
+degree order, no refinement, the Hermite search on kNN graphs) from a git worktree. Each
+side runs in its own process with a wall-clock cap. Prints seconds, σ evaluations, GTH
+redos, breakpoints, peak memory, the largest relative difference between the two sets of
+breakpoints and whether the piece losses are equal. The new curve is also checked against
+an independent exact reference (ours vs exact): at 12 sampled breakpoints, the nodes whose
+side of 1/2 changes between σ(1 ∓ 1.2e-8) by the subtraction-free sparse GTH solve
+(SuperLU's own order, no refinement) must be the curve's nodes; at 6 random σ the GTH loss
+must equal the curve's. Writes benchmarks/results/exact_knn.{json,md}.
 """
 
 from __future__ import annotations
@@ -17,29 +22,36 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
-from _common import fashion_or_digits, machine, write
+from _common import fashion_or_digits, machine, old_tree, write
 
+OLD_COMMIT = "97aaac9"
 # (n, σ_min, σ_max, seed): σ ∈ [1, 7] as in §1, and a small-σ range where LU pivots cancel.
-INSTANCES = [(500, 0.5, 3.0, 2), (1000, 1.0, 7.0, 0), (2000, 1.0, 7.0, 0), (4000, 1.0, 7.0, 0)]
+INSTANCES = [(500, 0.5, 3.0, 2), (1000, 1.0, 7.0, 0), (2000, 1.0, 7.0, 0), (4000, 1.0, 7.0, 0),
+             (12000, 1.0, 7.0, 0)]  # fmt: skip
 
 
-def side(dataset: str, n: int, lo: float, hi: float, seed: int, new: bool) -> dict:
-    """One exact curve in this process (``--side``)."""
-    import sslviz.labeling as labeling
+def _problem(dataset: str, n: int, seed: int):
     from sslviz.problem import build_problem
     from sslviz.specs import ProblemSpec
+
+    classes = (0, 1) if dataset == "fashion-mnist" else (3, 8)
+    return build_problem(ProblemSpec(dataset=dataset, classes=classes, n=n, n_labeled=10,
+                                     seed=seed, family="knn"))  # fmt: skip
+
+
+def side(dataset: str, n: int, lo: float, hi: float, seed: int, check: bool) -> dict:
+    """One exact curve in this process (``--side``), on the sslviz importable here."""
+    import sslviz.labeling as labeling
     from sslviz.truth import true_loss_curve
 
-    labeling.SPARSE_EXACT = new
-    classes = (0, 1) if dataset == "fashion-mnist" else (3, 8)
-    spec = ProblemSpec(dataset=dataset, classes=classes, n=n, n_labeled=10, seed=seed,
-                       family="knn")  # fmt: skip
-    p = build_problem(spec)
+    p = _problem(dataset, n, seed)
     gth = [0]
     solve = labeling.HarmonicModel._solve
 
@@ -51,20 +63,55 @@ def side(dataset: str, n: int, lo: float, hi: float, seed: int, new: bool) -> di
     labeling.HarmonicModel._solve = counted
     t0 = time.perf_counter()
     curve = true_loss_curve(p.model, p.y_unlabeled, lo, hi)
-    return {
+    out = {
         "seconds": time.perf_counter() - t0,
         "evaluations": int(curve.evaluations.size),
         "gth": gth[0],
         "breakpoints": curve.breakpoints.tolist(),
         "losses": curve.loss.values.tolist(),
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+    if check:
+        out["check"] = _check(p, curve, lo, hi)
+    return out
 
 
-def timed(args: list[str], cap: float) -> dict | None:
-    """``side`` in a subprocess; None past ``cap`` seconds."""
+def _check(p, curve, lo: float, hi: float) -> dict:
+    """The curve against sparse GTH solves (see the module docstring)."""
+    from sslviz.labeling import _rowsum
+    from sslviz.solvers import SparseGTHFactorization
+
+    m = p.model
+
+    def h(sigma: float) -> np.ndarray:
+        W_UU, W_UL, _, _ = m.blocks(sigma, row_scaled=True)
+        return SparseGTHFactorization(W_UU, _rowsum(W_UL)).solve(W_UL @ m.y_l).x - 0.5
+
+    rng = np.random.default_rng(0)
+    bps = curve.breakpoints
+    picked = rng.choice(bps.size, size=min(12, bps.size), replace=False) if bps.size else []
+    nodes_ok = 0
+    for i in picked:
+        a, b = h(bps[i] * (1 - 1.2e-8)), h(bps[i] * (1 + 1.2e-8))
+        nodes_ok += set(np.flatnonzero((a > 0) != (b > 0)).tolist()) == set(curve.nodes[i].tolist())
+    loss_ok = 0
+    sigmas = rng.uniform(lo, hi, 6)
+    for s in sigmas:
+        wrong = np.mean((h(s) > 0) != (p.y_unlabeled == 1))
+        loss_ok += bool(wrong == float(curve.loss(s)))
+    return {"breakpoints_checked": len(picked), "breakpoints_ok": nodes_ok,
+            "sigmas_checked": len(sigmas), "losses_ok": loss_ok}  # fmt: skip
+
+
+def timed(args: list[str], cap: float, tree: Path | None) -> dict | None:
+    """``side`` in a subprocess (on ``tree`` when given); None past ``cap`` seconds."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
     cmd = [sys.executable, __file__, "--side", *args]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=cap, check=True)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=cap, check=True,
+                             env=env)  # fmt: skip
     except subprocess.TimeoutExpired:
         return None
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -72,15 +119,17 @@ def timed(args: list[str], cap: float) -> dict | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--cap", type=float, default=300.0, help="seconds per side and instance")
+    ap.add_argument("--cap", type=float, default=150.0, help="seconds per side and instance")
     ap.add_argument("--sizes", type=int, nargs="*", help="only these n")
+    ap.add_argument("--old", default=OLD_COMMIT, help="commit of the old side")
     ap.add_argument("--side", nargs=6, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.side:
-        ds, n, lo, hi, seed, new = a.side
-        print(json.dumps(side(ds, int(n), float(lo), float(hi), int(seed), new == "new")))
+        ds, n, lo, hi, seed, check = a.side
+        print(json.dumps(side(ds, int(n), float(lo), float(hi), int(seed), check == "check")))
         return
     dataset = fashion_or_digits()
+    tree = old_tree(a.old)
     rows = []
     for n, lo, hi, seed in INSTANCES:
         if a.sizes and n not in a.sizes:
@@ -89,8 +138,8 @@ def main() -> None:
             continue
         load = os.getloadavg()[0]
         args = [dataset, str(n), str(lo), str(hi), str(seed)]
-        new = timed([*args, "new"], a.cap)
-        old = timed([*args, "old"], a.cap)
+        new = timed([*args, "check"], 4 * a.cap, None)  # the check's GTH solves are extra
+        old = timed([*args, "-"], a.cap, tree)
         row = {"n": n, "sigma": [lo, hi], "seed": seed, "load": load, "new": new, "old": old}
         if new and old:
             bn, bo = np.array(new["breakpoints"]), np.array(old["breakpoints"])
@@ -105,22 +154,29 @@ def main() -> None:
         return f"> {a.cap:.0f} s (stopped)" if r is None else format(r[key], fmt)
 
     lines = [
-        "# Exact loss curves on kNN-6 graphs: sparse exact solves, new against old",
+        "# Exact loss curves on kNN-6 graphs: new against old",
         "",
         f"Command: `python benchmarks/exact_knn.py --cap {a.cap:.0f}`. {dataset}, |L| = 10, "
-        "harmonic labels. New: SuperLU with diagonal pivots on the row-scaled systems, GTH "
-        "redos on the sparse structure; old: SuperLU's defaults, dense GTH redos (both sum "
-        "eq. (2) edge by edge). Each side in its own process, one after the other.",
+        "harmonic labels. New: this checkout (nested-dissection order, refinement of every "
+        "LU solve, the Chebyshev search from 1,500 unlabeled nodes). Old: commit "
+        f"{a.old} (minimum-degree order, no refinement, the Hermite search). Each side in "
+        "its own process, one after the other. Check: the new curve against sparse GTH "
+        "solves (breakpoint nodes at σ(1 ∓ 1.2e-8), losses at random σ).",
         "",
         "| n | σ range | new (s) | old (s) | speed-up | σ evaluated new / old | GTH redos "
-        "new / old | breakpoints | largest relative difference | losses equal | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "new / old | breakpoints | largest relative difference | losses equal | check "
+        "(breakpoints, losses) | new peak memory | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         new, old = r["new"], r["old"]
         ratio = f"{old['seconds'] / new['seconds']:.1f}×" if new and old else (
             f"> {a.cap / new['seconds']:.0f}×" if new else "–")  # fmt: skip
         diff = r.get("max_rel_diff")
+        ck = new["check"] if new else None
+        peak = f"{new['peak_mb']:,.0f} MB" if new else "–"
+        check = (f"{ck['breakpoints_ok']}/{ck['breakpoints_checked']}, "
+                 f"{ck['losses_ok']}/{ck['sigmas_checked']}") if ck else "–"  # fmt: skip
         lines.append(
             f"| {r['n']} | [{r['sigma'][0]}, {r['sigma'][1]}] | {cell(new, 'seconds', '.1f')} | "
             f"{cell(old, 'seconds', '.1f')} | {ratio} | "
@@ -128,9 +184,11 @@ def main() -> None:
             f"{new['gth'] if new else '–'} / {old['gth'] if old else '–'} | "
             f"{len(new['breakpoints']) if new else '–'} | "
             f"{'–' if diff is None else f'{diff:.1e}'} | "
-            f"{r.get('losses_equal', '–')} | {r['load']:.1f} |"
+            f"{r.get('losses_equal', '–')} | {check} | "
+            f"{peak} | {r['load']:.1f} |"
         )
-    write("exact_knn", {"machine": machine(), "cap": a.cap, "rows": rows}, "\n".join(lines) + "\n")
+    write("exact_knn", {"machine": machine(), "cap": a.cap, "old_commit": a.old, "rows": rows},
+          "\n".join(lines) + "\n")  # fmt: skip
 
 
 if __name__ == "__main__":

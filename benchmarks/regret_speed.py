@@ -63,16 +63,6 @@ def run_one(name: str) -> dict:
     return {"wall": wall, "regrets": regrets, "final_mean": means}
 
 
-def _old_tree(commit: str) -> Path:
-    path = Path(tempfile.gettempdir()) / f"sslviz_old_{commit}"
-    if not (path / "sslviz").is_dir():
-        subprocess.run(
-            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit],
-            check=True,
-        )
-    return path
-
-
 def _side(name: str, tree: Path | None) -> dict:
     env = dict(os.environ)
     if tree is not None:
@@ -89,13 +79,13 @@ def _side(name: str, tree: Path | None) -> dict:
 
 
 def main() -> None:
-    from _common import machine, write
+    from _common import machine, old_tree, write
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", default=OLD_COMMIT, help="commit of the old side")
     ap.add_argument("--only", choices=sorted(CONFIGS), help="one configuration")
     args = ap.parse_args()
-    tree = _old_tree(args.old)
+    tree = old_tree(args.old)
     rows, payload = [], {"machine": machine(), "old_commit": args.old, "configs": {}}
     for name in [args.only] if args.only else list(CONFIGS):
         load = os.getloadavg()[0]

@@ -58,6 +58,11 @@ CONSTANTS: dict[str, float] = {
     "truth_power_sparse": 2.5,
     "cheb_per_cell": 33.0,  # Chebyshev search (complete, n_U ≥ 200): σ evaluations per cell
     "cheb_per_node": 0.035,  # … plus this many per unlabeled node
+    # Sparse graphs from 1,500 unlabeled nodes (not fitted by the run above: measured by
+    # hand, Fashion-MNIST kNN-6 n = 2000–12,000, `benchmarks/exact_knn.py`): 97 evaluations
+    # on most instances, 385 where cells need GTH; 0.5–0.9 × one evaluation's cost each.
+    "cheb_per_node_sparse": 0.005,
+    "cheb_factor_sparse": 0.7,
     "truth_factor": 1.62,  # measured time / (evaluations × one evaluation), complete
     "truth_factor_sparse": 3.3,  # … kNN
     "fast_base": 0.0,  # Algorithm 4 fast mode: solves at any n
@@ -65,6 +70,9 @@ CONSTANTS: dict[str, float] = {
     "fast_power": 0.8,
     "fast_per_node_sparse": 14.5,
     "fast_power_sparse": 0.7,
+    # The kNN power law is fitted up to n_U = 2000; larger graphs count as that size
+    # (measured: 230–1,332 solves at n = 4000–12,000 against 4,516 at n = 2000).
+    "fast_max_nodes_sparse": 2000.0,
     "sweep_factor": 0.937,  # measured time / (solves × one solve), complete
     "sweep_factor_sparse": 1.73,
     "paper_factor": 53.9,  # paper mode: time relative to fast mode (complete)
@@ -106,6 +114,11 @@ ZERO = Cost(0.0, 0.0)
 
 def _dense(spec: ProblemSpec) -> bool:
     return spec.family == "complete"
+
+
+def _sfx(spec: ProblemSpec) -> str:
+    """Suffix of a constant's sparse (kNN) version."""
+    return "" if _dense(spec) else "_sparse"
 
 
 def _sizes(spec: ProblemSpec) -> tuple[int, int, int]:
@@ -159,9 +172,9 @@ def solve_seconds(spec: ProblemSpec, solver: str = "exact", t: int = 20) -> floa
 
 def _chebyshev(spec: ProblemSpec) -> bool:
     """True where the exact curve is searched by Chebyshev cells (:mod:`sslviz.truth`)."""
-    from sslviz.truth import _CHEB_MIN_UNLABELED
+    from sslviz.truth import _cheb_min_unlabeled
 
-    return _dense(spec) and _sizes(spec)[1] >= _CHEB_MIN_UNLABELED
+    return spec.family != "threshold" and _sizes(spec)[1] >= _cheb_min_unlabeled(_dense(spec))
 
 
 def truth_evaluations(spec: ProblemSpec, w: float = 1.0, ratio: float | None = None) -> float:
@@ -172,8 +185,8 @@ def truth_evaluations(spec: ProblemSpec, w: float = 1.0, ratio: float | None = N
         # Cells of ratio ≤ 2, each 33 solves when resolved at degree 32, plus the doublings
         # and polishing that grow slowly with n (measured: 97–216 on [1, 7], n = 500–2000).
         cells = max(1.0, np.ceil(np.log(ratio) / np.log(2.0) - 1e-9))
-        return c["cheb_per_cell"] * cells + c["cheb_per_node"] * nu
-    sfx = "" if _dense(spec) else "_sparse"
+        return c["cheb_per_cell"] * cells + c["cheb_per_node" + _sfx(spec)] * nu
+    sfx = _sfx(spec)
     return c["truth_base"] * max(w, 0.5) + c[f"truth_per_node{sfx}"] * nu ** c[
         f"truth_power{sfx}"] * w  # fmt: skip
 
@@ -184,7 +197,10 @@ def loss_curve(spec: ProblemSpec, lo: float, hi: float,
     if spec.family == "threshold":
         return build(spec)
     evals = truth_evaluations(spec, width(lo, hi, ref), hi / lo if lo > 0 else None)
-    f = CONSTANTS["truth_factor" if _dense(spec) else "truth_factor_sparse"]
+    if _chebyshev(spec) and not _dense(spec):
+        f = CONSTANTS["cheb_factor_sparse"]  # parallel solves, no extra derivative work
+    else:
+        f = CONSTANTS["truth_factor" + _sfx(spec)]
     return build(spec) + Cost(f * evals * solve_seconds(spec), memory(spec).memory_mb)
 
 
@@ -192,7 +208,9 @@ def sweep_solves(spec: ProblemSpec, settings: SweepSettings, w: float = 1.0) -> 
     """Solves of Algorithm 4 over a range of relative width ``w``."""
     c = CONSTANTS
     _, nu, _ = _sizes(spec)
-    sfx = "" if _dense(spec) else "_sparse"
+    sfx = _sfx(spec)
+    if sfx:
+        nu = min(nu, c["fast_max_nodes_sparse"])
     fast = c["fast_base"] * max(w, 0.5) + c[f"fast_per_node{sfx}"] * nu ** c[
         f"fast_power{sfx}"] * w  # fmt: skip
     paper = c["paper_factor"] if _dense(spec) else c["paper_factor_sparse"]
@@ -207,7 +225,7 @@ def sweep(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
     if not _dense(spec) and settings.solver in ("exact", "inverse"):
         # one factorization serves every node at a σ: about as many as the exact loss's
         solves = min(solves, truth_evaluations(spec, w))
-    f = CONSTANTS["sweep_factor" if _dense(spec) else "sweep_factor_sparse"]
+    f = CONSTANTS["sweep_factor" + _sfx(spec)]
     s = f * solves * solve_seconds(spec, settings.solver, settings.cg_iters)
     return build(spec) + Cost(s, memory(spec, settings.solver).memory_mb)
 
@@ -316,13 +334,16 @@ def describe(cost: Cost, max_seconds: float, max_mb: float) -> str:
     """``about 240 s estimated (cap 60 s)`` and/or the memory part, whichever is over."""
     parts = []
     if cost.seconds > max_seconds:
-        parts.append(f"about {_secs(cost.seconds)} estimated (cap {_secs(max_seconds)})")
+        parts.append(
+            f"about {seconds_text(cost.seconds)} estimated (cap {seconds_text(max_seconds)})"
+        )
     if cost.memory_mb > max_mb:
         parts.append(f"about {cost.memory_mb:,.0f} MB of memory (cap {max_mb:,.0f} MB)")
     return " and ".join(parts)
 
 
-def _secs(s: float) -> str:
+def seconds_text(s: float) -> str:
+    """Seconds for a reader: ``4.2 s``, ``35 s``, ``6 min``, ``2 h``."""
     if s < 120:
         return f"{s:.0f} s" if s >= 10 else f"{s:.2g} s"
     if s < 7200:

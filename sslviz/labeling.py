@@ -55,6 +55,7 @@ from sslviz.solvers import (
     jacobi,
     lu_dense,
     lu_dense_solve,
+    nested_dissection,
     positive_supersolution,
     side_certificate,
     solve_cg,
@@ -73,6 +74,9 @@ dense GTH elimination (``benchmarks/exact_knn.py`` and the tests compare the two
 
 _PARALLEL_MIN = 200  # direct solves of this many unknowns or more run on all cores
 _PIVOT_TOL = 1e-10  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH
+_ALL = slice(None)
+_REFINE_STEPS = 4  # iterative refinement of an LU/Cholesky solve: at most this many steps,
+_REFINE_TOL = 1e-13  # ... until a correction is below this (f units); else GTH
 _GTH_DENSE_MAX = 400  # dense exact systems up to this size are solved by GTH directly
 # (LU's smallest pivot does not see every cancellation: on digits 3 v 8, complete, n = 80,
 # round seed 30, σ = 0.2238, every pivot passed and a node came out at 0.195 instead of
@@ -184,34 +188,60 @@ def _rowsum(W) -> np.ndarray:
     return np.asarray(W.sum(axis=1)).ravel()
 
 
+def _edge_flux(W_UU, W_UL, target_l: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Σ_j w_ij (f_j − f_i) + Σ_l w_il (t_l − f_i) for each unlabeled i, summed edge by edge
+    (dense or CSR blocks): b − L_UU f of eq. (1) with ``target_l`` = f_L, and −L_UU f with
+    ``target_l`` = 0, without the row sum that cancels where a cluster barely leaks."""
+    if isinstance(W_UU, np.ndarray):
+        return (W_UU * (f[None, :] - f[:, None])).sum(axis=1) + (
+            W_UL * (target_l[None, :] - f[:, None])
+        ).sum(axis=1)
+    out = np.zeros(f.size)
+    for W, target in ((W_UU, f), (W_UL, target_l)):
+        rows = np.repeat(np.arange(f.size), np.diff(W.indptr))
+        out += np.bincount(rows, W.data * (target[W.indices] - f[rows]), minlength=f.size)
+    return out
+
+
 def _derivative_rhs(dW_UU, dW_UL, y_l: np.ndarray, f: np.ndarray, *, accurate: bool = False):
     """Right-hand side of eq. (2), W'_UL f_L − L'_UU f_U with L' = diag(W'1) − W'.
 
-    ``accurate`` (exact and certified solves) sums it edge by edge, Σ_j w'_ij (f_j − f_i)
-    + Σ_l w'_il (y_l − f_i): where a cluster barely leaks to L its soft labels are nearly
-    equal and the assembled form (W'1)_i f_i − (W'f)_i cancels to noise (∂f/∂σ off by 80×
-    its size on Fashion-MNIST n = 1000 at σ = 0.7, measured against finite differences;
-    3e-10 edge by edge). Fixed-t CG keeps the assembled form: its ∂f/∂σ is not a
-    derivative anyway, and the bits of the fast sweeps (and of the regret experiments'
-    feedback) stay.
+    ``accurate`` (exact and certified solves) sums it edge by edge (:func:`_edge_flux`):
+    where a cluster barely leaks to L its soft labels are nearly equal and the assembled
+    form (W'1)_i f_i − (W'f)_i cancels to noise (∂f/∂σ off by 80× its size on
+    Fashion-MNIST n = 1000 at σ = 0.7, measured against finite differences; 3e-10 edge by
+    edge). Fixed-t CG keeps the assembled form: its ∂f/∂σ is not a derivative anyway, and
+    the bits of the fast sweeps (and of the regret experiments' feedback) stay.
     """
     if not accurate:
         ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
         return dW_UL @ y_l - (ddeg * f - dW_UU @ f)
-    if isinstance(dW_UU, np.ndarray):
-        return (dW_UU * (f[None, :] - f[:, None])).sum(axis=1) + (
-            dW_UL * (y_l[None, :] - f[:, None])
-        ).sum(axis=1)
-    out = np.zeros(f.size)
-    for dW, target in ((dW_UU, f), (dW_UL, y_l)):
-        rows = np.repeat(np.arange(f.size), np.diff(dW.indptr))
-        out += np.bincount(rows, dW.data * (target[dW.indices] - f[rows]), minlength=f.size)
-    return out
+    return _edge_flux(dW_UU, dW_UL, y_l, f)
 
 
 def _in_unit(f: np.ndarray) -> bool:
     """Every soft label within [0, 1] up to 1e-9: an exact solve that can be trusted."""
     return bool(np.all((f >= -1e-9) & (f <= 1 + 1e-9)))
+
+
+def _refine(x: np.ndarray, keep, residual, solve) -> bool:
+    """Iterative refinement of an exact solve in place: ``x[keep] += solve(r[keep])`` with
+    r = ``residual(x)`` summed edge by edge (:func:`_edge_flux`), until a correction is
+    below ``_REFINE_TOL`` times max(1, max |x|); False when ``_REFINE_STEPS`` steps do not
+    get there (for f: the factorisation cannot be trusted, GTH redoes the solve).
+
+    The assembled diagonal, a row sum, loses the weight to L where a cluster barely leaks:
+    on Fashion-MNIST kNN-6, n = 4000, σ = 1.2, every LU pivot passed (smallest 3.6e-9) and
+    f was off by 2.7e-8, moving breakpoints by more than 1e-8; one step brings it to
+    2.7e-15 of the GTH solution (σ = 1: 1.1e-5, then 6.5e-10, 3.9e-14, 3.0e-15), each step
+    a pair of triangular solves (measured: 8 ms against 210 ms for the LU).
+    """
+    for _ in range(_REFINE_STEPS):
+        d = solve(residual(x)[keep])
+        x[keep] += d
+        if np.all(np.abs(d) <= _REFINE_TOL * max(1.0, float(np.abs(x).max(initial=0.0)))):
+            return True
+    return False
 
 
 def _laplacian_block(deg: np.ndarray, W_UU):
@@ -442,6 +472,9 @@ class HarmonicModel(_SoftLabelModel):
         # so nothing is assigned after construction (0.2 ms on digits n = 100, 0.6 ms on
         # Fashion-MNIST n = 2000 kNN-6).
         self._batch = _HarmonicBatch(self) if _batch_pays(self._D2_UU, ~self._structural) else None
+        # The exact solves' elimination order: the pattern is the same at every σ (0.15 s
+        # for 12,000 unlabeled nodes of a kNN-6 graph).
+        self._order = nested_dissection(self._D2_UU) if sp.issparse(self._D2_UU) else None
         _freeze(
             self.labeled_idx,
             self.unlabeled_idx,
@@ -450,7 +483,19 @@ class HarmonicModel(_SoftLabelModel):
             self._D2_UL,
             self._shift,
             self._structural,
+            *([] if self._order is None else [self._order]),
         )
+
+    def _elimination_order(self, keep: np.ndarray) -> np.ndarray | None:
+        """:func:`sslviz.solvers.nested_dissection`'s order of the kept unlabeled nodes
+        (indices into them), for sparse exact solves; None on dense graphs or with
+        ``SPARSE_EXACT`` False."""
+        if self._order is None or not SPARSE_EXACT:
+            return None
+        if keep.all():
+            return self._order
+        rank = np.cumsum(keep) - 1
+        return rank[self._order[keep[self._order]]]
 
     def _degenerate(self, W_UU, W_UL, to_l: np.ndarray) -> np.ndarray:
         """Unlabeled nodes with no numerically non-zero path to a labeled node."""
@@ -516,7 +561,8 @@ class HarmonicModel(_SoftLabelModel):
         same operations (GTH up to ``_GTH_DENSE_MAX`` unknowns, else LAPACK getrf/getrs; CG
         by :func:`sslviz._kernels.cg_dense`), so the same bits, without the solver objects
         and wrappers. None where :meth:`_solve` has more to do (a degenerate node, an
-        underflowing row, an LU pivot asking for GTH, a GTH pivot that underflowed).
+        underflowing row, an LU pivot or a refinement (:func:`_refine`) asking for GTH, a
+        GTH pivot that underflowed).
         """
         to_l = W_UL.sum(axis=1)
         deg = W_UU.sum(axis=1) + to_l
@@ -525,48 +571,61 @@ class HarmonicModel(_SoftLabelModel):
         if solver == "cg" and np.any(deg < UNDERFLOW):
             return None
         b = W_UL @ self.y_l
+        solves = 0
         if b.size and _gth_first(solver, W_UU):
             gth = GTHFactorization(W_UU, to_l)
             if gth.cut.any():
                 return None
 
             def solve(v):
+                nonlocal solves
+                solves += 1
                 return gth.solve(v).x
 
-            f, matvecs, factorizations = solve(b), 0, 1
+            f, matvecs, factorizations, refine = solve(b), 0, 1, False
         elif solver == "exact":
+            refine = True
             if b.size == 0:
                 return None
             M = -W_UU
             M.flat[:: M.shape[0] + 1] += deg
             lu, piv, min_pivot = lu_dense(M)
-            f = lu_dense_solve(lu, piv, b)
-            if min_pivot < _PIVOT_TOL or not _in_unit(f):
-                return None
 
             def solve(v):
+                nonlocal solves
+                solves += 1
                 return lu_dense_solve(lu, piv, v)
+
+            f = solve(b)
+            if min_pivot < _PIVOT_TOL or not (
+                _refine(f, _ALL, lambda x: _edge_flux(W_UU, W_UL, self.y_l, x), solve)
+                and _in_unit(f)
+            ):
+                return None
 
             matvecs, factorizations = 0, 1
         else:
             M = -W_UU
             M.flat[:: M.shape[0] + 1] += deg
             f, matvecs = cg_dense(M, b, cg_iters)
-            factorizations = 0
+            factorizations, refine, solves = 0, False, 1
 
             def solve(v):
-                nonlocal matvecs
+                nonlocal matvecs, solves
                 x, mv = cg_dense(M, v, cg_iters)
-                matvecs += mv
+                matvecs, solves = matvecs + mv, solves + 1
                 return x
 
         df = None
         if dW_UU is not None:
-            df = solve(_derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=solver == "exact"))
+            rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=solver == "exact")
+            df = solve(rhs)
+            if refine:
+                zero = np.zeros_like(self.y_l)
+                _refine(df, _ALL, lambda g: rhs + _edge_flux(W_UU, W_UL, zero, g), solve)
         return SoftLabels(
-            sigma, f, df, self._structural.copy(), 1 if df is None else 2, matvecs,
-            factorizations,
-        )  # fmt: skip
+            sigma, f, df, self._structural.copy(), solves, matvecs, factorizations
+        )
 
     def exact_cholesky_many(self, sigmas) -> list[SoftLabels]:
         """Exact soft labels (and ∂f/∂σ) at each σ on a complete graph, by Cholesky of the
@@ -578,7 +637,8 @@ class HarmonicModel(_SoftLabelModel):
         (m_i the row's smallest d²) with p_i = e^{−m_i/2σ²}/√d̂_i, q_i = e^{m_i/2σ²}/√d̂_i and
         d̂ the row-scaled degrees, so nothing underflows. The values agree with
         :meth:`soft_labels` to rounding (not to the bit); a σ where this cannot be trusted
-        (sparse or degenerate graph, m/σ² > 1000, a pivot below 1e-10, f outside [0, 1]) is
+        (sparse or degenerate graph, m/σ² > 1000, a pivot below 1e-10, an iterative refinement
+        that does not converge (:func:`_refine`), f outside [0, 1]) is
         solved by :meth:`soft_labels`. Used by the Chebyshev search of exact curves.
         """
         return parallel_map(self._exact_cholesky_one, [float(x) for x in sigmas])
@@ -613,11 +673,22 @@ class HarmonicModel(_SoftLabelModel):
         c, min_pivot = cholesky_dense(S.T)  # Fortran order: factored in place
         if min_pivot < _PIVOT_TOL:
             return None
-        f = q * cholesky_dense_solve(c, p * (W_UL @ self.y_l))
-        if not _in_unit(f):
+        solves = 0
+
+        def solve(v):
+            nonlocal solves
+            solves += 1
+            return q * cholesky_dense_solve(c, p * v)
+
+        f = solve(W_UL @ self.y_l)
+        if not (_refine(f, _ALL, lambda x: _edge_flux(W_UU, W_UL, self.y_l, x), solve)
+                and _in_unit(f)):  # fmt: skip
             return None
-        df = q * cholesky_dense_solve(c, p * _derivative_rhs(dW_UU, dW_UL, self.y_l, f))
-        return SoftLabels(sigma, f, df, self._structural.copy(), 2, 0, 1)
+        rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=True)
+        df = solve(rhs)
+        zero = np.zeros_like(self.y_l)
+        _refine(df, _ALL, lambda g: rhs + _edge_flux(W_UU, W_UL, zero, g), solve)
+        return SoftLabels(sigma, f, df, self._structural.copy(), solves, 0, 1)
 
     def batches(self, solver: str) -> bool:
         """True for CG/PCG on a sparse graph: :meth:`soft_labels_many` then solves all σ
@@ -760,15 +831,23 @@ class HarmonicModel(_SoftLabelModel):
         M = _laplacian_block(deg, W_UU)
         if degenerate.any():
             M = M[np.ix_(keep, keep)] if isinstance(M, np.ndarray) else M[keep][:, keep]
-        lin = LinearSolver(M, solver, cg_iters=cg_iters, dominant=SPARSE_EXACT)
+        order = self._elimination_order(keep) if sp.issparse(M) else None
+        lin = LinearSolver(M, solver, cg_iters=cg_iters, dominant=SPARSE_EXACT, order=order)
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
         gth_first = _gth_first(solver, M)
+        refine = not gth_first and solver == "exact"
+        trusted = True
         if not gth_first:
             f[keep] = lin.solve(b[keep], f0)  # an exactly singular LU: GTH redoes it below
+            if refine and lin.min_pivot >= _PIVOT_TOL:
+                trusted = _refine(
+                    f, keep, lambda x: _edge_flux(W_UU, W_UL, self.y_l, x), lin.solve
+                )
         if gth_first or (
-            solver in ("exact", "inverse") and (lin.min_pivot < _PIVOT_TOL or not _in_unit(f))
+            solver in ("exact", "inverse")
+            and (lin.min_pivot < _PIVOT_TOL or not trusted or not _in_unit(f))
         ):
             # Small dense systems, or LU pivots showing cancellation (a cluster that barely
             # leaks to the labeled set): subtraction-free. The leak is the weight to L and
@@ -778,8 +857,13 @@ class HarmonicModel(_SoftLabelModel):
                 W_UU[np.ix_(keep, keep)] if isinstance(W_UU, np.ndarray) else (W_UU[keep][:, keep])
             )
             sparse = SPARSE_EXACT and sp.issparse(W_kk)
-            gth = (SparseGTHFactorization if sparse else GTHFactorization)(W_kk, leak[keep])
+            gth = (
+                SparseGTHFactorization(W_kk, leak[keep], order)
+                if sparse
+                else GTHFactorization(W_kk, leak[keep])
+            )
             lin = _Direct(gth, lin)
+            refine = False
             f[keep] = lin.solve(b[keep])
             status = status if gth_first else "gth"
             if gth.cut.any():  # links lost to underflow: reported, held at 1/2
@@ -789,6 +873,9 @@ class HarmonicModel(_SoftLabelModel):
             exact = solver in ("exact", "inverse")
             rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=exact)
             df[keep] = lin.solve(rhs[keep], df0)
+            if refine:
+                zero = np.zeros_like(self.y_l)
+                _refine(df, keep, lambda g: rhs + _edge_flux(W_UU, W_UL, zero, g), lin.solve)
             df[degenerate] = 0.0
         return SoftLabels(
             sigma, f, df, degenerate, lin.solves, lin.matvecs, lin.factorizations, status

@@ -272,12 +272,15 @@ class Factorization:
     A is diagonally dominant by rows (the row-scaled harmonic systems, DESIGN §4.3): a
     sparse A then keeps its diagonal pivots (stable without row exchanges) and is ordered
     by minimum degree on A + Aᵀ, about half the fill and time of SuperLU's defaults on
-    kNN graphs.
+    kNN graphs, or by ``order`` (:func:`nested_dissection`: on Fashion-MNIST kNN-6 with
+    12,000 nodes 3.4 M entries in L + U and 0.39 s per factorisation, against 6.1 M and
+    1.23 s by minimum degree).
     """
 
     def __init__(
-        self, A: np.ndarray | sp.spmatrix, method: str = "exact", *, dominant: bool = False
-    ) -> None:
+        self, A: np.ndarray | sp.spmatrix, method: str = "exact", *, dominant: bool = False,
+        order: np.ndarray | None = None,
+    ) -> None:  # fmt: skip
         check_option("method", method, "Factorization", ("exact", "inverse"))
         self.shape = A.shape
         self.A = A
@@ -288,9 +291,14 @@ class Factorization:
             return
         try:
             if sp.issparse(A) and method == "exact":
-                lu = spla.splu(sp.csc_matrix(A), **(_DOMINANT_SPLU if dominant else {}))
+                if dominant and order is not None:
+                    lu = _ordered_splu(A, order)
+                    inv = np.argsort(order)
+                    self._solve = lambda b: lu.solve(b[order])[inv]
+                else:
+                    lu = spla.splu(sp.csc_matrix(A), **(_DOMINANT_SPLU if dominant else {}))
+                    self._solve = lu.solve
                 self.min_pivot = float(np.abs(lu.U.diagonal()).min())
-                self._solve = lu.solve
                 return
             # getrf/getrs as scipy.linalg.lu_factor/lu_solve run them (same bits), without
             # their LinAlgWarning on an exactly zero pivot (min_pivot 0 says so): a warning
@@ -318,6 +326,40 @@ _DOMINANT_SPLU = {
     "diag_pivot_thresh": 0.0,
     "options": {"SymmetricMode": True},
 }  # SuperLU on a matrix diagonally dominant by rows: diagonal pivots, symmetric ordering
+
+
+def _ordered_splu(A: sp.spmatrix, order: np.ndarray):
+    """SuperLU of A[order][:, order] as it stands (diagonal pivots, no reordering), for a
+    matrix diagonally dominant by rows; the elimination order is ``order``."""
+    A = sp.csr_matrix(A)[order][:, order]
+    lu = spla.splu(sp.csc_matrix(A), permc_spec="NATURAL", diag_pivot_thresh=0.0,
+                   options={"SymmetricMode": True})  # fmt: skip
+    if not (np.array_equal(lu.perm_r, lu.perm_c) and np.all(lu.perm_c == np.arange(A.shape[0]))):
+        raise RuntimeError("SuperLU reordered a diagonally dominant matrix")  # pragma: no cover
+    return lu
+
+
+def nested_dissection(pattern: sp.spmatrix) -> np.ndarray:
+    """A fill-reducing elimination order of a sparse matrix's symmetrised pattern by METIS
+    nested dissection (Karypis & Kumar; through pymetis): ``order[k]`` is the node
+    eliminated k-th. Deterministic (METIS's fixed seed). For :class:`Factorization` and
+    :class:`SparseGTHFactorization` of the harmonic systems, whose pattern is the same at
+    every σ: computed once per model."""
+    G = sp.csr_matrix(pattern, dtype=float)
+    n = G.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(G.indptr))
+    off = G.indices != rows
+    G = sp.csr_matrix((np.ones(off.sum()), (rows[off], G.indices[off])), G.shape)
+    G = (G + G.T).tocsr()
+    G.sort_indices()
+    if n < 3 or G.nnz == 0:
+        return np.arange(n)
+    import pymetis  # only sparse exact solves need it
+
+    adjacency = pymetis.CSRAdjacency(adj_starts=G.indptr.astype(np.int32),
+                                     adjacent=G.indices.astype(np.int32))  # fmt: skip
+    order, _ = pymetis.nested_dissection(adjacency)
+    return np.asarray(order, dtype=np.int64)
 
 
 class GTHFactorization:
@@ -357,6 +399,8 @@ class SparseGTHFactorization:
         Non-negative off-diagonal weights (the diagonal is ignored).
     leak : ndarray of shape (m,)
         Non-negative weight of each row to the grounded nodes.
+    order : ndarray of shape (m,), optional
+        Elimination order (:func:`nested_dissection`); default: SuperLU's minimum degree.
 
     Attributes
     ----------
@@ -364,7 +408,7 @@ class SparseGTHFactorization:
         Nodes whose pivot underflowed (held at 1/2), as in :class:`GTHFactorization`.
     """
 
-    def __init__(self, W: sp.spmatrix, leak: np.ndarray) -> None:
+    def __init__(self, W: sp.spmatrix, leak: np.ndarray, order: np.ndarray | None = None) -> None:
         W = sp.csr_matrix(W, dtype=float)
         m = W.shape[0]
         self._m = m
@@ -377,11 +421,15 @@ class SparseGTHFactorization:
         off = W.indices != rows
         pattern = sp.csr_matrix((np.ones(off.sum()), (rows[off], W.indices[off])), W.shape)
         M = sp.diags(np.asarray(pattern.sum(axis=1)).ravel() + 1.0) - pattern
-        lu = spla.splu(sp.csc_matrix(M), **_DOMINANT_SPLU)
-        if not np.array_equal(lu.perm_r, lu.perm_c):  # pragma: no cover - SuperLU contract
-            raise RuntimeError("SuperLU exchanged rows of a diagonally dominant matrix")
-        order = lu.perm_c  # node i is eliminated at position order[i]
-        self._order, self._inv = order, np.argsort(order)
+        if order is None:
+            lu = spla.splu(sp.csc_matrix(M), **_DOMINANT_SPLU)
+            if not np.array_equal(lu.perm_r, lu.perm_c):  # pragma: no cover - SuperLU contract
+                raise RuntimeError("SuperLU exchanged rows of a diagonally dominant matrix")
+            order = np.argsort(lu.perm_c)
+        else:
+            lu = _ordered_splu(M, order)
+        # order[k]: the node eliminated k-th; self._order[i]: node i's position
+        self._order, self._inv = np.argsort(order), np.asarray(order)
         lower = sp.csr_matrix(sp.tril(lu.L, -1))
         upper = sp.csr_matrix(sp.triu(lu.U, 1))
         lower.sort_indices()
@@ -511,6 +559,8 @@ class LinearSolver:
         t, the fixed CG iteration budget.
     dominant : bool, default=False
         A is diagonally dominant by rows (see :class:`Factorization`).
+    order : ndarray, optional
+        Elimination order of a sparse dominant A (see :class:`Factorization`).
 
     Attributes
     ----------
@@ -518,9 +568,13 @@ class LinearSolver:
         Work done so far.
     """
 
-    def __init__(self, A, method: str, *, cg_iters: int = CG_ITERS, dominant: bool = False) -> None:
+    def __init__(
+        self, A, method: str, *, cg_iters: int = CG_ITERS, dominant: bool = False,
+        order: np.ndarray | None = None,
+    ) -> None:  # fmt: skip
         self.method = check_option("solver", method, "LinearSolver", SOLVERS)
         self.dominant = dominant
+        self.order = order
         self.cg_iters = check_int("cg_iters", cg_iters, "LinearSolver", low=1)
         self.A = A
         self.solves = 0
@@ -534,7 +588,9 @@ class LinearSolver:
         self.solves += 1
         if self.method in ("exact", "inverse"):
             if self._direct is None:
-                self._direct = Factorization(self.A, self.method, dominant=self.dominant)
+                self._direct = Factorization(
+                    self.A, self.method, dominant=self.dominant, order=self.order
+                )
                 self.factorizations += 1
                 self.min_pivot = self._direct.min_pivot
             return self._direct.solve(b).x

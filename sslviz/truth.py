@@ -283,6 +283,7 @@ range (the tests compare the two)."""
 _CHEB_RATIO = 2.0  # first cells: σ_max / σ_min at most this
 _CHEB_RATIO_MIN = 1.05  # unresolved cells are halved down to this ratio, then searched as before
 _CHEB_MIN_UNLABELED = 200  # below this many unlabeled nodes the Hermite search is as fast
+_CHEB_MIN_UNLABELED_SPARSE = 1500  # the same on sparse (kNN) graphs (fewer breakpoints)
 _CHEB_START = 16  # first degree on a cell; doubled (the points are reused) up to _CHEB_MAX
 _CHEB_MAX = 128
 _CHEB_TAIL = 1e-11  # resolved: the last quarter of the coefficients below this (f units)
@@ -372,20 +373,23 @@ def _cheb_roots(c: np.ndarray, ends: tuple[np.ndarray, np.ndarray]) -> tuple:
 
 
 def _chebyshev_pays(model, solver: str, certify_cap, on_event) -> bool:
-    """Exact curves on complete graphs of ``_CHEB_MIN_UNLABELED`` unlabeled nodes or more:
-    there breakpoints are many (hundreds at n = 500) and every solve is a dense LU, so one
-    set of solves for all of them pays. On kNN graphs (few breakpoints, cheap sparse solves)
-    and small complete ones the Hermite search needs as few solves or fewer (measured:
-    digits n = 100, 129 σ against 202, and kNN n = 300, 193 against 74)."""
-    return (
-        CHEBYSHEV
-        and solver == "exact"
-        and certify_cap is None
-        and on_event is None
-        and isinstance(model, HarmonicModel)
-        and model.graph.is_dense
-        and model.n_unlabeled >= _CHEB_MIN_UNLABELED
-    )
+    """Exact curves on complete graphs of ``_CHEB_MIN_UNLABELED`` unlabeled nodes or more,
+    and on sparse graphs of ``_CHEB_MIN_UNLABELED_SPARSE`` or more: there breakpoints are
+    many and every solve is a full factorisation, so one set of solves for all of them
+    pays. On smaller graphs the Hermite search needs as few solves or fewer. Measured σ
+    evaluations, Hermite / Chebyshev: digits complete n = 100, 129 / 202; Fashion-MNIST
+    kNN-6 on [1, 7] (``benchmarks/exact_knn.py``), n = 1000, 84 / 97; n = 2000, 125 / 97;
+    n = 4000, 774 / 385; n = 12,000, Chebyshev 97 (4,132 breakpoints).
+    """
+    if not (CHEBYSHEV and solver == "exact" and certify_cap is None and on_event is None
+            and isinstance(model, HarmonicModel)):  # fmt: skip
+        return False
+    return model.n_unlabeled >= _cheb_min_unlabeled(model.graph.is_dense)
+
+
+def _cheb_min_unlabeled(dense: bool) -> int:
+    """Unlabeled nodes from which exact curves are searched by Chebyshev cells."""
+    return _CHEB_MIN_UNLABELED if dense else _CHEB_MIN_UNLABELED_SPARSE
 
 
 def _chebyshev_search(

@@ -91,7 +91,7 @@ def test_over_cap_names_the_estimate_and_settings_that_fit():
     cap = need / 4
     msg = costs.over_cap("the exact loss", est, spec, *REF, cap, 1e6)
     assert msg.startswith("Not computed: the exact loss would take about")
-    assert f"(cap {costs._secs(cap)})" in msg
+    assert f"(cap {costs.seconds_text(cap)})" in msg
     n = costs.largest_n(est, spec, *REF, cap, 1e6)
     assert f"n ≤ {n} on a complete graph" in msg
     assert est(costs._with_n(spec, n), *REF).fits(cap, 1e6)

@@ -1,0 +1,58 @@
+"""Issue 12 §2, the large option: a kNN graph on the whole pool of the two classes, above
+this server's usual cap on n, with its time estimate (streamlit.testing). The server's
+cap is lowered here so that the digits pool (360 points for 0 vs 1) counts as large."""
+
+import pytest
+from apptest_helpers import start
+
+import app_state
+
+LOSS = "app_pages/1_Loss_intervals.py"
+
+
+@pytest.fixture
+def small_cap(monkeypatch):
+    monkeypatch.setattr(app_state, "MAX_N", 200)
+    monkeypatch.setitem(app_state.CAPS, "n", 200)
+
+
+def test_large_option_takes_the_whole_pool_and_says_what_it_costs(small_cap):
+    at = start(LOSS, {"classes": "0,1", "n": "150", "family": "knn"})
+    assert not at.exception and not at.error
+    box = at.get_by_key("w_large")
+    assert box.label == "Large: the whole pool of the two classes (360 points)"
+    assert box.value is False and not at.get_by_key("w_n").disabled
+    box.check().run()
+    assert not at.exception and not at.error
+    assert at.get_by_key("w_n").value == 360 and at.get_by_key("w_n").disabled
+    assert at.query_params["n"] == "360"  # the link carries it
+    [info] = [i.value for i in at.sidebar.info]
+    assert info.startswith("Large instance, n = 360. Estimated on this server: the exact loss")
+    assert "Algorithm 4 about" in info
+    assert at.get("plotly_chart")  # computed, on all 360 points
+    at.get_by_key("w_large").uncheck().run()
+    assert not at.exception and at.get_by_key("w_n").value == 150  # back where it was
+
+
+def test_a_large_link_keeps_its_n_and_complete_graphs_are_not_offered(small_cap):
+    at = start(LOSS, {"classes": "0,1", "n": "360", "family": "knn"})
+    assert not at.exception and not at.error
+    assert at.get_by_key("w_large").value is True and at.get_by_key("w_n").value == 360
+    at = start(LOSS, {"classes": "0,1", "n": "150", "family": "complete"})
+    assert not at.exception
+    with pytest.raises(KeyError):
+        at.get_by_key("w_large")
+    at = start(LOSS, {"classes": "0,1", "n": "360", "family": "complete"})
+    assert not at.exception and at.get_by_key("w_n").value == 200  # held at the usual cap
+    assert app_state.cap_errors(app_state.ProblemSpec(classes=(0, 1), n=360)) == [
+        "n = 360 is above this server's cap of 200 points (15,000 for the kNN families, "
+        "with the large option)."
+    ]
+
+
+def test_a_large_request_uses_the_large_time_cap(small_cap, monkeypatch):
+    monkeypatch.setattr(app_state, "MAX_LARGE_SECONDS", 0.01)
+    at = start(LOSS, {"classes": "0,1", "n": "360", "family": "knn"})
+    assert not at.exception and not at.get("plotly_chart")
+    [err] = [e.value for e in at.error]
+    assert err.startswith("Not computed: ") and "(cap 0.01 s)" in err
