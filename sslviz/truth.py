@@ -408,9 +408,8 @@ def _chebyshev_search(
     down to a ratio of ``_CHEB_RATIO_MIN``. Roots of the interpolants
     (:func:`_cheb_roots`) are the breakpoints; a root whose location the interpolation
     error (the tail's size over the slope) does not pin to ``rtol`` is refined by exact
-    solves (:func:`_refine_roots`). Cells whose degenerate set changes, where a σ needed a
-    subtraction-free solve (:attr:`LabelOracle.gth`), or that stay unresolved are returned
-    for the Hermite search.
+    solves (:func:`_refine_roots`). Cells whose degenerate set changes or that stay
+    unresolved are returned for the Hermite search.
 
     Returns ``(roots, rest)``: ``(σ, node)`` pairs and the σ intervals left to search.
     """
@@ -439,11 +438,10 @@ def _chebyshev_cells(ev, todo, roots, rest, rtol, max_evaluations, tick) -> None
         ev.prefetch(xs)
         got = [ev(x) for x in xs]
         degenerate = got[0][2]
-        # Where some σ needed a subtraction-free solve, the LU solves next to it carry
-        # errors far above the interpolation tolerance (1e-5 seen): search as before.
-        if any(x in ev.gth for x in xs) or any(
-            not np.array_equal(g[2], degenerate) for g in got[1:]
-        ):
+        # A σ that needed a subtraction-free solve no longer sends its cell to the Hermite
+        # search: every LU / Cholesky solve is refined to 1e-13 or redone by GTH, so the
+        # values next to it are as accurate (before refinement they were off by up to 1e-5).
+        if any(not np.array_equal(g[2], degenerate) for g in got[1:]):
             rest.append((a, b))
             continue
         live = np.flatnonzero(~degenerate)
