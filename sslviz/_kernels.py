@@ -391,3 +391,113 @@ def warm_up() -> None:
                 np.array([0, 1, 1], dtype=np.int64), np.ones(1), np.ones(2, np.bool_),
                 np.arange(2, dtype=np.int64), ptr, idx, np.full(2, -1, np.int64), 2, True,
                 True)  # fmt: skip
+
+
+@numba.njit(cache=True, error_model="numpy")
+def hermite_split(a, b, ha, hb, da, db, ga, gb, basis, touch):
+    """The Hermite split test of :func:`sslviz.truth._needs_split`, decision for decision.
+
+    Each non-degenerate node's cubic Hermite interpolant on [a, b] (values ``ha``/``hb``,
+    derivatives ``da``/``db``) is evaluated at the fractions whose basis functions are the
+    rows of ``basis`` (4, q), in the same order of operations as NumPy evaluates
+    ``truth._hermite``, so the values are the same bits. True when some node's sign
+    changes more often than its ends say, or when an interior value comes within ``touch``
+    of 0 and below half its smaller end value (a pair of crossings the cubic may hide).
+    """
+    w = b - a
+    q = basis.shape[1]
+    vals = np.empty(q + 2)
+    for i in range(ha.size):
+        if ga[i] or gb[i]:
+            continue
+        vals[0] = ha[i]
+        vals[q + 1] = hb[i]
+        for k in range(q):
+            vals[k + 1] = (
+                basis[0, k] * ha[i] + basis[1, k] * w * da[i] + basis[2, k] * hb[i]
+            ) + basis[3, k] * w * db[i]
+        changes = 0
+        for k in range(q + 1):
+            if np.sign(vals[k + 1]) - np.sign(vals[k]) != 0.0:
+                changes += 1
+        differ = np.sign(ha[i]) != np.sign(hb[i])
+        if changes > (1 if differ else 0):
+            return True
+        if differ:
+            continue
+        # Near-touch: NumPy's argmin would stop at a NaN, whose comparisons are all False.
+        low = np.inf
+        at = 0
+        nan = False
+        for k in range(q + 2):
+            m = abs(vals[k])
+            if m != m:
+                nan = True
+                break
+            if m < low:
+                low, at = m, k
+        if nan:
+            continue
+        ends = min(abs(vals[0]), abs(vals[q + 1]))
+        if 0 < at < q + 1 and low < touch and low < 0.5 * ends:
+            return True
+    return False
+
+
+@numba.njit(cache=True, error_model="numpy")
+def refine_step(x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, fast,
+                newton_ok, rtol):  # fmt: skip
+    """One step of the bracketed root search of :func:`sslviz.truth._refine_roots`, in
+    place, element for element as its NumPy form did it (so the same bits).
+
+    ``hn``/``dn``: every node's h and h' at the σ ``x`` just evaluated. Each node still
+    open whose bracket (lo, hi) holds x (``act``) moves one end to x (Illinois: an end kept
+    twice in a row has its value halved), then proposes its next point: the Newton step
+    while steps at least halve (``fast``; only when ``newton_ok``), else the midpoint, or
+    the Illinois secant when ``newton_ok`` is False. A node is done at a zero, a Newton
+    step below 1e-3·rtol·x, or a bracket narrower than rtol·lo. Returns the next σ to
+    evaluate and its node (the first open one), or ``(nan, -1)`` when all are done.
+    """
+    k = lo.size
+    for i in range(k):
+        a = root[i] != root[i] and lo[i] < x and x < hi[i]
+        act[i] = a
+        fast[i] = False
+        if not a:
+            continue
+        h = hn[i]
+        if (h > 0 and hlo[i] > 0) or (h < 0 and hlo[i] < 0) or (h == 0 and hlo[i] == 0):
+            if side[i] == 1:
+                hhi[i] *= 0.5
+            lo[i] = x
+            hlo[i] = h
+            side[i] = 1
+        else:
+            if side[i] == -1:
+                hlo[i] *= 0.5
+            hi[i] = x
+            hhi[i] = h
+            side[i] = -1
+        step = h / dn[i] if dn[i] != 0 else np.inf
+        newton = x - step
+        if newton_ok:
+            fast[i] = abs(step) <= 0.5 * prev_step[i]
+            prop[i] = newton if fast[i] else 0.5 * (lo[i] + hi[i])
+            prev_step[i] = abs(step)
+        else:
+            prop[i] = lo[i] - hlo[i] * (hi[i] - lo[i]) / (hhi[i] - hlo[i])
+            step = np.inf
+        if h == 0:
+            root[i] = x
+        elif abs(step) < 1e-3 * (rtol * x) and lo[i] <= newton and newton <= hi[i]:
+            root[i] = newton
+    nxt = -1
+    for i in range(k):
+        if root[i] != root[i] and hi[i] - lo[i] <= rtol * lo[i]:
+            root[i] = 0.5 * (lo[i] + hi[i])
+        if nxt < 0 and root[i] != root[i]:
+            nxt = i
+    if nxt < 0:
+        return np.nan, -1
+    p = prop[nxt]
+    return (p if lo[nxt] < p and p < hi[nxt] else 0.5 * (lo[nxt] + hi[nxt])), nxt

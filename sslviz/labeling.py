@@ -175,6 +175,15 @@ def _masked_dense(D2: sp.csr_matrix) -> np.ndarray:
     return out
 
 
+def _finite_entries(D2: np.ndarray, diagonal: bool) -> np.ndarray:
+    """Flat indices of the finite entries of a dense distance block, its diagonal left out
+    unless ``diagonal`` (:func:`sslviz.graphs.gaussian_weights`' ``edges``)."""
+    finite = np.isfinite(D2)
+    if not diagonal:
+        np.fill_diagonal(finite, False)
+    return np.flatnonzero(finite)
+
+
 def _pattern(D2, zero_diag: bool):
     """The edge pattern of a distance block as 0/1 weights, same kind."""
     if isinstance(D2, np.ndarray):
@@ -469,6 +478,11 @@ class HarmonicModel(_SoftLabelModel):
         if not graph.is_dense and graph.n <= _DENSE_MAX:
             # Small sparse graphs run faster dense: non-edges at distance +inf (weight 0).
             self._D2_UU, self._D2_UL = (_masked_dense(D) for D in (self._D2_UU, self._D2_UL))
+            # Their edges: the weights are computed there only (a few % of the entries).
+            self._edges_UU = _finite_entries(self._D2_UU, diagonal=False)
+            self._edges_UL = _finite_entries(self._D2_UL, diagonal=True)
+        else:
+            self._edges_UU = self._edges_UL = None
         self._shift = graph.row_min_sqdist()[U]
         ones_uu, ones_ul = (_pattern(D, z) for D, z in ((self._D2_UU, True), (self._D2_UL, False)))
         self._n_edges = (_count(ones_uu), _count(ones_ul))
@@ -490,6 +504,7 @@ class HarmonicModel(_SoftLabelModel):
             self._shift,
             self._structural,
             *([] if self._order is None else [self._order]),
+            *([] if self._edges_UU is None else [self._edges_UU, self._edges_UL]),
         )
 
     def _elimination_order(self, keep: np.ndarray) -> np.ndarray | None:
@@ -516,8 +531,8 @@ class HarmonicModel(_SoftLabelModel):
     def blocks(self, sigma: float, *, row_scaled: bool, derivative: bool = False):
         """``(W_UU, W_UL, dW_UU, dW_UL)`` at σ (derivatives None unless asked)."""
         shift = self._shift if row_scaled else 0.0
-        W_UU, dW_UU = gaussian_weights(self._D2_UU, shift, sigma, derivative, True)
-        W_UL, dW_UL = gaussian_weights(self._D2_UL, shift, sigma, derivative, False)
+        W_UU, dW_UU = gaussian_weights(self._D2_UU, shift, sigma, derivative, True, self._edges_UU)
+        W_UL, dW_UL = gaussian_weights(self._D2_UL, shift, sigma, derivative, False, self._edges_UL)
         return W_UU, W_UL, dW_UU, dW_UL
 
     @one_thread

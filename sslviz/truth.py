@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from sslviz._kernels import hermite_split, refine_step
 from sslviz._threads import one_thread
 from sslviz._validation import check_real, check_sigma_range
 from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
@@ -123,44 +124,34 @@ class LossCurve:
         return self.loss.minimum()
 
 
-def _hermite(a, b, ha, hb, da, db, s):
-    """Cubic Hermite interpolant on [a, b] at fractions s (shape (q,)) → (n, q)."""
+def _hermite_basis(s: np.ndarray) -> np.ndarray:
+    """Cubic Hermite basis functions (h00, h10, h01, h11) at fractions ``s`` (q,) → (4, q)."""
+    return np.stack(
+        [2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2]
+    )
+
+
+def _hermite(a, b, ha, hb, da, db, basis):
+    """Cubic Hermite interpolant on [a, b] at the fractions of ``basis`` (4, q) → (n, q)."""
     w = b - a
-    s = s[None, :]
-    h00 = 2 * s**3 - 3 * s**2 + 1
-    h10 = s**3 - 2 * s**2 + s
-    h01 = -2 * s**3 + 3 * s**2
-    h11 = s**3 - s**2
+    h00, h10, h01, h11 = (row[None, :] for row in basis)
     return h00 * ha[:, None] + h10 * w * da[:, None] + h01 * hb[:, None] + h11 * w * db[:, None]
 
 
 _S = np.linspace(0, 1, 17)[1:-1]
+_S_BASIS = _hermite_basis(_S)  # the split test's 15 interior points
+_ROOT_S = np.linspace(0, 1, 65)
+_ROOT_BASIS = _hermite_basis(_ROOT_S)  # the first root proposals' grid
 
 
 def _needs_split(a, b, ea, eb, touch) -> bool:
-    ha, da, ga = ea
-    hb, db, gb = eb
-    ok = ~(ga | gb)
-    if not ok.any():
-        return False
-    ha, hb, da, db = ha[ok], hb[ok], da[ok], db[ok]
-    H = _hermite(a, b, ha, hb, da, db, _S)
-    vals = np.column_stack([ha, H, hb])
-    sgn = np.sign(vals)
-    changes = np.count_nonzero(np.diff(sgn, axis=1) != 0, axis=1)
-    ends_differ = np.sign(ha) != np.sign(hb)
-    if np.any(changes > ends_differ.astype(int)):
-        return True
-    # Near-touch: an interior dip of |h_u| towards 0 that halves it and comes within
-    # ``touch`` of 0 — the shape a pair of crossings would leave in a coarse cubic.
-    mag = np.abs(vals[~ends_differ])
-    if not mag.size:
-        return False
-    k = np.argmin(mag, axis=1)
-    low = mag[np.arange(mag.shape[0]), k]
-    ends = np.minimum(mag[:, 0], mag[:, -1])
-    interior = (k > 0) & (k < mag.shape[1] - 1)
-    return bool(np.any(interior & (low < touch) & (low < 0.5 * ends)))
+    """True when some node's Hermite cubic on [a, b] may hide crossings: its sign changes
+    more often than its ends say, or an interior dip of |h_u| towards 0 halves it and comes
+    within ``touch`` of 0 (the shape a pair of crossings would leave in a coarse cubic).
+    Compiled: :func:`sslviz._kernels.hermite_split`."""
+    return hermite_split(
+        float(a), float(b), ea[0], eb[0], ea[1], eb[1], ea[2], eb[2], _S_BASIS, float(touch)
+    )
 
 
 def _refine_roots(
@@ -180,8 +171,8 @@ def _refine_roots(
     hlo, hhi = ea[0][nodes].copy(), eb[0][nodes].copy()
     side = np.zeros(k, int)  # which end moved last (+1 lo, -1 hi): Illinois weighting
     newton_ok = ev.smooth  # a t-iteration CG's f' is not the derivative of its f
-    s = np.linspace(0, 1, 65)
-    H = _hermite(a, b, hlo, eb[0][nodes], ea[1][nodes], eb[1][nodes], s)
+    s = _ROOT_S
+    H = _hermite(a, b, hlo, eb[0][nodes], ea[1][nodes], eb[1][nodes], _ROOT_BASIS)
     prop = a + (b - a) * hlo / (hlo - eb[0][nodes])  # secant fallback
     for r in range(k):
         idx = np.flatnonzero(np.sign(H[r, :-1]) != np.sign(H[r, 1:]))
@@ -192,12 +183,12 @@ def _refine_roots(
     prev_step = np.full(k, b - a)
     if on_event is not None:  # how each node's proposal was made (for the event log)
         how = np.full(k, "Hermite-cubic root", dtype=object)
+    act, fast = np.zeros(k, bool), np.zeros(k, bool)
+    j = 0
+    x = prop[j] if lo[j] < prop[j] < hi[j] else 0.5 * (lo[j] + hi[j])
     for _ in range(100 * k):
-        open_ = np.flatnonzero(np.isnan(root))
-        if not open_.size:
+        if j < 0:
             break
-        j = open_[0]
-        x = prop[j] if lo[j] < prop[j] < hi[j] else 0.5 * (lo[j] + hi[j])
         h, d, _ = ev(x)
         hn, dn = h[nodes], d[nodes]
         if on_event is not None:
@@ -206,39 +197,12 @@ def _refine_roots(
                      f=hn + 0.5, node=int(nodes[j]), rule=rule, cell=(a, b),
                      loss=float(ev.wrong(x).mean()))  # fmt: skip
             found = np.isnan(root)
-        act = np.isnan(root) & (lo < x) & (x < hi)
-        left = act & (np.sign(hn) == np.sign(hlo))
-        right = act & ~left
-        # Illinois: an end kept twice in a row has its value halved.
-        hhi[left & (side == 1)] *= 0.5
-        hlo[right & (side == -1)] *= 0.5
-        lo[left], hlo[left] = x, hn[left]
-        hi[right], hhi[right] = x, hn[right]
-        side[left], side[right] = 1, -1
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(dn != 0, hn / dn, np.inf)
-            secant = lo - hlo * (hi - lo) / (hhi - hlo)
-        newton = x - step
-        if newton_ok:
-            # rtsafe: keep Newton while its steps at least halve, else bisect.
-            fast = np.abs(step) <= 0.5 * prev_step
-            prop[act] = np.where(fast[act], newton[act], 0.5 * (lo[act] + hi[act]))
-            prev_step[act] = np.abs(step[act])
-            if on_event is not None:
-                how[act] = np.where(fast[act], "Newton", "bisection")
-        else:
-            prop[act] = secant[act]
-            step = np.where(act, np.inf, step)  # stop on the bracket width only
-            if on_event is not None:
-                how[act] = "secant (Illinois)"
-        tol = rtol * x
-        exact = act & (hn == 0)
-        root[exact] = x
-        small = act & ~exact & (np.abs(step) < 1e-3 * tol) & (lo <= newton) & (newton <= hi)
-        root[small] = newton[small]
-        narrow = np.isnan(root) & (hi - lo <= rtol * lo)
-        root[narrow] = 0.5 * (lo[narrow] + hi[narrow])
+        # Move the brackets holding x, propose the next points, close the roots found.
+        x, j = refine_step(float(x), hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root,
+                           act, fast, newton_ok, float(rtol))  # fmt: skip
         if on_event is not None:
+            rules = np.where(fast[act], "Newton", "bisection")
+            how[act] = rules if newton_ok else "secant (Illinois)"
             _found(on_event, nodes, root, lo, hi, found & ~np.isnan(root), (a, b))
     left_over = np.isnan(root)
     root[left_over] = 0.5 * (lo[left_over] + hi[left_over])
@@ -729,11 +693,18 @@ def _assemble(
         w = piece_wrong[-1].copy()
         w[nd] ^= True
         piece_wrong.append(w)
-    for s in sig:
-        if brk.size and np.min(np.abs(brk - s)) <= 4 * rtol * s:
-            continue
-        if not np.array_equal(ev.wrong(s), piece_wrong[int(loss.piece_index(s))]):
-            inconsistent += 1
+    if sig.size:
+        # Distance to the nearest breakpoint: one of the two around σ's insertion point.
+        near = np.zeros(sig.size, bool)
+        if brk.size:
+            at = np.searchsorted(brk, sig)
+            below = np.abs(brk[np.maximum(at - 1, 0)] - sig)
+            above = np.abs(brk[np.minimum(at, brk.size - 1)] - sig)
+            near = np.minimum(below, above) <= 4 * rtol * sig
+        check = np.flatnonzero(~near)
+        seen = np.array([ev.wrong(s) for s in sig[check]]).reshape(check.size, n_u)
+        expected = np.array(piece_wrong)[loss.piece_index(sig[check])].reshape(check.size, n_u)
+        inconsistent = int(np.count_nonzero((seen != expected).any(axis=1)))
     deg_ranges = []
     for a, b in zip(sig[:-1], sig[1:], strict=True):
         c = int(ev.cache[a][2].sum())

@@ -1,0 +1,195 @@
+"""Issue 12 §3: the compiled steps of the breakpoint search change no bit of any result.
+
+The Hermite split test (:func:`sslviz._kernels.hermite_split`), the bracketed root step
+(:func:`sslviz._kernels.refine_step`) and the Gaussian weights computed on a dense block's
+edges only are checked against their NumPy forms (kept here as the references, as they
+were in ``sslviz.truth`` before they were compiled): on random inputs with zeros, NaN and
+degenerate nodes, then whole loss curves and regret arrays with the references swapped in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sslviz.truth as truth
+from sslviz._kernels import refine_step
+from sslviz.graphs import gaussian_weights
+from sslviz.labeling import _finite_entries
+from sslviz.problem import _graph_round
+from sslviz.specs import ProblemSpec, SweepSettings
+
+
+def needs_split_numpy(a, b, ea, eb, touch) -> bool:
+    """The split test as NumPy computed it (the reference)."""
+    ha, da, ga = ea
+    hb, db, gb = eb
+    ok = ~(ga | gb)
+    if not ok.any():
+        return False
+    ha, hb, da, db = ha[ok], hb[ok], da[ok], db[ok]
+    s = truth._S[None, :]
+    h00 = 2 * s**3 - 3 * s**2 + 1
+    h10 = s**3 - 2 * s**2 + s
+    h01 = -2 * s**3 + 3 * s**2
+    h11 = s**3 - s**2
+    w = b - a
+    H = h00 * ha[:, None] + h10 * w * da[:, None] + h01 * hb[:, None] + h11 * w * db[:, None]
+    vals = np.column_stack([ha, H, hb])
+    changes = np.count_nonzero(np.diff(np.sign(vals), axis=1) != 0, axis=1)
+    ends_differ = np.sign(ha) != np.sign(hb)
+    if np.any(changes > ends_differ.astype(int)):
+        return True
+    mag = np.abs(vals[~ends_differ])
+    if not mag.size:
+        return False
+    k = np.argmin(mag, axis=1)
+    low = mag[np.arange(mag.shape[0]), k]
+    ends = np.minimum(mag[:, 0], mag[:, -1])
+    interior = (k > 0) & (k < mag.shape[1] - 1)
+    return bool(np.any(interior & (low < touch) & (low < 0.5 * ends)))
+
+
+def refine_step_numpy(x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, fast,
+                      newton_ok, rtol):  # fmt: skip
+    """One step of the root search as NumPy computed it (the reference), same signature."""
+    act[:] = np.isnan(root) & (lo < x) & (x < hi)
+    left = act & (np.sign(hn) == np.sign(hlo))
+    right = act & ~left
+    hhi[left & (side == 1)] *= 0.5
+    hlo[right & (side == -1)] *= 0.5
+    lo[left], hlo[left] = x, hn[left]
+    hi[right], hhi[right] = x, hn[right]
+    side[left], side[right] = 1, -1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.where(dn != 0, hn / dn, np.inf)
+        secant = lo - hlo * (hi - lo) / (hhi - hlo)
+    newton = x - step
+    fast[:] = False
+    if newton_ok:
+        fast[act] = (np.abs(step) <= 0.5 * prev_step)[act]
+        prop[act] = np.where(fast[act], newton[act], 0.5 * (lo[act] + hi[act]))
+        prev_step[act] = np.abs(step[act])
+    else:
+        prop[act] = secant[act]
+        step = np.where(act, np.inf, step)
+    tol = rtol * x
+    exact = act & (hn == 0)
+    root[exact] = x
+    small = act & ~exact & (np.abs(step) < 1e-3 * tol) & (lo <= newton) & (newton <= hi)
+    root[small] = newton[small]
+    narrow = np.isnan(root) & (hi - lo <= rtol * lo)
+    root[narrow] = 0.5 * (lo[narrow] + hi[narrow])
+    open_ = np.flatnonzero(np.isnan(root))
+    if not open_.size:
+        return np.nan, -1
+    j = int(open_[0])
+    return (prop[j] if lo[j] < prop[j] < hi[j] else 0.5 * (lo[j] + hi[j])), j
+
+
+def _values(rng, n):
+    h = rng.normal(size=n) * 10.0 ** rng.integers(-6, 1)
+    if rng.random() < 0.3:
+        h[rng.integers(n)] = 0.0
+    if rng.random() < 0.1:
+        h[rng.integers(n)] = np.nan
+    d = rng.normal(size=n) * 10.0 ** rng.integers(-3, 3)
+    if rng.random() < 0.2:
+        d[rng.integers(n)] = 0.0
+    return h, d, rng.random(n) < 0.05
+
+
+def test_hermite_split_matches_numpy():
+    rng = np.random.default_rng(0)
+    decisions = []
+    for _ in range(5000):
+        n = int(rng.integers(1, 30))
+        a = rng.uniform(0.1, 2.0)
+        b = a * rng.uniform(1.0001, 1.3)
+        ea, eb = _values(rng, n), _values(rng, n)
+        touch = float(rng.choice([0.05, 0.5, 1e-3]))
+        got = truth._needs_split(a, b, ea, eb, touch)
+        assert got == needs_split_numpy(a, b, ea, eb, touch)
+        decisions.append(got)
+    assert 0.05 < np.mean(decisions) < 0.95  # both answers were exercised
+
+
+def test_hermite_values_are_numpy_bits():
+    rng = np.random.default_rng(1)
+    ha, hb, da, db = rng.normal(size=(4, 50))
+    s, w = truth._S[None, :], 1.3 - 1.0
+    ref = ((2 * s**3 - 3 * s**2 + 1) * ha[:, None] + (s**3 - 2 * s**2 + s) * w * da[:, None]
+           + (-2 * s**3 + 3 * s**2) * hb[:, None] + (s**3 - s**2) * w * db[:, None])  # fmt: skip
+    assert np.array_equal(truth._hermite(1.0, 1.3, ha, hb, da, db, truth._S_BASIS), ref)
+
+
+@pytest.mark.parametrize("newton_ok", [True, False])
+def test_refine_step_matches_numpy(newton_ok):
+    rng = np.random.default_rng(2 + newton_ok)
+    for _ in range(3000):
+        k = int(rng.integers(1, 8))
+        lo = rng.uniform(0.5, 1.0, k)
+        hi = lo + rng.uniform(0.0, 0.5, k) * rng.choice([1.0, 1e-12], k)
+        state = [
+            lo, hi, rng.normal(size=k), rng.normal(size=k), rng.integers(-1, 2, k),
+            rng.uniform(0.4, 1.6, k), rng.uniform(0.0, 0.5, k),
+            np.where(rng.random(k) < 0.3, 0.7, np.nan), np.zeros(k, bool), np.zeros(k, bool),
+        ]  # fmt: skip
+        state[2][rng.random(k) < 0.1] = 0.0
+        x = float(rng.uniform(0.5, 1.5)) if rng.random() < 0.8 else float(lo[0])
+        hn, dn, _ = _values(rng, k)
+        hn = np.where(rng.random(k) < 0.2, 1e-14 * rng.normal(size=k), hn)
+        ref = [a.copy() for a in state]
+        got = refine_step(x, hn, dn, *state, newton_ok, 1e-9)
+        want = refine_step_numpy(x, hn, dn, *ref, newton_ok, 1e-9)
+        assert got[1] == want[1] and (np.isnan(got[0]) and np.isnan(want[0]) or got[0] == want[0])
+        for g, w in zip(state, ref, strict=True):
+            assert np.array_equal(g, w, equal_nan=True)
+
+
+@pytest.mark.parametrize("derivative", [True, False])
+def test_edge_weights_match_the_dense_block(derivative):
+    rng = np.random.default_rng(5)
+    for square in (True, False):
+        D2 = rng.uniform(0.0, 30.0, (40, 40 if square else 7))
+        D2[rng.random(D2.shape) < 0.85] = np.inf
+        if square:
+            np.fill_diagonal(D2, 0.0)
+        edges = _finite_entries(D2, diagonal=not square)
+        for shift in (0.0, rng.uniform(0.0, 1.0, 40)):
+            for sigma in (0.05, 0.7, 3.0):
+                ref = gaussian_weights(D2, shift, sigma, derivative, square)
+                got = gaussian_weights(D2, shift, sigma, derivative, square, edges)
+                for g, r in zip(got, ref, strict=True):
+                    assert (g is None and r is None) or np.array_equal(g, r)
+
+
+KNN = ProblemSpec(dataset="digits", classes=(0, 1), n=100, n_labeled=10, family="knn", k=6)
+COMPLETE = ProblemSpec(dataset="digits", classes=(3, 8), n=80, n_labeled=10, family="complete")
+CONFIGS = [(KNN, 0.5, 5.0), (COMPLETE, 0.2, 3.0)]
+
+
+@pytest.mark.parametrize("spec, lo, hi", CONFIGS)
+def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
+    """Exact and approximate (CG-20) curves of eight rounds, with the compiled steps and
+    with the NumPy references swapped in: the same bits."""
+    settings = SweepSettings(solver="cg", cg_iters=20)
+
+    def rounds():
+        _graph_round.cache_clear()
+        try:
+            return [_graph_round(spec, lo, hi, settings, s) for s in range(1, 9)]
+        finally:
+            _graph_round.cache_clear()
+
+    compiled = rounds()
+    with monkeypatch.context() as m:
+        m.setattr(truth, "_needs_split", needs_split_numpy)
+        m.setattr(truth, "refine_step", refine_step_numpy)
+        reference = rounds()
+    n_breakpoints = 0
+    for got, want in zip(compiled, reference, strict=True):
+        for g, w in zip(got, want, strict=True):
+            assert np.array_equal(g.edges, w.edges) and np.array_equal(g.values, w.values)
+            n_breakpoints += g.breakpoints.size
+    assert n_breakpoints > 20
