@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sslviz import data as _data
-from sslviz._threads import one_thread
+from sslviz._threads import one_thread, process_map
 from sslviz._validation import check_int
 from sslviz.graphs import Graph, build_graph, neighbour_distances
 from sslviz.labeling import DelalleauModel, HarmonicModel, make_model
@@ -178,20 +178,26 @@ class GraphRounds(RoundProvider):
 
     def precompute(self, round_seeds, n_jobs: int) -> RoundProvider:
         """This provider with the rounds of ``round_seeds`` computed by ``n_jobs`` local
-        joblib workers, split by round rather than by repetition (balanced over the cores
-        whatever the number of repetitions); the answers are the same. Fast mode only
+        worker processes (:func:`sslviz._threads.process_map`), split by round rather than
+        by repetition (balanced over the cores whatever the number of repetitions); the
+        answers are the same. The first round is computed here first, so that forked
+        workers start with the data loaded and the kernels compiled. Fast mode only
         (paper-mode feedback needs each instance again): otherwise ``self``."""
         if self.settings.mode != "fast":
             return self
-        from joblib import Parallel, cpu_count, delayed
+        from joblib import cpu_count
 
         seeds = list(dict.fromkeys(int(s) for s in round_seeds))
+        if not seeds:
+            return _PrecomputedRounds(self, {})
+        table = {seeds[0]: _graph_rounds_chunk(self, seeds[:1])[0]}
+        rest = seeds[1:]
         workers = cpu_count() if n_jobs < 0 else n_jobs
-        k = max(1, min(len(seeds), 4 * workers))
-        chunks = [seeds[i::k] for i in range(k)]  # interleaved: neighbours cost alike
-        done = Parallel(n_jobs=n_jobs)(delayed(_graph_rounds_chunk)(self, c) for c in chunks)
-        table = {s: pair for c, pairs in zip(chunks, done, strict=True)
-                 for s, pair in zip(c, pairs, strict=True)}  # fmt: skip
+        k = max(1, min(len(rest), 4 * workers))
+        chunks = [rest[i::k] for i in range(k)]  # interleaved: neighbours cost alike
+        done = process_map(functools.partial(_graph_rounds_chunk, self), chunks, n_jobs)
+        table.update({s: pair for c, pairs in zip(chunks, done, strict=True)
+                      for s, pair in zip(c, pairs, strict=True)})  # fmt: skip
         return _PrecomputedRounds(self, table)
 
     def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
@@ -207,7 +213,7 @@ class GraphRounds(RoundProvider):
 
 
 def _graph_rounds_chunk(rounds: GraphRounds, seeds: list[int]) -> list[tuple]:
-    """``(true, approx)`` of each round seed (a joblib task of :meth:`GraphRounds.precompute`)."""
+    """``(true, approx)`` of each round seed (a worker task of :meth:`GraphRounds.precompute`)."""
     return [
         _graph_round(rounds.spec, rounds.sigma_min, rounds.sigma_max, rounds.settings, s)
         for s in seeds

@@ -150,3 +150,36 @@ def test_precomputed_rounds_give_the_same_regrets():
     pre = provider.precompute([seed], 1)
     assert np.array_equal(pre.true_loss(seed).edges, provider.true_loss(seed).edges)
     assert pre.approx_feedback(seed, 1.3) == provider.approx_feedback(seed, 1.3)
+
+
+_FORK_CHECK = """
+import pickle, sys, threading
+import sslviz._threads as T
+from sslviz.problem import GraphRounds, _graph_round
+from sslviz.specs import ProblemSpec, SweepSettings
+spec = ProblemSpec(dataset="digits", classes=(0, 1), n=100, n_labeled=10, family="knn", k=6)
+provider = GraphRounds(spec, 0.5, 5.0, SweepSettings(solver="cg", cg_iters=20))
+out = {}
+for fork in (True, False):
+    T.FORK = fork
+    _graph_round.cache_clear()
+    assert threading.active_count() == 1
+    pre = provider.precompute(list(range(40, 52)), 2)
+    out[fork] = {s: (t.edges, t.values, a.edges, a.values) for s, (t, a) in pre.table.items()}
+sys.stdout.buffer.write(pickle.dumps(out))
+"""
+
+
+def test_forked_workers_compute_the_same_rounds():
+    """process_map forks its workers from a process with no other thread (the CLI): the
+    same rounds, bit for bit, as joblib's fresh workers."""
+    import pickle
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _FORK_CHECK], capture_output=True, check=True)
+    out = pickle.loads(run.stdout)
+    assert sorted(out[True]) == sorted(out[False]) == list(range(40, 52))
+    for s, forked in out[True].items():
+        for a, b in zip(forked, out[False][s], strict=True):
+            assert np.array_equal(a, b), s
