@@ -39,6 +39,7 @@ from sslviz.specs import (
     ConditionSettings,
     ProblemSpec,
     RegretSettings,
+    ScoreSettings,
     SpeedGrid,
     SweepSettings,
 )
@@ -156,8 +157,25 @@ def intervals(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def scored(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> Score:
-    return score(intervals(spec, lo, hi, settings), truth(spec, lo, hi), model=problem(spec).model)
+def scored(
+    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+    max_attributed: int | None = None,
+) -> Score:  # fmt: skip
+    return score(intervals(spec, lo, hi, settings), truth(spec, lo, hi),
+                 model=problem(spec).model, max_attributed=max_attributed)  # fmt: skip
+
+
+ATTRIBUTION_SECONDS = 20.0
+"""The estimated time the loss page spends looking for the causes of misses: past it, the
+causes of an evenly spread sample are looked for (:func:`sslviz.intervals.score`'s
+``max_attributed``; 1.4 s per miss on 12,000 points, where CG-20 misses thousands)."""
+
+
+def scoring(spec: ProblemSpec, settings: SweepSettings, n_breakpoints: int) -> ScoreSettings:
+    """The page's scoring: every miss attributed, unless the estimated cost of attributing
+    ``n_breakpoints`` misses is over :data:`ATTRIBUTION_SECONDS` (then at most what fits)."""
+    fits = costs.attributed_misses(spec, settings, ATTRIBUTION_SECONDS)
+    return ScoreSettings(score=True, max_attributed=fits if n_breakpoints > fits else None)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -363,13 +381,13 @@ def loss_json(spec: ProblemSpec, lo: float, hi: float) -> str:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def intervals_json(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> str:
+def intervals_json(
+    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, scoring: ScoreSettings
+) -> str:
     """The ``sslviz intervals --score`` document of this view."""
-    from sslviz.specs import ScoreSettings
-
     return export.download_text(export.intervals_document(
         problem(spec), intervals(spec, lo, hi, settings), settings,
-        scored(spec, lo, hi, settings), ScoreSettings(score=True),
+        scored(spec, lo, hi, settings, scoring.max_attributed), scoring,
     ))  # fmt: skip
 
 

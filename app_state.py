@@ -808,7 +808,10 @@ def _large_estimate(out: AppSettings) -> str:
     loss = costs.loss_curve(out.spec, lo, hi, out.suggested).seconds
     alg4 = costs.sweep(out.spec, lo, hi, out.settings, out.suggested).seconds
     return (f"Large instance, n = {out.spec.n:,}. Estimated on this server: the exact loss "
-            f"about {costs.seconds_text(loss)}, Algorithm 4 about {costs.seconds_text(alg4)}.")
+            f"about {costs.seconds_text(loss)}, Algorithm 4 about {costs.seconds_text(alg4)}, "
+            f"then the causes of its misses (at most about "
+            f"{costs.seconds_text(app_cache.ATTRIBUTION_SECONDS)}: a sample spread over σ "
+            "when there are many).")
 
 
 def sidebar() -> AppSettings:

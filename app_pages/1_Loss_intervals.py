@@ -7,7 +7,7 @@ import app_cache
 import app_state
 from sslviz import costs, export, intervals, measure, plots
 from sslviz.cli import command_line
-from sslviz.specs import ConditionSettings, LossView, ScoreSettings, SigmaRange
+from sslviz.specs import ConditionSettings, LossView, SigmaRange
 
 app_state.setup("Loss intervals", "📉")
 s = app_state.sidebar()
@@ -70,8 +70,10 @@ try:
             res = app_cache.intervals(spec, lo, hi, settings, _progress=part(
                 tick, 0.35, 0.6, f"Algorithm 4 ({settings.mode} mode, {settings.solver}, "
                 f"t = {settings.cg_iters}): "))  # fmt: skip
-            tick(0.6, "attributing the misses…")
-            sc = app_cache.scored(spec, lo, hi, settings)
+            scoring = app_cache.scoring(spec, settings, truth.breakpoints.size)
+            tick(0.6, "attributing the misses…" if scoring.max_attributed is None else
+                 f"attributing {scoring.max_attributed} of the misses (spread over σ)…")
+            sc = app_cache.scored(spec, lo, hi, settings, scoring.max_attributed)
             stop = 1.0 if cmp_settings is None else 0.85
             trust = app_cache.trust(
                 spec, lo, hi, app_cache.trust_solver(settings), settings.cg_iters,
@@ -81,7 +83,8 @@ try:
             if cmp_settings is not None:
                 cmp_res = app_cache.intervals(spec, lo, hi, cmp_settings, _progress=part(
                     tick, 0.85, 0.95, f"the comparison ({view.compare}): "))  # fmt: skip
-                cmp_sc = app_cache.scored(spec, lo, hi, cmp_settings)
+                cmp_scoring = app_cache.scoring(spec, cmp_settings, truth.breakpoints.size)
+                cmp_sc = app_cache.scored(spec, lo, hi, cmp_settings, cmp_scoring.max_attributed)
     problem = app_cache.problem(spec)
 except (ValueError, TypeError, FileNotFoundError) as exc:
     st.error(str(exc))
@@ -147,16 +150,16 @@ else:
         t2.success("No true breakpoint missed.")
     t5.dataframe(export.to_frame(trust), hide_index=True)
     files |= {"intervals.csv": export.to_frame(res, problem).to_csv(index=False),
-              "intervals.json": app_cache.intervals_json(spec, lo, hi, settings),
+              "intervals.json": app_cache.intervals_json(spec, lo, hi, settings, scoring),
               "trust.csv": export.to_frame(trust).to_csv(index=False)}  # fmt: skip
-    lines.append(command_line("intervals", spec, rng, settings, ScoreSettings(score=True),
+    lines.append(command_line("intervals", spec, rng, settings, scoring,
                               out="intervals.json"))  # fmt: skip
     lines.append(command_line("condition", spec, rng, ConditionSettings(
         points=view.trust_points, solver=app_cache.trust_solver(settings),
         cg_iters=settings.cg_iters, trust=True), out="trust.json"))  # fmt: skip
     if cmp_res is not None:
-        lines.append(command_line("intervals", spec, rng, cmp_settings,
-                                  ScoreSettings(score=True), out="compare.json"))  # fmt: skip
+        lines.append(command_line("intervals", spec, rng, cmp_settings, cmp_scoring,
+                                  out="compare.json"))  # fmt: skip
 with t4:
     app_state.downloads("li", files)
     app_state.commands(*lines)
@@ -197,6 +200,6 @@ app_state.chart(st, plots.soft_label_figure(
     curves["sigma"], curves["f"], u=f"row {row}", f_exact=curves["f_exact"],
     traces={r: its for r, (its, _) in tr.items()}, breakpoints=node_bps,
     label=curves["label"], sigma0=float(sigma0)), key="li_node_chart")  # fmt: skip
-st.caption(" · ".join(f"{r}: {len(its)} iterates, root "
+st.caption(" · ".join(f"{r}: {len(its)} iterate{'s' * (len(its) != 1)}, root "
                       + (f"{root:.5g}" if root is not None else "none")
                       for r, (its, root) in tr.items()))  # fmt: skip

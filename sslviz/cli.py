@@ -175,7 +175,8 @@ def cmd_intervals(a) -> dict:
     lo, hi = _range(a, problem)
     res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
     sc = (
-        score(res, loss_curve(problem, lo, hi), tol=scoring.tol, model=problem.model)
+        score(res, loss_curve(problem, lo, hi), tol=scoring.tol, model=problem.model,
+              max_attributed=scoring.max_attributed)
         if scoring.score
         else None
     )

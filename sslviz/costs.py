@@ -239,6 +239,21 @@ def trust(spec: ProblemSpec, points: int, cg_iters: int = 20) -> Cost:
     return build(spec) + Cost(points * per, memory(spec).memory_mb)
 
 
+def attribution(spec: ProblemSpec, settings: SweepSettings, misses: int) -> Cost:
+    """Looking for the causes of ``misses`` missed breakpoints
+    (:func:`sslviz.intervals.score`): per miss 3 exact solves, the sweep's solver at up to
+    15 probe σ and a doubling search over t (about as much again)."""
+    per = 3 * solve_seconds(spec, "exact")
+    per += 2 * 15 * solve_seconds(spec, settings.solver, settings.cg_iters)
+    return Cost(misses * per, memory(spec).memory_mb)
+
+
+def attributed_misses(spec: ProblemSpec, settings: SweepSettings, seconds: float) -> int:
+    """How many misses :func:`attribution` fits in ``seconds`` (at least 10)."""
+    per = attribution(spec, settings, 1).seconds
+    return max(10, int(seconds / per)) if per > 0 else 10**9
+
+
 def condition(spec: ProblemSpec, settings: ConditionSettings) -> Cost:
     """The condition curve on ``settings.points`` σ: extreme eigenvalues (dense on small or
     complete graphs), CG to the tolerance and t-iteration CG per σ."""

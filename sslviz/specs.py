@@ -603,6 +603,12 @@ class ScoreSettings(Spec):
         "An estimated endpoint within tol (σ units) of a true breakpoint counts as finding it.",
         flag="--tol", label="scoring tolerance",
     ).field()  # fmt: skip
+    max_attributed: int | None = Setting(
+        None, Optional(Int(0, None), "every miss"),
+        "Look for the causes of at most this many misses, spread evenly over σ (each costs "
+        "three exact solves of the whole system); the others are reported as unattributed.",
+        flag="--max-attributed", label="misses attributed at most",
+    ).field()  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -316,3 +316,29 @@ def test_score_without_the_model_keeps_the_old_interface():
     assert "2 unattributed — scored without the model" in verdict(sc)
     with pytest.raises(ValueError, match="unlabeled nodes"):
         score(res, truth, model=_chains()[0])
+
+
+def test_max_attributed_examines_an_evenly_spread_sample():
+    """``max_attributed``: the misses examined get the very records of a full attribution;
+    the others are 'unattributed' ("not examined"), and the verdict says how many were."""
+    p = build_problem(ProblemSpec(classes=(3, 8), n=150, family="complete"))
+    truth = loss_curve(p, 1.0, 7.0)
+    res = sweep(p.model, p.y_unlabeled, 1.0, 7.0, SweepSettings(solver="cg", cg_iters=3))
+    full = score(res, truth, model=p.model)
+    assert full.missed > 12 and full.causes[UNATTRIBUTED] == 0
+    capped = score(res, truth, model=p.model, max_attributed=5)
+    assert capped.misses == full.misses and capped.spurious == full.spurious
+    examined = [i for i, r in enumerate(capped.miss_records) if "examined" not in r.evidence]
+    assert len(examined) == 5 and examined[0] == 0 and examined[-1] == full.missed - 1
+    for i, (a, b) in enumerate(zip(full.miss_records, capped.miss_records, strict=True)):
+        if i in examined:
+            assert (a.cause, a.detail, a.evidence) == (b.cause, b.detail, b.evidence)
+        else:
+            assert b.cause == UNATTRIBUTED and b.evidence["examined"] == 5
+    assert capped.spurious_records == full.spurious_records
+    assert f"{full.missed - 5} unattributed — not examined" in verdict(capped)
+    assert score(res, truth, model=p.model, max_attributed=full.missed).causes == full.causes
+    none = score(res, truth, model=p.model, max_attributed=0)
+    assert none.cause_counts("miss")[UNATTRIBUTED] == full.missed
+    with pytest.raises(ValueError, match="max_attributed"):
+        score(res, truth, model=p.model, max_attributed=-1)
