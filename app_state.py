@@ -807,11 +807,12 @@ def _large_estimate(out: AppSettings) -> str:
     lo, hi = out.sigma
     loss = costs.loss_curve(out.spec, lo, hi, out.suggested).seconds
     alg4 = costs.sweep(out.spec, lo, hi, out.settings, out.suggested).seconds
+    attribution = app_cache.ATTRIBUTION_SECONDS
     return (f"Large instance, n = {out.spec.n:,}. Estimated on this server: the exact loss "
             f"about {costs.seconds_text(loss)}, Algorithm 4 about {costs.seconds_text(alg4)}, "
-            f"then the causes of its misses (at most about "
-            f"{costs.seconds_text(app_cache.ATTRIBUTION_SECONDS)}: a sample spread over σ "
-            "when there are many).")
+            f"then the causes of its misses (about {costs.seconds_text(attribution)}: a "
+            "sample spread over σ when there are many); the trust panel and the node "
+            "drill-down come after, and take about as long again.")
 
 
 def sidebar() -> AppSettings:

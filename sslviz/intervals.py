@@ -1489,7 +1489,7 @@ def verdict(score: Score, settings: SweepSettings | None = None) -> str:
     label = f"{name}-{s.cg_iters}" if name and not s.certify else (
         f"certified {name}" if name else f"the {s.solver} solver")  # fmt: skip
     if score.missed == 0:
-        head = (f"No true breakpoint missed (of {score.true_breakpoints})."
+        head = (f"No true breakpoint missed (of {score.true_breakpoints:,})."
                 if score.true_breakpoints else "No true breakpoint in the range.")  # fmt: skip
     else:
         parts = []
@@ -1536,14 +1536,14 @@ def verdict(score: Score, settings: SweepSettings | None = None) -> str:
             else:
                 why = "scored without the model"
             parts.append(f"{k:,} {cause} — {why}")
-        head = f"{score.missed} of {score.true_breakpoints} true breakpoints missed: " + (
+        head = f"{score.missed:,} of {score.true_breakpoints:,} true breakpoints missed: " + (
             "; ".join(parts) + "."
         )
     if score.spurious:
         sp = score.cause_counts("spurious")
         head += (
-            f" {score.spurious} spurious endpoint{'s' * (score.spurious > 1)}: "
-            + ", ".join(f"{c} {k}" for k, c in sp.items() if c)
+            f" {score.spurious:,} spurious endpoint{'s' * (score.spurious > 1)}: "
+            + ", ".join(f"{c:,} {k}" for k, c in sp.items() if c)
             + "."
         )
     return head
