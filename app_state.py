@@ -798,6 +798,9 @@ def _large_toggled(pool: int) -> None:
     else:
         n = min(st.session_state.pop("n_before_large", None) or MAX_N, MAX_N)
     cfg["n"] = st.session_state["w_n"] = n
+    for key in ("node", "sigma0"):  # another instance: its own drill-down default
+        cfg.pop(key, None)
+        st.session_state.pop(f"w_{key}", None)
 
 
 def _large_estimate(out: AppSettings) -> str:

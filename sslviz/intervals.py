@@ -1531,14 +1531,14 @@ def verdict(score: Score, settings: SweepSettings | None = None) -> str:
             elif cause == "degenerate":
                 why = "their nodes are cut off from every labeled node there"
             elif "examined" in recs[0].evidence:
-                seen = recs[0].evidence["examined"]
-                why = f"not examined: causes were looked for at {seen:,} misses spread over σ"
+                why = "not examined"
             else:
                 why = "scored without the model"
             parts.append(f"{k:,} {cause} — {why}")
-        head = f"{score.missed:,} of {score.true_breakpoints:,} true breakpoints missed: " + (
-            "; ".join(parts) + "."
-        )
+        seen = [r.evidence["examined"] for r in score.miss_records if "examined" in r.evidence]
+        sample = f" (causes looked for at {seen[0]:,} of them, spread over σ)" if seen else ""
+        head = (f"{score.missed:,} of {score.true_breakpoints:,} true breakpoints missed"
+                f"{sample}: " + "; ".join(parts) + ".")  # fmt: skip
     if score.spurious:
         sp = score.cause_counts("spurious")
         head += (

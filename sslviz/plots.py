@@ -43,6 +43,8 @@ _RULE_STYLE = {  # step rule → (colour, marker symbol, line dash) of its itera
     "newton": ("#d62728", "diamond", "dash"),
     "hybrid": ("#9467bd", "square", "solid"),
 }
+_NOT_EXAMINED = "not examined"  # misses whose cause was not looked for (max_attributed)
+
 CAUSE_STYLE = {  # cause of a miss → (colour, marker symbol); spurious endpoints: "-open"
     "solver": ("#d62728", "x"),
     "search": ("#9467bd", "diamond"),
@@ -360,12 +362,14 @@ def _cause_traces(
     stays visible where breakpoints are dense."""
     est = sweep.estimated_loss() if (kind == "spurious" and sweep is not None) else None
     by: dict[str, list] = {}
-    for r in records:
-        by.setdefault(r.cause, []).append(r)
+    for r in records:  # misses left out by score(max_attributed=) get a trace of their own
+        unexamined = r.cause == "unattributed" and "examined" in r.evidence
+        by.setdefault(_NOT_EXAMINED if unexamined else r.cause, []).append(r)
     order = [c for c in CAUSE_STYLE if c in by] + [c for c in by if c not in CAUSE_STYLE]
     for cause in order:
         recs = by[cause]
-        color, symbol = CAUSE_STYLE.get(cause, ("#000000", "circle"))
+        faint = cause == _NOT_EXAMINED
+        color, symbol = CAUSE_STYLE.get("unattributed" if faint else cause, ("#000", "circle"))
         xs, ys, text, cd = [], [], [], []
         for r in recs:
             ev = r.evidence
@@ -405,13 +409,15 @@ def _cause_traces(
             zorder=0,  # under the estimate and the true loss
             marker=dict(
                 symbol=symbol if miss else f"{symbol}-open",
-                size=8 if miss else 7,
+                size=4 if faint else 8 if miss else 7,
                 color=color,
                 line=dict(width=1, color=color),
-                opacity=0.6,
+                opacity=0.3 if faint else 0.6,
             ),
             hovertemplate="%{text}<extra></extra>",
             unselected=_UNSELECTED,
+            # thousands of them would hide the true loss: listed, drawn on a legend click
+            visible="legendonly" if faint else True,
         )
         fig.add_trace(trace, row=row, col=1 if row else None)
 

@@ -17,8 +17,9 @@ def small_cap(monkeypatch):
 
 
 def test_large_option_takes_the_whole_pool_and_says_what_it_costs(small_cap):
-    at = start(LOSS, {"classes": "0,1", "n": "150", "family": "knn"})
+    at = start(LOSS, {"classes": "0,1", "n": "150", "family": "knn", "node": "149"})
     assert not at.exception and not at.error
+    assert at.query_params["node"] == "149"
     box = at.get_by_key("w_large")
     assert box.label == "Large: the whole pool of the two classes (360 points)"
     assert box.value is False and not at.get_by_key("w_n").disabled
@@ -26,6 +27,8 @@ def test_large_option_takes_the_whole_pool_and_says_what_it_costs(small_cap):
     assert not at.exception and not at.error
     assert at.get_by_key("w_n").value == 360 and at.get_by_key("w_n").disabled
     assert at.query_params["n"] == "360"  # the link carries it
+    # another instance: the drill-down opens on its own default node, not row 149's
+    assert at.query_params["node"] != "149"
     [info] = [i.value for i in at.sidebar.info]
     assert info.startswith("Large instance, n = 360. Estimated on this server: the exact loss")
     assert "Algorithm 4 about" in info

@@ -336,7 +336,16 @@ def test_max_attributed_examines_an_evenly_spread_sample():
         else:
             assert b.cause == UNATTRIBUTED and b.evidence["examined"] == 5
     assert capped.spurious_records == full.spurious_records
-    assert f"{full.missed - 5} unattributed — not examined" in verdict(capped)
+    line = verdict(capped)
+    assert line.startswith(f"{full.missed} of {full.true_breakpoints} true breakpoints missed "
+                           "(causes looked for at 5 of them, spread over σ): ")  # fmt: skip
+    assert f"; {full.missed - 5} unattributed — not examined" in line
+    # The chart: the misses not examined in a trace of their own, off until clicked.
+    from sslviz.plots import loss_intervals_figure
+
+    fig = loss_intervals_figure(truth, res, score=capped, rows=p.rows(range(p.model.n_unlabeled)))
+    [faint] = [t for t in fig.data if t.name == "missed: not examined"]
+    assert faint.visible == "legendonly" and len(faint.x) == full.missed - 5
     assert score(res, truth, model=p.model, max_attributed=full.missed).causes == full.causes
     none = score(res, truth, model=p.model, max_attributed=0)
     assert none.cause_counts("miss")[UNATTRIBUTED] == full.missed
