@@ -193,14 +193,16 @@ def _certificates_dict(c) -> dict:
 
 
 def _sweep_frame(res, problem=None):
+    """One row per interval; paper mode adds each interval's solves (fast mode's solves
+    are shared by the whole search, see the sweep's ``solves``)."""
     records = [
         d | {"lo_node_u": iv.lo_node if iv.lo_node >= 0 else None,
              "hi_node_u": iv.hi_node if iv.hi_node >= 0 else None, "solves": iv.solves}
         for d, iv in zip(_sweep_dict(res, problem)["intervals"], res.intervals, strict=True)
     ]  # fmt: skip
-    cols = ["lo", "hi", "loss", "sigma0", "lo_node", "hi_node", "lo_node_u", "hi_node_u",
-            "solves"]  # fmt: skip
-    return _frame(records, cols)
+    cols = ["lo", "hi", "loss", "sigma0", "lo_node", "hi_node", "lo_node_u", "hi_node_u"]
+    per_interval = res.settings is None or res.settings.mode == "paper"
+    return _frame(records, cols + ["solves"] * per_interval)
 
 
 def _score_dict(sc, problem=None) -> dict:

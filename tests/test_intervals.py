@@ -212,3 +212,19 @@ def test_score_counts_misses_spurious_and_volume():
 def test_bad_settings(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SweepSettings(**kwargs)
+
+
+def test_interval_table_has_per_interval_solves_in_paper_mode_only():
+    """Fast mode's solves are shared by the whole search: its table has no per-interval
+    solves column (it said 0 on every row); paper mode's add up to the sweep's."""
+    from sslviz import export
+    from sslviz.problem import build_problem
+    from sslviz.specs import ProblemSpec
+
+    p = build_problem(ProblemSpec(classes=(0, 1), n=60, family="knn", k=6))
+    for mode in ("fast", "paper"):
+        res = sweep(p.model, p.y_unlabeled, 1.0, 4.0, SweepSettings(mode=mode, cg_iters=5))
+        table = export.to_frame(res, p)
+        assert ("solves" in table) == (mode == "paper")
+        if mode == "paper":
+            assert table["solves"].sum() == res.solves > 0
