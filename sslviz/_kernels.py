@@ -501,3 +501,142 @@ def refine_step(x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, f
         return np.nan, -1
     p = prop[nxt]
     return (p if lo[nxt] < p and p < hi[nxt] else 0.5 * (lo[nxt] + hi[nxt])), nxt
+
+
+@numba.njit(cache=True)
+def _sgn(x):
+    """np.sign: −1, 0, 1, or NaN for NaN."""
+    if x > 0:
+        return 1.0
+    if x < 0:
+        return -1.0
+    return 0.0 if x == 0 else x
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
+    """One σ of the compiled search: h = f − ½ and f' of fixed-t CG (``harmonic_cg``, the
+    weights as ``_HarmonicBatch`` forms them), stored in the search state ``st``. Returns
+    the row, or −1 when a weight or a row sum underflows (the Python search takes over)."""
+    cache, H, D, mv, count = st
+    if x in cache:
+        return cache[x]
+    s2 = np.empty(1)
+    s2[0] = x * x
+    W = np.empty((d.size, 1))
+    for e in range(d.size):
+        W[e, 0] = np.exp(-d[e] / s2[0])
+    WL = np.empty((dl.size, 1))
+    for e in range(dl.size):
+        WL[e, 0] = np.exp(-dl[e] / s2[0])
+    sig = np.empty(1)
+    sig[0] = x
+    uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src = pattern
+    f, df, ok, m = harmonic_cg(W, WL, d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept,
+                               L_ptr, L_idx, L_src, iterations, precondition, True)  # fmt: skip
+    if not ok[0]:
+        return -1
+    k = count[0]
+    if k == H.shape[0]:  # grow the rows (the caller's arrays are replaced in the state)
+        return -2
+    for u in range(f.shape[0]):
+        H[k, u] = f[u, 0] - 0.5
+        D[k, u] = df[u, 0]
+    mv[k] = m[0]
+    cache[x] = k
+    count[0] = k + 1
+    return k
+
+
+@numba.njit(cache=True, error_model="numpy")
+def cg_search(grid, st, d, dl, pattern, iterations, precondition, degenerate, basis,
+              root_s, root_basis, rtol, touch, min_width, max_evaluations):  # fmt: skip
+    """The Hermite search of :func:`sslviz.truth.true_loss_curve` on fixed-t CG soft labels
+    of a sparse harmonic model (Algorithm 4's fast mode), compiled: the same σ in the same
+    order, the same split test (:func:`hermite_split`) and root steps (:func:`refine_step`,
+    Illinois secant: CG's f' is not a derivative), so the same bits. ``st`` = (cache σ →
+    row, H, D, matvecs, [count]) holds every σ evaluated. Returns (status, roots σ, their
+    nodes): status 0 done, −1 a σ where a weight underflows (the Python search, which
+    solves it another way, runs instead), −2 the rows are full (call again with more)."""
+    roots_s = []
+    roots_u = []
+    for x in grid:
+        r = _cg_eval(x, st, d, dl, pattern, iterations, precondition)
+        if r < 0:
+            return r, roots_s, roots_u
+    stack = [(grid[i], grid[i + 1]) for i in range(grid.size - 2, -1, -1)]
+    cache, H, D, mv, count = st
+    n = degenerate.size
+    while len(stack):
+        a, b = stack.pop()
+        ia = _cg_eval(a, st, d, dl, pattern, iterations, precondition)
+        ib = _cg_eval(b, st, d, dl, pattern, iterations, precondition)
+        if ia < 0 or ib < 0:
+            return min(ia, ib), roots_s, roots_u
+        if (b - a) > min_width * a and count[0] < max_evaluations and hermite_split(
+            a, b, H[ia], H[ib], D[ia], D[ib], degenerate, degenerate, basis, touch
+        ):
+            m = 0.5 * (a + b)
+            stack.append((m, b))
+            stack.append((a, m))
+            continue
+        k = 0
+        for u in range(n):
+            if not degenerate[u] and _sgn(H[ia, u]) != _sgn(H[ib, u]) and H[ia, u] != 0:
+                k += 1
+        if k == 0:
+            continue
+        nodes = np.empty(k, np.int64)
+        k = 0
+        for u in range(n):
+            if not degenerate[u] and _sgn(H[ia, u]) != _sgn(H[ib, u]) and H[ia, u] != 0:
+                nodes[k] = u
+                k += 1
+        lo = np.full(k, a)
+        hi = np.full(k, b)
+        hlo = np.empty(k)
+        hhi = np.empty(k)
+        for i in range(k):
+            hlo[i] = H[ia, nodes[i]]
+            hhi[i] = H[ib, nodes[i]]
+        side = np.zeros(k, np.int64)
+        w = b - a
+        q = root_basis.shape[1]
+        prop = np.empty(k)
+        vals = np.empty(q)
+        for i in range(k):
+            u = nodes[i]
+            prop[i] = a + (b - a) * hlo[i] / (hlo[i] - H[ib, u])
+            for t in range(q):
+                first = root_basis[0, t] * hlo[i] + root_basis[1, t] * w * D[ia, u]
+                vals[t] = (first + root_basis[2, t] * H[ib, u]) + root_basis[3, t] * w * D[ib, u]
+            for t in range(q - 1):
+                if _sgn(vals[t]) != _sgn(vals[t + 1]):
+                    prop[i] = a + (b - a) * (root_s[t] + (root_s[t + 1] - root_s[t]) * vals[t]
+                                             / (vals[t] - vals[t + 1]))  # fmt: skip
+                    break
+        root = np.full(k, np.nan)
+        prev_step = np.full(k, b - a)
+        act = np.zeros(k, np.bool_)
+        fast = np.zeros(k, np.bool_)
+        j = 0
+        x = prop[0] if lo[0] < prop[0] and prop[0] < hi[0] else 0.5 * (lo[0] + hi[0])
+        hn = np.empty(k)
+        dn = np.empty(k)
+        for _ in range(100 * k):
+            if j < 0:
+                break
+            r = _cg_eval(x, st, d, dl, pattern, iterations, precondition)
+            if r < 0:
+                return r, roots_s, roots_u
+            for i in range(k):
+                hn[i] = H[r, nodes[i]]
+                dn[i] = D[r, nodes[i]]
+            x, j = refine_step(x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act,
+                               fast, False, rtol)  # fmt: skip
+        for i in range(k):
+            if root[i] != root[i]:
+                root[i] = 0.5 * (lo[i] + hi[i])
+            roots_s.append(root[i])
+            roots_u.append(nodes[i])
+    return 0, roots_s, roots_u

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sslviz._kernels import hermite_split, refine_step
+from sslviz._kernels import cg_search, hermite_split, refine_step
 from sslviz._threads import one_thread
 from sslviz._validation import check_real, check_sigma_range
 from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
@@ -586,11 +586,14 @@ def true_loss_curve(
     rest = [(lo, hi)]
     if _chebyshev_pays(model, solver, certify_cap, on_event):
         roots, rest = _chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick)
+    elif tick is None and on_event is None and _compiled_search(
+        ev, lo, hi, grid_ratio, rtol, touch, max_evaluations
+    ):
+        curve = _assemble(ev, lo, hi, ev.roots, [], y_u, t0, rtol)
+        return replace(curve, complete=len(ev.cache) < max_evaluations)
     stack = []
     for a0, b0 in rest:
-        n0 = int(np.ceil(np.log(b0 / a0) / np.log(grid_ratio))) + 1
-        grid = np.geomspace(a0, b0, max(n0, 3))
-        grid[0], grid[-1] = a0, b0
+        grid = _grid(a0, b0, grid_ratio)
         ev.prefetch(grid)  # one batched call where the model solves many σ at once
         stack.extend((grid[i], grid[i + 1]) for i in range(grid.size - 1))
     stack.reverse()
@@ -648,6 +651,61 @@ def true_loss_curve(
             np.array([s not in fallback for s in curve.evaluations], bool),
         )
     return replace(curve, complete=len(ev.cache) < max_evaluations, certificates=certs)
+
+
+COMPILED_SEARCH = True
+"""Fixed-t CG/PCG searches on sparse harmonic models (Algorithm 4's fast mode: the regret
+experiment's feedback) run compiled (:func:`sslviz._kernels.cg_search`): the same σ, the
+same bits; False runs them here (the tests compare the two)."""
+
+
+_SEARCH_ROWS = 256  # σ the compiled search stores at first (×4 and again when full)
+
+
+def _grid(a: float, b: float, grid_ratio: float) -> np.ndarray:
+    """The starting grid of the Hermite search on [a, b]: geometric, ratio ≤ grid_ratio."""
+    n0 = int(np.ceil(np.log(b / a) / np.log(grid_ratio))) + 1
+    grid = np.geomspace(a, b, max(n0, 3))
+    grid[0], grid[-1] = a, b
+    return grid
+
+
+def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> bool:
+    """Run the whole search compiled where it applies (:data:`COMPILED_SEARCH`): fill
+    ``ev``'s cache and work counts and set ``ev.roots``; False where it does not apply or a
+    weight underflows at some σ (the caller's search then runs, from scratch)."""
+    import numba
+
+    model = ev.model
+    batch = getattr(model, "_batch", None)
+    if not (COMPILED_SEARCH and ev.solver in ("cg", "pcg") and ev.certify_cap is None
+            and isinstance(model, HarmonicModel) and batch is not None):  # fmt: skip
+        return False
+    grid = _grid(lo, hi, grid_ratio)
+    degenerate = ~batch.keep
+    n = degenerate.size
+    rows = _SEARCH_ROWS
+    while True:
+        cache = numba.typed.Dict.empty(numba.types.float64, numba.types.int64)
+        H, D = np.empty((rows, n)), np.empty((rows, n))
+        mv, count = np.zeros(rows, np.int64), np.zeros(1, np.int64)
+        status, roots_s, roots_u = cg_search(
+            grid, (cache, H, D, mv, count), batch.d, batch.dl, tuple(batch.pattern[:9]),
+            ev.cg_iters, ev.solver == "pcg", degenerate, _S_BASIS, _ROOT_S, _ROOT_BASIS,
+            float(rtol), float(touch), 1e-6, int(max_evaluations),
+        )  # fmt: skip
+        if status != -2:
+            break
+        rows *= 4
+    if status != 0:
+        return False
+    order = sorted(cache.items(), key=lambda kv: kv[1])  # the evaluation order
+    for x, r in order:
+        ev.cache[float(x)] = (H[r].copy(), D[r].copy(), degenerate.copy())
+    ev.solves += 2 * len(order)
+    ev.matvecs += int(mv[: len(order)].sum())
+    ev.roots = list(zip(roots_s, [int(u) for u in roots_u], strict=True))
+    return True
 
 
 def _assemble(

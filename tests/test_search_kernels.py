@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sslviz.truth as truth
-from sslviz._kernels import refine_step
+from sslviz._kernels import cg_search, refine_step
 from sslviz.graphs import gaussian_weights
 from sslviz.labeling import _finite_entries
 from sslviz.problem import _graph_round
@@ -193,3 +193,55 @@ def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
             assert np.array_equal(g.edges, w.edges) and np.array_equal(g.values, w.values)
             n_breakpoints += g.breakpoints.size
     assert n_breakpoints > 20
+
+
+SEARCHES = [
+    (KNN, 0.5, 5.0, "cg", 20, 4000),
+    (ProblemSpec(dataset="digits", classes=(2, 3), n=300, n_labeled=20, family="knn", k=6),
+     0.5, 5.0, "cg", 20, 4000),
+    (ProblemSpec(dataset="digits", classes=(4, 9), n=150, n_labeled=10, family="knn",
+                 k=8), 1.5, 5.0, "pcg", 5, 4000),
+    (ProblemSpec(dataset="digits", classes=(3, 8), n=200, n_labeled=10, family="knn", k=4),
+     0.3, 6.0, "cg", 3, 60),  # the split budget runs out
+    (KNN, 0.05, 0.5, "cg", 20, 4000),  # weights underflow: the search runs in Python
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("spec, lo, hi, solver, t, budget", SEARCHES)
+def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, hi, solver, t,
+                                                         budget):  # fmt: skip
+    """Algorithm 4's fast mode on sparse graphs, compiled (truth.COMPILED_SEARCH) and in
+    Python: the same σ evaluated, the same breakpoints, losses, nodes and work, bit for bit
+    (with few stored rows at first, so the compiled search also has to grow them)."""
+    from sslviz.problem import build_problem
+
+    monkeypatch.setattr(truth, "_SEARCH_ROWS", 8)
+    statuses = []
+
+    def search(*args):
+        out = cg_search(*args)
+        statuses.append(out[0])
+        return out
+
+    monkeypatch.setattr(truth, "cg_search", search)
+    for seed in (1, 2, 3):
+        p = build_problem(spec.with_seed(seed))
+        curves = {}
+        for compiled in (True, False):
+            monkeypatch.setattr(truth, "COMPILED_SEARCH", compiled)
+            curves[compiled] = truth.true_loss_curve(
+                p.model, p.y_unlabeled, lo, hi, solver=solver, cg_iters=t, rtol=1e-4,
+                max_evaluations=budget,
+            )  # fmt: skip
+        a, b = curves[True], curves[False]
+        assert np.array_equal(a.loss.edges, b.loss.edges)
+        assert np.array_equal(a.loss.values, b.loss.values)
+        assert np.array_equal(a.evaluations, b.evaluations)
+        assert [list(n) for n in a.nodes] == [list(n) for n in b.nodes]
+        assert (a.solves, a.matvecs, a.inconsistent, a.complete) == (
+            b.solves, b.matvecs, b.inconsistent, b.complete)  # fmt: skip
+        assert a.degenerate_ranges == b.degenerate_ranges
+    if lo < 0.1:  # a σ whose weights underflow: the search ran in Python
+        assert set(statuses) == {-1}
+    else:
+        assert set(statuses) == {-2, 0} and statuses.count(0) == 3  # the rows grew, done
