@@ -690,7 +690,7 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> bo
         H, D = np.empty((rows, n)), np.empty((rows, n))
         mv, count = np.zeros(rows, np.int64), np.zeros(1, np.int64)
         status, roots_s, roots_u = cg_search(
-            grid, (cache, H, D, mv, count), batch.d, batch.dl, tuple(batch.pattern[:9]),
+            grid, (cache, H, D, mv, count), batch.d, batch.dl, batch.pattern,
             ev.cg_iters, ev.solver == "pcg", degenerate, _S_BASIS, _ROOT_S, _ROOT_BASIS,
             float(rtol), float(touch), 1e-6, int(max_evaluations),
         )  # fmt: skip
