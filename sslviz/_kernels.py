@@ -399,10 +399,11 @@ def hermite_split(a, b, ha, hb, da, db, ga, gb, basis, touch):
 
     Each non-degenerate node's cubic Hermite interpolant on [a, b] (values ``ha``/``hb``,
     derivatives ``da``/``db``) is evaluated at the fractions whose basis functions are the
-    rows of ``basis`` (4, q), in the same order of operations as NumPy evaluates
-    ``truth._hermite``, so the values are the same bits. True when some node's sign
-    changes more often than its ends say, or when an interior value comes within ``touch``
-    of 0 and below half its smaller end value (a pair of crossings the cubic may hide).
+    rows of ``basis`` (4, q), in the order of operations of NumPy's
+    ``h00·ha + h10·w·da + h01·hb + h11·w·db``, so the values are the same bits. True when
+    some node's sign changes more often than its ends say, or when an interior value comes
+    within ``touch`` of 0 and below half its smaller end value (a pair of crossings the
+    cubic may hide).
     """
     w = b - a
     q = basis.shape[1]
@@ -514,6 +515,30 @@ def _sgn(x):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def root_proposals(a, b, ha, hb, da, db, s, basis):
+    """First points of the root search of :func:`sslviz.truth._refine_roots` on [a, b]:
+    for each node (values ``ha``/``hb``, derivatives ``da``/``db``, shape (k,)), the first
+    sign change of its cubic Hermite interpolant at the fractions ``s`` (basis functions
+    ``basis`` (4, q), evaluated in the order NumPy evaluates them), linearly interpolated;
+    the secant root where the cubic does not change sign."""
+    w = b - a
+    q = basis.shape[1]
+    prop = np.empty(ha.size)
+    vals = np.empty(q)
+    for i in range(ha.size):
+        prop[i] = a + (b - a) * ha[i] / (ha[i] - hb[i])
+        for t in range(q):
+            first = basis[0, t] * ha[i] + basis[1, t] * w * da[i]
+            vals[t] = (first + basis[2, t] * hb[i]) + basis[3, t] * w * db[i]
+        for t in range(q - 1):
+            if _sgn(vals[t]) != _sgn(vals[t + 1]):
+                prop[i] = a + (b - a) * (s[t] + (s[t + 1] - s[t]) * vals[t]
+                                         / (vals[t] - vals[t + 1]))  # fmt: skip
+                break
+    return prop
+
+
+@numba.njit(cache=True, error_model="numpy")
 def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
     """One σ of the compiled search: h = f − ½ and f' of fixed-t CG (``harmonic_cg``, the
     weights as ``_HarmonicBatch`` forms them), stored in the search state ``st``. Returns
@@ -594,27 +619,10 @@ def cg_search(grid, st, d, dl, pattern, iterations, precondition, degenerate, ba
                 k += 1
         lo = np.full(k, a)
         hi = np.full(k, b)
-        hlo = np.empty(k)
-        hhi = np.empty(k)
-        for i in range(k):
-            hlo[i] = H[ia, nodes[i]]
-            hhi[i] = H[ib, nodes[i]]
+        hlo = H[ia][nodes]
+        hhi = H[ib][nodes]
         side = np.zeros(k, np.int64)
-        w = b - a
-        q = root_basis.shape[1]
-        prop = np.empty(k)
-        vals = np.empty(q)
-        for i in range(k):
-            u = nodes[i]
-            prop[i] = a + (b - a) * hlo[i] / (hlo[i] - H[ib, u])
-            for t in range(q):
-                first = root_basis[0, t] * hlo[i] + root_basis[1, t] * w * D[ia, u]
-                vals[t] = (first + root_basis[2, t] * H[ib, u]) + root_basis[3, t] * w * D[ib, u]
-            for t in range(q - 1):
-                if _sgn(vals[t]) != _sgn(vals[t + 1]):
-                    prop[i] = a + (b - a) * (root_s[t] + (root_s[t + 1] - root_s[t]) * vals[t]
-                                             / (vals[t] - vals[t + 1]))  # fmt: skip
-                    break
+        prop = root_proposals(a, b, hlo, hhi, D[ia][nodes], D[ib][nodes], root_s, root_basis)
         root = np.full(k, np.nan)
         prev_step = np.full(k, b - a)
         act = np.zeros(k, np.bool_)

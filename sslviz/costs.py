@@ -256,8 +256,7 @@ def attribution(spec: ProblemSpec, settings: SweepSettings, misses: int) -> Cost
 
 def attributed_misses(spec: ProblemSpec, settings: SweepSettings, seconds: float) -> int:
     """How many misses :func:`attribution` fits in ``seconds`` (at least 10)."""
-    per = attribution(spec, settings, 1).seconds
-    return max(10, int(seconds / per)) if per > 0 else 10**9
+    return max(10, int(seconds / attribution(spec, settings, 1).seconds))
 
 
 def condition(spec: ProblemSpec, settings: ConditionSettings) -> Cost:

@@ -239,11 +239,12 @@ def _in_unit(f: np.ndarray) -> bool:
     return bool(np.all((f >= -1e-9) & (f <= 1 + 1e-9)))
 
 
-def _refine(x: np.ndarray, keep, residual, solve) -> bool:
-    """Iterative refinement of an exact solve in place: ``x[keep] += solve(r[keep])`` with
-    r = ``residual(x)`` summed edge by edge (:func:`_edge_flux`), until a correction is
-    below ``_REFINE_TOL`` times max(1, max |x|); False when ``_REFINE_STEPS`` steps do not
-    get there (for f: the factorisation cannot be trusted, GTH redoes the solve).
+def _refine(x: np.ndarray, keep, solve, W_UU, W_UL, *, y_l=None, rhs=None) -> bool:
+    """Iterative refinement of an exact solve in place: ``x[keep] += solve(r[keep])``, the
+    residual r summed edge by edge (:func:`_edge_flux`): b − L_UU f for f (``y_l`` given),
+    ``rhs`` − L_UU g for ∂f/∂σ (``rhs`` given). Stops when a correction is below
+    ``_REFINE_TOL`` times max(1, max |x|); False when ``_REFINE_STEPS`` steps do not get
+    there (for f: the factorisation cannot be trusted, GTH redoes the solve).
 
     The assembled diagonal, a row sum, loses the weight to L where a cluster barely leaks:
     on Fashion-MNIST kNN-6, n = 4000, σ = 1.2, every LU pivot passed (smallest 3.6e-9) and
@@ -251,8 +252,10 @@ def _refine(x: np.ndarray, keep, residual, solve) -> bool:
     2.7e-15 of the GTH solution (σ = 1: 1.1e-5, then 6.5e-10, 3.9e-14, 3.0e-15), each step
     a pair of triangular solves (measured: 8 ms against 210 ms for the LU).
     """
+    target = y_l if rhs is None else np.zeros(W_UL.shape[1])
     for _ in range(_REFINE_STEPS):
-        d = solve(residual(x)[keep])
+        r = _edge_flux(W_UU, W_UL, target, x)
+        d = solve((r if rhs is None else rhs + r)[keep])
         x[keep] += d
         if np.all(np.abs(d) <= _REFINE_TOL * max(1.0, float(np.abs(x).max(initial=0.0)))):
             return True
@@ -619,7 +622,7 @@ class HarmonicModel(_SoftLabelModel):
 
             f = solve(b)
             if min_pivot < _PIVOT_TOL or not (
-                _refine(f, _ALL, lambda x: _edge_flux(W_UU, W_UL, self.y_l, x), solve)
+                _refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l)
                 and _in_unit(f)
             ):
                 return None
@@ -642,8 +645,7 @@ class HarmonicModel(_SoftLabelModel):
             rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=solver == "exact")
             df = solve(rhs)
             if refine:
-                zero = np.zeros_like(self.y_l)
-                _refine(df, _ALL, lambda g: rhs + _edge_flux(W_UU, W_UL, zero, g), solve)
+                _refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
         return SoftLabels(
             sigma, f, df, self._structural.copy(), solves, matvecs, factorizations
         )
@@ -702,13 +704,11 @@ class HarmonicModel(_SoftLabelModel):
             return q * cholesky_dense_solve(c, p * v)
 
         f = solve(W_UL @ self.y_l)
-        if not (_refine(f, _ALL, lambda x: _edge_flux(W_UU, W_UL, self.y_l, x), solve)
-                and _in_unit(f)):  # fmt: skip
+        if not (_refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l) and _in_unit(f)):
             return None
         rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=True)
         df = solve(rhs)
-        zero = np.zeros_like(self.y_l)
-        _refine(df, _ALL, lambda g: rhs + _edge_flux(W_UU, W_UL, zero, g), solve)
+        _refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
         return SoftLabels(sigma, f, df, self._structural.copy(), solves, 0, 1)
 
     def batches(self, solver: str) -> bool:
@@ -863,9 +863,7 @@ class HarmonicModel(_SoftLabelModel):
         if not gth_first:
             f[keep] = lin.solve(b[keep], f0)  # an exactly singular LU: GTH redoes it below
             if refine and lin.min_pivot >= _PIVOT_TOL:
-                trusted = _refine(
-                    f, keep, lambda x: _edge_flux(W_UU, W_UL, self.y_l, x), lin.solve
-                )
+                trusted = _refine(f, keep, lin.solve, W_UU, W_UL, y_l=self.y_l)
         if gth_first or (
             solver in ("exact", "inverse")
             and (lin.min_pivot < _PIVOT_TOL or not trusted or not _in_unit(f))
@@ -895,8 +893,7 @@ class HarmonicModel(_SoftLabelModel):
             rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=exact)
             df[keep] = lin.solve(rhs[keep], df0)
             if refine:
-                zero = np.zeros_like(self.y_l)
-                _refine(df, keep, lambda g: rhs + _edge_flux(W_UU, W_UL, zero, g), lin.solve)
+                _refine(df, keep, lin.solve, W_UU, W_UL, rhs=rhs)
             df[degenerate] = 0.0
         return SoftLabels(
             sigma, f, df, degenerate, lin.solves, lin.matvecs, lin.factorizations, status
@@ -1191,7 +1188,6 @@ class LabelOracle:
         self.cache: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.solves = 0
         self.factorizations = 0
-        self.gth: set[float] = set()
         self.cholesky = False
 
     @property
@@ -1235,8 +1231,6 @@ class LabelOracle:
         else:
             out = self.model.soft_labels_many(sigmas, solver=self.solver, cg_iters=self.cg_iters)
         for sl in out:
-            if sl.status == "gth":
-                self.gth.add(sl.sigma)
             self.solves += sl.solves
             self.matvecs += sl.matvecs
             self.factorizations += sl.factorizations

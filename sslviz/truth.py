@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sslviz._kernels import cg_search, hermite_split, refine_step
+from sslviz._kernels import cg_search, hermite_split, refine_step, root_proposals
 from sslviz._threads import one_thread
 from sslviz._validation import check_real, check_sigma_range
 from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
@@ -131,13 +131,6 @@ def _hermite_basis(s: np.ndarray) -> np.ndarray:
     )
 
 
-def _hermite(a, b, ha, hb, da, db, basis):
-    """Cubic Hermite interpolant on [a, b] at the fractions of ``basis`` (4, q) → (n, q)."""
-    w = b - a
-    h00, h10, h01, h11 = (row[None, :] for row in basis)
-    return h00 * ha[:, None] + h10 * w * da[:, None] + h01 * hb[:, None] + h11 * w * db[:, None]
-
-
 _S = np.linspace(0, 1, 17)[1:-1]
 _S_BASIS = _hermite_basis(_S)  # the split test's 15 interior points
 _ROOT_S = np.linspace(0, 1, 65)
@@ -171,14 +164,9 @@ def _refine_roots(
     hlo, hhi = ea[0][nodes].copy(), eb[0][nodes].copy()
     side = np.zeros(k, int)  # which end moved last (+1 lo, -1 hi): Illinois weighting
     newton_ok = ev.smooth  # a t-iteration CG's f' is not the derivative of its f
-    s = _ROOT_S
-    H = _hermite(a, b, hlo, eb[0][nodes], ea[1][nodes], eb[1][nodes], _ROOT_BASIS)
-    prop = a + (b - a) * hlo / (hlo - eb[0][nodes])  # secant fallback
-    for r in range(k):
-        idx = np.flatnonzero(np.sign(H[r, :-1]) != np.sign(H[r, 1:]))
-        if idx.size:
-            t = idx[0]
-            prop[r] = a + (b - a) * (s[t] + (s[t + 1] - s[t]) * H[r, t] / (H[r, t] - H[r, t + 1]))
+    # The roots of the nodes' Hermite cubics (secant roots where a cubic does not cross).
+    prop = root_proposals(float(a), float(b), hlo, hhi, ea[1][nodes], eb[1][nodes], _ROOT_S,
+                          _ROOT_BASIS)  # fmt: skip
     root = np.full(k, np.nan)
     prev_step = np.full(k, b - a)
     if on_event is not None:  # how each node's proposal was made (for the event log)
@@ -586,11 +574,11 @@ def true_loss_curve(
     rest = [(lo, hi)]
     if _chebyshev_pays(model, solver, certify_cap, on_event):
         roots, rest = _chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick)
-    elif tick is None and on_event is None and _compiled_search(
-        ev, lo, hi, grid_ratio, rtol, touch, max_evaluations
-    ):
-        curve = _assemble(ev, lo, hi, ev.roots, [], y_u, t0, rtol)
-        return replace(curve, complete=len(ev.cache) < max_evaluations)
+    elif tick is None and on_event is None:
+        found = _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations)
+        if found is not None:
+            curve = _assemble(ev, lo, hi, found, [], y_u, t0, rtol)
+            return replace(curve, complete=len(ev.cache) < max_evaluations)
     stack = []
     for a0, b0 in rest:
         grid = _grid(a0, b0, grid_ratio)
@@ -670,17 +658,18 @@ def _grid(a: float, b: float, grid_ratio: float) -> np.ndarray:
     return grid
 
 
-def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> bool:
+def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> list | None:
     """Run the whole search compiled where it applies (:data:`COMPILED_SEARCH`): fill
-    ``ev``'s cache and work counts and set ``ev.roots``; False where it does not apply or a
-    weight underflows at some σ (the caller's search then runs, from scratch)."""
+    ``ev``'s cache and work counts and return the roots ``[(σ, node)]``; None where it does
+    not apply or a weight underflows at some σ (the caller's search then runs, from
+    scratch)."""
     import numba
 
     model = ev.model
     batch = getattr(model, "_batch", None)
     if not (COMPILED_SEARCH and ev.solver in ("cg", "pcg") and ev.certify_cap is None
             and isinstance(model, HarmonicModel) and batch is not None):  # fmt: skip
-        return False
+        return None
     grid = _grid(lo, hi, grid_ratio)
     degenerate = ~batch.keep
     n = degenerate.size
@@ -698,14 +687,13 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> bo
             break
         rows *= 4
     if status != 0:
-        return False
+        return None
     order = sorted(cache.items(), key=lambda kv: kv[1])  # the evaluation order
     for x, r in order:
         ev.cache[float(x)] = (H[r].copy(), D[r].copy(), degenerate.copy())
     ev.solves += 2 * len(order)
     ev.matvecs += int(mv[: len(order)].sum())
-    ev.roots = list(zip(roots_s, [int(u) for u in roots_u], strict=True))
-    return True
+    return list(zip(roots_s, [int(u) for u in roots_u], strict=True))
 
 
 def _assemble(

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sslviz.truth as truth
-from sslviz._kernels import cg_search, refine_step
+from sslviz._kernels import cg_search, refine_step, root_proposals
 from sslviz.graphs import gaussian_weights
 from sslviz.labeling import _finite_entries
 from sslviz.problem import _graph_round
@@ -114,13 +114,37 @@ def test_hermite_split_matches_numpy():
     assert 0.05 < np.mean(decisions) < 0.95  # both answers were exercised
 
 
-def test_hermite_values_are_numpy_bits():
+def root_proposals_numpy(a, b, ha, hb, da, db, s, basis):
+    """The root search's first points as NumPy computed them (the reference)."""
+    s = np.asarray(s)
+    t_ = s[None, :]
+    w = b - a
+    H = ((2 * t_**3 - 3 * t_**2 + 1) * ha[:, None] + (t_**3 - 2 * t_**2 + t_) * w * da[:, None]
+         + (-2 * t_**3 + 3 * t_**2) * hb[:, None] + (t_**3 - t_**2) * w * db[:, None])  # fmt: skip
+    with np.errstate(divide="ignore", invalid="ignore"):  # random ends may be equal
+        prop = a + (b - a) * ha / (ha - hb)
+    for r in range(ha.size):
+        idx = np.flatnonzero(np.sign(H[r, :-1]) != np.sign(H[r, 1:]))
+        if idx.size:
+            t = idx[0]
+            prop[r] = a + (b - a) * (s[t] + (s[t + 1] - s[t]) * H[r, t] / (H[r, t] - H[r, t + 1]))
+    return prop
+
+
+def test_root_proposals_match_numpy():
     rng = np.random.default_rng(1)
-    ha, hb, da, db = rng.normal(size=(4, 50))
-    s, w = truth._S[None, :], 1.3 - 1.0
-    ref = ((2 * s**3 - 3 * s**2 + 1) * ha[:, None] + (s**3 - 2 * s**2 + s) * w * da[:, None]
-           + (-2 * s**3 + 3 * s**2) * hb[:, None] + (s**3 - s**2) * w * db[:, None])  # fmt: skip
-    assert np.array_equal(truth._hermite(1.0, 1.3, ha, hb, da, db, truth._S_BASIS), ref)
+    crossed = 0
+    for _ in range(3000):
+        k = int(rng.integers(1, 8))
+        a = rng.uniform(0.1, 2.0)
+        b = a * rng.uniform(1.0001, 1.3)
+        ha, da, _ = _values(rng, k)
+        hb, db, _ = _values(rng, k)
+        args = (a, b, ha, hb, da, db, truth._ROOT_S, truth._ROOT_BASIS)
+        got, want = root_proposals(*args), root_proposals_numpy(*args)
+        assert np.array_equal(got, want, equal_nan=True)
+        crossed += int(np.count_nonzero((ha > 0) != (hb > 0)))
+    assert crossed > 1000
 
 
 @pytest.mark.parametrize("newton_ok", [True, False])
@@ -186,6 +210,7 @@ def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
     with monkeypatch.context() as m:
         m.setattr(truth, "_needs_split", needs_split_numpy)
         m.setattr(truth, "refine_step", refine_step_numpy)
+        m.setattr(truth, "root_proposals", root_proposals_numpy)
         reference = rounds()
     n_breakpoints = 0
     for got, want in zip(compiled, reference, strict=True):

@@ -92,7 +92,7 @@ def test_refinement_recovers_what_the_assembled_diagonal_lost():
     assert lin.min_pivot >= labeling._PIVOT_TOL  # the pivot test sees nothing
     assert np.abs(f - ref).max() > 1e-11
     keep = np.ones(m, bool)
-    assert _refine(f, keep, lambda x: _edge_flux(W, W_UL, y_l, x), lin.solve)
+    assert _refine(f, keep, lin.solve, W, W_UL, y_l=y_l)
     assert np.abs(f - ref).max() < 1e-13
     # the edge sum is b − M f, without the row sums
     np.testing.assert_allclose(_edge_flux(W, W_UL, y_l, ref), b - M @ ref, atol=1e-12)
