@@ -180,37 +180,48 @@ def scoring(spec: ProblemSpec, settings: SweepSettings, n_breakpoints: int) -> S
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def node_curves(
-    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, u: int, n_grid: int = 120
-) -> dict:
+    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, u: int, n_grid: int = 120,
+    _progress: Tick | None = None,
+) -> dict:  # fmt: skip
     """f_u(σ) on a grid from the chosen solver and from the exact solver, and the chosen
     solver's name (``'CG-20'``)."""
     p = problem(spec)
+    tick = _unrecorded(_progress)
     grid = np.linspace(lo, hi, n_grid)
-    f = np.array(
-        [
-            p.model.soft_labels(
-                s, solver=settings.solver, cg_iters=settings.cg_iters, derivative=False
-            ).f[u]
-            for s in grid
-        ]
-    )
-    fe = np.array([sl.f[u] for sl in p.model.soft_labels_many(grid, derivative=False)])
+    f, fe = np.empty(n_grid), np.empty(n_grid)
+    for i in range(0, n_grid, NODE_CHUNK):
+        if tick is not None:
+            tick(i / n_grid, f"σ {i + 1}–{min(i + NODE_CHUNK, n_grid)} of {n_grid}")
+        part = grid[i:i + NODE_CHUNK]
+        f[i:i + part.size] = [p.model.soft_labels(s, solver=settings.solver,
+                                                  cg_iters=settings.cg_iters,
+                                                  derivative=False).f[u] for s in part]
+        fe[i:i + part.size] = [sl.f[u] for sl in p.model.soft_labels_many(part,
+                                                                          derivative=False)]
     iterative = settings.solver in ("cg", "pcg")
     label = f"{settings.solver.upper()}-{settings.cg_iters}" if iterative else settings.solver
     return {"sigma": grid, "f": f, "f_exact": fe, "label": label}
 
 
+NODE_CHUNK = 10
+"""σ per progress step of :func:`node_curves`."""
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def node_traces(
-    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, u: int, sigma0: float
-) -> dict:
+    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, u: int, sigma0: float,
+    _progress: Tick | None = None,
+) -> dict:  # fmt: skip
     """Iterates of Algorithm 4 for node u from σ0 under each step rule (Figure 2)."""
     p = problem(spec)
+    tick = _unrecorded(_progress)
     s = replace(settings, mode="paper")
-    return {
-        rule: node_trace(p.model, u, sigma0, lo, hi, s, rule=rule)
-        for rule in ("gradient", "newton", "hybrid")
-    }
+    out = {}
+    for i, rule in enumerate(("gradient", "newton", "hybrid")):
+        if tick is not None:
+            tick(i / 3, f"the {rule} rule's iterates")
+        out[rule] = node_trace(p.model, u, sigma0, lo, hi, s, rule=rule)
+    return out
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -365,6 +376,13 @@ def sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSetting
     p = problem(spec)
     return timed(lambda: sweep(p.model, p.y_unlabeled, lo, hi, settings), budget=SPEED_BUDGET,
                  min_repeats=TIMING_RUNS, max_repeats=TIMING_RUNS)[1]  # fmt: skip
+
+
+def timing_seconds(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> float:
+    """Estimated wall time of :func:`sweep_timing`: its runs go on until :data:`TIMING_RUNS`
+    or until they have spent :data:`SPEED_BUDGET` seconds."""
+    one = costs.sweep(spec, lo, hi, settings).seconds - costs.build(spec).seconds
+    return one * min(TIMING_RUNS, int(SPEED_BUDGET / max(one, 1e-9)) + 1)
 
 
 TIMING_RUNS = 3

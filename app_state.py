@@ -704,8 +704,11 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
 
 
 def metrics(values: dict) -> None:
-    """A row of ``st.metric`` (label → value), with help for the paper's terms."""
+    """A row of ``st.metric`` (label → value), with help for the paper's terms; counts are
+    written with thousands separators (3,575), as in the verdict above them."""
     for col, (label, value) in zip(st.columns(len(values)), values.items(), strict=True):
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            value = f"{value:,}"
         col.metric(label, value, help=METRIC_HELP.get(label))
 
 
@@ -804,18 +807,24 @@ def _large_toggled(pool: int) -> None:
 
 
 def _large_estimate(out: AppSettings) -> str:
-    """What the large option costs here: the exact loss and Algorithm 4 (estimates)."""
+    """What the large option costs here, step by step as the loss page runs them
+    (:mod:`sslviz.costs` estimates)."""
     if not out.ok or out.settings is None:
         return f"Large instance, n = {out.cfg.get('n', 0):,}: fix the settings above first."
     lo, hi = out.sigma
-    loss = costs.loss_curve(out.spec, lo, hi, out.suggested).seconds
-    alg4 = costs.sweep(out.spec, lo, hi, out.settings, out.suggested).seconds
+    spec, settings = out.spec, out.settings
+    build = costs.build(spec).seconds
+    loss = costs.loss_curve(spec, lo, hi, out.suggested).seconds - build
+    alg4 = costs.sweep(spec, lo, hi, settings, out.suggested).seconds - build
+    points = out.cfg.get("trust_points") or S.LossView.trust_points
+    trust = costs.trust(spec, points, settings.cg_iters).seconds - build
     attribution = app_cache.ATTRIBUTION_SECONDS
-    return (f"Large instance, n = {out.spec.n:,}. Estimated on this server: the exact loss "
-            f"about {costs.seconds_text(loss)}, Algorithm 4 about {costs.seconds_text(alg4)}, "
-            f"then the causes of its misses (about {costs.seconds_text(attribution)}: a "
-            "sample spread over σ when there are many); the trust panel and the node "
-            "drill-down come after, and take about as long again.")
+    t = costs.seconds_text
+    return (f"Large instance, n = {spec.n:,}. Estimated on this server: building it about "
+            f"{t(build)}, the exact loss about {t(loss)}, Algorithm 4 about {t(alg4)} (and "
+            f"once more to time it), the causes of its misses about {t(attribution)} (a "
+            f"sample spread over σ when there are many), the trust panel ({points} σ) about "
+            f"{t(trust)}; then the node drill-down, about {t(40 * costs.solve_seconds(spec))}.")
 
 
 def sidebar() -> AppSettings:

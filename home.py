@@ -53,8 +53,8 @@ if s.show_errors():
         st.stop()
     st.subheader("The instance")
     m = st.columns(6)
-    m[0].metric("n", info["n"])
-    m[1].metric("|L| / |U|", f"{info['labeled']} / {info['unlabeled']}")
+    m[0].metric("n", f"{info['n']:,}")
+    m[1].metric("|L| / |U|", f"{info['labeled']:,} / {info['unlabeled']:,}")
     m[2].metric(
         "class c1 share",
         f"{info['class1_fraction']:.0%}",

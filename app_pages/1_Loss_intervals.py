@@ -74,7 +74,7 @@ try:
             tick(0.6, "attributing the misses…" if scoring.max_attributed is None else
                  f"attributing {scoring.max_attributed} of the misses (spread over σ)…")
             sc = app_cache.scored(spec, lo, hi, settings, scoring.max_attributed)
-            stop = 1.0 if cmp_settings is None else 0.85
+            stop = 0.9 if cmp_settings is None else 0.8
             trust = app_cache.trust(
                 spec, lo, hi, app_cache.trust_solver(settings), settings.cg_iters,
                 view.trust_points, _progress=part(
@@ -82,9 +82,12 @@ try:
             )  # fmt: skip
             if cmp_settings is not None:
                 cmp_res = app_cache.intervals(spec, lo, hi, cmp_settings, _progress=part(
-                    tick, 0.85, 0.95, f"the comparison ({view.compare}): "))  # fmt: skip
+                    tick, 0.8, 0.9, f"the comparison ({view.compare}): "))  # fmt: skip
                 cmp_scoring = app_cache.scoring(spec, cmp_settings, truth.breakpoints.size)
                 cmp_sc = app_cache.scored(spec, lo, hi, cmp_settings, cmp_scoring.max_attributed)
+            tick(0.9, "timing Algorithm 4 (its sweep again, without this bar's updates: about "
+                 f"{costs.seconds_text(app_cache.timing_seconds(spec, lo, hi, settings))})…")
+            timing = app_cache.sweep_timing(spec, lo, hi, settings)
     problem = app_cache.problem(spec)
 except (ValueError, TypeError, FileNotFoundError) as exc:
     st.error(str(exc))
@@ -112,7 +115,6 @@ else:
     # two rows, so every label and value fits its column at 1400 px (and on a projector)
     app_state.metrics({"intervals M": sc.M, "true breakpoints": sc.true_breakpoints,
                        "missed": sc.missed, "spurious endpoints": sc.spurious})  # fmt: skip
-    timing = app_cache.sweep_timing(spec, lo, hi, settings)
     ms = 1e3 * timing.cpu / max(sc.M, 1)
     app_state.metrics({"ε-volume": f"{sc.eps_volume:.3g}",
                        "time per interval": f"{ms:.3g} ms" if ms < 1000 else f"{ms / 1e3:.3g} s",
@@ -188,11 +190,14 @@ app_state.widget(c1, LossView, "sigma0")
 view = app_state.controls(LossView)
 sigma0 = min(max(view.sigma0, lo), hi)
 try:
-    with st.spinner(f"Evaluating f_u(σ) for row {row} and running the three step rules…"):
+    with app_state.progress(f"Row {row}:", key=("node", spec, lo, hi, settings, u,
+                                                float(sigma0))) as tick:  # fmt: skip
         # a large instance's exact solves cost ~0.2 s each: a coarser grid
-        curves = app_cache.node_curves(spec, lo, hi, settings, u,
-                                       40 if spec.n > app_state.MAX_N else 120)  # fmt: skip
-        tr = app_cache.node_traces(spec, lo, hi, settings, u, float(sigma0))
+        curves = app_cache.node_curves(
+            spec, lo, hi, settings, u, 40 if spec.n > app_state.MAX_N else 120,
+            _progress=app_cache.scaled(tick, 0.0, 0.8, "f_u(σ), its solver and exact, "))
+        tr = app_cache.node_traces(spec, lo, hi, settings, u, float(sigma0),
+                                   _progress=app_cache.scaled(tick, 0.8, 1.0))  # fmt: skip
 except (ValueError, TypeError) as exc:
     st.error(str(exc))
     st.stop()

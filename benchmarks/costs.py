@@ -1,8 +1,8 @@
 """Calibrate ``sslviz.costs``: measure per-operation costs and evaluation counts on this
 machine, fit the constants, and compare the estimates with measured wall times.
 
-Command: ``python benchmarks/costs.py`` (about 3–4 minutes; ``--check``: only the table,
-with the module's constants, about 1.5 minutes). It prints the fitted
+Command: ``python benchmarks/costs.py`` (about 5 minutes; ``--check``: only the table,
+with the module's constants, about 3 minutes). It prints the fitted
 ``CONSTANTS`` (paste them into ``sslviz/costs.py``), writes ``benchmarks/results/costs.json``
 and ``costs.md`` (estimate vs measured on ~10 configurations, with the ratio). The check
 table uses the fitted constants, so it shows how good the model is, not the module's copy.
@@ -209,6 +209,14 @@ def checks() -> list[dict]:
     row("trust curve, knn n=1000", replace(BASE, n=1000, family="knn", seed=17),
         lambda s, lo, hi, r: costs.trust(s, 30),
         lambda s, lo, hi: trust_curve(build_problem(s).model, np.linspace(lo, hi, 30)))
+    if BASE.dataset == "fashion-mnist":  # the app's large option: a whole class pool
+        big = replace(BASE, classes=(0, 1), n=12000, family="knn")
+        st = SweepSettings()
+        row("exact loss, knn n=12000 (whole pool)", big, costs.loss_curve, truth_run)
+        row("sweep fast cg, knn n=12000 (whole pool)", big,
+            lambda s, lo, hi, r: costs.sweep(s, lo, hi, st, r), sweep_run(st))  # fmt: skip
+        row("trust curve, knn n=12000 (whole pool)", big, lambda s, lo, hi, r: costs.trust(s, 20),
+            lambda s, lo, hi: trust_curve(build_problem(s).model, np.linspace(lo, hi, 20)))
     rs = RegretSettings(rounds=6, repeats=1)
     row("regret 6 rounds x 1, complete n=100", replace(BASE, n=100, seed=19),
         lambda s, lo, hi, r: costs.regret(s, lo, hi, SweepSettings(), rs, r),

@@ -70,14 +70,23 @@ CONSTANTS: dict[str, float] = {
     "fast_power": 0.8,
     "fast_per_node_sparse": 14.5,
     "fast_power_sparse": 0.7,
-    # The kNN power law is fitted up to n_U = 2000; larger graphs count as that size
-    # (measured: 230–1,332 solves at n = 4000–12,000 against 4,516 at n = 2000).
+    # The kNN power law is fitted up to n_U = 2000. Larger graphs (whole class pools) have
+    # fewer solves, not more: 230–1,332 measured at n = 4000–12,000 (716 on Fashion-MNIST
+    # T-shirt vs Trouser, 12,000 points, 2026-11-23) against 4,516 at n = 2000; above
+    # 2000 unlabeled nodes the estimate is the most measured, rounded up.
     "fast_max_nodes_sparse": 2000.0,
+    "fast_solves_large_sparse": 1400.0,
+    # … and cost less per solve than the fit's small graphs (where Python's share is
+    # larger): 5.5 s for those 716 solves, 0.9 × their unit cost
+    "sweep_factor_large_sparse": 0.9,
     "sweep_factor": 0.937,  # measured time / (solves × one solve), complete
     "sweep_factor_sparse": 1.73,
     "paper_factor": 53.9,  # paper mode: time relative to fast mode (complete)
     "paper_factor_sparse": 33.1,  # … (kNN: few intervals, short per-node iterations)
     "trust_t": 60.0,  # trust curve: CG iterations per grid σ (doubling search, CG and PCG)
+    # … on kNN graphs it grows with n_U (measured: about 1,900 per σ at n = 12,000, where
+    # CG and PCG need more than 1,024 iterations at small σ; 40 σ took 40 s)
+    "trust_t_per_node_sparse": 0.16,
     "cond_t": 60.0,  # condition curve: CG iterations per grid σ to reach the tolerance
 }
 
@@ -127,6 +136,11 @@ def _sizes(spec: ProblemSpec) -> tuple[int, int, int]:
     nu = max(n - int(spec.n_labeled), 1)
     nnz = n * n if _dense(spec) else n * max(int(spec.k), 1)
     return n, nu, nnz
+
+
+def _large_sparse(spec: ProblemSpec) -> bool:
+    """A kNN graph past the fitted sizes (:data:`CONSTANTS`' ``fast_max_nodes_sparse``)."""
+    return not _dense(spec) and _sizes(spec)[1] > CONSTANTS["fast_max_nodes_sparse"]
 
 
 def width(lo: float, hi: float, ref: tuple[float, float] | None) -> float:
@@ -209,10 +223,13 @@ def sweep_solves(spec: ProblemSpec, settings: SweepSettings, w: float = 1.0) -> 
     c = CONSTANTS
     _, nu, _ = _sizes(spec)
     sfx = _sfx(spec)
-    if sfx:
-        nu = min(nu, c["fast_max_nodes_sparse"])
+    large = _large_sparse(spec)
+    if large:
+        nu = c["fast_max_nodes_sparse"]
     fast = c["fast_base"] * max(w, 0.5) + c[f"fast_per_node{sfx}"] * nu ** c[
         f"fast_power{sfx}"] * w  # fmt: skip
+    if large:
+        fast = min(fast, c["fast_solves_large_sparse"] * max(w, 1.0))
     paper = c["paper_factor"] if _dense(spec) else c["paper_factor_sparse"]
     return fast * (paper if settings.mode == "paper" else 1.0)
 
@@ -225,16 +242,21 @@ def sweep(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
     if not _dense(spec) and settings.solver in ("exact", "inverse"):
         # one factorization serves every node at a σ: about as many as the exact loss's
         solves = min(solves, truth_evaluations(spec, w))
-    f = CONSTANTS["sweep_factor" + _sfx(spec)]
+    f = CONSTANTS["sweep_factor" + ("_large_sparse" if _large_sparse(spec) else _sfx(spec))]
     s = f * solves * solve_seconds(spec, settings.solver, settings.cg_iters)
     return build(spec) + Cost(s, memory(spec, settings.solver).memory_mb)
 
 
 def trust(spec: ProblemSpec, points: int, cg_iters: int = 20) -> Cost:
     """The trust curve on ``points`` σ: an exact solve and a doubling search over t (CG
-    and Jacobi-PCG) per σ."""
+    and Jacobi-PCG, each up to 2 × ``T_MAX`` iterations) per σ."""
+    from sslviz.conditioning import T_MAX
+
     c = CONSTANTS
-    per = solve_seconds(spec, "exact") + 2 * solve_seconds(spec, "cg", int(c["trust_t"]) // 2)
+    t = c["trust_t"]
+    if not _dense(spec):
+        t = min(max(t, c["trust_t_per_node_sparse"] * _sizes(spec)[1]), 4 * T_MAX)
+    per = solve_seconds(spec, "exact") + 2 * solve_seconds(spec, "cg", int(t) // 2)
     per += solve_seconds(spec, "cg", cg_iters)
     return build(spec) + Cost(points * per, memory(spec).memory_mb)
 

@@ -249,6 +249,14 @@ def _score_dict(sc, problem=None) -> dict:
     }  # fmt: skip
 
 
+def _t_needed_text(ev: dict) -> str:
+    """A miss's ``t_needed`` for a table: the t, "> t_cap" where none up to the cap worked,
+    "" where no t was looked for (not a solver miss, or not examined)."""
+    if ev.get("t_needed") is not None:
+        return str(int(ev["t_needed"]))
+    return f"> {ev['t_cap']}" if ev.get("t_cap") else ""
+
+
 def _score_frame(sc, problem=None):
     """One row per missed true breakpoint: its nodes, cause, the main evidence, detail."""
     records = []
@@ -260,7 +268,7 @@ def _score_frame(sc, problem=None):
             "nodes_u": ", ".join(str(int(v)) for v in m.nodes), "cause": m.cause,
             "node": _rows(problem, u)[0] if u >= 0 else None, "node_u": u if u >= 0 else None,
             "error": ev.get("error"), "margin": ev.get("margin"),
-            "t_needed": ev.get("t_needed"), "distance": ev.get("distance"),
+            "t_needed": _t_needed_text(ev), "distance": ev.get("distance"),
             "how": ev.get("how"), "detail": m.detail,
         })  # fmt: skip
     cols = ["sigma", "nodes", "nodes_u", "cause", "node", "node_u", "error", "margin",

@@ -673,11 +673,10 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> li
     grid = _grid(lo, hi, grid_ratio)
     degenerate = ~batch.keep
     n = degenerate.size
-    rows = _SEARCH_ROWS
+    cache = numba.typed.Dict.empty(numba.types.float64, numba.types.int64)
+    H, D = np.empty((_SEARCH_ROWS, n)), np.empty((_SEARCH_ROWS, n))
+    mv, count = np.zeros(_SEARCH_ROWS, np.int64), np.zeros(1, np.int64)
     while True:
-        cache = numba.typed.Dict.empty(numba.types.float64, numba.types.int64)
-        H, D = np.empty((rows, n)), np.empty((rows, n))
-        mv, count = np.zeros(rows, np.int64), np.zeros(1, np.int64)
         status, roots_s, roots_u = cg_search(
             grid, (cache, H, D, mv, count), batch.d, batch.dl, batch.pattern,
             ev.cg_iters, ev.solver == "pcg", degenerate, _S_BASIS, _ROOT_S, _ROOT_BASIS,
@@ -685,7 +684,11 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> li
         )  # fmt: skip
         if status != -2:
             break
-        rows *= 4
+        # Rows full: 4× the rows, the σ evaluated so far kept (the search starts again from
+        # its grid, and every σ it has seen is read from ``cache``, not solved again).
+        grown = 4 * H.shape[0]
+        H, D = (np.concatenate([A, np.empty((grown - A.shape[0], n))]) for A in (H, D))
+        mv = np.concatenate([mv, np.zeros(grown - mv.size, np.int64)])
     if status != 0:
         return None
     order = sorted(cache.items(), key=lambda kv: kv[1])  # the evaluation order
