@@ -159,10 +159,11 @@ def intervals(
 @st.cache_data(max_entries=32, show_spinner=False)
 def scored(
     spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
-    max_attributed: int | None = None,
+    max_attributed: int | None = None, _progress: Tick | None = None,
 ) -> Score:  # fmt: skip
     return score(intervals(spec, lo, hi, settings), truth(spec, lo, hi),
-                 model=problem(spec).model, max_attributed=max_attributed)  # fmt: skip
+                 model=problem(spec).model, max_attributed=max_attributed,
+                 progress=_unrecorded(_progress))  # fmt: skip
 
 
 ATTRIBUTION_SECONDS = 20.0

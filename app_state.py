@@ -786,7 +786,9 @@ def _data_source(sb, out: AppSettings):
     else:
         cfg["dataset"], cfg["data_file"], cfg["data_file_name"] = ds, None, None
     try:
-        return app_cache.dataset(cfg.get("dataset", "digits"), cfg.get("data_file"))
+        name = cfg.get("data_file_name") or cfg.get("dataset", "digits")
+        with st.spinner(f"Loading {name}…", show_time=True):  # drawn past 0.5 s only
+            return app_cache.dataset(cfg.get("dataset", "digits"), cfg.get("data_file"))
     except Exception as exc:  # DatasetUnavailableError, a bad user file, ...
         out.errors.append(str(exc))
         return None
@@ -899,7 +901,9 @@ def sidebar() -> AppSettings:
             out.spec = spec_from_cfg(ProblemSpec, cfg, data_file=cfg.get("data_file"))
             out.errors += cap_errors(out.spec)
             if not out.errors:
-                out.suggested = app_cache.suggested_range(out.spec)
+                with st.spinner(f"Building the instance: {out.spec.n:,} points, PCA, "
+                                f"{out.spec.family} graph, labeling model…", show_time=True):
+                    out.suggested = app_cache.suggested_range(out.spec)
         except (ValueError, TypeError, FileNotFoundError) as exc:
             out.errors.append(str(exc))
             out.spec = None

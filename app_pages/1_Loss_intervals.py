@@ -64,21 +64,22 @@ try:
                                                view.trust_points)) as tick:  # fmt: skip
         part = app_cache.scaled  # each step's share of the bar
         truth = app_cache.truth(spec, lo, hi, _progress=part(
-            tick, 0.0, 1.0 if threshold else 0.35,
+            tick, 0.0, 1.0 if threshold else 0.3,
             f"the exact loss l({param}) on [{lo:g}, {hi:g}]: "))  # fmt: skip
         if not threshold:
             res = app_cache.intervals(spec, lo, hi, settings, _progress=part(
-                tick, 0.35, 0.6, f"Algorithm 4 ({settings.mode} mode, {settings.solver}, "
+                tick, 0.3, 0.4, f"Algorithm 4 ({settings.mode} mode, {settings.solver}, "
                 f"t = {settings.cg_iters}): "))  # fmt: skip
             scoring = app_cache.scoring(spec, settings, truth.breakpoints.size)
-            tick(0.6, "attributing the misses…" if scoring.max_attributed is None else
-                 f"attributing {scoring.max_attributed} of the misses (spread over σ)…")
-            sc = app_cache.scored(spec, lo, hi, settings, scoring.max_attributed)
+            sc = app_cache.scored(spec, lo, hi, settings, scoring.max_attributed, _progress=part(
+                tick, 0.4, 0.55, "the causes of the misses" + (
+                    "" if scoring.max_attributed is None else
+                    f" (at {scoring.max_attributed} of them, spread over σ)") + ": "))
             stop = 0.9 if cmp_settings is None else 0.8
             trust = app_cache.trust(
                 spec, lo, hi, app_cache.trust_solver(settings), settings.cg_iters,
                 view.trust_points, _progress=part(
-                    tick, 0.65, stop, f"where t = {settings.cg_iters} can be trusted: "),
+                    tick, 0.55, stop, f"where t = {settings.cg_iters} can be trusted: "),
             )  # fmt: skip
             if cmp_settings is not None:
                 cmp_res = app_cache.intervals(spec, lo, hi, cmp_settings, _progress=part(

@@ -351,3 +351,12 @@ def test_max_attributed_examines_an_evenly_spread_sample():
     assert none.cause_counts("miss")[UNATTRIBUTED] == full.missed
     with pytest.raises(ValueError, match="max_attributed"):
         score(res, truth, model=p.model, max_attributed=-1)
+    # Progress: every examined miss reported, fractions rising in [0, 1], the same records.
+    seen = []
+    ticked = score(res, truth, model=p.model, max_attributed=5,
+                   progress=lambda f, m="": seen.append((f, m)))  # fmt: skip
+    assert ticked.miss_records == capped.miss_records
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= 1
+    assert [m for _, m in seen if m.startswith("miss ")] == [
+        f"miss {i} of 5 (exact solves)" for i in range(1, 6)]

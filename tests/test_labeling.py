@@ -307,6 +307,28 @@ def test_component_without_labels_gets_one_half(family, solver):
         np.testing.assert_allclose(out.df, fd, rtol=0, atol=1e-5 * np.abs(fd).max())
 
 
+def test_unanchored_dense_and_sparse_agree_with_brute_force():
+    """The nodes that cannot reach a labeled node: small dense blocks grow the reached set
+    edge by edge, others run SciPy's BFS; both equal a brute-force transitive closure on
+    random directed graphs (isolated nodes, no anchors, all anchors, one-way edges)."""
+    import scipy.sparse as sp
+
+    from sslviz.labeling import unanchored
+
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        m = int(rng.integers(1, 40))
+        W = (rng.random((m, m)) < 0.15 * rng.random()) * rng.random((m, m))
+        np.fill_diagonal(W, 0.0)
+        anchor = rng.random(m) < 0.4 * rng.random()
+        R = (W > 0) | np.eye(m, dtype=bool)  # reach in any number of steps
+        for _ in range(m):
+            R = R | ((R.astype(int) @ R.astype(int)) > 0)
+        want = ~(R[:, anchor].any(axis=1))
+        np.testing.assert_array_equal(unanchored(W, anchor), want)
+        np.testing.assert_array_equal(unanchored(sp.csr_matrix(W), anchor), want)
+
+
 def test_component_without_labels_threshold_and_complete():
     X, labeled, y = _two_clusters()
     m = make_model(X, labeled, y, GraphSpec("threshold", 4))
