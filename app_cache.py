@@ -285,9 +285,14 @@ def comparison(settings: SweepSettings, choice: str) -> SweepSettings | None:
 
 def drill_down_nodes(p: Problem, score: Score) -> tuple[list[int], list[int]]:
     """``(options, missed rows)`` of the drill-down's node selector: instance rows, those
-    behind missed breakpoints first."""
+    behind missed breakpoints first, in σ order, starting with breakpoints at least 5 % of
+    the range inside it (the first option is the default node: one whose breakpoint sits
+    on the range's edge shows nothing of Algorithm 4's iterations)."""
     rows = p.rows(range(p.model.n_unlabeled))
-    missed = [r for _, nd in score.misses for r in p.rows(nd)]
+    lo, hi = score.sigma_min, score.sigma_max
+    margin = 0.05 * (hi - lo) if np.isfinite(hi - lo) else 0.0
+    inside = sorted(score.misses, key=lambda m: not lo + margin <= m[0] <= hi - margin)
+    missed = [r for _, nd in inside for r in p.rows(nd)]
     return list(dict.fromkeys(missed + rows)), missed
 
 

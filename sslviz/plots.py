@@ -713,9 +713,8 @@ def soft_label_figure(
                 row, 1,
             )  # fmt: skip
     g_all = [c[3] for c in curves]
-    fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1,
-                  annotation_text="½: the label flips", annotation_position="top left",
-                  annotation_font_size=12)  # fmt: skip
+    # ½ is named on its axis, not by a note on the line, which the curves cross there
+    fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1)
     bps = [float(b) for b in breakpoints]
     if bps:
         glo = float(min(np.min(x) for x in g_all))
@@ -769,7 +768,8 @@ def soft_label_figure(
                 row,
                 1,
             )
-    fig.update_yaxes(title_text="f_u(σ)", row=1, col=1)
+    fig.update_yaxes(title_text="f_u(σ): its label flips at ½", row=1, col=1,
+                     tickvals=[0, 0.25, 0.5, 0.75, 1], ticktext=["0", "0.25", "½", "0.75", "1"])
     g_its = [max(it.g, 1e-300) for its in (traces or {}).values() for it in its]
     _log_axis(fig, *g_all, g_its, row=2, col=1, title_text="g_u(σ) (log)")
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)

@@ -262,7 +262,8 @@ def test_soft_label_figure(problem, truth, sigma_range):
     assert len({t.marker.symbol for t in its}) == len({t.line.dash for t in its}) == 3
     assert len({t.marker.color for t in its}) == 3
     assert fig.layout.annotations[0].text == f"soft label f_u(σ), node {u}"
-    assert fig.layout.yaxis.title.text == "f_u(σ)"
+    assert fig.layout.yaxis.title.text == "f_u(σ): its label flips at ½"
+    assert list(fig.layout.yaxis.ticktext) == ["0", "0.25", "½", "0.75", "1"]  # ½ named
     assert fig.layout.yaxis2.type == "log"
     assert fig.layout.xaxis2.title.text == plots.SIGMA_TITLE
     assert len(fig.data[7].x) == len(traces["gradient"])
