@@ -76,6 +76,7 @@ MAX_LARGE_N = _env_int("SSLVIZ_MAX_LARGE_N", 15000)
 MAX_LARGE_SECONDS = _env_int("SSLVIZ_MAX_LARGE_SECONDS", 120)
 """The large option: a sparse graph on a whole class pool above ``MAX_N`` points (up to
 ``MAX_LARGE_N``), each computation capped at ``MAX_LARGE_SECONDS`` of estimated time."""
+LARGE_NODE_GRID = 40  # σ of the drill-down's f_u(σ) above MAX_N (~0.3 s an exact solve)
 MAX_COMPLETE_N = _env_int("SSLVIZ_MAX_COMPLETE_N", 1500)
 MAX_ROUNDS = _env_int("SSLVIZ_MAX_ROUNDS", 300)
 MAX_REPEATS = _env_int("SSLVIZ_MAX_REPEATS", 10)
@@ -826,7 +827,8 @@ def _large_estimate(out: AppSettings) -> str:
             f"{t(build)}, the exact loss about {t(loss)}, Algorithm 4 about {t(alg4)} (and "
             f"once more to time it), the causes of its misses about {t(attribution)} (a "
             f"sample spread over σ when there are many), the trust panel ({points} σ) about "
-            f"{t(trust)}; then the node drill-down, about {t(40 * costs.solve_seconds(spec))}.")
+            f"{t(trust)}; then the node drill-down, about "
+            f"{t(LARGE_NODE_GRID * costs.solve_seconds(spec))}.")
 
 
 def sidebar() -> AppSettings:

@@ -193,9 +193,10 @@ sigma0 = min(max(view.sigma0, lo), hi)
 try:
     with app_state.progress(f"Row {row}:", key=("node", spec, lo, hi, settings, u,
                                                 float(sigma0))) as tick:  # fmt: skip
-        # a large instance's exact solves cost ~0.2 s each: a coarser grid
+        # a large instance's exact solves cost ~0.3 s each: a coarser grid
         curves = app_cache.node_curves(
-            spec, lo, hi, settings, u, 40 if spec.n > app_state.MAX_N else 120,
+            spec, lo, hi, settings, u,
+            app_state.LARGE_NODE_GRID if spec.n > app_state.MAX_N else 120,
             _progress=app_cache.scaled(tick, 0.0, 0.8, "f_u(σ), its solver and exact, "))
         tr = app_cache.node_traces(spec, lo, hi, settings, u, float(sigma0),
                                    _progress=app_cache.scaled(tick, 0.8, 1.0))  # fmt: skip
