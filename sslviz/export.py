@@ -249,12 +249,13 @@ def _score_dict(sc, problem=None) -> dict:
     }  # fmt: skip
 
 
-def _t_needed_text(ev: dict) -> str:
+def _t_needed_text(ev: dict) -> str | None:
     """A miss's ``t_needed`` for a table: the t, "> t_cap" where none up to the cap worked,
-    "" where no t was looked for (not a solver miss, or not examined)."""
+    None (an empty cell, like the other columns') where no t was looked for (not a solver
+    miss, or not examined)."""
     if ev.get("t_needed") is not None:
         return str(int(ev["t_needed"]))
-    return f"> {ev['t_cap']}" if ev.get("t_cap") else ""
+    return f"> {ev['t_cap']}" if ev.get("t_cap") else None
 
 
 def _score_frame(sc, problem=None):

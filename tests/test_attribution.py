@@ -288,6 +288,11 @@ def test_every_miss_has_one_cause_on_digits(classes, n, family, labeling, mode, 
         assert x["sigma"] == r.sigma and x["cause"] == r.cause
     table = export.to_frame(sc, p)
     assert list(table["cause"]) == [r.cause for r in sc.miss_records]
+    # t_needed as a reader wants it: the t, "> cap" when no t up to the cap worked, else empty
+    for cell, r in zip(table["t_needed"], sc.miss_records, strict=True):
+        t, cap = r.evidence.get("t_needed"), r.evidence.get("t_cap")
+        want = f"{t}" if t is not None else f"> {cap}" if cap else None
+        assert cell == want if want is not None else cell is None or cell != cell  # NaN
 
 
 def test_the_exact_solver_is_never_blamed():
