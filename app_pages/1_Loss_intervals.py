@@ -1,6 +1,8 @@
 """Loss intervals: the exact l(σ) against Algorithm 4's intervals (Figure 3), why each miss
 happened, where CG-t can be trusted, and a node drill-down (Figure 2)."""
 
+from contextlib import ExitStack
+
 import streamlit as st
 
 import app_cache
@@ -102,6 +104,8 @@ def _open_drill_down() -> None:  # a clicked marker: its node, from Algorithm 4'
         st.session_state.pop("w_node", None), st.session_state.pop("w_sigma0", None)
 
 
+drawing = ExitStack()  # a spinner while the chart and tables are built and sent (~5 s at
+drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # 12,000 points)
 if sc is not None:
     st.info(intervals.verdict(sc, settings), icon=":material/troubleshoot:")
 fig = plots.loss_intervals_figure(truth, res, score=sc, rows=rows, compare=cmp_res,
@@ -167,6 +171,7 @@ with t4:
     app_state.downloads("li", files)
     app_state.commands(*lines)
 
+drawing.close()
 if threshold:
     st.stop()
 st.subheader("Drill-down: one node's soft label (Figure 2)")
