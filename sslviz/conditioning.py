@@ -402,8 +402,9 @@ def trust_curve(
     for j, w in enumerate(("cg", "pcg")):
         base = 0.3 + 0.35 * j
 
-        def settled(k: int, base=base, w=w) -> None:
-            report(base + 0.35 * k / n, f"t needed, {w.upper()}: σ {k} of {n}")
+        def settled(k: int, trying: tuple[int, int] | None = None, base=base, w=w) -> None:
+            report(base + 0.35 * k / n, f"t needed, {w.upper()}: σ {k} of {n}" + (
+                f" (trying t = {trying[0]} at {trying[1]} σ)" if trying else ""))
 
         needed[w] = _search_t(n, keeps, under, t_max, right(w), settled)
     report(1.0, "done")
@@ -416,11 +417,15 @@ def trust_curve(
 def _search_t(n: int, keeps, under, t_max: int, right, settled=None) -> np.ndarray:
     """Doubling then bisection per σ (see :func:`trust_curve`); ``right(idx, t)`` says for
     each σ index of ``idx`` whether t iterations put every node right (one batched call);
-    ``settled(k)``, if given, hears how many σ have their final t after each call."""
+    ``settled(k, trying)``, if given, hears how many σ have their final t before and after
+    each call (``trying``: (t, number of σ) of the call about to run; None after it)."""
 
-    def tell(final: np.ndarray) -> None:
+    def tell(final: np.ndarray, trying: tuple[int, int] | None = None) -> None:
         if settled is not None:
-            settled(int(np.sum(final)))
+            settled(int(np.sum(final)), trying)
+
+    def is_final() -> np.ndarray:
+        return (hi > t_max) | (hi - lo <= 1)
 
     lo = np.zeros(n, int)  # largest t known to fail (0: none tried)
     hi = np.full(n, t_max + 1)  # smallest t known to work (t_max + 1: none)
@@ -433,6 +438,7 @@ def _search_t(n: int, keeps, under, t_max: int, right, settled=None) -> np.ndarr
     t = 1
     while not done.all():  # doubling
         idx = [int(i) for i in np.flatnonzero(~done)]
+        tell(done & ~((hi <= t_max) & (hi - lo > 1)), (t, len(idx)))
         for i, ok in zip(idx, right(idx, t), strict=True):
             if ok:
                 hi[i], done[i] = t, True
@@ -450,11 +456,12 @@ def _search_t(n: int, keeps, under, t_max: int, right, settled=None) -> np.ndarr
         for i in todo:
             by_t.setdefault((lo[i] + hi[i]) // 2, []).append(i)
         for m, idx in sorted(by_t.items()):
+            tell(is_final(), (m, len(idx)))
             for i, ok in zip(idx, right(idx, m), strict=True):
                 if ok:
                     hi[i] = m
                 else:
                     lo[i] = m
-            tell((hi > t_max) | (hi - lo <= 1))
+            tell(is_final())
     tell(np.ones(n, bool))
     return hi
