@@ -1032,9 +1032,8 @@ def score(
         miss_records.append(att.miss(float(tb[i]), truth.nodes[i], probes.get(j)))
         done += 1
     spurious_records = [att.spurious(x, probes.get(k + j)) for j, x in enumerate(spur)]
-    if progress is not None and model is not None:
-        progress(0.7, "the iterations each solver miss needed")
-    miss_records = att.fill_t_needed(miss_records)
+    miss_records = att.fill_t_needed(
+        miss_records, None if progress is None else lambda message: progress(0.7, message))
     sc = Score(
         len(result.intervals),
         int(tb.size),
@@ -1416,10 +1415,15 @@ class _Attribution:
             out.append(bool(np.any(np.all(got == want, axis=0))))
         return out
 
-    def fill_t_needed(self, misses: list) -> list:
+    def fill_t_needed(self, misses: list, say: Callable[[str], None] | None = None) -> list:
         """``t_needed`` of every solver miss: doubling from the sweep's t until it works (or
         ``t_cap``), then bisecting between the last failing and the first working t until
-        they are 1 apart, or 1/16 of t apart above t = 16 (all misses solved together)."""
+        they are 1 apart, or 1/16 of t apart above t = 16 (all misses solved together).
+        ``say(message)``, if given, hears each batched step before it runs."""
+
+        def trying(t: int, count: int) -> None:
+            if say is not None:
+                say(f"the iterations each solver miss needed: trying t = {t} at {count:,} of them")
         recs = [r for r in misses if "_target" in r.evidence]
         need: dict[int, int | None] = {}
         if self.iterative and recs:
@@ -1429,6 +1433,7 @@ class _Attribution:
             t, todo = self.s.cg_iters, list(range(len(recs)))
             while todo and t < self.t_cap:  # doubling
                 t = min(2 * t, self.t_cap)
+                trying(t, len(todo))
                 for i, ok in zip(todo, self._right([targets[i] for i in todo], t), strict=True):
                     if ok:
                         hi[i] = t
@@ -1445,6 +1450,7 @@ class _Attribution:
                 for i in todo:
                     by_t.setdefault((lo[i] + hi[i]) // 2, []).append(i)
                 for m, ids in by_t.items():
+                    trying(m, len(ids))
                     for i, ok in zip(ids, self._right([targets[i] for i in ids], m), strict=True):
                         if ok:
                             hi[i] = m
