@@ -151,3 +151,19 @@ def test_the_same_bits_on_one_or_two_worker_threads(monkeypatch):
         curves.append(loss_curve(problem, 0.5, 3.0))
     assert np.array_equal(curves[0].breakpoints, curves[1].breakpoints)
     assert np.array_equal(curves[0].evaluations, curves[1].evaluations)
+
+
+def test_progress_inside_a_cell_changes_no_number(monkeypatch):
+    """A cell's 33 solves run in steps of 8 under a progress callback, each step noting the
+    count (at most every 0.5 s: here the clock jumps 1 s a call); the curve is the one
+    computed without a callback, in one batch per cell."""
+    p = build_problem(ProblemSpec(classes=(3, 8), n=300, family="complete"))
+    plain = loss_curve(p, 1.0, 4.0)
+    clock = iter(range(10**6))
+    monkeypatch.setattr(truth.time, "monotonic", lambda: float(next(clock)))
+    seen = []
+    noted = loss_curve(p, 1.0, 4.0, progress=lambda f, m="": seen.append((f, m)))
+    np.testing.assert_array_equal(noted.breakpoints, plain.breakpoints)
+    np.testing.assert_array_equal(noted.loss.values, plain.loss.values)
+    assert ("σ 8 evaluated, 0 breakpoints" in [m for _, m in seen]
+            and [f for f, _ in seen] == sorted(f for f, _ in seen))  # fmt: skip
