@@ -314,6 +314,11 @@ class TrustCurve:
                 f"of {n} grid σ); there {fix}.")  # fmt: skip
 
 
+_EXACT_STEP = 8
+"""σ of the trust curve's exact solves between two progress reports (40 took 21 s at
+12,000 points under one unchanged message)."""
+
+
 @one_thread
 def trust_curve(
     model: HarmonicModel | DelalleauModel,
@@ -369,8 +374,11 @@ def trust_curve(
     t_max = check_int("t_max", t_max, caller, low=1)
     report = _reporter(progress, caller)
     n = sig.size
-    report(0.0, f"exact soft labels at {n} σ")
-    exact = model.soft_labels_many(sig, solver="exact", derivative=False)
+    exact = []
+    for i in range(0, n, _EXACT_STEP):  # independent σ: the same numbers in any grouping
+        report(0.2 * i / n, f"exact soft labels: σ {i} of {n}")
+        exact += model.soft_labels_many(sig[i:i + _EXACT_STEP], solver="exact",
+                                        derivative=False)  # fmt: skip
     report(0.2, f"{solver.upper()}-{cg_iters} soft labels at {n} σ")
     keeps = [~sl.degenerate for sl in exact]
     want = [(sl.f > 0.5)[k] for sl, k in zip(exact, keeps, strict=True)]

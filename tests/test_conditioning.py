@@ -257,6 +257,7 @@ def test_progress_is_monotone_and_changes_no_number():
                     progress=lambda f, m: calls.append((f, m)))  # fmt: skip
     _monotone_in_unit(calls)
     assert any(m.startswith("t needed, PCG") for _, m in calls)
+    assert "exact soft labels: σ 0 of 5" in [m for _, m in calls]
     # a long doubling step says which t it is trying (at 12,000 points one takes seconds)
     assert any(m.startswith("t needed, CG: σ 0 of 5 (trying t = 1 at 5 σ)")
                for _, m in calls)  # fmt: skip
