@@ -605,18 +605,15 @@ def cg_search(grid, st, d, dl, pattern, iterations, precondition, degenerate, ba
             stack.append((m, b))
             stack.append((a, m))
             continue
-        k = 0
-        for u in range(n):
-            if not degenerate[u] and _sgn(H[ia, u]) != _sgn(H[ib, u]) and H[ia, u] != 0:
-                k += 1
-        if k == 0:
-            continue
-        nodes = np.empty(k, np.int64)
+        nodes = np.empty(n, np.int64)  # the nodes whose sign differs at the two ends
         k = 0
         for u in range(n):
             if not degenerate[u] and _sgn(H[ia, u]) != _sgn(H[ib, u]) and H[ia, u] != 0:
                 nodes[k] = u
                 k += 1
+        if k == 0:
+            continue
+        nodes = nodes[:k]
         lo = np.full(k, a)
         hi = np.full(k, b)
         hlo = H[ia][nodes]

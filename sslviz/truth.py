@@ -603,7 +603,6 @@ def true_loss_curve(
         stack.extend((grid[i], grid[i + 1]) for i in range(grid.size - 1))
     stack.reverse()
     deg_changes: list[float] = []
-    min_width = 1e-6  # pairs of crossings closer than this (relative) may be missed
     while stack:
         a, b = stack.pop()
         if on_event is not None:
@@ -625,7 +624,7 @@ def true_loss_curve(
                     stack.append((p2, q2))
             continue
         if (
-            (b - a) > min_width * a
+            (b - a) > _MIN_WIDTH * a
             and len(ev.cache) < max_evaluations
             and _needs_split(a, b, ea, eb, touch)
         ):
@@ -665,6 +664,8 @@ same bits; False runs them here (the tests compare the two)."""
 
 
 _SEARCH_ROWS = 256  # σ the compiled search stores at first (×4 and again when full)
+_MIN_WIDTH = 1e-6  # the Hermite search splits no interval narrower (relative): pairs of
+# crossings closer than this may be missed
 
 
 def _grid(a: float, b: float, grid_ratio: float) -> np.ndarray:
@@ -697,7 +698,7 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> li
         status, roots_s, roots_u = cg_search(
             grid, (cache, H, D, mv, count), batch.d, batch.dl, batch.pattern,
             ev.cg_iters, ev.solver == "pcg", degenerate, _S_BASIS, _ROOT_S, _ROOT_BASIS,
-            float(rtol), float(touch), 1e-6, int(max_evaluations),
+            float(rtol), float(touch), _MIN_WIDTH, int(max_evaluations),
         )  # fmt: skip
         if status != -2:
             break
