@@ -542,10 +542,12 @@ def root_proposals(a, b, ha, hb, da, db, s, basis):
 def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
     """One σ of the compiled search: h = f − ½ and f' of fixed-t CG (``harmonic_cg``, the
     weights as ``_HarmonicBatch`` forms them), stored in the search state ``st``. Returns
-    the row, or −1 when a weight or a row sum underflows (the Python search takes over)."""
-    cache, H, D, mv, count = st
-    if x in cache:
-        return cache[x]
+    the row, or −1 when a weight or a row sum underflows (the Python search takes over).
+    A σ already evaluated is found in ``S`` (σ of each row), not solved again."""
+    S, H, D, mv, count = st
+    for r in range(count[0]):
+        if S[r] == x:
+            return r
     s2 = np.empty(1)
     s2[0] = x * x
     W = np.empty((d.size, 1))
@@ -568,7 +570,7 @@ def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
         H[k, u] = f[u, 0] - 0.5
         D[k, u] = df[u, 0]
     mv[k] = m[0]
-    cache[x] = k
+    S[k] = x
     count[0] = k + 1
     return k
 
@@ -579,10 +581,11 @@ def cg_search(grid, st, d, dl, pattern, iterations, precondition, degenerate, ba
     """The Hermite search of :func:`sslviz.truth.true_loss_curve` on fixed-t CG soft labels
     of a sparse harmonic model (Algorithm 4's fast mode), compiled: the same σ in the same
     order, the same split test (:func:`hermite_split`) and root steps (:func:`refine_step`,
-    Illinois secant: CG's f' is not a derivative), so the same bits. ``st`` = (cache σ →
-    row, H, D, matvecs, [count]) holds every σ evaluated. Returns (status, roots σ, their
-    nodes): status 0 done, −1 a σ where a weight underflows (the Python search, which
-    solves it another way, runs instead), −2 the rows are full (call again with more)."""
+    Illinois secant: CG's f' is not a derivative), so the same bits. ``st`` = (σ of each
+    row, H, D, matvecs, [count]) holds every σ evaluated, in the order evaluated. Returns
+    (status, roots σ, their nodes): status 0 done, −1 a σ where a weight underflows (the
+    Python search, which solves it another way, runs instead), −2 the rows are full (call
+    again with more)."""
     roots_s = []
     roots_u = []
     for x in grid:
@@ -590,7 +593,7 @@ def cg_search(grid, st, d, dl, pattern, iterations, precondition, degenerate, ba
         if r < 0:
             return r, roots_s, roots_u
     stack = [(grid[i], grid[i + 1]) for i in range(grid.size - 2, -1, -1)]
-    cache, H, D, mv, count = st
+    S, H, D, mv, count = st
     n = degenerate.size
     while len(stack):
         a, b = stack.pop()

@@ -681,8 +681,6 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> li
     ``ev``'s cache and work counts and return the roots ``[(σ, node)]``; None where it does
     not apply or a weight underflows at some σ (the caller's search then runs, from
     scratch)."""
-    import numba
-
     model = ev.model
     batch = getattr(model, "_batch", None)
     if not (COMPILED_SEARCH and ev.solver in ("cg", "pcg") and ev.certify_cap is None
@@ -691,29 +689,31 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> li
     grid = _grid(lo, hi, grid_ratio)
     degenerate = ~batch.keep
     n = degenerate.size
-    cache = numba.typed.Dict.empty(numba.types.float64, numba.types.int64)
+    # σ of each row (a Numba typed dict here cost 1.5 s of compiling in every process).
+    S = np.empty(_SEARCH_ROWS)
     H, D = np.empty((_SEARCH_ROWS, n)), np.empty((_SEARCH_ROWS, n))
     mv, count = np.zeros(_SEARCH_ROWS, np.int64), np.zeros(1, np.int64)
     while True:
         status, roots_s, roots_u = cg_search(
-            grid, (cache, H, D, mv, count), batch.d, batch.dl, batch.pattern,
+            grid, (S, H, D, mv, count), batch.d, batch.dl, batch.pattern,
             ev.cg_iters, ev.solver == "pcg", degenerate, _S_BASIS, _ROOT_S, _ROOT_BASIS,
             float(rtol), float(touch), _MIN_WIDTH, int(max_evaluations),
         )  # fmt: skip
         if status != -2:
             break
         # Rows full: 4× the rows, the σ evaluated so far kept (the search starts again from
-        # its grid, and every σ it has seen is read from ``cache``, not solved again).
+        # its grid, and every σ it has seen is read from ``S``, not solved again).
         grown = 4 * H.shape[0]
         H, D = (np.concatenate([A, np.empty((grown - A.shape[0], n))]) for A in (H, D))
+        S = np.concatenate([S, np.empty(grown - S.size)])
         mv = np.concatenate([mv, np.zeros(grown - mv.size, np.int64)])
     if status != 0:
         return None
-    order = sorted(cache.items(), key=lambda kv: kv[1])  # the evaluation order
-    for x, r in order:
-        ev.cache[float(x)] = (H[r].copy(), D[r].copy(), degenerate.copy())
-    ev.solves += 2 * len(order)
-    ev.matvecs += int(mv[: len(order)].sum())
+    k = int(count[0])
+    for r in range(k):  # the evaluation order
+        ev.cache[float(S[r])] = (H[r].copy(), D[r].copy(), degenerate.copy())
+    ev.solves += 2 * k
+    ev.matvecs += int(mv[:k].sum())
     return list(zip(roots_s, [int(u) for u in roots_u], strict=True))
 
 
