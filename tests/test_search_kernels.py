@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sslviz.truth as truth
-from sslviz._kernels import cg_search, refine_step, root_proposals
+from sslviz._kernels import cg_search, harmonic_cg, harmonic_cg_one, refine_step, root_proposals
 from sslviz.graphs import gaussian_weights
 from sslviz.labeling import _finite_entries
 from sslviz.problem import _graph_round
@@ -270,3 +270,33 @@ def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, 
         assert set(statuses) == {-1}
     else:
         assert set(statuses) == {-2, 0} and statuses.count(0) == 3  # the rows grew, done
+
+
+def test_one_sigma_cg_gives_the_batch_bits():
+    """The compiled search's one-σ CG (``harmonic_cg_one``) against a batch of one
+    (``harmonic_cg``): f, f' and the products, bit for bit, for CG and Jacobi-PCG, 1 to 60
+    steps, σ from underflowing weights to nearly equal ones."""
+    from sslviz.problem import build_problem
+
+    specs = [KNN, ProblemSpec(dataset="digits", classes=(3, 8), n=200, n_labeled=5,
+                              family="mutual-knn", k=4)]  # fmt: skip
+    checked = failed = 0
+    for spec in specs:
+        for seed in (1, 2):
+            b = build_problem(spec.with_seed(seed)).model._batch
+            for x in np.geomspace(0.05, 30.0, 25):
+                W = np.exp(-b.d / (x * x))[:, None]
+                WL = np.exp(-b.dl / (x * x))[:, None]
+                for pre in (False, True):
+                    for t in (1, 3, 20, 60):
+                        f, df, ok, mv = harmonic_cg(W, WL, b.d, b.dl, np.array([x]), *b.pattern,
+                                                    t, pre, True)  # fmt: skip
+                        f1, df1, mv1 = harmonic_cg_one(x, b.d, b.dl, *b.pattern, t, pre)
+                        if not ok[0]:
+                            assert mv1 == -1
+                            failed += 1
+                            continue
+                        assert np.array_equal(f[:, 0], f1) and np.array_equal(df[:, 0], df1)
+                        assert mv[0] == mv1
+                        checked += 1
+    assert checked > 300 and failed > 0
