@@ -199,6 +199,44 @@ def harmonic_cg(W, WL, d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_p
 
 
 @numba.njit(cache=True, error_model="numpy")
+def knn_exhaustive(X, Q, k, exclude_self):
+    """The k nearest rows of X (n, p) to each row of Q (m, p), every pair tried: squared
+    coordinate differences summed in feature order, then the square root (the numbers of
+    scikit-learn's ball tree, bit for bit), ascending by (distance, index). Row i of Q is
+    not its own neighbour when ``exclude_self`` (Q is X). Returns distances (m, k) and
+    indices (m, k)."""
+    n, p = X.shape
+    m = Q.shape[0]
+    dist = np.empty((m, k))
+    ind = np.empty((m, k), np.int64)
+    best = np.empty(k)
+    at = np.empty(k, np.int64)
+    for i in range(m):
+        best[:] = np.inf
+        at[:] = -1
+        for j in range(n):
+            if exclude_self and j == i:
+                continue
+            s = 0.0
+            for f in range(p):
+                t = Q[i, f] - X[j, f]
+                s += t * t
+            if at[k - 1] >= 0 and not s < best[k - 1]:
+                continue
+            q = k - 1  # insert; j grows, so equal distances stay in index order
+            while q > 0 and (at[q - 1] < 0 or best[q - 1] > s):
+                best[q] = best[q - 1]
+                at[q] = at[q - 1]
+                q -= 1
+            best[q] = s
+            at[q] = j
+        for q in range(k):
+            dist[i, q] = np.sqrt(best[q])
+            ind[i, q] = at[q]
+    return dist, ind
+
+
+@numba.njit(cache=True, error_model="numpy")
 def _cg_one(indptr, indices, values, b, iterations, diag_inv, precondition):
     """:func:`cg_shared_pattern` for one system (b of shape (n,)): the same arithmetic in the
     same order as a batch of one, without the loops over systems (the same bits)."""

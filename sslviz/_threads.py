@@ -125,8 +125,16 @@ FORK = True
 fresh workers; the tests compare the two)."""
 
 
-def process_map(func: Callable, items: list, n_jobs: int) -> list:
-    """``[func(x) for x in items]`` on ``n_jobs`` local worker processes (-1: every core).
+def can_fork() -> bool:
+    """True where :func:`process_map` forks its workers (Linux, no other thread running)."""
+    return FORK and sys.platform == "linux" and threading.active_count() == 1
+
+
+def process_map(
+    func: Callable, items: list, n_jobs: int, done: Callable[[int], None] | None = None
+) -> list:
+    """``[func(x) for x in items]`` on ``n_jobs`` local worker processes (-1: every core);
+    ``done(i)`` is called as the results come back in order (i of them so far).
 
     Where this process runs no other thread (the CLI, a script) on Linux, the workers are
     forked from it: they start at once with everything it has imported, loaded and
@@ -136,15 +144,30 @@ def process_map(func: Callable, items: list, n_jobs: int) -> list:
     forking is not safe, and joblib runs them. The results are the same either way: each
     task's arithmetic is its own, on one BLAS thread (the pin is inherited).
     """
-    from joblib import Parallel, cpu_count, delayed
+    if n_jobs < 0:
+        from joblib import cpu_count
 
-    workers = min(cpu_count() if n_jobs < 0 else n_jobs, len(items))
+        n_jobs = cpu_count()
+    workers = min(n_jobs, len(items))
     if workers <= 1:
-        return [func(x) for x in items]
-    if FORK and sys.platform == "linux" and threading.active_count() == 1:
+        results = map(func, items)
+    elif can_fork():
         from concurrent.futures import ProcessPoolExecutor
 
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            return list(pool.map(func, items))
-    return Parallel(n_jobs=workers)(delayed(func)(x) for x in items)
+            return _collect(pool.map(func, items), done)
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=workers, return_as="generator")(delayed(func)(x) for x in items)
+    return _collect(results, done)
+
+
+def _collect(results, done: Callable[[int], None] | None) -> list:
+    out = []
+    for x in results:
+        out.append(x)
+        if done is not None:
+            done(len(out))
+    return out

@@ -16,7 +16,7 @@ import numpy as np
 from sslviz import data as _data
 from sslviz._threads import one_thread, process_map
 from sslviz._validation import check_int
-from sslviz.graphs import Graph, build_graph, neighbour_distances
+from sslviz.graphs import Graph, build_graph, neighbours
 from sslviz.labeling import DelalleauModel, HarmonicModel, make_model
 from sslviz.online import RoundProvider
 from sslviz.piecewise import PiecewiseLoss
@@ -114,7 +114,7 @@ def suggest_sigma_range(problem: Problem) -> tuple[float, float]:
         lengths = problem.graph.edge_lengths()
         return float(lengths[0]), float(lengths[-1])
     X = problem.instance.X
-    d = neighbour_distances(X, min(6, X.shape[0] - 1))
+    d = neighbours(X, min(6, X.shape[0] - 1))[0]
     lo = 0.5 * float(np.median(d[:, 0]))
     hi = 2.0 * float(np.median(d[:, -1]))
     lo, hi = (float(f"{x:.2g}") for x in (lo, hi))

@@ -18,6 +18,7 @@ from sklearn.datasets import load_digits
 from sklearn.decomposition import PCA
 from sklearn.neighbors import NearestNeighbors
 
+import sslviz.problem
 from sslviz import data, graphs
 from sslviz.problem import build_problem, suggest_sigma_range
 from sslviz.specs import ProblemSpec
@@ -27,8 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_the_default_path_does_not_import_scikit_learn():
     """Importing the app's modules, loading the digits, building the default instance and
-    its suggested σ range (all the home page computes) leave scikit-learn unimported:
-    its import was about half of a cold start."""
+    its suggested σ range (all the home page computes), and a kNN instance with its fast
+    sweep (the loss page) leave scikit-learn unimported: its import was about half of a
+    cold start."""
     code = (
         "import sys, app_cache, app_state\n"
         "from sslviz import cli, plots\n"
@@ -37,6 +39,10 @@ def test_the_default_path_does_not_import_scikit_learn():
         "p = build_problem(ProblemSpec())\n"
         "lo, hi = suggest_sigma_range(p)\n"
         "loss_curve(p, lo, hi)\n"
+        "from sslviz.intervals import sweep\n"
+        "from sslviz.specs import SweepSettings\n"
+        "q = build_problem(ProblemSpec(family='knn', k=6))\n"
+        "sweep(q.model, q.y_unlabeled, 1.0, 7.0, SweepSettings(solver='cg', mode='fast'))\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n"
     )  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
@@ -76,17 +82,21 @@ def test_pca_scores_are_scikit_learns_bit_for_bit():
     assert cases == 45 * 4 + 12
 
 
-def _ball_tree_distances(X: np.ndarray, k: int) -> np.ndarray:
+def _ball_tree(X: np.ndarray, k: int, query=None) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's ball tree search (what :func:`sslviz.graphs.neighbours` ran before)."""
     nn = NearestNeighbors(n_neighbors=k, algorithm="ball_tree").fit(X)
-    return nn.kneighbors(None, n_neighbors=k)[0]
+    return nn.kneighbors(query, n_neighbors=k)
 
 
 @pytest.mark.parametrize("kind", ["digits", "duplicates", "scaled"])
 def test_neighbour_distances_are_the_ball_trees_bit_for_bit(kind):
+    """The compiled exhaustive search's distances are the ball tree's, bit for bit (with
+    ties and zero distances everywhere too); where distances differ, so are the
+    neighbours."""
     rng = np.random.default_rng({"digits": 1, "duplicates": 2, "scaled": 3}[kind])
     ds = data.load_dataset("digits")
     for trial in range(12):
-        n = int(rng.integers(8, graphs._DIRECT_MAX + 1))
+        n = int(rng.integers(8, 600))
         if kind == "digits":
             c0, c1 = (int(c) for c in rng.choice(10, 2, replace=False))
             rows = np.flatnonzero((ds.y == c0) | (ds.y == c1))[:n]
@@ -96,15 +106,11 @@ def test_neighbour_distances_are_the_ball_trees_bit_for_bit(kind):
         else:
             X = rng.normal(size=(n, int(rng.integers(1, 70)))) * 10.0 ** rng.uniform(-4, 4)
         for k in sorted({1, 6, min(20, X.shape[0] - 1)}):
-            ours = graphs.neighbour_distances(X, k)
-            assert ours.tobytes() == _ball_tree_distances(X, k).tobytes(), (trial, k)
-            assert np.array_equal(ours, graphs.neighbours(X, k)[0])
-
-
-def test_neighbour_distances_above_the_direct_size_use_the_tree(monkeypatch):
-    X = np.random.default_rng(4).normal(size=(40, 5))
-    monkeypatch.setattr(graphs, "_DIRECT_MAX", 10)
-    assert graphs.neighbour_distances(X, 6).tobytes() == graphs.neighbours(X, 6)[0].tobytes()
+            dist, ind = graphs.neighbours(X, k)
+            tree_dist, tree_ind = _ball_tree(X, k)
+            assert dist.tobytes() == tree_dist.tobytes(), (trial, k)
+            if kind != "duplicates":
+                assert np.array_equal(ind, tree_ind), (trial, k)
 
 
 SPECS = [ProblemSpec(), ProblemSpec(classes=(3, 8), n=60, n_labeled=6, seed=3),
@@ -116,7 +122,8 @@ SPECS = [ProblemSpec(), ProblemSpec(classes=(3, 8), n=60, n_labeled=6, seed=3),
 def _sklearn_path(monkeypatch) -> None:
     """The code before this change: scikit-learn's PCA and its ball tree."""
     monkeypatch.setattr(data, "pca_full", _sklearn_pca)
-    monkeypatch.setattr(graphs, "_DIRECT_MAX", 0)
+    monkeypatch.setattr(graphs, "neighbours", _ball_tree)
+    monkeypatch.setattr(sslviz.problem, "neighbours", _ball_tree)
     data._POOL_CACHE.clear()
 
 

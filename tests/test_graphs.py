@@ -299,3 +299,45 @@ def test_import_does_not_pull_streamlit_or_torch():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name in ("graphs", "labeling", "solvers", "conditioning"):
         assert name in proc.stdout
+
+
+def test_neighbours_equal_scikit_learns_search():
+    """The compiled exhaustive search against ``NearestNeighbors(algorithm="ball_tree")``:
+    the same distances bit for bit, and the same indices where distances differ; with
+    duplicate points (equal distances) the neighbours are a valid choice, equal distances
+    in index order, never the point itself."""
+    from sklearn.neighbors import NearestNeighbors
+
+    from sslviz.graphs import neighbours
+
+    rng = np.random.default_rng(0)
+    clouds = {"distinct": rng.normal(size=(120, 8)),
+              "grid": rng.integers(0, 3, (150, 4)).astype(float),
+              "repeated": np.repeat(rng.random((40, 3)), 3, axis=0)}  # fmt: skip
+    for name, X in clouds.items():
+        for k in (1, 5, 9):
+            nn = NearestNeighbors(n_neighbors=k, algorithm="ball_tree").fit(X)
+            for query in (None, X[:17] + 0.01):
+                ref = nn.kneighbors(query, n_neighbors=k)
+                dist, ind = neighbours(X, k, query)
+                assert dist.tobytes() == ref[0].tobytes()
+                if name == "distinct":
+                    assert np.array_equal(ind, ref[1])
+                Q = X if query is None else query
+                d2 = np.zeros(ind.shape)
+                for f in range(X.shape[1]):  # in feature order, as both searches sum
+                    d2 += (Q[:, None, f] - X[ind][..., f]) ** 2
+                assert np.array_equal(np.sqrt(d2), dist)
+                tie = dist[:, 1:] == dist[:, :-1]
+                assert (ind[:, 1:][tie] > ind[:, :-1][tie]).all()
+                if query is None:
+                    assert not (ind == np.arange(X.shape[0])[:, None]).any()
+
+
+@pytest.mark.parametrize("k, query", [(0, None), (120, None), (121, "q")])
+def test_neighbours_rejects_an_impossible_k(k, query):
+    from sslviz.graphs import neighbours
+
+    X = np.random.default_rng(1).normal(size=(120, 3))
+    with pytest.raises(ValueError, match="n_neighbors"):
+        neighbours(X, k, None if query is None else X[:4])
