@@ -712,8 +712,8 @@ def root_proposals(a, b, ha, hb, da, db, s, basis):
 
 @numba.njit(cache=True, error_model="numpy")
 def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
-    """One σ of the compiled search: h = f − ½ and f' of fixed-t CG (``harmonic_cg``, the
-    weights as ``_HarmonicBatch`` forms them), stored in the search state ``st``. Returns
+    """One σ of the compiled search: h = f − ½ and f' of fixed-t CG (:func:`harmonic_cg_one`:
+    :func:`harmonic_cg`'s numbers), stored in the search state ``st``. Returns
     the row, or −1 when a weight or a row sum underflows (the Python search takes over).
     A σ already evaluated is found in ``S`` (σ of each row), not solved again."""
     S, H, D, mv, count = st

@@ -186,8 +186,10 @@ def threshold_weights(D2, r: float, zero_diag: bool):
     return sp.csr_matrix(((np.sqrt(D2.data) <= r).astype(float), D2.indices, D2.indptr), D2.shape)
 
 
+_NUMPY_MAX = 300
+"""Up to this many points :func:`neighbours` runs on NumPy (no compiled kernel to load)."""
 _EXHAUSTIVE_MAX = 2000
-"""Up to this many points :func:`neighbours` tries every pair, compiled; above, it runs
+"""Up to this many points :func:`neighbours` tries every pair; above, it runs
 scikit-learn's brute search."""
 
 
@@ -198,16 +200,18 @@ def neighbours(
     (m, k), ascending: for every row of ``query``, or for every row of ``X`` itself
     excluded.
 
-    Up to :data:`_EXHAUSTIVE_MAX` points every pair is tried, compiled
-    (:func:`sslviz._kernels.knn_exhaustive`): the squared coordinate differences of a pair
-    summed in feature order, then the square root, as scikit-learn's ball tree computes
-    them, so the same distances bit for bit, and the same neighbours wherever distances
-    differ (the same arrays on 405 digits instances and Fashion-MNIST instances up to
-    2,000 points; ``tests/test_graphs.py``). Exactly equal distances (duplicate points) are
-    ordered by index; the tree orders them as it happens to visit them. It needs no
-    scikit-learn (whose import took 1.5 s of every kNN command and of the app's first kNN
-    page) and is faster than the tree here (2.5 against 3.5 ms at n = 100–300, 136 against
-    171 ms at n = 2,000). Above, scikit-learn's brute search.
+    Up to :data:`_EXHAUSTIVE_MAX` points every pair is tried: the squared coordinate
+    differences of a pair summed in feature order, then the square root, as scikit-learn's
+    ball tree computes them, so the same distances bit for bit, and the same neighbours
+    wherever distances differ (the same arrays on 405 digits instances and Fashion-MNIST
+    instances up to 2,000 points; ``tests/test_graphs.py``). Exactly equal distances
+    (duplicate points) are ordered by index; the tree orders them as it happens to visit
+    them. No scikit-learn (its import took 1.5 s of every kNN command and of the app's
+    first kNN page). Up to :data:`_NUMPY_MAX` points with NumPy, one feature at a time over
+    all pairs (1.2 ms at n = 100: loading the first compiled kernel of a process would add
+    0.27 s to the home page's cold start), above with
+    :func:`sslviz._kernels.knn_exhaustive` (the same numbers; 136 ms at n = 2,000 against
+    the ball tree's 171 ms). Above :data:`_EXHAUSTIVE_MAX`, scikit-learn's brute search.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     Q = X if query is None else np.ascontiguousarray(query, dtype=np.float64)
@@ -221,7 +225,18 @@ def neighbours(
         return NearestNeighbors(n_neighbors=k, algorithm="brute").fit(X).kneighbors(query, k)
     if not (np.isfinite(X).all() and np.isfinite(Q).all()):
         raise ValueError("Input contains NaN or infinity: every feature must be finite.")
-    return knn_exhaustive(X, Q, k, query is None)
+    if n > _NUMPY_MAX:
+        return knn_exhaustive(X, Q, k, query is None)
+    d2 = np.zeros((Q.shape[0], n))
+    diff = np.empty_like(d2)
+    for j in range(X.shape[1]):  # d² += (q_j − x_j)², in feature order, as the tree sums
+        np.subtract(Q[:, j, None], X[None, :, j], out=diff)
+        np.multiply(diff, diff, out=diff)
+        np.add(d2, diff, out=d2)
+    if query is None:
+        np.fill_diagonal(d2, np.inf)  # a point is not its own neighbour (its duplicates are)
+    ind = np.argsort(d2, axis=1, kind="stable")[:, :k]  # equal distances in index order
+    return np.sqrt(np.take_along_axis(d2, ind, axis=1)), ind
 
 
 def knn_pattern(X: np.ndarray, k: int) -> sp.csr_matrix:

@@ -341,3 +341,22 @@ def test_neighbours_rejects_an_impossible_k(k, query):
     X = np.random.default_rng(1).normal(size=(120, 3))
     with pytest.raises(ValueError, match="n_neighbors"):
         neighbours(X, k, None if query is None else X[:4])
+
+
+def test_neighbours_numpy_and_compiled_searches_agree(monkeypatch):
+    """Below ``_NUMPY_MAX`` points NumPy, above it the compiled kernel: the same arrays,
+    bit for bit, ties (equal distances in index order) included."""
+    import sslviz.graphs as graphs
+
+    rng = np.random.default_rng(2)
+    clouds = [rng.normal(size=(90, 6)), rng.integers(0, 3, (130, 3)).astype(float),
+              np.repeat(rng.random((30, 2)), 4, axis=0)]  # fmt: skip
+    for X in clouds:
+        for k in (1, 4, 11):
+            for query in (None, X[::7] + 0.05, X[::5]):
+                numpy_side = graphs.neighbours(X, k, query)
+                with monkeypatch.context() as m:
+                    m.setattr(graphs, "_NUMPY_MAX", 0)
+                    compiled = graphs.neighbours(X, k, query)
+                for a, b in zip(numpy_side, compiled, strict=True):
+                    assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
