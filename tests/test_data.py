@@ -143,7 +143,6 @@ def test_fashion_unavailable_suggests_apt(tmp_path, monkeypatch):
 
 
 def test_mnist_from_idx_files(tmp_path):
-    pytest.importorskip("torchvision", reason="torchvision reads MNIST; not installed")
     images, labels = _write_mnist(tmp_path / "MNIST" / "raw")
     ds = load_dataset("mnist", root=tmp_path)
     assert ds.X.shape == (20, 784) and ds.image_shape == (28, 28)
@@ -155,13 +154,40 @@ def test_mnist_from_idx_files(tmp_path):
     assert inst.X.shape == (4, 3) and sorted(inst.y_labeled.tolist()) == [0, 1]
 
 
-def test_mnist_gz_in_raw_folder_is_unpacked(tmp_path):
-    pytest.importorskip("torchvision", reason="torchvision reads MNIST; not installed")
+def test_idx_files_read_as_torchvision_reads_them(tmp_path):
+    """The direct IDX reader gives the arrays torchvision's MNIST gives for the same files."""
+    tvd = pytest.importorskip("torchvision.datasets", reason="the reference is torchvision")
+    _write_mnist(tmp_path / "MNIST" / "raw", seed=3)
+    ours = load_dataset("mnist", root=tmp_path)
+    ref = tvd.MNIST(str(tmp_path), train=True)
+    theirs = data._idx_dataset("mnist", ref.data.numpy(), ref.targets.numpy())
+    for a, b in ((ours.X, theirs.X), (ours.y, theirs.y)):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_local_idx_files_do_not_import_torchvision(tmp_path):
+    """Reading MNIST files on this machine needs no torchvision (its import took 3.6 s)."""
+    _write_mnist(tmp_path / "MNIST" / "raw", gz=True)
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
+    code = (
+        "import sys; from sslviz.data import load_dataset\n"
+        f"ds = load_dataset('mnist', root={str(tmp_path)!r})\n"
+        "assert ds.X.shape == (20, 784)\n"
+        "assert 'torchvision' not in sys.modules and 'torch' not in sys.modules\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert res.returncode == 0, res.stderr
+
+
+def test_mnist_gz_in_raw_folder_is_read(tmp_path):
     images, labels = _write_mnist(tmp_path / "MNIST" / "raw", gz=True)
     ds = load_dataset("mnist", root=tmp_path)
     np.testing.assert_array_equal(ds.X, images.reshape(20, 784) / 255.0)
-    for name in IDX_FILES:
-        assert (tmp_path / "MNIST" / "raw" / name).is_file()
+    np.testing.assert_array_equal(ds.y, labels)
 
 
 def test_idx_reader_without_torchvision(tmp_path, monkeypatch):
@@ -182,9 +208,7 @@ def test_fashion_from_debian_style_folder(tmp_path, monkeypatch):
     ds = load_dataset("fashion-mnist", root=tmp_path / "root")
     np.testing.assert_array_equal(ds.X, images.reshape(20, 784) / 255.0)
     assert ds.class_names[0] == "T-shirt/top" and ds.class_names[1] == "Trouser"
-    if data._import_torchvision() is not None:  # unpacked where torchvision looks
-        for name in IDX_FILES:
-            assert (tmp_path / "root" / "FashionMNIST" / "raw" / name).is_file()
+    assert not (tmp_path / "root").exists()  # read in place, nothing unpacked
 
 
 def test_usps_from_bz2(tmp_path):
