@@ -858,14 +858,18 @@ def sidebar() -> AppSettings:
     row = S.setting(ProblemSpec, "classes")
     target = _placement(sb, "classes")
     chosen = list(pair)
-    for i, col in enumerate(target.columns(2) if target is not None else ()):
+    labels = {c: f"{c}: {names[c]}" if names.get(c, str(c)) != str(c) else str(c) for c in classes}
+    # Side by side while the names fit half the sidebar ("0: T-shirt/top" was cut at 1400 px)
+    places = () if target is None else (
+        target.columns(2) if max(map(len, labels.values())) <= 10 else (target, target)
+    )  # fmt: skip
+    for i, col in enumerate(places):
         key = f"w_classes_{i}"
         value = st.session_state.get(key)  # re-seeded every run: see widget()
         st.session_state[key] = value if value in classes else pair[i]
         chosen[i] = col.selectbox(
-            f"class c{i}", classes, key=key, help=row.help,
-            format_func=lambda v: f"{v}: {names[v]}" if names.get(v, str(v)) != str(v) else str(v),
-        )  # fmt: skip
+            f"class c{i}", classes, key=key, help=row.help, format_func=labels.__getitem__
+        )
     cfg["classes"] = tuple(chosen)
     c0, c1 = sb.columns(2)
     pool = int(np.isin(dataset.y, cfg["classes"]).sum()) if dataset is not None else 0

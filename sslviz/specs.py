@@ -444,7 +444,7 @@ class ProblemSpec(Spec):
         45, Int(0, 100_000),
         "Principal components kept (the paper uses 45), fitted on the two-class pool; "
         "distances d_ij and σ are in this PCA space. 0 keeps the features as given.",
-        flag="--pca", url="pca", label="PCA components",
+        flag="--pca", url="pca", label="PCA dims",
     ).field()  # fmt: skip
     family: str = _FAMILY.field()
     k: int = _K.field()
