@@ -72,13 +72,16 @@ CONSTANTS: dict[str, float] = {
     "fast_power_sparse": 0.7,
     # The kNN power law is fitted up to n_U = 2000. Larger graphs (whole class pools) have
     # fewer solves, not more: 230–1,332 measured at n = 4000–12,000 (716 on Fashion-MNIST
-    # T-shirt vs Trouser, 12,000 points, 2026-11-23) against 4,516 at n = 2000; above
-    # 2000 unlabeled nodes the estimate is the most measured, rounded up.
-    "fast_max_nodes_sparse": 2000.0,
+    # T-shirt vs Trouser, 12,000 points, 2026-11-23; 1,594 at n = 6000) against 4,516 at
+    # n = 2000 and still 6,238 at n = 3000 (Fashion-MNIST 3 vs 8, 2026-11-24, where the
+    # power law gives ~3,900); above 4000 unlabeled nodes the estimate is the most
+    # measured there, rounded up.
+    "fast_max_nodes_sparse": 4000.0,
     "fast_solves_large_sparse": 1400.0,
     # … and cost less per solve than the fit's small graphs (where Python's share is
-    # larger): 5.5 s for those 716 solves, 0.9 × their unit cost
-    "sweep_factor_large_sparse": 0.9,
+    # larger): 3.5 s for the 12,000 points' 790 solves since one σ's CG has a kernel of
+    # its own (_kernels.harmonic_cg_one; 5.5 s for 716 before), 0.3 × their unit cost
+    "sweep_factor_large_sparse": 0.3,
     "sweep_factor": 0.937,  # measured time / (solves × one solve), complete
     "sweep_factor_sparse": 1.73,
     "paper_factor": 53.9,  # paper mode: time relative to fast mode (complete)
