@@ -446,18 +446,18 @@ def _search_t(n: int, keeps, under, t_max: int, right, settled=None) -> np.ndarr
     t = 1
     while not done.all():  # doubling
         idx = [int(i) for i in np.flatnonzero(~done)]
-        tell(done & ~((hi <= t_max) & (hi - lo > 1)), (t, len(idx)))
+        tell(done & is_final(), (t, len(idx)))
         for i, ok in zip(idx, right(idx, t), strict=True):
             if ok:
                 hi[i], done[i] = t, True
             else:
                 lo[i] = t
-        tell(done & ~((hi <= t_max) & (hi - lo > 1)))
+        tell(done & is_final())
         if t >= t_max:
             break
         t = min(2 * t, t_max)
     while True:  # bisection between the last failing and the first working t
-        todo = [i for i in range(n) if hi[i] <= t_max and hi[i] - lo[i] > 1]
+        todo = [int(i) for i in np.flatnonzero(~is_final())]
         if not todo:
             break
         by_t: dict[int, list[int]] = {}
