@@ -720,14 +720,14 @@ def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
     for r in range(count[0]):
         if S[r] == x:
             return r
+    k = count[0]
+    if k == H.shape[0]:  # grow the rows first (the caller's arrays are replaced in the state)
+        return -2
     uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src = pattern
     f, df, m = harmonic_cg_one(x, d, dl, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx,
                                L_src, iterations, precondition)  # fmt: skip
     if m < 0:
         return -1
-    k = count[0]
-    if k == H.shape[0]:  # grow the rows (the caller's arrays are replaced in the state)
-        return -2
     for u in range(f.shape[0]):
         H[k, u] = f[u] - 0.5
         D[k, u] = df[u]
