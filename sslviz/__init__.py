@@ -20,8 +20,9 @@ export        every result → dict / DataFrame: one JSON schema for the CLI and
 plots         Plotly figure builders
 cli           the ``sslviz`` command, options generated from the specs
 
-Nothing here imports Streamlit, torch or scikit-learn at import time, and the default
-view never imports scikit-learn (kNN graphs, Delalleau's subsets and the PCA of tall pools
+Nothing here imports Streamlit, torch, scikit-learn or Numba at import time (Numba at the
+first call of a compiled kernel: ``sslviz._kernels``), and the default view never imports
+scikit-learn (kNN graphs, Delalleau's subsets and the PCA of tall pools
 do): its import was about half of a cold start (``benchmarks/cold_start.py``). Importing
 sslviz sets one BLAS/OpenMP thread for the process, so results are identical to the bit
 whatever the machine's cores and whatever runs beside them (``sslviz._threads``;

@@ -4,16 +4,64 @@ subtraction-free (GTH) elimination, dense and on a sparse structure.
 
 All compiled code lives in this one module, so Numba's on-disk cache (keyed on this
 file) never serves a kernel compiled against an older version of another.
+
+Numba itself (0.25 s to import) is imported at the first call of a kernel, not with this
+module: the home page and the CLI's commands that need no kernel do without it
+(:func:`_jit`).
 """
 
-import numba
+import functools
+import threading
+from collections.abc import Callable
+
 import numpy as np
+
+_PYTHON: dict[str, tuple[Callable, dict]] = {}
+_COMPILED: dict[str, Callable] = {}
+_LOCK = threading.Lock()
+
+
+def _jit(**options) -> Callable[[Callable], Callable]:
+    """``numba.njit(cache=True, **options)``, applied at the first call of any kernel.
+
+    Until then the module's name for a kernel is a stand-in that compiles them all (each
+    name in this module then holds its Numba dispatcher, so compiled kernels calling one
+    another see dispatchers) and calls its own. Modules that call kernels in hot loops
+    reach them as ``_kernels.name``: the dispatcher itself once compiled."""
+
+    def register(func: Callable) -> Callable:
+        name = func.__name__
+        _PYTHON[name] = (func, {"cache": True, **options})
+
+        @functools.wraps(func)
+        def first_call(*args):
+            if not _COMPILED:
+                _compile_all()
+            return _COMPILED[name](*args)
+
+        return first_call
+
+    return register
+
+
+def _compile_all() -> None:
+    """Import Numba and put every kernel's dispatcher in place of its stand-in (once;
+    Numba compiles each at its first call, or loads it from its on-disk cache)."""
+    with _LOCK:
+        if _COMPILED:
+            return
+        import numba
+
+        compiled = {name: numba.njit(**options)(func) for name, (func, options) in _PYTHON.items()}
+        globals().update(compiled)
+        _COMPILED.update(compiled)
+
 
 _TINY = float(np.finfo(float).tiny)
 UNDERFLOW = 1e-290  # below this a row's unscaled weights are not representable
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, j0, j1, X, mvs):
     # CG on the systems j0..j1-1, which run along the last axis: each loop over them is
     # contiguous, and each system's own arithmetic is in the same order whatever the batch.
@@ -92,7 +140,7 @@ def _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, j0
     X[:, j0:j1] = x
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def cg_shared_pattern(indptr, indices, values, B, iterations, diag_inv, precondition):
     """t steps of CG (Jacobi-PCG if ``precondition``) from zero on the m systems
     A_j x = B[:, j]; A_j has CSR pattern ``indptr``/``indices`` and entries values[:, j].
@@ -104,7 +152,7 @@ def cg_shared_pattern(indptr, indices, values, B, iterations, diag_inv, precondi
     return X, matvecs
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def harmonic_cg(W, WL, d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx,
                  L_src, iterations, precondition, derivative):  # fmt: skip
     """Equations (1)–(2) by fixed-t CG for m values of σ (systems along the last axis).
@@ -198,7 +246,7 @@ def harmonic_cg(W, WL, d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_p
     return f, df, ok, matvecs
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def knn_exhaustive(X, Q, k, exclude_self):
     """The k nearest rows of X (n, p) to each row of Q (m, p), every pair tried: squared
     coordinate differences summed in feature order, then the square root (the numbers of
@@ -236,7 +284,7 @@ def knn_exhaustive(X, Q, k, exclude_self):
     return dist, ind
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def _cg_one(indptr, indices, values, b, iterations, diag_inv, precondition):
     """:func:`cg_shared_pattern` for one system (b of shape (n,)): the same arithmetic in the
     same order as a batch of one, without the loops over systems (the same bits)."""
@@ -292,7 +340,7 @@ def _cg_one(indptr, indices, values, b, iterations, diag_inv, precondition):
     return x, mvs
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def harmonic_cg_one(x, d, dl, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src,
                     iterations, precondition):  # fmt: skip
     """:func:`harmonic_cg` (with f') at the one σ ``x``: the same arithmetic in the same order
@@ -370,7 +418,7 @@ def harmonic_cg_one(x, d, dl, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L
     return f, df, mv + mv2
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def cg_dense(A, b, iterations):
     """t steps of CG from zero on a dense A x = b: :func:`sslviz.solvers.solve_cg` with
     ``maxiter=iterations, rtol=0`` and no preconditioner, operation for operation (the
@@ -408,7 +456,7 @@ def cg_dense(A, b, iterations):
     return x, it
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def gth_dense_factor(A, s):
     """Subtraction-free (GTH) elimination of diag(A 1 + s) − A in place, for a dense
     (m, m) ``A`` of non-negative weights with a zero diagonal and leaks ``s`` (m,), both
@@ -439,7 +487,7 @@ def gth_dense_factor(A, s):
     return piv, cut
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def gth_dense_solve(A, piv, cut, b):
     """Solve with the factors of :func:`gth_dense_factor`."""
     m = b.size
@@ -460,7 +508,7 @@ def gth_dense_solve(A, piv, cut, b):
     return x
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def gth_sparse_factor(w_ptr, w_idx, w_val, leak, l_ptr, l_idx, u_ptr, u_idx):
     """Subtraction-free (GTH) elimination of a grounded Laplacian on a fixed sparse
     structure: :class:`sslviz.solvers.GTHFactorization`, row by row (IKJ).
@@ -517,7 +565,7 @@ def gth_sparse_factor(w_ptr, w_idx, w_val, leak, l_ptr, l_idx, u_ptr, u_idx):
     return piv, lval, uval, cut
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def gth_sparse_solve(l_ptr, l_idx, lval, u_ptr, u_idx, uval, piv, cut, b):
     """Solve with the factors of :func:`gth_sparse_factor` (elimination order)."""
     n = b.size
@@ -565,7 +613,7 @@ def warm_up() -> None:
                 True)  # fmt: skip
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def hermite_split(a, b, ha, hb, da, db, ga, gb, basis, touch):
     """The Hermite split test of :func:`sslviz.truth._needs_split`, decision for decision.
 
@@ -617,7 +665,7 @@ def hermite_split(a, b, ha, hb, da, db, ga, gb, basis, touch):
     return False
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def refine_step(x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, fast,
                 newton_ok, rtol):  # fmt: skip
     """One step of the bracketed root search of :func:`sslviz.truth._refine_roots`, in
@@ -676,7 +724,7 @@ def refine_step(x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, f
     return (p if lo[nxt] < p and p < hi[nxt] else 0.5 * (lo[nxt] + hi[nxt])), nxt
 
 
-@numba.njit(cache=True)
+@_jit()
 def _sgn(x):
     """np.sign: −1, 0, 1, or NaN for NaN."""
     if x > 0:
@@ -686,7 +734,7 @@ def _sgn(x):
     return 0.0 if x == 0 else x
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def root_proposals(a, b, ha, hb, da, db, s, basis):
     """First points of the root search of :func:`sslviz.truth._refine_roots` on [a, b]:
     for each node (values ``ha``/``hb``, derivatives ``da``/``db``, shape (k,)), the first
@@ -710,7 +758,7 @@ def root_proposals(a, b, ha, hb, da, db, s, basis):
     return prop
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
     """One σ of the compiled search: h = f − ½ and f' of fixed-t CG (:func:`harmonic_cg_one`:
     :func:`harmonic_cg`'s numbers), stored in the search state ``st``. Returns
@@ -737,7 +785,7 @@ def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
     return k
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_jit(error_model="numpy")
 def cg_search(grid, st, d, dl, pattern, iterations, precondition, degenerate, basis,
               root_s, root_basis, rtol, touch, min_width, max_evaluations):  # fmt: skip
     """The Hermite search of :func:`sslviz.truth.true_loss_curve` on fixed-t CG soft labels

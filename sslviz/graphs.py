@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import cdist
 
-from sslviz._kernels import knn_exhaustive
+from sslviz import _kernels
 from sslviz._validation import check_int
 from sslviz.specs import GraphSpec
 
@@ -226,7 +226,7 @@ def neighbours(
     if not (np.isfinite(X).all() and np.isfinite(Q).all()):
         raise ValueError("Input contains NaN or infinity: every feature must be finite.")
     if n > _NUMPY_MAX:
-        return knn_exhaustive(X, Q, k, query is None)
+        return _kernels.knn_exhaustive(X, Q, k, query is None)
     d2 = np.zeros((Q.shape[0], n))
     diff = np.empty_like(d2)
     for j in range(X.shape[1]):  # d² += (q_j − x_j)², in feature order, as the tree sums

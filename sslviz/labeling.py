@@ -34,7 +34,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 from scipy.spatial.distance import cdist
 
-from sslviz._kernels import UNDERFLOW, cg_dense, harmonic_cg
+from sslviz import _kernels
+from sslviz._kernels import UNDERFLOW
 from sslviz._threads import one_thread, parallel_map
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.graphs import (
@@ -409,7 +410,7 @@ class _HarmonicBatch:
         s2 = sigmas * sigmas
         W = np.exp(-self.d[:, None] / s2)  # systems along the last axis
         WL = np.exp(-self.dl[:, None] / s2)
-        f, df, ok, mv = harmonic_cg(
+        f, df, ok, mv = _kernels.harmonic_cg(
             W, WL, self.d, self.dl, sigmas, *self.pattern, cg_iters, solver == "pcg", derivative
         )
         solves = 2 if derivative else 1
@@ -641,12 +642,12 @@ class HarmonicModel(_SoftLabelModel):
         else:
             M = -W_UU
             M.flat[:: M.shape[0] + 1] += deg
-            f, matvecs = cg_dense(M, b, cg_iters)
+            f, matvecs = _kernels.cg_dense(M, b, cg_iters)
             factorizations, refine, solves = 0, False, 1
 
             def solve(v):
                 nonlocal matvecs, solves
-                x, mv = cg_dense(M, v, cg_iters)
+                x, mv = _kernels.cg_dense(M, v, cg_iters)
                 matvecs, solves = matvecs + mv, solves + 1
                 return x
 

@@ -27,13 +27,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from sslviz._kernels import (
-    cg_shared_pattern,
-    gth_dense_factor,
-    gth_dense_solve,
-    gth_sparse_factor,
-    gth_sparse_solve,
-)
+from sslviz import _kernels
 from sslviz._validation import check_int, check_option, check_real
 from sslviz.specs import CG_ITERS, SOLVERS
 
@@ -260,7 +254,7 @@ def solve_cg_many(
     d = np.ascontiguousarray(diag_inv, dtype=float) if pre else np.zeros((0, 0))
     # Unsigned indices spare Numba the negative-index check in the inner loop.
     ptr, idx = (np.asarray(a).astype(np.uint64, copy=False) for a in (indptr, indices))
-    return cg_shared_pattern(ptr, idx, values, B, iterations, d, pre)
+    return _kernels.cg_shared_pattern(ptr, idx, values, B, iterations, d, pre)
 
 
 class Factorization:
@@ -379,11 +373,11 @@ class GTHFactorization:
         s = np.array(leak, dtype=float)
         # A pivot can only vanish by underflow: that node's link to the grounded set is not
         # representable. It is then held at 1/2 (a boundary node) and reported in ``cut``.
-        self._piv, self.cut = gth_dense_factor(A, s)
+        self._piv, self.cut = _kernels.gth_dense_factor(A, s)
         self._A = A
 
     def solve(self, b: np.ndarray) -> SolveResult:
-        x = gth_dense_solve(self._A, self._piv, self.cut, np.asarray(b, dtype=float))
+        x = _kernels.gth_dense_solve(self._A, self._piv, self.cut, np.asarray(b, dtype=float))
         return SolveResult(x, 0, 0, float("nan"), "direct")
 
 
@@ -438,7 +432,7 @@ class SparseGTHFactorization:
         self._lower = (lower.indptr.astype(np.int64), lower.indices.astype(np.int64))
         self._upper = (upper.indptr.astype(np.int64), upper.indices.astype(np.int64))
         leak = np.asarray(leak, dtype=float)[self._inv]
-        self._piv, self._lval, self._uval, cut = gth_sparse_factor(
+        self._piv, self._lval, self._uval, cut = _kernels.gth_sparse_factor(
             Wp.indptr.astype(np.int64), Wp.indices.astype(np.int64), Wp.data, leak,
             *self._lower, *self._upper,
         )  # fmt: skip
@@ -449,7 +443,7 @@ class SparseGTHFactorization:
         if self._m == 0:
             return SolveResult(np.zeros(0), 0, 0, float("nan"), "direct")
         bp = np.asarray(b, dtype=float)[self._inv]
-        y = gth_sparse_solve(
+        y = _kernels.gth_sparse_solve(
             *self._lower, self._lval, *self._upper, self._uval, self._piv, self._cut, bp
         )
         return SolveResult(y[self._order], 0, 0, float("nan"), "direct")

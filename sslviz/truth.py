@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sslviz._kernels import cg_search, hermite_split, refine_step, root_proposals
+from sslviz import _kernels
 from sslviz._threads import one_thread
 from sslviz._validation import check_real, check_sigma_range
 from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
@@ -142,7 +142,7 @@ def _needs_split(a, b, ea, eb, touch) -> bool:
     more often than its ends say, or an interior dip of |h_u| towards 0 halves it and comes
     within ``touch`` of 0 (the shape a pair of crossings would leave in a coarse cubic).
     Compiled: :func:`sslviz._kernels.hermite_split`."""
-    return hermite_split(
+    return _kernels.hermite_split(
         float(a), float(b), ea[0], eb[0], ea[1], eb[1], ea[2], eb[2], _S_BASIS, float(touch)
     )
 
@@ -165,8 +165,8 @@ def _refine_roots(
     side = np.zeros(k, int)  # which end moved last (+1 lo, -1 hi): Illinois weighting
     newton_ok = ev.smooth  # a t-iteration CG's f' is not the derivative of its f
     # The roots of the nodes' Hermite cubics (secant roots where a cubic does not cross).
-    prop = root_proposals(float(a), float(b), hlo, hhi, ea[1][nodes], eb[1][nodes], _ROOT_S,
-                          _ROOT_BASIS)  # fmt: skip
+    prop = _kernels.root_proposals(float(a), float(b), hlo, hhi, ea[1][nodes], eb[1][nodes],
+                                   _ROOT_S, _ROOT_BASIS)  # fmt: skip
     root = np.full(k, np.nan)
     prev_step = np.full(k, b - a)
     if on_event is not None:  # how each node's proposal was made (for the event log)
@@ -186,8 +186,8 @@ def _refine_roots(
                      loss=float(ev.wrong(x).mean()))  # fmt: skip
             found = np.isnan(root)
         # Move the brackets holding x, propose the next points, close the roots found.
-        x, j = refine_step(float(x), hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root,
-                           act, fast, newton_ok, float(rtol))  # fmt: skip
+        x, j = _kernels.refine_step(float(x), hn, dn, lo, hi, hlo, hhi, side, prop, prev_step,
+                                    root, act, fast, newton_ok, float(rtol))  # fmt: skip
         if on_event is not None:
             rules = np.where(fast[act], "Newton", "bisection")
             how[act] = rules if newton_ok else "secant (Illinois)"
@@ -694,7 +694,7 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> li
     H, D = np.empty((_SEARCH_ROWS, n)), np.empty((_SEARCH_ROWS, n))
     mv, count = np.zeros(_SEARCH_ROWS, np.int64), np.zeros(1, np.int64)
     while True:
-        status, roots_s, roots_u = cg_search(
+        status, roots_s, roots_u = _kernels.cg_search(
             grid, (S, H, D, mv, count), batch.d, batch.dl, batch.pattern,
             ev.cg_iters, ev.solver == "pcg", degenerate, _S_BASIS, _ROOT_S, _ROOT_BASIS,
             float(rtol), float(touch), _MIN_WIDTH, int(max_evaluations),

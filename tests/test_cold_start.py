@@ -26,11 +26,17 @@ from sslviz.specs import ProblemSpec
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _python(code: str) -> str:
+    """What ``code`` prints, run in a fresh interpreter in the app's folder."""
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, check=True, timeout=300).stdout  # fmt: skip
+
+
 def test_the_default_path_does_not_import_scikit_learn():
     """Importing the app's modules, loading the digits, building the default instance and
-    its suggested σ range (all the home page computes), and a kNN instance with its fast
-    sweep (the loss page) leave scikit-learn unimported: its import was about half of a
-    cold start."""
+    its suggested σ range (all the home page computes) leave Numba unimported (0.25 s); the
+    exact loss curve and a kNN instance's fast sweep (the loss page) import it, and all of
+    this leaves scikit-learn unimported: its import was about half of a cold start."""
     code = (
         "import sys, app_cache, app_state\n"
         "from sslviz import cli, plots\n"
@@ -38,16 +44,44 @@ def test_the_default_path_does_not_import_scikit_learn():
         "from sslviz.specs import ProblemSpec\n"
         "p = build_problem(ProblemSpec())\n"
         "lo, hi = suggest_sigma_range(p)\n"
+        "print('numba' in sys.modules)\n"
         "loss_curve(p, lo, hi)\n"
         "from sslviz.intervals import sweep\n"
         "from sslviz.specs import SweepSettings\n"
         "q = build_problem(ProblemSpec(family='knn', k=6))\n"
         "sweep(q.model, q.y_unlabeled, 1.0, 7.0, SweepSettings(solver='cg', mode='fast'))\n"
+        "print('numba' in sys.modules)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n"
     )  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True, timeout=300).stdout  # fmt: skip
-    assert out.strip().splitlines()[-1] == "[]"
+    out = _python(code)
+    assert out.strip().splitlines()[-3:] == ["False", "True", "[]"]
+
+
+def test_kernels_compile_at_their_first_call():
+    """Importing the kernels does not import Numba; the first call of any kernel does,
+    from whichever thread gets there first, and puts the dispatchers in place: two threads
+    calling at once get the bits of the compiled kernel."""
+    code = (
+        "import sys, threading\n"
+        "import numpy as np\n"
+        "from sslviz import _kernels\n"
+        "stand_in = _kernels.cg_dense\n"
+        "before = 'numba' in sys.modules\n"
+        "A, b = np.array([[4.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])\n"
+        "out = [None, None]\n"
+        "def run(i):\n"
+        "    out[i] = stand_in(A, b, 5)[0]\n"
+        "threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]\n"
+        "for t in threads:\n"
+        "    t.start()\n"
+        "for t in threads:\n"
+        "    t.join()\n"
+        "again = _kernels.cg_dense(A, b, 5)[0]\n"
+        "same = out[0].tobytes() == out[1].tobytes() == again.tobytes()\n"
+        "print(before, type(_kernels.cg_dense).__name__, same)\n"
+    )  # fmt: skip
+    out = _python(code)
+    assert out.split() == ["False", "CPUDispatcher", "True"]
 
 
 def test_digits_are_scikit_learns():

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import sslviz.truth as truth
+from sslviz import _kernels
 from sslviz._kernels import cg_search, harmonic_cg, harmonic_cg_one, refine_step, root_proposals
 from sslviz.graphs import gaussian_weights
 from sslviz.labeling import _finite_entries
@@ -209,8 +210,8 @@ def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
     compiled = rounds()
     with monkeypatch.context() as m:
         m.setattr(truth, "_needs_split", needs_split_numpy)
-        m.setattr(truth, "refine_step", refine_step_numpy)
-        m.setattr(truth, "root_proposals", root_proposals_numpy)
+        m.setattr(_kernels, "refine_step", refine_step_numpy)
+        m.setattr(_kernels, "root_proposals", root_proposals_numpy)
         reference = rounds()
     n_breakpoints = 0
     for got, want in zip(compiled, reference, strict=True):
@@ -248,7 +249,7 @@ def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, 
         statuses.append(out[0])
         return out
 
-    monkeypatch.setattr(truth, "cg_search", search)
+    monkeypatch.setattr(_kernels, "cg_search", search)
     for seed in (1, 2, 3):
         p = build_problem(spec.with_seed(seed))
         curves = {}
