@@ -714,10 +714,12 @@ def metrics(values: dict) -> None:
 
 
 def downloads(prefix: str, files: dict[str, str]) -> None:
-    """One download button per ``{file name: text}`` (CSV or JSON by extension)."""
+    """One download button per ``{file name: text}`` (CSV or JSON by extension). A click
+    downloads the file and does not rerun the page: nothing is recomputed (with the rerun a
+    click started, one download on a busy server was canceled in ``benchmarks/load_test.py``)."""
     for col, (name, text) in zip(st.columns(len(files)), files.items(), strict=True):
         mime = "application/json" if name.endswith(".json") else "text/csv"
-        col.download_button(name, text, name, mime, key=f"{prefix}_dl_{name}")
+        col.download_button(name, text, name, mime, key=f"{prefix}_dl_{name}", on_click="ignore")
 
 
 def commands(*lines: str) -> None:

@@ -51,9 +51,12 @@ if not getattr(MemoryMediaFileStorage.load_and_get_id, "_sslviz_recording", Fals
 
 
 def download(at: AppTest, key: str) -> bytes:
-    """The bytes a download button (widget key ``key``) hands to the browser."""
-    url = at.get_by_key(key).proto.url
+    """The bytes a download button (widget key ``key``) hands to the browser; the button
+    does not rerun the page when clicked."""
+    button = at.get_by_key(key).proto
+    url = button.url
     assert url, f"download button {key!r} has no file"
+    assert button.ignore_rerun, f"download button {key!r} reruns the page"
     return _MEDIA[url.rsplit("/", 1)[-1].split(".")[0]]
 
 
