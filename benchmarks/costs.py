@@ -186,8 +186,7 @@ def checks() -> list[dict]:
 
     def sweep_run(settings):
         # As the app runs it, with a progress callback: the estimates cap the app's views.
-        # (Without one, CG on kNN graphs runs the compiled search: 3.3 against 4.6 s on the
-        # 12,000 points, 0.72 against 1.58 s at n = 1000.)
+        # (CG on kNN graphs runs the compiled search, which pauses to report progress.)
         def run(spec, lo, hi):
             p = build_problem(spec)
             sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=lambda f, m: None)

@@ -53,7 +53,9 @@ def _compile_all() -> None:
         import numba
 
         compiled = {name: numba.njit(**options)(func) for name, (func, options) in _PYTHON.items()}
-        globals().update(compiled)
+        for name, dispatcher in compiled.items():
+            if getattr(globals()[name], "__wrapped__", None) is _PYTHON[name][0]:
+                globals()[name] = dispatcher  # a stand-in (a test may have put another)
         _COMPILED.update(compiled)
 
 
@@ -786,31 +788,41 @@ def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
 
 
 @_jit(error_model="numpy")
-def cg_search(grid, st, d, dl, pattern, iterations, precondition, degenerate, basis,
-              root_s, root_basis, rtol, touch, min_width, max_evaluations):  # fmt: skip
+def cg_search(grid, todo, st, d, dl, pattern, iterations, precondition, degenerate, basis,
+              root_s, root_basis, rtol, touch, min_width, max_evaluations, pause_at):  # fmt: skip
     """The Hermite search of :func:`sslviz.truth.true_loss_curve` on fixed-t CG soft labels
     of a sparse harmonic model (Algorithm 4's fast mode), compiled: the same σ in the same
     order, the same split test (:func:`hermite_split`) and root steps (:func:`refine_step`,
     Illinois secant: CG's f' is not a derivative), so the same bits. ``st`` = (σ of each
-    row, H, D, matvecs, [count]) holds every σ evaluated, in the order evaluated. Returns
-    (status, roots σ, their nodes): status 0 done, −1 a σ where a weight underflows (the
-    Python search, which solves it another way, runs instead), −2 the rows are full (call
-    again with more)."""
+    row, H, D, matvecs, [count]) holds every σ evaluated, in the order evaluated.
+
+    ``todo`` (rows (a, b), the last searched next) is the search's stack where it stopped;
+    with no rows the search starts from ``grid``. Returns (status, roots σ and their nodes
+    found in this call, the stack where it stopped): status 0 done, −1 a σ where a weight
+    underflows (the Python search, which solves it another way, runs instead), −2 the rows
+    are full (call again with more), −3 paused once ``pause_at`` σ are stored (call again
+    to go on: a caller reports progress between calls)."""
     roots_s = []
     roots_u = []
-    for x in grid:
-        r = _cg_eval(x, st, d, dl, pattern, iterations, precondition)
-        if r < 0:
-            return r, roots_s, roots_u
-    stack = [(grid[i], grid[i + 1]) for i in range(grid.size - 2, -1, -1)]
+    stack = [(todo[i, 0], todo[i, 1]) for i in range(todo.shape[0])]
+    if todo.shape[0] == 0:
+        for x in grid:
+            r = _cg_eval(x, st, d, dl, pattern, iterations, precondition)
+            if r < 0:
+                return r, roots_s, roots_u, todo
+        for i in range(grid.size - 2, -1, -1):
+            stack.append((grid[i], grid[i + 1]))
     S, H, D, mv, count = st
     n = degenerate.size
     while len(stack):
+        if count[0] >= pause_at:
+            return -3, roots_s, roots_u, _stack_rows(stack)
         a, b = stack.pop()
         ia = _cg_eval(a, st, d, dl, pattern, iterations, precondition)
         ib = _cg_eval(b, st, d, dl, pattern, iterations, precondition)
         if ia < 0 or ib < 0:
-            return min(ia, ib), roots_s, roots_u
+            stack.append((a, b))  # searched again, from its stored σ, on the next call
+            return min(ia, ib), roots_s, roots_u, _stack_rows(stack)
         if (b - a) > min_width * a and count[0] < max_evaluations and hermite_split(
             a, b, H[ia], H[ib], D[ia], D[ib], degenerate, degenerate, basis, touch
         ):
@@ -846,7 +858,8 @@ def cg_search(grid, st, d, dl, pattern, iterations, precondition, degenerate, ba
                 break
             r = _cg_eval(x, st, d, dl, pattern, iterations, precondition)
             if r < 0:
-                return r, roots_s, roots_u
+                stack.append((a, b))
+                return r, roots_s, roots_u, _stack_rows(stack)
             for i in range(k):
                 hn[i] = H[r, nodes[i]]
                 dn[i] = D[r, nodes[i]]
@@ -857,4 +870,12 @@ def cg_search(grid, st, d, dl, pattern, iterations, precondition, degenerate, ba
                 root[i] = 0.5 * (lo[i] + hi[i])
             roots_s.append(root[i])
             roots_u.append(nodes[i])
-    return 0, roots_s, roots_u
+    return 0, roots_s, roots_u, np.empty((0, 2))
+
+
+@_jit()
+def _stack_rows(stack):
+    out = np.empty((len(stack), 2))
+    for i in range(len(stack)):
+        out[i, 0], out[i, 1] = stack[i]
+    return out

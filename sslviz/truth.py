@@ -591,10 +591,12 @@ def true_loss_curve(
     rest = [(lo, hi)]
     if _chebyshev_pays(model, solver, certify_cap, on_event):
         roots, rest = _chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick)
-    elif tick is None and on_event is None:
-        found = _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations)
+    elif on_event is None:
+        found = _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations, tick)
         if found is not None:
             curve = _assemble(ev, lo, hi, found, [], y_u, t0, rtol)
+            if tick is not None:
+                tick(hi, len(ev.cache), curve.breakpoints.size, final=True)
             return replace(curve, complete=len(ev.cache) < max_evaluations)
     stack = []
     for a0, b0 in rest:
@@ -658,9 +660,10 @@ def true_loss_curve(
 
 
 COMPILED_SEARCH = True
-"""Fixed-t CG/PCG searches on sparse harmonic models (Algorithm 4's fast mode: the regret
-experiment's feedback) run compiled (:func:`sslviz._kernels.cg_search`): the same σ, the
-same bits; False runs them here (the tests compare the two)."""
+"""Fixed-t CG/PCG searches on sparse harmonic models (Algorithm 4's fast mode: the app's
+sweeps, pausing to report progress, and the regret experiment's feedback) run compiled
+(:func:`sslviz._kernels.cg_search`): the same σ, the same bits; False runs them here (the
+tests compare the two)."""
 
 
 _SEARCH_ROWS = 256  # σ the compiled search stores at first (×4 and again when full)
@@ -676,11 +679,13 @@ def _grid(a: float, b: float, grid_ratio: float) -> np.ndarray:
     return grid
 
 
-def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> list | None:
+def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations,
+                     tick: _Progress | None = None) -> list | None:  # fmt: skip
     """Run the whole search compiled where it applies (:data:`COMPILED_SEARCH`): fill
     ``ev``'s cache and work counts and return the roots ``[(σ, node)]``; None where it does
     not apply or a weight underflows at some σ (the caller's search then runs, from
-    scratch)."""
+    scratch). With ``tick``, the search pauses every :func:`_search_chunk` σ to report its
+    progress (a stop request raises there); the σ, bits and roots are the same."""
     model = ev.model
     batch = getattr(model, "_batch", None)
     if not (COMPILED_SEARCH and ev.solver in ("cg", "pcg") and ev.certify_cap is None
@@ -689,20 +694,27 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> li
     grid = _grid(lo, hi, grid_ratio)
     degenerate = ~batch.keep
     n = degenerate.size
+    chunk = _search_chunk(batch.pattern[1].size, ev.cg_iters) if tick is not None else None
     # σ of each row (a Numba typed dict here cost 1.5 s of compiling in every process).
     S = np.empty(_SEARCH_ROWS)
     H, D = np.empty((_SEARCH_ROWS, n)), np.empty((_SEARCH_ROWS, n))
     mv, count = np.zeros(_SEARCH_ROWS, np.int64), np.zeros(1, np.int64)
+    todo, roots = np.empty((0, 2)), []
     while True:
-        status, roots_s, roots_u = _kernels.cg_search(
-            grid, (S, H, D, mv, count), batch.d, batch.dl, batch.pattern,
+        pause_at = int(count[0]) + chunk if chunk is not None else np.iinfo(np.int64).max
+        status, roots_s, roots_u, todo = _kernels.cg_search(
+            grid, todo, (S, H, D, mv, count), batch.d, batch.dl, batch.pattern,
             ev.cg_iters, ev.solver == "pcg", degenerate, _S_BASIS, _ROOT_S, _ROOT_BASIS,
-            float(rtol), float(touch), _MIN_WIDTH, int(max_evaluations),
+            float(rtol), float(touch), _MIN_WIDTH, int(max_evaluations), pause_at,
         )  # fmt: skip
+        roots += zip(roots_s, [int(u) for u in roots_u], strict=True)
+        if status == -3:  # paused: report, then go on from the stack it returned
+            tick(float(todo[-1, 0]), int(count[0]), len(roots))
+            continue
         if status != -2:
             break
-        # Rows full: 4× the rows, the σ evaluated so far kept (the search starts again from
-        # its grid, and every σ it has seen is read from ``S``, not solved again).
+        # Rows full: 4× the rows, the σ evaluated so far kept (the search goes on from the
+        # stack it returned, and every σ it has seen is read from ``S``, not solved again).
         grown = 4 * H.shape[0]
         H, D = (np.concatenate([A, np.empty((grown - A.shape[0], n))]) for A in (H, D))
         S = np.concatenate([S, np.empty(grown - S.size)])
@@ -714,7 +726,13 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations) -> li
         ev.cache[float(S[r])] = (H[r].copy(), D[r].copy(), degenerate.copy())
     ev.solves += 2 * k
     ev.matvecs += int(mv[:k].sum())
-    return list(zip(roots_s, [int(u) for u in roots_u], strict=True))
+    return roots
+
+
+def _search_chunk(edges: int, cg_iters: int) -> int:
+    """σ per call of the compiled search when it reports progress: about 0.05 s of CG each
+    (one σ costs about ``cg_iters`` × ``edges`` multiply-adds, twice: f and f')."""
+    return max(8, int(2e7 / max(edges * cg_iters, 1)))
 
 
 def _assemble(

@@ -233,14 +233,9 @@ SEARCHES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("spec, lo, hi, solver, t, budget", SEARCHES)
-def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, hi, solver, t,
-                                                         budget):  # fmt: skip
-    """Algorithm 4's fast mode on sparse graphs, compiled (truth.COMPILED_SEARCH) and in
-    Python: the same σ evaluated, the same breakpoints, losses, nodes and work, bit for bit
-    (with few stored rows at first, so the compiled search also has to grow them)."""
-    from sslviz.problem import build_problem
-
+def _record_statuses(monkeypatch) -> list:
+    """The statuses the compiled search returns, call by call, with 8 stored rows at first
+    (so it has to grow them)."""
     monkeypatch.setattr(truth, "_SEARCH_ROWS", 8)
     statuses = []
 
@@ -250,6 +245,18 @@ def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, 
         return out
 
     monkeypatch.setattr(_kernels, "cg_search", search)
+    return statuses
+
+
+@pytest.mark.parametrize("spec, lo, hi, solver, t, budget", SEARCHES)
+def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, hi, solver, t,
+                                                         budget):  # fmt: skip
+    """Algorithm 4's fast mode on sparse graphs, compiled (truth.COMPILED_SEARCH) and in
+    Python: the same σ evaluated, the same breakpoints, losses, nodes and work, bit for bit
+    (with few stored rows at first, so the compiled search also has to grow them)."""
+    from sslviz.problem import build_problem
+
+    statuses = _record_statuses(monkeypatch)
     for seed in (1, 2, 3):
         p = build_problem(spec.with_seed(seed))
         curves = {}
@@ -259,18 +266,49 @@ def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, 
                 p.model, p.y_unlabeled, lo, hi, solver=solver, cg_iters=t, rtol=1e-4,
                 max_evaluations=budget,
             )  # fmt: skip
-        a, b = curves[True], curves[False]
-        assert np.array_equal(a.loss.edges, b.loss.edges)
-        assert np.array_equal(a.loss.values, b.loss.values)
-        assert np.array_equal(a.evaluations, b.evaluations)
-        assert [list(n) for n in a.nodes] == [list(n) for n in b.nodes]
-        assert (a.solves, a.matvecs, a.inconsistent, a.complete) == (
-            b.solves, b.matvecs, b.inconsistent, b.complete)  # fmt: skip
-        assert a.degenerate_ranges == b.degenerate_ranges
+        _assert_same_curve(curves[True], curves[False])
     if lo < 0.1:  # a σ whose weights underflow: the search ran in Python
         assert set(statuses) == {-1}
     else:
         assert set(statuses) == {-2, 0} and statuses.count(0) == 3  # the rows grew, done
+
+
+def _assert_same_curve(a, b) -> None:
+    """The same breakpoints, losses, σ evaluated, nodes and work, bit for bit."""
+    assert np.array_equal(a.loss.edges, b.loss.edges)
+    assert np.array_equal(a.loss.values, b.loss.values)
+    assert np.array_equal(a.evaluations, b.evaluations)
+    assert [list(n) for n in a.nodes] == [list(n) for n in b.nodes]
+    assert (a.solves, a.matvecs, a.inconsistent, a.complete) == (
+        b.solves, b.matvecs, b.inconsistent, b.complete)  # fmt: skip
+    assert a.degenerate_ranges == b.degenerate_ranges
+
+
+@pytest.mark.parametrize("spec, lo, hi, solver, t, budget", SEARCHES)
+def test_compiled_search_pauses_for_progress_with_the_same_bits(monkeypatch, spec, lo, hi,
+                                                                solver, t, budget):  # fmt: skip
+    """Under a progress callback (the app's sweeps) the compiled search pauses, here every
+    3 σ and with 8 rows at first, reports and goes on from the stack it returned: the same
+    curve, bit for bit, as without progress and as the Python search; the fractions go
+    from 0 to 1 and never back."""
+    from sslviz.problem import build_problem
+
+    statuses = _record_statuses(monkeypatch)
+    monkeypatch.setattr(truth, "_search_chunk", lambda edges, cg_iters: 3)
+    p = build_problem(spec.with_seed(1))
+    kw = dict(solver=solver, cg_iters=t, rtol=1e-4, max_evaluations=budget)
+    seen: list[float] = []
+    paused = truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi,
+                                   progress=lambda f, m="": seen.append(f), **kw)  # fmt: skip
+    _assert_same_curve(paused, truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi, **kw))
+    monkeypatch.setattr(truth, "COMPILED_SEARCH", False)
+    _assert_same_curve(paused, truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi, **kw))
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
+    if lo < 0.1:  # a σ whose weights underflow: the search ran in Python
+        assert set(statuses) == {-1}
+    else:
+        assert {-3, -2, 0} <= set(statuses)  # paused, grew its rows, done
+        assert len(seen) > 2  # reported between the pauses
 
 
 def test_one_sigma_cg_gives_the_batch_bits():
