@@ -875,6 +875,7 @@ def cg_search(grid, todo, st, d, dl, pattern, iterations, precondition, degenera
 
 @_jit()
 def _stack_rows(stack):
+    """:func:`cg_search`'s stack of cells (a, b) as rows of an (m, 2) array."""
     out = np.empty((len(stack), 2))
     for i in range(len(stack)):
         out[i, 0], out[i, 1] = stack[i]
