@@ -104,8 +104,10 @@ EVENTS = ("healthy", "browser up", "page loaded", "websocket open", "Plotly JS r
           "Plotly JS loaded", "chart message received", "chart on screen",
           "first chart")  # fmt: skip
 """The events of a session's timeline, in seconds from the server's start. The chart's
-message is timed when Playwright reports the frame (through its driver, so late by a
-fraction of a second); "first chart" is when Playwright's polling found the chart."""
+message is timed when Playwright reports the frame, which is when the page handles it: only
+once the page's thread is free (a hook on the page's WebSocket saw it at the same time,
+after Plotly's JavaScript had been evaluated); "first chart" is when Playwright's polling
+found the chart."""
 
 
 def steps(root: Path) -> dict:

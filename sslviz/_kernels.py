@@ -821,7 +821,7 @@ def cg_search(grid, todo, st, d, dl, pattern, iterations, precondition, degenera
         ia = _cg_eval(a, st, d, dl, pattern, iterations, precondition)
         ib = _cg_eval(b, st, d, dl, pattern, iterations, precondition)
         if ia < 0 or ib < 0:
-            stack.append((a, b))  # searched again, from its stored σ, on the next call
+            stack.append((a, b))  # rows full: searched again, from its stored σ, next call
             return min(ia, ib), roots_s, roots_u, _stack_rows(stack)
         if (b - a) > min_width * a and count[0] < max_evaluations and hermite_split(
             a, b, H[ia], H[ib], D[ia], D[ib], degenerate, degenerate, basis, touch

@@ -124,9 +124,9 @@ def _ball_tree(X: np.ndarray, k: int, query=None) -> tuple[np.ndarray, np.ndarra
 
 @pytest.mark.parametrize("kind", ["digits", "duplicates", "scaled"])
 def test_neighbour_distances_are_the_ball_trees_bit_for_bit(kind):
-    """The compiled exhaustive search's distances are the ball tree's, bit for bit (with
-    ties and zero distances everywhere too); where distances differ, so are the
-    neighbours."""
+    """The exhaustive search's distances (NumPy or compiled, by size) are the ball tree's,
+    bit for bit (with ties and zero distances everywhere too); where distances differ, so
+    are the neighbours."""
     rng = np.random.default_rng({"digits": 1, "duplicates": 2, "scaled": 3}[kind])
     ds = data.load_dataset("digits")
     for trial in range(12):

@@ -302,10 +302,11 @@ def test_import_does_not_pull_streamlit_or_torch():
 
 
 def test_neighbours_equal_scikit_learns_search():
-    """The compiled exhaustive search against ``NearestNeighbors(algorithm="ball_tree")``:
-    the same distances bit for bit, and the same indices where distances differ; with
-    duplicate points (equal distances) the neighbours are a valid choice, equal distances
-    in index order, never the point itself."""
+    """The exhaustive search (NumPy at these sizes; the compiled one gives the same arrays:
+    the next test) against ``NearestNeighbors(algorithm="ball_tree")``: the same distances
+    bit for bit, and the same indices where distances differ; with duplicate points (equal
+    distances) the neighbours are a valid choice, equal distances in index order, never the
+    point itself."""
     from sklearn.neighbors import NearestNeighbors
 
     from sslviz.graphs import neighbours
