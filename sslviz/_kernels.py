@@ -11,6 +11,7 @@ module: the home page and the CLI's commands that need no kernel do without it
 """
 
 import functools
+import os
 import threading
 from collections.abc import Callable
 
@@ -50,6 +51,8 @@ def _compile_all() -> None:
     with _LOCK:
         if _COMPILED:
             return
+        # Intel's SVML (where installed) would vectorise some weight loops and not others.
+        os.environ.setdefault("NUMBA_DISABLE_INTEL_SVML", "1")
         import numba
 
         compiled = {name: numba.njit(**options)(func) for name, (func, options) in _PYTHON.items()}
@@ -155,17 +158,40 @@ def cg_shared_pattern(indptr, indices, values, B, iterations, diag_inv, precondi
 
 
 @_jit(error_model="numpy")
-def harmonic_cg(W, WL, d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx,
-                 L_src, iterations, precondition, derivative):  # fmt: skip
+def edge_weight(d2, s2):
+    """The Gaussian weight exp(−d²/σ²) of an edge of squared length ``d2`` at σ² = ``s2``.
+
+    Every compiled kernel forms its weights here (libm's ``exp``, scalar), so the batched
+    and one-σ solves agree bit for bit on any CPU; NumPy's ``exp`` may differ in the last
+    bit where it dispatches to SIMD code (AVX-512), so no weight these kernels use is
+    formed by NumPy."""
+    return np.exp(-d2 / s2)
+
+
+@_jit(error_model="numpy")
+def harmonic_cg(d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src,
+                iterations, precondition, derivative):  # fmt: skip
     """Equations (1)–(2) by fixed-t CG for m values of σ (systems along the last axis).
 
-    W (E, m), WL (E_L, m): weights of the U–U edges (row-major, ``uu_ptr``/``uu_col``)
-    and the U–L edges (``ul_ptr``, labels ``y_ul``). L_kk = diag(deg) − W_kk on the kept
+    d (E,), dl (E_L,): squared distances of the U–U edges (row-major, ``uu_ptr``/``uu_col``)
+    and the U–L edges (``ul_ptr``, labels ``y_ul``); their weights are formed here by
+    :func:`edge_weight`. L_kk = diag(deg) − W_kk on the kept
     nodes has CSR pattern ``L_ptr``/``L_idx``; ``L_src`` names the U–U edge of each
     off-diagonal entry (−1 on the diagonal). Returns f, f' (n_u, m), ``ok`` (m,) — False
     where a weight or a row sum underflows — and the products per system.
     """
     n_u, m = keep.size, sig.size
+    s2 = np.empty(m)
+    for j in range(m):
+        s2[j] = sig[j] * sig[j]
+    W = np.empty((d.size, m))  # systems along the last axis
+    for e in range(d.size):
+        for j in range(m):
+            W[e, j] = edge_weight(d[e], s2[j])
+    WL = np.empty((dl.size, m))
+    for e in range(dl.size):
+        for j in range(m):
+            WL[e, j] = edge_weight(dl[e], s2[j])
     ok = np.ones(m, dtype=np.bool_)
     for e in range(W.shape[0]):
         for j in range(m):
@@ -354,12 +380,12 @@ def harmonic_cg_one(x, d, dl, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L
     s2 = x * x
     W = np.empty(d.size)
     for e in range(d.size):
-        W[e] = np.exp(-d[e] / s2)
+        W[e] = edge_weight(d[e], s2)
         if not W[e] > 0.0:
             return np.empty(0), np.empty(0), -1
     WL = np.empty(dl.size)
     for e in range(dl.size):
-        WL[e] = np.exp(-dl[e] / s2)
+        WL[e] = edge_weight(dl[e], s2)
         if not WL[e] > 0.0:
             return np.empty(0), np.empty(0), -1
     deg = np.zeros(n_u)
@@ -607,9 +633,8 @@ def warm_up() -> None:
     up, ui = np.array([0, 1, 1], dtype=np.int64), np.ones(1, np.int64)
     piv, lv, uv, cut = gth_sparse_factor(one_ptr, one_idx, np.ones(2), np.ones(2), lp, li, up, ui)
     gth_sparse_solve(lp, li, lv, up, ui, uv, piv, cut, np.ones(2))
-    one = np.ones((1, 1))
     iptr = np.array([0, 0, 1], dtype=np.int64)
-    harmonic_cg(one, one, np.ones(1), np.ones(1), np.ones(1), iptr, np.zeros(1, np.int64),
+    harmonic_cg(np.ones(1), np.ones(1), np.ones(1), iptr, np.zeros(1, np.int64),
                 np.array([0, 1, 1], dtype=np.int64), np.ones(1), np.ones(2, np.bool_),
                 np.arange(2, dtype=np.int64), ptr, idx, np.full(2, -1, np.int64), 2, True,
                 True)  # fmt: skip

