@@ -171,3 +171,29 @@ def _collect(results, done: Callable[[int], None] | None) -> list:
         if done is not None:
             done(len(out))
     return out
+
+
+def map_tasks(
+    func: Callable,
+    items: list,
+    *,
+    n_jobs: int = -1,
+    dask: str | None = None,
+    done: Callable[[int], None] | None = None,
+) -> list:
+    """``[func(x) for x in items]`` on local workers (:func:`process_map`) or, with ``dask``
+    (a scheduler address), on a Dask cluster; the results, in order, are the same either way.
+    ``done(i)`` is called as results come back (i of them so far)."""
+    if dask is None:
+        return process_map(func, items, n_jobs, done)
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("Running on a Dask cluster needs dask[distributed]; install "
+                          "sslviz[dask].") from exc  # fmt: skip
+    with Client(dask, set_as_default=False) as client:
+        futures = client.map(func, items, pure=False)
+        for i, _ in enumerate(as_completed(futures, loop=client.loop), start=1):
+            if done is not None:
+                done(i)
+        return list(client.gather(futures))

@@ -4,6 +4,7 @@
     sslviz condition  κ(I − P_UU) (or κ(A)) on a σ grid
     sslviz intervals  Algorithm 4 (paper or fast mode), optionally scored against the truth
     sslviz regret     online Exp3-Set tuning of σ: regret of each feedback model
+    sslviz learn      σ (and k) learned by ERM over many instances, measured on held-out ones
 
 Every option is generated from the settings tables of :mod:`sslviz.specs` (:data:`COMMANDS`
 says which tables each command takes), and :func:`command_line` writes the command that
@@ -45,6 +46,10 @@ COMMANDS: dict[str, tuple[str, tuple[type, ...]]] = {
         "online Exp3-Set regret",
         (S.ProblemSpec, S.SigmaRange, S.SweepSettings, S.RegretSettings),
     ),
+    "learn": (
+        "σ (and k) learned from many instances",
+        (S.ProblemSpec, S.SigmaRange, S.LearnSettings),
+    ),
 }
 """Each command: its help line and the settings tables its options come from."""
 
@@ -55,6 +60,7 @@ _TITLES = {
     S.ScoreSettings: "scoring",
     S.ConditionSettings: "conditioning grid",
     S.RegretSettings: "online experiment",
+    S.LearnSettings: "learning from many instances",
 }
 
 
@@ -63,9 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"sslviz {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, (help_text, tables) in COMMANDS.items():
-        q = sub.add_parser(name, help=help_text, description=help_text)
+        q = sub.add_parser(name, help=help_text, description=help_text, conflict_handler="resolve")
         for cls in tables:
             S.add_options(q, cls, title=_TITLES[cls])
+        if name == "learn":  # one instance per file, each used exactly as given
+            for flag, what in (("--data-file", "a training"), ("--test-file", "a held-out")):
+                q.add_argument(flag, action="append", metavar="FILE.npz",
+                               help=f"{what} instance: a .npz with X, y and a boolean "
+                               "'labeled' mask (repeat the option, once per instance)")  # fmt: skip
         if name == "condition":
             q.add_argument(
                 "--sigmas", metavar="X:Y:COUNT",
@@ -175,8 +186,13 @@ def cmd_intervals(a) -> dict:
     lo, hi = _range(a, problem)
     res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
     sc = (
-        score(res, loss_curve(problem, lo, hi), tol=scoring.tol, model=problem.model,
-              max_attributed=scoring.max_attributed)
+        score(
+            res,
+            loss_curve(problem, lo, hi),
+            tol=scoring.tol,
+            model=problem.model,
+            max_attributed=scoring.max_attributed,
+        )
         if scoring.score
         else None
     )
@@ -200,11 +216,94 @@ def cmd_regret(a) -> dict:
     return regret_document(problem.spec, (lo, hi), settings, regret, exp)
 
 
+def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
+    """Each learning instance file exists, reads, fixes its labeled set and labels both
+    classes in it (checked before any work starts)."""
+    from sslviz.data import load_file
+
+    for path in paths:
+        if not Path(path).is_file():
+            raise _UsageError(f"--data-file/--test-file {path}: no such file; give an "
+                              ".npz per instance")  # fmt: skip
+        ds = load_file(path)
+        if ds.labeled is None:
+            raise _UsageError(
+                f"{path}: no boolean 'labeled' array; a learning instance is used exactly "
+                "as given, so its file must fix the labeled set"
+            )
+        seen = {int(c) for c in ds.y[ds.labeled]}
+        if not set(classes) <= seen:
+            raise _UsageError(f"{path}: its labeled nodes hold classes {sorted(seen)}; both "
+                              f"classes {classes[0]} and {classes[1]} must be labeled")  # fmt: skip
+
+
+def cmd_learn(a) -> dict:
+    from dataclasses import replace
+
+    from sslviz.export import learn_document
+    from sslviz.learn import CURVE, TEST, TRAIN, instance_seeds, learn
+    from sslviz.problem import build_problem
+
+    settings = S.from_options(a, S.LearnSettings)
+    base = S.from_options(a, S.ProblemSpec, data_file=None)
+    files, test_files = a.data_file or [], a.test_file or []
+    if files:
+        _instance_files(files + test_files, base.classes)
+        train = [replace(base, data_file=f) for f in files]
+        test = [replace(base, data_file=f) for f in test_files]
+    elif "dataset" in S.given_options(a, S.ProblemSpec):
+        if test_files:
+            raise _UsageError("--test-file goes with --data-file; with --dataset the test "
+                              "instances are drawn (--test-instances)")  # fmt: skip
+        train = [base.with_seed(s) for s in instance_seeds(base.seed, settings.instances, TRAIN)]
+        test = [base.with_seed(s)
+                for s in instance_seeds(base.seed, settings.test_instances, TEST)]  # fmt: skip
+    else:
+        raise _UsageError("learn needs training instances: give --data-file FILE.npz once "
+                          "per instance, or --dataset NAME with --instances M")  # fmt: skip
+    if settings.k_values is not None and base.family not in ("knn", "mutual-knn"):
+        raise _UsageError(f"--k-range needs the knn or mutual-knn family, not {base.family}")
+    if settings.approximate is not None and not base.gaussian:
+        raise _UsageError(
+            "--solver cg/pcg learns on Algorithm 4's estimate, which needs a Gaussian "
+            "family (complete, knn, mutual-knn); use --solver exact"
+        )
+    first = build_problem(train[0])
+    lo, hi = _range(a, first)
+    sizes = [m for m in settings.curve if not files or m <= len(files)]
+    pools = []
+    for r in range(settings.repeats if sizes else 0):
+        if files:  # a fresh order of the files for each repetition
+            key = np.random.SeedSequence(base.seed, spawn_key=(CURVE, r))
+            pools.append([train[i] for i in np.random.default_rng(key).permutation(len(train))])
+        else:
+            pools.append(
+                [base.with_seed(s) for s in instance_seeds(base.seed, max(sizes), CURVE, r)]
+            )
+    if sizes and not test:
+        sizes, pools = [], []  # a learning curve is measured on held-out instances
+    shown = [-1.0]
+
+    def progress(fraction: float, message: str) -> None:
+        if fraction - shown[0] >= 0.1 or fraction == 1.0:
+            shown[0] = fraction
+            print(f"{message} done", file=sys.stderr)
+
+    result = learn(
+        train, test, (lo, hi), k_values=settings.k_values,
+        approx=[] if settings.approximate is None else [settings.approximate],
+        curve_sizes=sizes, curve_pools=pools, n_jobs=settings.jobs, dask=settings.dask,
+        progress=progress,
+    )  # fmt: skip
+    return learn_document(result, base, settings, files, test_files)
+
+
 HANDLERS = {
     "loss": cmd_loss,
     "condition": cmd_condition,
     "intervals": cmd_intervals,
     "regret": cmd_regret,
+    "learn": cmd_learn,
 }
 
 

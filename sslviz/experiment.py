@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sslviz._threads import can_fork, one_thread, process_map
+from sslviz._threads import can_fork, map_tasks, one_thread
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.online import (
     FEEDBACK_MODELS,
@@ -146,22 +146,12 @@ def _execute(
         if progress is not None:
             progress(done, total)
 
-    if dask is not None:
-        try:
-            from dask.distributed import Client, as_completed
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "regret_experiment(dask=...) needs dask[distributed]; install sslviz[dask]."
-            ) from exc
-        with Client(dask, set_as_default=False) as client:
-            futures = client.map(_run_task, tasks, pure=False)
-            for done, _ in enumerate(as_completed(futures, loop=client.loop), start=1):
-                tick(done)
-            return list(client.gather(futures))
-    return process_map(_run_task, tasks, n_jobs, tick)
+    return map_tasks(_run_task, tasks, n_jobs=n_jobs, dask=dask, done=tick)
 
 
-def _band(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def mean_band(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean over repetitions (axis 0) and its 95 % Student-t interval: ``(mean, low, high)``
+    (low = high = mean for one repetition)."""
     from scipy import stats
 
     mean = x.mean(axis=0)
@@ -296,7 +286,7 @@ def regret_experiment(
     out: dict[str, ModelRegret] = {}
     for k, name in enumerate(models):
         mine = tuple(runs[r * len(models) + k] for r in range(repeats))
-        mean, low, high = _band(np.stack([run.regret for run in mine]))
+        mean, low, high = mean_band(np.stack([run.regret for run in mine]))
         m_model = 1.0 if name == "full" else max(m_measured, 1.0)
         out[name] = ModelRegret(
             name=name,

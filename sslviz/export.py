@@ -151,25 +151,28 @@ def _curve_frame(curve, problem=None):
 
 
 def _sweep_dict(res, problem=None) -> dict:
-    return {
-        "intervals": [
-            {
-                "lo": iv.lo,
-                "hi": iv.hi,
-                "loss": iv.loss,
-                "sigma0": iv.sigma0,
-                "lo_node": _row(problem, iv.lo_node),
-                "hi_node": _row(problem, iv.hi_node),
-            }
-            for iv in res.intervals
-        ],
-        "M": len(res.intervals),
-        "seconds": res.seconds,
-        "time_per_interval": res.time_per_interval,
-        "solves": res.solves,
-        "matvecs": res.matvecs,
-    } | _work(problem, res.sigma_max, res) | (
-        {"certify": _certificates_dict(res.certificates)} if res.certificates else {})
+    return (
+        {
+            "intervals": [
+                {
+                    "lo": iv.lo,
+                    "hi": iv.hi,
+                    "loss": iv.loss,
+                    "sigma0": iv.sigma0,
+                    "lo_node": _row(problem, iv.lo_node),
+                    "hi_node": _row(problem, iv.hi_node),
+                }
+                for iv in res.intervals
+            ],
+            "M": len(res.intervals),
+            "seconds": res.seconds,
+            "time_per_interval": res.time_per_interval,
+            "solves": res.solves,
+            "matvecs": res.matvecs,
+        }
+        | _work(problem, res.sigma_max, res)
+        | ({"certify": _certificates_dict(res.certificates)} if res.certificates else {})
+    )
 
 
 def _certificates_dict(c) -> dict:
@@ -462,10 +465,14 @@ def condition_document(problem, curve, settings, seconds: float, trust=None) -> 
     cond = settings.to_dict()
     cond.pop("families", None)
     lo, hi = float(curve.sigma[0]), float(curve.sigma[-1])
-    return to_dict(curve, problem) | ({"trust": to_dict(trust)} if trust is not None else {}) | {
-        "seconds": seconds,
-        "settings": settings_dict(problem.spec, sigma_min=lo, sigma_max=hi) | cond,
-    }
+    return (
+        to_dict(curve, problem)
+        | ({"trust": to_dict(trust)} if trust is not None else {})
+        | {
+            "seconds": seconds,
+            "settings": settings_dict(problem.spec, sigma_min=lo, sigma_max=hi) | cond,
+        }
+    )
 
 
 def regret_document(spec, sigma_range, sweep_settings, regret_settings, experiment) -> dict:
@@ -497,3 +504,111 @@ def speed_row(problem, sweep, timing=None) -> dict:
     if timing is not None:
         row |= timing.as_dict() | {"cpu_per_interval": timing.cpu / max(d["M"], 1)}
     return row
+
+
+# -- learning from many instances (sslviz.learn) -----------------------------------------
+
+
+def _average_dict(avg) -> dict:
+    """An exact average loss: its pieces as ``loss`` writes them, and its counts."""
+    loss = avg.loss
+    e, v = loss.edges, loss.values
+    return {
+        "breakpoints": loss.breakpoints.tolist(),
+        "pieces": [
+            {"lo": float(e[i]), "hi": float(e[i + 1]), "loss": float(v[i])} for i in range(v.size)
+        ],
+        "instances": avg.instances,
+        "union_pieces": avg.union_breakpoints + 1,
+    }
+
+
+def _erm_dict(found) -> dict:
+    return {
+        "loss": found.loss,
+        "intervals": [{"lo": a, "hi": b} for a, b in found.intervals],
+        "sigma_hat": found.sigma_hat,
+    }
+
+
+def _held_out_dict(report) -> dict:
+    return {
+        "loss_at_sigma_hat": report.loss_at_sigma_hat,
+        "best_loss": report.best_loss,
+        "excess": report.excess,
+        "uniform_gap": report.uniform_gap,
+    }
+
+
+def _band_dict(x: np.ndarray) -> dict:
+    from sslviz.experiment import mean_band
+
+    mean, low, high = mean_band(np.asarray(x, dtype=float))
+    return {"mean": mean.tolist(), "low": low.tolist(), "high": high.tolist(), "runs": x.tolist()}
+
+
+def _approximate_dict(a) -> dict:
+    return {
+        "solver": a.solver,
+        "sigma_hat": a.erm.sigma_hat,
+        "train_loss": a.erm.loss,
+        "exact_train_loss": a.exact_train_loss,
+        "test_loss": None if a.test is None else a.test.loss_at_sigma_hat,
+        "excess_over_exact_erm": a.excess_over_exact,
+        "seconds": a.seconds,
+    }
+
+
+def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict:
+    """``sslviz learn``: the training average, ERM and σ̂ of the learner asked for (exact, or
+    Algorithm 4's estimate with ``--solver cg``/``pcg``: then ``exact`` holds exact ERM's
+    and ``exact_loss_at_sigma_hat`` the exact training average at the estimate's σ̂), σ̂'s
+    true held-out loss, and (as asked) the (k, σ) grid and the learning curve."""
+    from sslviz.learn import PSEUDO_DIMENSION, SIGMA_HAT_RULE
+
+    r = result
+    exact = {"average_loss": _average_dict(r.average), "erm": _erm_dict(r.erm)}
+    if r.test is not None:
+        exact["test"] = _held_out_dict(r.test)
+    out: dict[str, Any] = {}
+    if r.approximate:
+        a = r.approximate[0]
+        out |= {"average_loss": _average_dict(a.average), "erm": _erm_dict(a.erm),
+                "sigma_hat": a.erm.sigma_hat, "solver": a.solver}  # fmt: skip
+        if a.test is not None:
+            out["test"] = _held_out_dict(a.test)
+        out |= {"exact_loss_at_sigma_hat": a.exact_train_loss, "exact": exact,
+                "excess_over_exact_erm": a.excess_over_exact}  # fmt: skip
+    else:
+        out |= exact | {"sigma_hat": r.erm.sigma_hat, "solver": "exact"}
+    out |= {
+        "sigma_hat_rule": SIGMA_HAT_RULE,
+        "family": r.family,
+        "k": r.k if r.family != "complete" else None,
+        "instances": r.instances,
+        "test_instances": r.test_instances,
+        "pseudo_dimension_bound": PSEUDO_DIMENSION[r.family],
+    }
+    if r.grid:
+        out["grid"] = [{"k": row.k, "average_loss": _average_dict(row.average),
+                        "erm": _erm_dict(row.erm)} for row in r.grid]  # fmt: skip
+        out["erm_k"] = {"k": r.k} | _erm_dict(r.erm)
+    if r.curve is not None:
+        c = r.curve
+        out["learning_curve"] = {
+            "m": c.m.tolist(),
+            "repeats": int(c.excess.shape[0]),
+            "excess": _band_dict(c.excess),
+            "uniform_gap": _band_dict(c.uniform_gap),
+            "union_pieces": _band_dict(c.union_pieces),
+        }
+    learn = settings.to_dict()
+    for local in ("jobs", "dask"):  # how it ran, not what it computed
+        learn.pop(local, None)
+    files = {"data_files": list(data_files), "test_files": list(test_files)} if data_files else {}
+    out["seconds"] = {"exact": r.seconds_exact, "total": r.seconds} | {
+        a.solver: a.seconds for a in r.approximate
+    }
+    sigma = {"sigma_min": r.sigma_min, "sigma_max": r.sigma_max}
+    out["settings"] = settings_dict(spec, **sigma) | learn | files
+    return out

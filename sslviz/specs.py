@@ -41,6 +41,7 @@ MODES: tuple[str, ...] = ("fast", "paper")
 FEEDBACK_MODELS: tuple[str, ...] = ("approx", "exact", "full", "uniform")
 COMPARISONS: tuple[str, ...] = ("nothing", "CG t = 5", "CG t = 50", "other mode", "exact solver")
 SPEED_SIZES: tuple[int, ...] = (50, 100, 200, 300, 500, 1000)
+CURVE_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
 # --------------------------------------------------------------------------------------
@@ -377,6 +378,19 @@ _CG_ITERS = Setting(
     flag="--cg-iters", url="t", label="CG iterations t",
 )  # fmt: skip
 CG_ITERS: int = _CG_ITERS.default
+_MODE = Setting(
+    "fast", Choice(MODES),
+    "paper = Algorithm 4 node by node (Appendix E.2); fast = one search for every "
+    "crossing of the approximate f_u − 1/2, each solve shared by all nodes (DESIGN §5.4).",
+    flag="--mode", url="mode", label="mode",
+)  # fmt: skip
+_JOBS = Setting(
+    -1, Int(-1, 1024), "Local worker processes (-1: all cores).", flag="--jobs",
+)  # fmt: skip
+_DASK = Setting(
+    None, Optional(Text(), "run locally"),
+    "Dask scheduler address; the work runs there (same results).", flag="--dask",
+)  # fmt: skip
 """The default t, for the library functions that take ``cg_iters`` directly."""
 
 
@@ -574,12 +588,7 @@ class SweepSettings(Spec):
         flag="--certify-cap", url="certify_cap", label="certify cap",
         relevant=lambda s: s.certify,
     ).field()  # fmt: skip
-    mode: str = Setting(
-        "fast", Choice(MODES),
-        "paper = Algorithm 4 node by node (Appendix E.2); fast = one search for every "
-        "crossing of the approximate f_u − 1/2, each solve shared by all nodes (DESIGN §5.4).",
-        flag="--mode", url="mode", label="mode",
-    ).field()  # fmt: skip
+    mode: str = _MODE.field()
 
     def _cross(self, caller: str) -> None:
         if self.certify and self.mode != "fast":
@@ -673,14 +682,89 @@ class RegretSettings(Spec):
         "Exp3-Set step size λ; auto = the choice of Theorem 3.1.",
         flag="--lr", url="lr", label="step size λ",
     ).field()  # fmt: skip
-    jobs: int = Setting(
-        -1, Int(-1, 1024), "Local joblib workers for the repetitions (-1: all cores).",
-        flag="--jobs",
+    jobs: int = _JOBS.field()
+    dask: str | None = _DASK.field()
+
+
+def parse_k_range(text: str) -> tuple[int, int]:
+    """``'K1:K2'`` → (K1, K2) with 1 ≤ K1 ≤ K2; ValueError saying what to type otherwise."""
+    try:
+        k1, k2 = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise ValueError(f"k range {text!r}: expected K_MIN:K_MAX, e.g. 2:12") from None
+    if not 1 <= k1 <= k2:
+        raise ValueError(f"k range {text!r}: need 1 <= K_MIN <= K_MAX")
+    return k1, k2
+
+
+@dataclass(frozen=True)
+class LearnSettings(Spec):
+    """Learning σ (and k) from many instances (DESIGN §10): how many, the learner, the
+    learning curve."""
+
+    instances: int = Setting(
+        16, Int(1, 100_000),
+        "m, the training instances drawn from the domain (fresh points and labeled nodes "
+        "per seed); with --data-file, one instance per file instead.",
+        flag="--instances", url="instances", label="training instances m",
     ).field()  # fmt: skip
-    dask: str | None = Setting(
-        None, Optional(Text(), "run locally"),
-        "Dask scheduler address; the repetitions run there (same results).", flag="--dask",
+    test_instances: int = Setting(
+        16, Int(0, 100_000),
+        "Held-out instances drawn from the domain, on which σ̂ is measured; with "
+        "--test-file, one per file instead.",
+        flag="--test-instances", url="test_instances", label="test instances",
     ).field()  # fmt: skip
+    k_range: str | None = Setting(
+        None, Optional(Text(), "learn σ only"),
+        "K_MIN:K_MAX: learn k and σ together (kNN and mutual-kNN families), one exact "
+        "curve per k.",
+        flag="--k-range", url="k_range", label="k range",
+    ).field()  # fmt: skip
+    solver: str = Setting(
+        "exact", Choice(("exact", "cg", "pcg")),
+        "The losses ERM runs on: exact, or Algorithm 4's estimate with t iterations of cg "
+        "or pcg (its σ̂ is then measured by the exact test loss).",
+        flag="--solver", url="learn_solver", label="learn on",
+    ).field()  # fmt: skip
+    cg_iters: int = _CG_ITERS.field()
+    mode: str = _MODE.field()
+    curve: tuple[int, ...] = Setting(
+        (1, 2, 4, 8), Tuple(Int(1, 1024), options=CURVE_SIZES, nonempty=False),
+        "Training set sizes m of the learning curve: exact ERM on m instances, measured on "
+        "the test instances ('' for none). With --data-file, sizes above the number of "
+        "files are left out.",
+        flag="--curve", url="curve", label="learning curve m",
+    ).field()  # fmt: skip
+    repeats: int = Setting(
+        5, Int(1, 10_000),
+        "R, fresh draws of the training instances for the learning curve (its band is a "
+        "95% interval of the mean).",
+        flag="--repeats", url="curve_repeats", label="curve repetitions",
+    ).field()  # fmt: skip
+    jobs: int = _JOBS.field()
+    dask: str | None = _DASK.field()
+
+    def _cross(self, caller: str) -> None:
+        if self.k_range is not None:
+            try:
+                parse_k_range(self.k_range)
+            except ValueError as exc:
+                _fail(caller, "k_range", str(exc))
+
+    @property
+    def k_values(self) -> list[int] | None:
+        """The k of ``k_range``, or None."""
+        if self.k_range is None:
+            return None
+        k1, k2 = parse_k_range(self.k_range)
+        return list(range(k1, k2 + 1))
+
+    @property
+    def approximate(self) -> SweepSettings | None:
+        """The sweep settings of Algorithm 4's estimate, or None for exact ERM."""
+        if self.solver == "exact":
+            return None
+        return SweepSettings(solver=self.solver, cg_iters=self.cg_iters, mode=self.mode)
 
 
 @dataclass(frozen=True)
@@ -735,7 +819,7 @@ CERTIFY_CAP: int = default(SweepSettings, "certify_cap")
 """The default iteration cap of certified solves, for the library functions."""
 
 ALL_SPECS = (ProblemSpec, SigmaRange, SweepSettings, ScoreSettings, ConditionSettings,
-             RegretSettings, LossView, SpeedGrid)  # fmt: skip
+             RegretSettings, LearnSettings, LossView, SpeedGrid)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------
@@ -861,8 +945,8 @@ def to_command(spec: Any, *, skip: Sequence[str] = ()) -> list[str]:
 __all__ = [
     "ALL_SPECS", "COMPARISONS", "DATASETS", "FAMILIES", "FEEDBACK_MODELS", "GAUSSIAN_FAMILIES",
     "LABELINGS", "MODES", "SOLVERS", "ConditionSettings", "GraphSpec", "LabelingSpec",
-    "LossView", "ProblemSpec", "RegretSettings", "ScoreSettings", "Setting", "SigmaRange",
-    "Spec", "SpeedGrid", "SweepSettings", "add_options", "default",
+    "LearnSettings", "LossView", "ProblemSpec", "RegretSettings", "ScoreSettings", "Setting",
+    "SigmaRange", "Spec", "SpeedGrid", "SweepSettings", "add_options", "default",
     "from_options", "from_query", "given_options", "setting", "table", "to_command",
     "to_query",
 ]  # fmt: skip

@@ -18,6 +18,8 @@ NON_DEFAULT = [
     S.ScoreSettings(score=True, tol=2e-3),
     S.ConditionSettings(points=9, solver="pcg", cg_iters=11, rtol=1e-8, families=("knn",)),
     S.RegretSettings(rounds=7, repeats=3, feedback=("exact", "uniform"), lr=0.3, jobs=1),
+    S.LearnSettings(instances=5, test_instances=0, k_range="2:9", solver="pcg", cg_iters=7,
+                    mode="paper", curve=(2, 8), repeats=3),
     S.LossView(compare="CG t = 5", node=17, sigma0=1.25),
     S.SpeedGrid(sizes=(50, 200), families=("knn",), solvers=("exact",)),
 ]  # fmt: skip
@@ -39,6 +41,8 @@ def test_every_row_rejects_a_bad_value_with_a_message_naming_it(cls):
         rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
         if isinstance(rule, S.Int):
             value = rule.high + 1 if rule.high is not None else rule.low - 1
+        elif isinstance(rule, S.Tuple) and not rule.nonempty:
+            value = ("no-such-option",)  # () is allowed: check an item instead
         else:
             value = bad[type(rule)]
         if isinstance(rule, S.Float) and rule.low is None:

@@ -1,0 +1,452 @@
+"""Learning σ (and k) from many instances: the distributional setting (DESIGN §10, paper §3).
+
+Instances i = 1..m come from one domain: a dataset, two classes, n, |L|, a graph family and
+a σ range, with fresh points and labeled nodes per seed (or one file per instance). Each
+instance's loss l_i(σ) is piecewise constant with its breakpoints located exactly
+(:func:`sslviz.problem.loss_curve`), so everything here is exact, not read off a grid:
+
+- the training average L̄_m(σ) = (1/m) Σ_i l_i(σ) on the merged breakpoints ∪_i B_i
+  (:func:`average_loss`). Losses are kept as integer counts of misclassified unlabeled
+  nodes over a common denominator, so equal values are equal exactly: breakpoints where
+  the average does not change are dropped, and the ERM set misses no tie;
+- its ERM set, every maximal σ interval attaining the minimum, and σ̂ (:func:`erm`): the
+  geometric middle √(lo·hi) of the ERM interval widest on a log axis (the first of equal
+  widths);
+- on held-out instances (:func:`held_out_report`): L̄_test(σ̂), min L̄_test, the excess, and the
+  uniform gap sup_σ |L̄_train(σ) − L̄_test(σ)|, the maximum over the pieces of both sets'
+  merged breakpoints.
+
+:func:`learn` runs a domain end to end: the instances' curves in parallel (local workers
+or a Dask cluster, the same results), the (k, σ) grid for kNN families (the kNN pattern of
+each k does not depend on σ, so each k is one exact curve per instance), the same ERM on
+Algorithm 4's estimated losses (CG-t) with its σ̂'s *true* test loss, and the learning
+curve over m. The paper bounds the pseudo-dimension of these loss classes without
+constants (:data:`PSEUDO_DIMENSION`); the pieces of the union of all instances' breakpoints
+(what its counting argument bounds) are reported as measured numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from sslviz._threads import map_tasks
+from sslviz.piecewise import PiecewiseLoss
+from sslviz.specs import ProblemSpec, SweepSettings
+
+PSEUDO_DIMENSION = {
+    "complete": "Θ(n) (Balcan & Sharma 2021)",
+    "knn": "O(K + log n) over k ≤ K (Theorem 4.1, proved for mincut labeling)",
+    "mutual-knn": "O(K + log n) over k ≤ K (Theorem 4.1, proved for mincut labeling)",
+    "threshold": "O(log n) over (k, r) (Theorem 4.2)",
+}
+"""The paper's bound on the pseudo-dimension of each family's loss class (no constants)."""
+
+SIGMA_HAT_RULE = "the geometric middle √(lo·hi) of the ERM interval widest on a log axis"
+
+TRAIN, TEST, CURVE = 0, 1, 2  # the seed streams of a domain
+
+
+def instance_seeds(seed: int, count: int, stream: int, repetition: int = 0) -> list[int]:
+    """Seeds of ``count`` instances of one stream (:data:`TRAIN`, :data:`TEST`, or the
+    learning curve's :data:`CURVE` of ``repetition``), from ``SeedSequence(seed)``."""
+    key = (stream,) if stream != CURVE else (stream, repetition)
+    state = np.random.SeedSequence(seed, spawn_key=key).generate_state(count, np.uint32)
+    return [int(s) for s in state]
+
+
+@dataclass(frozen=True, eq=False)
+class InstanceLoss:
+    """One instance's loss as counts: ``wrong[i]`` unlabeled nodes misclassified on the
+    piece ``[edges[i], edges[i+1])`` of σ, out of ``n_unlabeled``."""
+
+    edges: np.ndarray
+    wrong: np.ndarray
+    n_unlabeled: int
+
+    @classmethod
+    def from_loss(cls, loss: PiecewiseLoss, n_unlabeled: int) -> InstanceLoss:
+        """From a loss whose values are fractions of ``n_unlabeled`` nodes."""
+        wrong = np.rint(loss.values * n_unlabeled).astype(np.int64)
+        if np.any(np.abs(wrong - loss.values * n_unlabeled) > 1e-6):
+            raise ValueError("InstanceLoss: the loss values are not counts over n_unlabeled.")
+        return cls(loss.edges, wrong, int(n_unlabeled))
+
+    def counts_at(self, sigma: np.ndarray) -> np.ndarray:
+        """Misclassified nodes at each σ (right-continuous, as :class:`PiecewiseLoss`)."""
+        return _on_pieces(self.edges, self.wrong, sigma)
+
+
+def _on_pieces(edges: np.ndarray, values: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """``values`` of the pieces holding each σ (right-continuous; the range end maps to the
+    last piece)."""
+    idx = np.searchsorted(edges, sigma, side="right") - 1
+    return values[np.clip(idx, 0, values.size - 1)]
+
+
+@dataclass(frozen=True, eq=False)
+class AverageLoss:
+    """The exact average of m instances' losses (:func:`average_loss`).
+
+    Attributes
+    ----------
+    edges : ndarray of shape (n_pieces + 1,)
+        σ range ends and the breakpoints where the average changes.
+    numerators : ndarray of shape (n_pieces,), integer
+        The average on each piece is ``numerators / denominator``.
+    denominator : int
+        m · lcm of the instances' |U|.
+    instances : int
+        m.
+    union_breakpoints : int
+        Distinct breakpoints of all the instances together (the union's pieces are one
+        more): what the paper's counting argument bounds.
+    """
+
+    edges: np.ndarray
+    numerators: np.ndarray
+    denominator: int
+    instances: int
+    union_breakpoints: int
+
+    @property
+    def loss(self) -> PiecewiseLoss:
+        """The average as a piecewise-constant function (fractions of U, in [0, 1])."""
+        return PiecewiseLoss(self.edges, self.numerators / self.denominator)
+
+    def at(self, sigma: float) -> float:
+        """L̄(σ) (right-continuous)."""
+        return float(self.loss(sigma))
+
+
+def average_loss(instances: Sequence[InstanceLoss]) -> AverageLoss:
+    """L̄_m(σ) = (1/m) Σ_i l_i(σ), exactly, on the merged breakpoints of the instances (all
+    on one σ range), with the breakpoints where it does not change dropped."""
+    if not instances:
+        raise ValueError("average_loss needs at least one instance.")
+    lo, hi = instances[0].edges[0], instances[0].edges[-1]
+    for inst in instances:
+        if inst.edges[0] != lo or inst.edges[-1] != hi:
+            raise ValueError(
+                f"average_loss: every instance must share one σ range; got "
+                f"[{inst.edges[0]}, {inst.edges[-1]}] and [{lo}, {hi}]."
+            )
+    inner = np.unique(np.concatenate([inst.edges[1:-1] for inst in instances]))
+    edges = np.r_[lo, inner, hi]
+    mids = 0.5 * (edges[:-1] + edges[1:])
+    common = math.lcm(*(inst.n_unlabeled for inst in instances))
+    m = len(instances)
+    big = m * common * max(inst.n_unlabeled for inst in instances) >= 2**62
+    total = np.zeros(mids.size, dtype=object if big else np.int64)
+    for inst in instances:
+        scale = common // inst.n_unlabeled
+        counts = inst.counts_at(mids)
+        total = total + (counts.astype(object) if big else counts) * scale
+    keep = np.r_[True, total[1:] != total[:-1]]
+    return AverageLoss(np.r_[edges[:-1][keep], hi], total[keep], m * common, m, int(inner.size))
+
+
+@dataclass(frozen=True)
+class ERM:
+    """Empirical risk minimisation over σ: the smallest average ``loss``, every maximal σ
+    interval attaining it, and ``sigma_hat`` (:data:`SIGMA_HAT_RULE`)."""
+
+    loss: float
+    intervals: tuple[tuple[float, float], ...]
+    sigma_hat: float
+
+
+def erm(average: AverageLoss) -> ERM:
+    """The ERM set of ``average`` (exact: the minimum is compared as integers)."""
+    best = average.numerators.min()
+    idx = np.flatnonzero(average.numerators == best)
+    e = average.edges
+    intervals = tuple((float(e[i]), float(e[i + 1])) for i in idx)
+    widths = [math.log(b / a) for a, b in intervals]
+    a, b = intervals[int(np.argmax(widths))]
+    return ERM(float(best / average.denominator), intervals, math.sqrt(a * b))
+
+
+@dataclass(frozen=True)
+class HeldOutReport:
+    """σ̂ on held-out instances: L̄_test(σ̂), min L̄_test, their difference (≥ 0) and the
+    uniform gap sup_σ |L̄_train(σ) − L̄_test(σ)| (fractions of U)."""
+
+    loss_at_sigma_hat: float
+    best_loss: float
+    excess: float
+    uniform_gap: float
+
+
+def uniform_gap(a: AverageLoss, b: AverageLoss) -> float:
+    """sup_σ |a(σ) − b(σ)|, exactly: the largest difference over the pieces of the merged
+    breakpoints of both (on one σ range)."""
+    edges = np.unique(np.r_[a.edges, b.edges])
+    mids = 0.5 * (edges[:-1] + edges[1:])
+    na = _on_pieces(a.edges, a.numerators, mids)
+    nb = _on_pieces(b.edges, b.numerators, mids)
+    pairs = zip(na.tolist(), nb.tolist(), strict=True)
+    diff = max(abs(x * b.denominator - y * a.denominator) for x, y in pairs)  # Python ints
+    return diff / (a.denominator * b.denominator)
+
+
+def held_out_report(train: AverageLoss, test: AverageLoss, sigma_hat: float) -> HeldOutReport:
+    """How σ̂ learned on ``train`` does on ``test``."""
+    at = test.at(sigma_hat)
+    best = float(test.numerators.min() / test.denominator)
+    return HeldOutReport(at, best, at - best, uniform_gap(train, test))
+
+
+# -- a domain end to end --------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class InstanceCurves:
+    """One instance's exact loss and Algorithm 4's estimated losses (one per sweep settings
+    asked for), with the seconds each took."""
+
+    exact: InstanceLoss
+    approx: tuple[InstanceLoss, ...]
+    seconds_exact: float
+    seconds_approx: tuple[float, ...]
+
+
+def instance_curves(
+    spec: ProblemSpec,
+    sigma_range: tuple[float, float],
+    approx: Sequence[SweepSettings] = (),
+) -> InstanceCurves:
+    """Build the instance of ``spec`` and compute its exact loss over ``sigma_range``, and
+    Algorithm 4's estimated loss with each of ``approx``."""
+    from sslviz.intervals import sweep
+    from sslviz.problem import build_problem, loss_curve
+
+    lo, hi = sigma_range
+    problem = build_problem(spec)
+    t0 = time.perf_counter()
+    curve = loss_curve(problem, lo, hi)
+    seconds_exact = time.perf_counter() - t0
+    n_u = int(curve.wrong_at_start.size)
+    estimates, seconds = [], []
+    for settings in approx:
+        t0 = time.perf_counter()
+        res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
+        estimates.append(InstanceLoss.from_loss(res.estimated_loss(), n_u))
+        seconds.append(time.perf_counter() - t0)
+    exact = InstanceLoss.from_loss(curve.loss, n_u)
+    return InstanceCurves(exact, tuple(estimates), seconds_exact, tuple(seconds))
+
+
+def _instance_task(task: tuple) -> InstanceCurves:
+    return instance_curves(*task)
+
+
+@dataclass(frozen=True, eq=False)
+class KRow:
+    """One k of the (k, σ) map: the training average over σ and its ERM."""
+
+    k: int
+    average: AverageLoss
+    erm: ERM
+
+
+@dataclass(frozen=True, eq=False)
+class LearningCurve:
+    """Exact ERM on the first m instances of R fresh draws, for each m: arrays of shape
+    (R, len(m)). ``excess``: L̄_test(σ̂_m) − min L̄_test; ``uniform_gap``: sup_σ |L̄_m −
+    L̄_test|; ``union_pieces``: pieces of the union of the m instances' breakpoints."""
+
+    m: np.ndarray
+    excess: np.ndarray
+    uniform_gap: np.ndarray
+    union_pieces: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class ApproximateERM:
+    """ERM on Algorithm 4's estimated losses with one solver (e.g. 'CG-20'): the estimated
+    training ``average`` and its ``erm``; the exact training average at its σ̂; ``test``,
+    σ̂'s *true* held-out report (the gap against the estimated average); its excess over
+    exact ERM's held-out loss; and the seconds its estimates took (all instances)."""
+
+    solver: str
+    average: AverageLoss
+    erm: ERM
+    exact_train_loss: float
+    test: HeldOutReport | None
+    excess_over_exact: float | None
+    seconds: float
+
+
+@dataclass(frozen=True, eq=False)
+class LearnResult:
+    """What :func:`learn` found (σ in PCA-space distance units, losses as fractions of U).
+
+    ``average``, ``erm`` and ``test`` are exact ERM's: the training average, its ERM and
+    σ̂'s held-out report; ``test_average`` the held-out average. With a k range, ``grid``
+    holds each k and the fields above are those of the best k (``k``; the smallest k
+    among equal losses). ``train`` holds the training instances' exact losses at ``k``.
+    ``approximate`` holds ERM on Algorithm 4's estimates, one entry per sweep settings
+    asked for (at ``k``). ``seconds_exact`` is the time of all exact curves.
+    """
+
+    sigma_min: float
+    sigma_max: float
+    family: str
+    k: int | None
+    average: AverageLoss
+    erm: ERM
+    test: HeldOutReport | None
+    test_average: AverageLoss | None
+    train: tuple[InstanceLoss, ...]
+    grid: tuple[KRow, ...]
+    approximate: tuple[ApproximateERM, ...]
+    curve: LearningCurve | None
+    instances: int
+    test_instances: int
+    seconds_exact: float
+    seconds: float
+
+
+def solver_label(settings: SweepSettings) -> str:
+    """The solver of an estimate as the paper writes it, e.g. 'CG-20'."""
+    return f"{settings.solver.upper()}-{settings.cg_iters}"
+
+
+def learn(
+    train: Sequence[ProblemSpec],
+    test: Sequence[ProblemSpec],
+    sigma_range: tuple[float, float],
+    *,
+    k_values: Sequence[int] | None = None,
+    approx: Sequence[SweepSettings] = (),
+    curve_sizes: Sequence[int] = (),
+    curve_pools: Sequence[Sequence[ProblemSpec]] = (),
+    n_jobs: int = -1,
+    dask: str | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> LearnResult:
+    """Exact ERM of σ (and k) on the training instances, measured on the test instances,
+    beside ERM on Algorithm 4's estimates.
+
+    Parameters
+    ----------
+    train, test : sequence of ProblemSpec
+        One spec per instance (``test`` may be empty). With ``k_values`` their ``k`` is
+        replaced by each value in turn.
+    sigma_range : (float, float)
+        [σ_min, σ_max] shared by every instance.
+    k_values : sequence of int, optional
+        The kNN families' k to learn jointly with σ (exact losses).
+    approx : sequence of SweepSettings
+        Also learn σ at the chosen k on Algorithm 4's estimated losses with each of these
+        settings (e.g. CG-5, CG-10, CG-20 in fast mode); each σ̂ is measured by the exact
+        curves.
+    curve_sizes, curve_pools : optional
+        The learning curve: for each pool (one per repetition, at least ``max(curve_sizes)``
+        specs), exact ERM on its first m specs for each m of ``curve_sizes``, measured on
+        ``test`` (needed), at the chosen k.
+    n_jobs, dask
+        Local worker processes (-1: all cores), or a Dask scheduler address; the results
+        are the same either way.
+    progress : callable, optional
+        ``progress(fraction, message)`` as instances finish.
+    """
+    start = time.perf_counter()
+    if not train:
+        raise ValueError("learn needs at least one training instance.")
+    if curve_sizes and not test:
+        raise ValueError("learn: a learning curve is measured on test instances; give some.")
+    lo, hi = float(sigma_range[0]), float(sigma_range[1])
+    ks = [None] if k_values is None else [int(k) for k in k_values]
+    approx = tuple(approx)
+    exact: dict[ProblemSpec, InstanceLoss] = {}
+    estimated: dict[ProblemSpec, InstanceCurves] = {}  # with the estimates of ``approx``
+    planned = len(train) * len(ks) + len(test) + sum(len(p) for p in curve_pools)
+    seconds = [0.0]
+
+    def run(specs: list[ProblemSpec], estimates: bool = False) -> None:
+        have = estimated if estimates else exact
+        todo = list(dict.fromkeys(s for s in specs if s not in have))
+        base = len(exact)
+
+        def tick(i: int) -> None:
+            if progress is not None:
+                progress(min(1.0, (base + i) / planned), f"{base + i} of ~{planned} instances")
+
+        tasks = [(s, (lo, hi), approx if estimates else ()) for s in todo]
+        for s, c in zip(todo, map_tasks(_instance_task, tasks, n_jobs=n_jobs, dask=dask,
+                                        done=tick), strict=True):  # fmt: skip
+            if s not in exact:
+                seconds[0] += c.seconds_exact
+            exact[s] = c.exact
+            if estimates:
+                estimated[s] = c
+
+    def at_k(specs: Sequence[ProblemSpec], k: int | None) -> list[ProblemSpec]:
+        return [s if k is None else replace(s, k=k) for s in specs]
+
+    # The estimates are computed with the training curves at the chosen k: with a k range
+    # that k is known only once every k's exact curves are in.
+    run([s for k in ks for s in at_k(train, k)], bool(approx) and k_values is None)
+    rows = []
+    for k in ks:
+        avg = average_loss([exact[s] for s in at_k(train, k)])
+        rows.append((k, avg, erm(avg)))
+    k, average, found = min(rows, key=lambda r: r[2].loss)  # the first among equals
+    chosen = at_k(train, k)
+    if approx:
+        run(chosen, estimates=True)
+    run(at_k(test, k) + [s for pool in curve_pools for s in at_k(pool, k)])
+    test_avg = average_loss([exact[s] for s in at_k(test, k)]) if test else None
+    report = held_out_report(average, test_avg, found.sigma_hat) if test_avg else None
+    estimates = []
+    for i, settings in enumerate(approx):
+        curves = [estimated[s] for s in chosen]
+        avg_t = average_loss([c.approx[i] for c in curves])
+        found_t = erm(avg_t)
+        rep_t = held_out_report(avg_t, test_avg, found_t.sigma_hat) if test_avg else None
+        estimates.append(ApproximateERM(
+            solver_label(settings), avg_t, found_t, average.at(found_t.sigma_hat), rep_t,
+            None if report is None else rep_t.loss_at_sigma_hat - report.loss_at_sigma_hat,
+            float(sum(c.seconds_approx[i] for c in curves)),
+        ))  # fmt: skip
+    curve = None
+    if curve_sizes and test_avg is not None:
+        pools = [at_k(p, k) for p in curve_pools]
+        curve = _learning_curve(curve_sizes, pools, exact, test_avg)
+    return LearnResult(
+        sigma_min=lo,
+        sigma_max=hi,
+        family=train[0].family,
+        k=k,
+        average=average,
+        erm=found,
+        test=report,
+        test_average=test_avg,
+        train=tuple(exact[s] for s in chosen),
+        grid=tuple(KRow(kk, a, e) for kk, a, e in rows) if k_values is not None else (),
+        approximate=tuple(estimates),
+        curve=curve,
+        instances=len(train),
+        test_instances=len(test),
+        seconds_exact=seconds[0],
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _learning_curve(sizes, pools, exact, test_avg: AverageLoss) -> LearningCurve:
+    m = np.array(sorted(set(int(x) for x in sizes)))
+    shape = (len(pools), m.size)
+    excess, gap, pieces = np.zeros(shape), np.zeros(shape), np.zeros(shape, np.int64)
+    for r, pool in enumerate(pools):
+        for j, size in enumerate(m):
+            avg = average_loss([exact[s] for s in pool[:size]])
+            rep = held_out_report(avg, test_avg, erm(avg).sigma_hat)
+            excess[r, j], gap[r, j] = rep.excess, rep.uniform_gap
+            pieces[r, j] = avg.union_breakpoints + 1
+    return LearningCurve(m, excess, gap, pieces)
