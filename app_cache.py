@@ -37,6 +37,7 @@ from sslviz.intervals import Score, Sweep, node_trace, score, sweep
 from sslviz.problem import Problem, build_problem, loss_curve, suggest_sigma_range
 from sslviz.specs import (
     ConditionSettings,
+    LearnSettings,
     ProblemSpec,
     RegretSettings,
     ScoreSettings,
@@ -359,6 +360,35 @@ def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
     exp = run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=1)
     _REGRET.put(key, exp)
     return exp
+
+
+_LEARN = Memo(16)
+
+
+def learn_cached(key: tuple):
+    """The finished learning run of ``key`` if one is memoised, else None."""
+    return _LEARN.get(key)
+
+
+def learn(spec: ProblemSpec, lo: float, hi: float, settings: LearnSettings,
+          approx: tuple[SweepSettings, ...], progress: Tick | None = None):  # fmt: skip
+    """σ (and k) learned from instances drawn from ``spec``'s dataset
+    (:func:`sslviz.learn.learn`), sequential inside the app; memoised by its settings.
+    ``progress(fraction, message)`` hears each instance finished."""
+    from sslviz.learn import drawn_instances
+    from sslviz.learn import learn as run
+
+    key = (spec, lo, hi, settings, approx)
+    found = learn_cached(key)
+    if found is not None:
+        return found
+    train, test, pools = drawn_instances(spec, settings.instances, settings.test_instances,
+                                         settings.curve, settings.repeats)  # fmt: skip
+    result = run(train, test, (lo, hi), k_values=settings.k_values, approx=approx,
+                 curve_sizes=settings.curve if pools else (), curve_pools=pools, n_jobs=1,
+                 progress=progress)  # fmt: skip
+    _LEARN.put(key, result)
+    return result
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

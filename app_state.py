@@ -55,6 +55,7 @@ NAV: tuple[tuple[str, str, str, str | None], ...] = (
     ("app_pages/3_Online_regret.py", "Online regret", ":material/casino:", "Online_regret"),
     ("app_pages/4_Speed.py", "Speed", ":material/timer:", "Speed"),
     ("app_pages/5_Algorithm_4.py", "Algorithm 4 player", ":material/play_circle:", "Algorithm_4"),
+    ("app_pages/6_Learn.py", "Learn from instances", ":material/school:", "Learn"),
 )
 """The app's pages: (file, navigation title, icon, URL path; None: the root). Material
 icons: Streamlit ships their font, so they render where no emoji font is installed. A page
@@ -359,6 +360,14 @@ def _placement(container: Any, url: str) -> Any:
     return container
 
 
+def default_view(tour_id: str) -> None:
+    """Open tour ``tour_id`` when this page is a session's first and nothing is set yet (no
+    link values, no control changed): the page's default view is then the tour's, chosen
+    by measurement, while a page reached from another keeps the sidebar's settings."""
+    if not _cfg() and "tour_request" not in st.session_state:
+        st.session_state["tour_request"] = tour_id
+
+
 def request_tour(tour_id: str) -> None:
     """Button callback: open tour ``tour_id`` ("" leaves the tour) on the next run."""
     st.session_state["tour_request"] = tour_id
@@ -565,6 +574,9 @@ def widget(container: Any, cls: type, name: str, *, options: list | None = None,
         out = pick(text, options, **({"horizontal": True} if radio else {}), **args)
     elif isinstance(rule, S.Flag):
         out = container.checkbox(text, **args)
+    elif isinstance(rule, S.Text):  # an optional text: empty means the row's None
+        none = row.rule.none_means if isinstance(row.rule, S.Optional) else ""
+        out = container.text_input(text, placeholder=none, **args).strip() or None
     elif isinstance(rule, S.Float):
         low = rule.low if rule.closed in ("both", "left") else None
         out = container.number_input(

@@ -241,7 +241,7 @@ def cmd_learn(a) -> dict:
     from dataclasses import replace
 
     from sslviz.export import learn_document
-    from sslviz.learn import CURVE, TEST, TRAIN, instance_seeds, learn
+    from sslviz.learn import CURVE, compared, drawn_instances, learn
     from sslviz.problem import build_problem
 
     settings = S.from_options(a, S.LearnSettings)
@@ -251,37 +251,33 @@ def cmd_learn(a) -> dict:
         _instance_files(files + test_files, base.classes)
         train = [replace(base, data_file=f) for f in files]
         test = [replace(base, data_file=f) for f in test_files]
+        pools = []
     elif "dataset" in S.given_options(a, S.ProblemSpec):
         if test_files:
             raise _UsageError("--test-file goes with --data-file; with --dataset the test "
                               "instances are drawn (--test-instances)")  # fmt: skip
-        train = [base.with_seed(s) for s in instance_seeds(base.seed, settings.instances, TRAIN)]
-        test = [base.with_seed(s)
-                for s in instance_seeds(base.seed, settings.test_instances, TEST)]  # fmt: skip
+        train, test, pools = drawn_instances(base, settings.instances, settings.test_instances,
+                                             settings.curve, settings.repeats)  # fmt: skip
     else:
         raise _UsageError("learn needs training instances: give --data-file FILE.npz once "
                           "per instance, or --dataset NAME with --instances M")  # fmt: skip
     if settings.k_values is not None and base.family not in ("knn", "mutual-knn"):
         raise _UsageError(f"--k-range needs the knn or mutual-knn family, not {base.family}")
-    if settings.approximate is not None and not base.gaussian:
+    if settings.solver != "exact" and not base.gaussian:
         raise _UsageError(
             "--solver cg/pcg learns on Algorithm 4's estimate, which needs a Gaussian "
             "family (complete, knn, mutual-knn); use --solver exact"
         )
     first = build_problem(train[0])
     lo, hi = _range(a, first)
-    sizes = [m for m in settings.curve if not files or m <= len(files)]
-    pools = []
-    for r in range(settings.repeats if sizes else 0):
-        if files:  # a fresh order of the files for each repetition
-            key = np.random.SeedSequence(base.seed, spawn_key=(CURVE, r))
-            pools.append([train[i] for i in np.random.default_rng(key).permutation(len(train))])
-        else:
-            pools.append(
-                [base.with_seed(s) for s in instance_seeds(base.seed, max(sizes), CURVE, r)]
-            )
-    if sizes and not test:
-        sizes, pools = [], []  # a learning curve is measured on held-out instances
+    sizes = [m for m in settings.curve if not files or m <= len(files)] if test else []
+    if files and sizes:  # a fresh order of the files for each repetition
+        keys = [
+            np.random.SeedSequence(base.seed, spawn_key=(CURVE, r)) for r in range(settings.repeats)
+        ]
+        pools = [
+            [train[i] for i in np.random.default_rng(key).permutation(len(train))] for key in keys
+        ]
     shown = [-1.0]
 
     def progress(fraction: float, message: str) -> None:
@@ -291,7 +287,7 @@ def cmd_learn(a) -> dict:
 
     result = learn(
         train, test, (lo, hi), k_values=settings.k_values,
-        approx=[] if settings.approximate is None else [settings.approximate],
+        approx=compared(settings) if base.gaussian else (),
         curve_sizes=sizes, curve_pools=pools, n_jobs=settings.jobs, dask=settings.dask,
         progress=progress,
     )  # fmt: skip

@@ -28,7 +28,7 @@ call these functions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -308,6 +308,23 @@ def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
         per = per + sweep(spec, lo, hi, settings, ref)
     per = per.times(1 + 0.02 * len(regret.feedback))  # the learners' own updates
     return per.times(regret.rounds * regret.repeats)
+
+
+def learn(spec: ProblemSpec, lo: float, hi: float, settings, approx: Sequence = (),
+          ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+    """Learning from many instances (:func:`sslviz.learn.learn` with ``settings``, a
+    :class:`sslviz.specs.LearnSettings`, drawn from ``spec``'s dataset): an exact loss curve
+    per instance (every k of a k range for the training ones), and Algorithm 4 with each of
+    ``approx`` (sweep settings) on the training instances."""
+    ks = 1 if settings.k_values is None else len(settings.k_values)
+    with_curve = bool(settings.curve) and settings.test_instances > 0
+    curve = settings.repeats * max(settings.curve) if with_curve else 0
+    count = settings.instances * ks + settings.test_instances + curve
+    per = loss_curve(spec, lo, hi, ref)
+    total = per.times(count)
+    for s in approx:
+        total = total + sweep(spec, lo, hi, s, ref).times(settings.instances)
+    return total
 
 
 def speed_config(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,

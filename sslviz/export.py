@@ -559,11 +559,31 @@ def _approximate_dict(a) -> dict:
     }
 
 
+def learn_frame(result):
+    """One row per learner: exact ERM, then each approximate one (σ̂, its own training
+    loss, the exact training loss and the true held-out loss at σ̂, seconds of curves)."""
+    r = result
+    rows = [{"learned on": "exact", "σ̂": r.erm.sigma_hat, "training loss": r.erm.loss,
+             "exact training loss at σ̂": r.erm.loss,
+             "held-out loss at σ̂": None if r.test is None else r.test.loss_at_sigma_hat,
+             "excess over exact ERM": 0.0 if r.test is not None else None,
+             "seconds of curves": r.seconds_exact}]  # fmt: skip
+    for a in r.approximate:
+        d = _approximate_dict(a)
+        rows.append({"learned on": a.solver, "σ̂": d["sigma_hat"], "training loss": d["train_loss"],
+                     "exact training loss at σ̂": d["exact_train_loss"],
+                     "held-out loss at σ̂": d["test_loss"],
+                     "excess over exact ERM": d["excess_over_exact_erm"],
+                     "seconds of curves": d["seconds"]})  # fmt: skip
+    return _frame(rows)
+
+
 def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict:
-    """``sslviz learn``: the training average, ERM and σ̂ of the learner asked for (exact, or
-    Algorithm 4's estimate with ``--solver cg``/``pcg``: then ``exact`` holds exact ERM's
-    and ``exact_loss_at_sigma_hat`` the exact training average at the estimate's σ̂), σ̂'s
-    true held-out loss, and (as asked) the (k, σ) grid and the learning curve."""
+    """``sslviz learn``: the training average, ERM and σ̂ of the learner ``settings`` asks
+    for (exact, or Algorithm 4's estimate with ``--solver cg``/``pcg``: then ``exact``
+    holds exact ERM's and ``exact_loss_at_sigma_hat`` the exact training average at the
+    estimate's σ̂), σ̂'s true held-out loss, every approximate learner beside exact ERM
+    (``approximate``), and (as asked) the (k, σ) grid and the learning curve."""
     from sslviz.learn import PSEUDO_DIMENSION, SIGMA_HAT_RULE
 
     r = result
@@ -571,7 +591,7 @@ def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict
     if r.test is not None:
         exact["test"] = _held_out_dict(r.test)
     out: dict[str, Any] = {}
-    if r.approximate:
+    if settings.solver != "exact":
         a = r.approximate[0]
         out |= {"average_loss": _average_dict(a.average), "erm": _erm_dict(a.erm),
                 "sigma_hat": a.erm.sigma_hat, "solver": a.solver}  # fmt: skip
@@ -581,6 +601,7 @@ def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict
                 "excess_over_exact_erm": a.excess_over_exact}  # fmt: skip
     else:
         out |= exact | {"sigma_hat": r.erm.sigma_hat, "solver": "exact"}
+    out["approximate"] = [_approximate_dict(a) for a in r.approximate]
     out |= {
         "sigma_hat_rule": SIGMA_HAT_RULE,
         "family": r.family,

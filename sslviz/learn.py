@@ -450,3 +450,88 @@ def _learning_curve(sizes, pools, exact, test_avg: AverageLoss) -> LearningCurve
             excess[r, j], gap[r, j] = rep.excess, rep.uniform_gap
             pieces[r, j] = avg.union_breakpoints + 1
     return LearningCurve(m, excess, gap, pieces)
+
+
+# -- a domain's instances, and what the page says about a result -------------------------
+
+def compared(settings) -> tuple[SweepSettings, ...]:
+    """The approximate learners of ``settings`` (a :class:`sslviz.specs.LearnSettings`):
+    its own solver and t first when it learns on estimates, then its variant (CG when it
+    learns on exact losses) with each t of ``compare_t``."""
+    variant = "cg" if settings.solver == "exact" else settings.solver
+    ts = ([settings.cg_iters] if settings.solver != "exact" else []) + list(settings.compare_t)
+    return tuple(SweepSettings(solver=variant, cg_iters=t, mode=settings.mode)
+                 for t in dict.fromkeys(ts))  # fmt: skip
+
+
+def drawn_instances(spec: ProblemSpec, instances: int, test_instances: int,
+                    curve_sizes: Sequence[int] = (), repeats: int = 0) -> tuple:  # fmt: skip
+    """The specs of a domain drawn from ``spec``'s dataset: ``(train, test, pools)``, each
+    instance ``spec.with_seed(s)`` with its seed from the streams of ``spec.seed``
+    (:func:`instance_seeds`). ``pools``: the learning curve's ``max(curve_sizes)`` specs of
+    each repetition (none without sizes or test instances); the first repetition starts
+    with the training instances, so its largest m that fits is the ERM of ``train``."""
+    train = [spec.with_seed(s) for s in instance_seeds(spec.seed, instances, TRAIN)]
+    test = [spec.with_seed(s) for s in instance_seeds(spec.seed, test_instances, TEST)]
+    pools = []
+    if curve_sizes and test:
+        most = max(curve_sizes)
+        for r in range(repeats):
+            first = train[:most] if r == 0 else []
+            fresh = instance_seeds(spec.seed, most - len(first), CURVE, r)
+            pools.append(first + [spec.with_seed(s) for s in fresh])
+    return train, test, pools
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _points(x: float) -> str:
+    return f"{100 * x:.1f} points"
+
+
+def readings(result: LearnResult) -> dict[str, str]:
+    """What the learning page says beside each chart, every number from ``result``:
+    ``'erm'`` (the ERM set, σ̂ and its held-out loss), ``'curve'`` (the learning curve at
+    its smallest and largest m), ``'approximate'`` (σ̂ of each approximate learner against
+    exact ERM's), ``'grid'`` (the best k)."""
+    r = result
+    n_iv = len(r.erm.intervals)
+    where = (f"[{r.erm.intervals[0][0]:.3g}, {r.erm.intervals[0][1]:.3g}]" if n_iv == 1
+             else f"{n_iv} intervals")  # fmt: skip
+    out = {"erm": (
+        f"ERM on m = {r.instances} training instances: the average loss is smallest, "
+        f"{_pct(r.erm.loss)}, for σ in {where}; σ̂ = {r.erm.sigma_hat:.3g} ({SIGMA_HAT_RULE}). "
+        f"The average changes at {r.average.edges.size - 2} of the "
+        f"{r.average.union_breakpoints} breakpoints of the instances.")}  # fmt: skip
+    if r.test is not None:
+        out["erm"] += (
+            f" On {r.test_instances} held-out instances σ̂ loses {_pct(r.test.loss_at_sigma_hat)}"
+            f", {_points(r.test.excess)} above the best σ there ({_pct(r.test.best_loss)}); "
+            f"training and held-out averages differ by up to {_points(r.test.uniform_gap)} "
+            "over the range (the uniform gap).")  # fmt: skip
+    if r.curve is not None and r.curve.m.size > 1:
+        c = r.curve
+        ex, gap, pieces = (np.mean(a, axis=0) for a in (c.excess, c.uniform_gap, c.union_pieces))
+        out["curve"] = (
+            f"Mean over {c.excess.shape[0]} draws: with m = {c.m[0]} the held-out excess is "
+            f"{_points(ex[0])} and the uniform gap {_points(gap[0])}; with m = {c.m[-1]}, "
+            f"{_points(ex[-1])} and {_points(gap[-1])}. The union of the instances' "
+            f"breakpoints grows from {pieces[0]:.0f} to {pieces[-1]:.0f} pieces. The "
+            f"paper bounds the pseudo-dimension of these losses by {PSEUDO_DIMENSION[r.family]}"
+            ": a rate without a constant, so the dashed 1/√m and dotted ∝ m are shapes, "
+            "not predictions.")  # fmt: skip
+    if r.approximate and r.test is not None:
+        parts = [f"{a.solver} picks σ̂ = {a.erm.sigma_hat:.3g}, held-out loss "
+                 f"{_pct(a.test.loss_at_sigma_hat)} ({a.excess_over_exact * 100:+.1f} points)"
+                 for a in r.approximate]  # fmt: skip
+        out["approximate"] = (
+            f"Exact ERM's σ̂ = {r.erm.sigma_hat:.3g} loses {_pct(r.test.loss_at_sigma_hat)} "
+            "on held-out instances; learning on Algorithm 4's estimates instead: "
+            + "; ".join(parts) + ".")  # fmt: skip
+    if r.grid:
+        out["grid"] = (
+            f"Over k = {r.grid[0].k}..{r.grid[-1].k}, the smallest training average is "
+            f"{_pct(r.erm.loss)}, at k̂ = {r.k} and σ̂ = {r.erm.sigma_hat:.3g}.")  # fmt: skip
+    return out

@@ -42,6 +42,7 @@ FEEDBACK_MODELS: tuple[str, ...] = ("approx", "exact", "full", "uniform")
 COMPARISONS: tuple[str, ...] = ("nothing", "CG t = 5", "CG t = 50", "other mode", "exact solver")
 SPEED_SIZES: tuple[int, ...] = (50, 100, 200, 300, 500, 1000)
 CURVE_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
+COMPARE_T: tuple[int, ...] = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200)
 
 
 # --------------------------------------------------------------------------------------
@@ -728,6 +729,13 @@ class LearnSettings(Spec):
     ).field()  # fmt: skip
     cg_iters: int = _CG_ITERS.field()
     mode: str = _MODE.field()
+    compare_t: tuple[int, ...] = Setting(
+        (5, 10, 20), Tuple(Int(1, 10_000), options=COMPARE_T, nonempty=False),
+        "Also learn on Algorithm 4's estimates with these t (the variant of --solver, CG "
+        "when it is exact) and report each σ̂'s true held-out loss ('' for none; paper: 5, "
+        "10, 20).",
+        flag="--compare-t", url="compare_t", label="compare with t",
+    ).field()  # fmt: skip
     curve: tuple[int, ...] = Setting(
         (1, 2, 4, 8), Tuple(Int(1, 1024), options=CURVE_SIZES, nonempty=False),
         "Training set sizes m of the learning curve: exact ERM on m instances, measured on "
@@ -758,13 +766,6 @@ class LearnSettings(Spec):
             return None
         k1, k2 = parse_k_range(self.k_range)
         return list(range(k1, k2 + 1))
-
-    @property
-    def approximate(self) -> SweepSettings | None:
-        """The sweep settings of Algorithm 4's estimate, or None for exact ERM."""
-        if self.solver == "exact":
-            return None
-        return SweepSettings(solver=self.solver, cg_iters=self.cg_iters, mode=self.mode)
 
 
 @dataclass(frozen=True)

@@ -195,6 +195,29 @@ def test_backends_give_the_same_result():
         assert one.erm == other.erm and one.test == other.test
 
 
+def test_figures_draw_what_the_result_holds():
+    from sslviz import plots
+
+    train = [KNN.with_seed(s) for s in instance_seeds(6, 3, 0)]
+    test = [KNN.with_seed(s) for s in instance_seeds(6, 2, 1)]
+    pools = [[KNN.with_seed(s) for s in instance_seeds(6, 2, 2, r)] for r in range(2)]
+    r = learn(train, test, (1.0, 6.0), k_values=[3, 5], curve_sizes=[1, 2], curve_pools=pools,
+              approx=[SweepSettings(cg_iters=5)], n_jobs=1)  # fmt: skip
+    fig = plots.learn_figure(r)
+    names = [t.name for t in fig.data]
+    assert names.count("training instances") == 3 and "CG-5 estimate of the average" in names
+    avg = next(t for t in fig.data if t.name.startswith("training average"))
+    assert np.array_equal(avg.x, r.average.loss.edges)
+    assert len(fig.layout.shapes) == len(r.erm.intervals) + 1  # the ERM set and σ̂'s line
+    assert len(fig.layout.xaxis.tickvals) >= 3
+    curve = plots.learning_curve_figure(r.curve)
+    bands = [t for t in curve.data if t.name.endswith("95% band")]
+    assert len(bands) == 3 and all(min(t.y) >= 0 for t in bands)  # cut at 0
+    heat = plots.k_sigma_figure(r).data[0]
+    edges = np.unique(np.concatenate([row.average.edges for row in r.grid]))
+    assert np.array_equal(heat.x, edges) and list(heat.y) == [3, 5]
+
+
 def test_piecewise_view_matches_counts():
     loss = PiecewiseLoss(np.array([1.0, 2.0, 3.0]), np.array([3 / 7, 1 / 7]))
     inst = InstanceLoss.from_loss(loss, 7)

@@ -1,0 +1,87 @@
+"""Learn from instances: σ (and k) learned by exact ERM over many instances drawn from one
+domain, measured on held-out instances (the paper's §3, DESIGN §10)."""
+
+import streamlit as st
+
+import app_cache
+import app_state
+from sslviz import costs, export, plots
+from sslviz.cli import command_line
+from sslviz.learn import compared, readings
+from sslviz.specs import LearnSettings, SigmaRange
+
+app_state.setup("Learn from instances", "🎓")
+app_state.default_view("learn-sigma")  # a domain where ERM on few instances overfits
+s = app_state.sidebar()
+st.title("Learning σ from many instances (§3)")
+st.caption(
+    "Each instance is a fresh draw from the domain in the sidebar (same dataset, classes, "
+    "n, |L| and graph; new points and labeled nodes per seed). Its loss l_i(σ) is exact and "
+    "piecewise constant, so the training average, its ERM set (every σ interval where the "
+    "average is smallest), σ̂ and its loss on held-out instances are exact too."
+)
+if not s.show_errors():
+    st.stop()
+spec = s.spec
+lo, hi = s.sigma
+if spec.data_file is not None:
+    st.info(
+        "Learning needs a domain to draw instances from: pick a dataset in the sidebar. "
+        "For your own instances, one file each, use the command line: `sslviz learn "
+        "--data-file A.npz --data-file B.npz … --test-file C.npz`."
+    )
+    st.stop()
+c = st.columns([1, 1, 2])
+app_state.widget(c[0], LearnSettings, "instances", high=64)
+app_state.widget(c[1], LearnSettings, "test_instances", high=64)
+app_state.widget(c[2], LearnSettings, "curve")
+with st.expander("More settings: k range, the learner, compared t, curve repetitions"):
+    app_state.more_controls(
+        st, LearnSettings, "instances", "test_instances", "curve", "cg_iters", "mode"
+    )  # t and mode: the sidebar's (shared rows)
+try:
+    settings = app_state.controls(LearnSettings, jobs=1)
+except (ValueError, TypeError) as exc:
+    st.error(str(exc))
+    st.stop()
+if settings.k_values is not None and spec.family not in ("knn", "mutual-knn"):
+    st.error("A k range needs the knn or mutual-knn family (sidebar); clear the k range or "
+             "switch the family.")  # fmt: skip
+    st.stop()
+approx = compared(settings) if spec.gaussian else ()
+key = (spec, lo, hi, settings, approx)
+result = app_cache.learn_cached(key)
+
+
+def estimate(sp, a, b):  # the whole run's cost at other settings
+    return costs.learn(sp, a, b, settings, approx, s.suggested)
+
+
+if result is None and app_state.refuse(app_state.over_cap(
+        f"{settings.instances} + {settings.test_instances} instances", estimate, spec, lo, hi,
+        ("fewer instances",))):  # fmt: skip
+    st.stop()
+try:
+    with app_state.progress("Computing every instance's exact loss…", key=("learn", key)) as tick:
+        result = app_cache.learn(spec, lo, hi, settings, approx, progress=tick)
+except (ValueError, TypeError, FileNotFoundError) as exc:
+    st.error(str(exc))
+    st.stop()
+said = readings(result)
+app_state.chart(st, plots.learn_figure(result), key="learn_chart")
+st.caption(said["erm"])
+if result.curve is not None and "curve" in said:
+    app_state.chart(st, plots.learning_curve_figure(result.curve), key="learn_curve_chart")
+    st.caption(said["curve"])
+if result.grid:
+    app_state.chart(st, plots.k_sigma_figure(result), key="learn_k_chart")
+    st.caption(said["grid"])
+if result.approximate and "approximate" in said:
+    st.subheader("ERM on Algorithm 4's estimates")
+    st.dataframe(export.learn_frame(result), hide_index=True)
+    st.caption(said["approximate"])
+with st.expander("Export and the command line"):
+    doc = export.learn_document(result, spec, settings)
+    app_state.downloads("learn", {"learn.json": export.download_text(doc)})
+    app_state.commands(command_line("learn", spec, SigmaRange(lo, hi),
+                                    settings.replace(jobs=-1), out="learn.json"))  # fmt: skip
