@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -743,6 +744,35 @@ def commands(*lines: str) -> None:
     st.code("\n".join(lines), language="bash")
 
 
+_PARAMETER = re.compile(r"^The '(\w+)' parameter of [\w.]+ (is inconsistent: )?")
+
+
+def _label(name: str) -> str:
+    """The widget label of the setting whose field is ``name`` (the name itself if none)."""
+    for cls in S.ALL_SPECS:
+        for field_name, row in S.table(cls):
+            if field_name == name:
+                return row.label or name
+    return name
+
+
+def readable(exc: BaseException) -> str:
+    """An error as a person reads it on the page: an uploaded file by the name it was
+    uploaded under (never this server's copy), a setting by its label (never the class or
+    function that checked it)."""
+    text = " ".join(str(exc).split())
+    cfg = _cfg()
+    if cfg.get("data_file") and cfg.get("data_file_name"):
+        copy = str(cfg["data_file"])
+        text = text.replace(copy, cfg["data_file_name"])
+        text = text.replace(Path(copy).name, cfg["data_file_name"])
+    m = _PARAMETER.match(text)
+    if m:
+        rest = text[m.end():]
+        text = rest if m.group(2) else f"{_label(m.group(1))} {rest}"
+    return text
+
+
 def _save_upload(upload) -> tuple[str, str]:
     data = upload.getvalue()
     ext = Path(upload.name).suffix.lower()
@@ -805,7 +835,7 @@ def _data_source(sb, out: AppSettings):
         with st.spinner(f"Loading {name}…", show_time=True):  # drawn past 0.5 s only
             return app_cache.dataset(cfg.get("dataset", "digits"), cfg.get("data_file"))
     except Exception as exc:  # DatasetUnavailableError, a bad user file, ...
-        out.errors.append(str(exc))
+        out.errors.append(readable(exc))
         return None
 
 
@@ -925,7 +955,7 @@ def sidebar() -> AppSettings:
                                 f"{out.spec.family} graph, labeling model…", show_time=True):
                     out.suggested = app_cache.suggested_range(out.spec)
         except (ValueError, TypeError, FileNotFoundError) as exc:
-            out.errors.append(str(exc))
+            out.errors.append(readable(exc))
             out.spec = None
     _range_section(sb, out)
 
@@ -939,7 +969,7 @@ def sidebar() -> AppSettings:
     try:
         out.settings = spec_from_cfg(SweepSettings, cfg)
     except (ValueError, TypeError) as exc:
-        out.errors.append(str(exc))
+        out.errors.append(readable(exc))
     if estimate_slot is not None and large:
         estimate_slot.info(_large_estimate(out), icon=":material/timer:")
     sb.caption("Every setting is in the page's link: copy it to share this exact view.")
@@ -984,7 +1014,7 @@ def _range_section(sb, out: AppSettings) -> None:
     except (ValueError, TypeError) as exc:
         out.errors.append(f"{r}_min = {cfg['sigma_min']:g} must be smaller than {r}_max = "
                           f"{cfg['sigma_max']:g}." if isinstance(exc, InvalidParameterError)
-                          else str(exc))  # fmt: skip
+                          else readable(exc))  # fmt: skip
         return
     if out.suggested is not None:
         warning = range_warning(*out.sigma, out.suggested)

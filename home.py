@@ -49,7 +49,7 @@ if s.show_errors():
         with st.spinner("Building the instance and its graph…"):
             info = app_cache.summary(s.spec)
     except (ValueError, TypeError, FileNotFoundError) as exc:
-        st.error(str(exc))
+        st.error(app_state.readable(exc))
         st.stop()
     st.subheader("The instance")
     m = st.columns(6)

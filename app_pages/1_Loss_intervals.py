@@ -93,7 +93,7 @@ try:
             timing = app_cache.sweep_timing(spec, lo, hi, settings)
     problem = app_cache.problem(spec)
 except (ValueError, TypeError, FileNotFoundError) as exc:
-    st.error(str(exc))
+    st.error(app_state.readable(exc))
     st.stop()
 rows = problem.rows(range(problem.model.n_unlabeled))
 
@@ -206,7 +206,7 @@ try:
         tr = app_cache.node_traces(spec, lo, hi, settings, u, float(sigma0),
                                    _progress=app_cache.scaled(tick, 0.8, 1.0))  # fmt: skip
 except (ValueError, TypeError) as exc:
-    st.error(str(exc))
+    st.error(app_state.readable(exc))
     st.stop()
 app_state.chart(st, plots.soft_label_figure(
     curves["sigma"], curves["f"], u=f"row {row}", f_exact=curves["f_exact"],

@@ -34,7 +34,8 @@ with st.expander("More settings (step size λ)"):
 try:
     regret = app_state.controls(RegretSettings, jobs=1)
 except (ValueError, TypeError) as exc:
-    st.info("Pick at least one feedback model." if not s.cfg.get("feedback") else str(exc))
+    st.info("Pick at least one feedback model." if not s.cfg.get("feedback")
+            else app_state.readable(exc))  # fmt: skip
     st.stop()
 key = (spec, lo, hi, settings, regret)
 exp = app_cache.regret_cached(key)  # this server ran these settings: shown at once
@@ -61,7 +62,7 @@ if exp is None and (pressed or auto or app_state.pending(("regret", key))):
         ) as tick:
             exp = app_cache.regret(spec, lo, hi, settings, regret, progress=tick)
     except (ValueError, TypeError, FileNotFoundError) as exc:
-        st.error(str(exc))
+        st.error(app_state.readable(exc))
 if exp is None:
     st.info(
         f"Press **Run the experiment**: each round builds an instance and its exact loss, so "

@@ -54,7 +54,7 @@ try:
     with st.spinner("Building the animation…"):
         v = app_player.view(spec, lo, hi, rs)
 except (ValueError, TypeError, FileNotFoundError, MemoryError) as exc:
-    st.error(str(exc))
+    st.error(app_state.readable(exc))
     st.stop()
 
 thinned = (f"; {v['frames']} of them are frames (the slider's steps), the counter shows the "

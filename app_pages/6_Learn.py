@@ -42,7 +42,7 @@ with st.expander("More settings: k range, the learner, compared t, curve repetit
 try:
     settings = app_state.controls(LearnSettings, jobs=1)
 except (ValueError, TypeError) as exc:
-    st.error(str(exc))
+    st.error(app_state.readable(exc))
     st.stop()
 if settings.k_values is not None and spec.family not in ("knn", "mutual-knn"):
     st.error("A k range needs the knn or mutual-knn family (sidebar); clear the k range or "
@@ -65,7 +65,7 @@ try:
     with app_state.progress("Computing every instance's exact loss…", key=("learn", key)) as tick:
         result = app_cache.learn(spec, lo, hi, settings, approx, progress=tick)
 except (ValueError, TypeError, FileNotFoundError) as exc:
-    st.error(str(exc))
+    st.error(app_state.readable(exc))
     st.stop()
 said = readings(result)
 app_state.chart(st, plots.learn_figure(result), key="learn_chart")

@@ -32,7 +32,8 @@ class _UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one short line instead of the full usage text
-        raise _UsageError(f"{message} (see 'sslviz {self.prog.split()[-1]} --help')")
+        command = " ".join(self.prog.split()[1:2])  # "" for sslviz itself
+        raise _UsageError(f"{message} (see 'sslviz {command} --help')".replace("  ", " "))
 
 
 COMMANDS: dict[str, tuple[str, tuple[type, ...]]] = {

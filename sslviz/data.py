@@ -603,7 +603,8 @@ def load_file(path: str | os.PathLike[str]) -> Dataset:
         n_features. Read with ``allow_pickle=False``: object arrays are refused.
 
         ``.csv``: comma-separated, with a header row. The label column is the one named
-        ``y`` or ``label``, or else the last column; every other column is a feature.
+        ``label`` or ``y`` (a file with neither is refused, naming its columns); every
+        other column is a feature.
 
     Returns
     -------
@@ -625,7 +626,7 @@ def load_file(path: str | os.PathLike[str]) -> Dataset:
         )
     p = Path(path).expanduser()
     if not p.is_file():
-        raise FileNotFoundError(f"load_file: no file at {str(p)!r}.")
+        raise FileNotFoundError(f"No file at {str(p)!r}: give the path of an .npz or .csv file.")
     ext = p.suffix.lower()
     if ext not in (".npz", ".csv"):
         raise InvalidParameterError(
@@ -647,7 +648,7 @@ def load_file(path: str | os.PathLike[str]) -> Dataset:
 
 
 def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any = None) -> Dataset:
-    where = f"load_file({str(p)!r})"
+    where = p.name  # the file as its user named it: never this machine's path
     X = np.asarray(X)
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
@@ -706,7 +707,7 @@ def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any
 
 
 def _load_npz(p: Path) -> Dataset:
-    where = f"load_file({str(p)!r})"
+    where = p.name  # the file as its user named it: never this machine's path
     try:
         with np.load(p, allow_pickle=False) as npz:
             keys = set(npz.files)
@@ -733,7 +734,7 @@ def _load_npz(p: Path) -> Dataset:
 
 
 def _load_csv(p: Path) -> Dataset:
-    where = f"load_file({str(p)!r})"
+    where = p.name  # the file as its user named it: never this machine's path
     with open(p, newline="", encoding="utf-8-sig") as f:
         rows = [r for r in csv.reader(f) if r and any(cell.strip() for cell in r)]
     if len(rows) < 2:
@@ -742,22 +743,30 @@ def _load_csv(p: Path) -> Dataset:
         )
     header = [h.strip() for h in rows[0]]
     width = len(header)
+    lowered = [h.lower() for h in header]
+    label_col = next((lowered.index(k) for k in ("label", "y") if k in lowered), None)
+    if label_col is None:
+        raise InvalidParameterError(
+            f"{where} has no label column: name the column of class labels 'label' (or "
+            f"'y'). Its columns are {', '.join(header)}."
+        )
     if width < 2:
         raise InvalidParameterError(
-            f"{where}: the .csv file needs at least one feature column and a label column; "
-            f"got header {header}."
+            f"{where}: the .csv file needs at least one feature column beside 'label'."
         )
     for i, r in enumerate(rows[1:], start=2):
         if len(r) != width:
             raise InvalidParameterError(
-                f"{where}: line {i} has {len(r)} fields; the header has {width}."
+                f"{where}: line {i} has {len(r)} fields; the header has {width}. Give every "
+                "row one value per column."
             )
-    lowered = [h.lower() for h in header]
-    label_col = next((lowered.index(k) for k in ("y", "label") if k in lowered), width - 1)
     try:
         values = np.array([[float(c) for c in r] for r in rows[1:]], dtype=np.float64)
     except ValueError as exc:
-        raise InvalidParameterError(f"{where}: non-numeric value ({exc}).") from exc
+        bad = str(exc).rsplit(":", 1)[-1].strip()
+        raise InvalidParameterError(
+            f"{where}: non-numeric value {bad}; every feature and label must be a number."
+        ) from exc
     y = values[:, label_col]
     X = np.delete(values, label_col, axis=1)
     return _file_dataset(p, X, y)

@@ -77,7 +77,10 @@ class Int(Rule):
         return check_int(name, value, caller, low=self.low, high=self.high)
 
     def parse(self, text):
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a whole number") from None
 
     def describe(self):
         lo = "-inf" if self.low is None else self.low
@@ -96,7 +99,10 @@ class Float(Rule):
         return check_real(name, value, caller, low=self.low, high=self.high, closed=self.closed)
 
     def parse(self, text):
-        value = float(text)
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number") from None
         if not math.isfinite(value):
             raise ValueError(f"{text!r} is not a finite number")
         return value
@@ -434,8 +440,10 @@ class ProblemSpec(Spec):
     ).field()  # fmt: skip
     data_file: str | None = Setting(
         None, Optional(Text(), "use --dataset"),
-        "A local .npz (arrays X, y and optionally a boolean 'labeled' mask, used exactly "
-        "as given) or .csv with a label column. Replaces --dataset; cannot travel in a link.",
+        "A local .npz (arrays X of shape (n, features) and y of n integer labels, and "
+        "optionally a boolean 'labeled' mask: then its rows are used exactly as given) or a "
+        ".csv with a header row, a column named 'label' (or 'y') and numeric features in "
+        "the other columns. Replaces --dataset; cannot travel in a link.",
         flag="--data-file", label="data file",
     ).field()  # fmt: skip
     classes: tuple[int, int] = Setting(
@@ -832,6 +840,17 @@ def _flag_dest(row: Setting) -> str:
     return row.flag.lstrip("-").replace("-", "_")
 
 
+def _named(parse: Callable[[str], Any], rule: Rule) -> Callable[[str], Any]:
+    """``parse`` under the name argparse shows when it fails ("invalid whole number value:
+    'abc'", not "invalid parse value")."""
+
+    def typed(text: str) -> Any:
+        return parse(text)
+
+    typed.__name__ = {Int: "whole number", Float: "number"}.get(type(rule), "value")
+    return typed
+
+
 def add_options(parser: Any, cls: type, *, title: str | None = None) -> None:
     """Add one argparse option per row of ``cls`` that has a CLI flag.
 
@@ -851,10 +870,10 @@ def add_options(parser: Any, cls: type, *, title: str | None = None) -> None:
         if isinstance(row.rule, Flag):
             kw["action"] = "store_true"
         elif isinstance(rule, Tuple) and rule.size:
-            kw |= {"nargs": rule.size, "type": rule.item.parse,
+            kw |= {"nargs": rule.size, "type": _named(rule.item.parse, rule.item),
                    "metavar": tuple(f"C{i}" for i in range(rule.size))}  # fmt: skip
         else:
-            kw["type"] = row.rule.parse
+            kw["type"] = _named(row.rule.parse, rule)
             if isinstance(rule, Choice):
                 kw["choices"] = rule.options
             else:

@@ -226,6 +226,21 @@ def test_bad_arguments_exit_2_with_one_line(name, capsys):
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["nope"], "invalid choice: 'nope'"),
+        (["loss", "--n", "abc"], "argument --n: invalid whole number value: 'abc'"),
+        (["loss", "--sigma-min", "x"], "argument --sigma-min: invalid number value: 'x'"),
+    ],
+)
+def test_usage_errors_read_as_sentences(args, said, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and "sslviz sslviz" not in err and "parse" not in err
+    assert err.endswith(f"(see 'sslviz {args[0] + ' ' if len(args) > 1 else ''}--help')")
+
+
 def test_unreadable_file_is_a_clear_error(tmp_path, capsys):
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip")
