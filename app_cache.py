@@ -482,7 +482,7 @@ def speed_seconds(n: int, family: str, solver: str, settings: SweepSettings,
     """Estimated wall time of one speed configuration (:func:`sslviz.costs.speed_config`)."""
     lo, hi = sigma or (0.0, 1.0)
     spec_i = speed_spec(spec or ProblemSpec(), n, family)
-    return costs.speed_config(spec_i, lo, hi, settings.replace(solver=solver),
+    return costs.speed_config(spec_i, lo, hi, settings.with_solver(solver),
                               ref if sigma else None).seconds  # fmt: skip
 
 

@@ -47,7 +47,7 @@ def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[list[dict], 
             tick(i / len(todo), what)
             try:
                 spec_i = app_cache.speed_spec(spec, n, fam)
-                settings_i = settings.replace(solver=sv)
+                settings_i = settings.with_solver(sv)
                 errors = app_state.cap_errors(spec_i)
                 if errors:
                     st.error(f"n = {n}, {fam}: " + " ".join(errors))
@@ -86,6 +86,9 @@ elif stored[3] < len(configs):
     st.info(f"Timed {stored[3]} of the {len(configs)} configurations by themselves (the "
             "cheapest); press the button for the full grid.")  # fmt: skip
 rows, lines = stored[1], stored[2]
+if settings.certify and set(grid.solvers) - {"cg", "pcg"}:
+    st.info("Certify proves the sides of iterative solves: it applies to the CG and PCG rows; "
+            "the exact and inverse rows are exact already and run as they are.")  # fmt: skip
 app_state.chart(st, plots.speed_figure(rows), key="speed_chart")
 for (n, fam), text in measure.speed_verdicts(rows).items():
     st.markdown(f"**n = {n}, {fam} graph:** {text} per interval.")

@@ -599,6 +599,11 @@ class SweepSettings(Spec):
     ).field()  # fmt: skip
     mode: str = _MODE.field()
 
+    def with_solver(self, solver: str) -> SweepSettings:
+        """These settings with ``solver``; the certification, which proves iterative
+        solves, is dropped for a direct one ('exact', 'inverse' are exact already)."""
+        return self.replace(solver=solver, certify=self.certify and solver in ("cg", "pcg"))
+
     def _cross(self, caller: str) -> None:
         if self.certify and self.mode != "fast":
             _fail(caller, "certify", "the certified search is a fast-mode search; use "

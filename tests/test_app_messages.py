@@ -35,3 +35,12 @@ def test_a_bad_link_value_says_what_it_is():
     said = _shown(at)
     assert not at.exception and "'abc' is not a whole number" in said
     assert "invalid literal" not in said
+
+
+def test_a_link_with_certify_on_the_speed_page_is_adjusted_not_an_exception():
+    """certify applies to CG/PCG; the Speed grid's exact and inverse rows run as they are."""
+    at = start("app_pages/4_Speed.py", {"certify": "1", "sizes": "50",
+                                        "speed_solvers": "cg,inverse"})  # fmt: skip
+    assert not at.exception and not at.error
+    assert any("applies to the CG and PCG rows" in i.value for i in at.info)
+    assert at.get("plotly_chart")
