@@ -194,12 +194,14 @@ def node_curves(
     for i in range(0, n_grid, NODE_CHUNK):
         if tick is not None:
             tick(i / n_grid, f"σ {i + 1}–{min(i + NODE_CHUNK, n_grid)} of {n_grid}")
-        part = grid[i:i + NODE_CHUNK]
-        f[i:i + part.size] = [p.model.soft_labels(s, solver=settings.solver,
-                                                  cg_iters=settings.cg_iters,
-                                                  derivative=False).f[u] for s in part]
-        fe[i:i + part.size] = [sl.f[u] for sl in p.model.soft_labels_many(part,
-                                                                          derivative=False)]
+        part = grid[i : i + NODE_CHUNK]
+        f[i : i + part.size] = [
+            p.model.soft_labels(
+                s, solver=settings.solver, cg_iters=settings.cg_iters, derivative=False
+            ).f[u]
+            for s in part
+        ]
+        fe[i : i + part.size] = [sl.f[u] for sl in p.model.soft_labels_many(part, derivative=False)]
     iterative = settings.solver in ("cg", "pcg")
     label = f"{settings.solver.upper()}-{settings.cg_iters}" if iterative else settings.solver
     return {"sigma": grid, "f": f, "f_exact": fe, "label": label}
@@ -450,6 +452,7 @@ def intervals_json(
 AUTO_SECONDS = 20.0
 """A computation estimated to take at most this long (or no longer than the default view's)
 runs by itself when a page opens; a longer one waits for its Run button."""
+
 
 def regret_seconds(spec: ProblemSpec, settings: SweepSettings, regret: RegretSettings,
                    sigma: tuple[float, float] | None = None,

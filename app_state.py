@@ -270,11 +270,15 @@ def range_warning(lo: float, hi: float, suggested: tuple[float, float]) -> str |
                 f"(suggested [{s_lo:g}, {s_hi:g}]): every node sees almost the same graph "
                 "there, so the loss is flat.")  # fmt: skip
     if lo < 0.25 * s_lo:
-        return (f"σ_min = {lo:g} is far below the suggested {s_lo:g}: at very small "
-                "bandwidths weights underflow and the exact loss can take minutes.")
+        return (
+            f"σ_min = {lo:g} is far below the suggested {s_lo:g}: at very small "
+            "bandwidths weights underflow and the exact loss can take minutes."
+        )
     if hi > 4 * s_hi:
-        return (f"σ_max = {hi:g} is far above the suggested {s_hi:g}: beyond it the graph is "
-                "nearly uniform and the loss no longer changes.")
+        return (
+            f"σ_max = {hi:g} is far above the suggested {s_hi:g}: beyond it the graph is "
+            "nearly uniform and the loss no longer changes."
+        )
     return None
 
 
@@ -511,9 +515,18 @@ def _fit(row: S.Setting, value: Any, options: list | None, high: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def widget(container: Any, cls: type, name: str, *, options: list | None = None,
-           label: str | None = None, radio: bool = False, empty_ok: bool = False,
-           high: Any = None, **kwargs: Any) -> Any:
+def widget(
+    container: Any,
+    cls: type,
+    name: str,
+    *,
+    options: list | None = None,
+    label: str | None = None,
+    radio: bool = False,
+    empty_ok: bool = False,
+    high: Any = None,
+    **kwargs: Any,
+) -> Any:
     """Draw the control of setting ``name`` of ``cls`` in ``container`` and return its value.
 
     Label, bounds, options and help come from the setting's row; ``options`` overrides the
@@ -545,8 +558,7 @@ def widget(container: Any, cls: type, name: str, *, options: list | None = None,
         options = list(rule.options)
     container = _placement(container, row.url)
     if container is None:  # presenter mode: a control the tour does not use (not drawn)
-        value = st.session_state[key] if key in st.session_state else cfg.get(row.url,
-                                                                               row.default)
+        value = st.session_state[key] if key in st.session_state else cfg.get(row.url, row.default)
         if value is None:  # what the empty widget returns: no items, its first option, None
             out = () if isinstance(rule, S.Tuple) else options[0] if options else None
         else:
@@ -768,7 +780,7 @@ def readable(exc: BaseException) -> str:
         text = text.replace(Path(copy).name, cfg["data_file_name"])
     m = _PARAMETER.match(text)
     if m:
-        rest = text[m.end():]
+        rest = text[m.end() :]
         text = rest if m.group(2) else f"{_label(m.group(1))} {rest}"
     return text
 
@@ -807,8 +819,11 @@ def _data_source(sb, out: AppSettings):
     cfg = _cfg()
     choices = [*S.DATASETS, UPLOAD]
     if st.session_state.get("w_source") not in choices:  # re-seeded every run: see widget()
-        st.session_state["w_source"] = UPLOAD if cfg.get("data_file") else cfg.get(
-            "dataset", S.default(ProblemSpec, "dataset"))
+        st.session_state["w_source"] = (
+            UPLOAD
+            if cfg.get("data_file")
+            else cfg.get("dataset", S.default(ProblemSpec, "dataset"))
+        )
     else:
         st.session_state["w_source"] = st.session_state["w_source"]
     row = S.setting(ProblemSpec, "dataset")
@@ -867,12 +882,14 @@ def _large_estimate(out: AppSettings) -> str:
     trust = costs.trust(spec, points, settings.cg_iters).seconds - build
     attribution = app_cache.ATTRIBUTION_SECONDS
     t = costs.seconds_text
-    return (f"Large instance, n = {spec.n:,}. Estimated on this server: building it about "
-            f"{t(build)}, the exact loss about {t(loss)}, Algorithm 4 about {t(alg4)} (and "
-            f"once more to time it), the causes of its misses about {t(attribution)} (a "
-            f"sample spread over σ when there are many), the trust panel ({points} σ) about "
-            f"{t(trust)}; then the node drill-down, about "
-            f"{t(LARGE_NODE_GRID * costs.solve_seconds(spec))}.")
+    return (
+        f"Large instance, n = {spec.n:,}. Estimated on this server: building it about "
+        f"{t(build)}, the exact loss about {t(loss)}, Algorithm 4 about {t(alg4)} (and "
+        f"once more to time it), the causes of its misses about {t(attribution)} (a "
+        f"sample spread over σ when there are many), the trust panel ({points} σ) about "
+        f"{t(trust)}; then the node drill-down, about "
+        f"{t(LARGE_NODE_GRID * costs.solve_seconds(spec))}."
+    )
 
 
 def sidebar() -> AppSettings:
@@ -951,8 +968,11 @@ def sidebar() -> AppSettings:
             out.spec = spec_from_cfg(ProblemSpec, cfg, data_file=cfg.get("data_file"))
             out.errors += cap_errors(out.spec)
             if not out.errors:
-                with st.spinner(f"Building the instance: {out.spec.n:,} points, PCA, "
-                                f"{out.spec.family} graph, labeling model…", show_time=True):
+                with st.spinner(
+                    f"Building the instance: {out.spec.n:,} points, PCA, "
+                    f"{out.spec.family} graph, labeling model…",
+                    show_time=True,
+                ):
                     out.suggested = app_cache.suggested_range(out.spec)
         except (ValueError, TypeError, FileNotFoundError) as exc:
             out.errors.append(readable(exc))

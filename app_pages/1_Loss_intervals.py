@@ -73,10 +73,25 @@ try:
                 tick, 0.3, 0.4, f"Algorithm 4 ({settings.mode} mode, {settings.solver}, "
                 f"t = {settings.cg_iters}): "))  # fmt: skip
             scoring = app_cache.scoring(spec, settings, truth.breakpoints.size)
-            sc = app_cache.scored(spec, lo, hi, settings, scoring.max_attributed, _progress=part(
-                tick, 0.4, 0.55, "the causes of the misses" + (
-                    "" if scoring.max_attributed is None else
-                    f" (at {scoring.max_attributed} of them, spread over σ)") + ": "))
+            sc = app_cache.scored(
+                spec,
+                lo,
+                hi,
+                settings,
+                scoring.max_attributed,
+                _progress=part(
+                    tick,
+                    0.4,
+                    0.55,
+                    "the causes of the misses"
+                    + (
+                        ""
+                        if scoring.max_attributed is None
+                        else f" (at {scoring.max_attributed} of them, spread over σ)"
+                    )
+                    + ": ",
+                ),
+            )
             stop = 0.9 if cmp_settings is None else 0.8
             trust = app_cache.trust(
                 spec, lo, hi, app_cache.trust_solver(settings), settings.cg_iters,
@@ -88,8 +103,11 @@ try:
                     tick, 0.8, 0.9, f"the comparison ({view.compare}): "))  # fmt: skip
                 cmp_scoring = app_cache.scoring(spec, cmp_settings, truth.breakpoints.size)
                 cmp_sc = app_cache.scored(spec, lo, hi, cmp_settings, cmp_scoring.max_attributed)
-            tick(0.9, "timing Algorithm 4 (its sweep again, without this bar's updates: about "
-                 f"{costs.seconds_text(app_cache.timing_seconds(spec, lo, hi, settings))})…")
+            tick(
+                0.9,
+                "timing Algorithm 4 (its sweep again, without this bar's updates: about "
+                f"{costs.seconds_text(app_cache.timing_seconds(spec, lo, hi, settings))})…",
+            )
             timing = app_cache.sweep_timing(spec, lo, hi, settings)
     problem = app_cache.problem(spec)
 except (ValueError, TypeError, FileNotFoundError) as exc:
@@ -200,9 +218,14 @@ try:
                                                 float(sigma0))) as tick:  # fmt: skip
         # a large instance's exact solves cost ~0.3 s each: a coarser grid
         curves = app_cache.node_curves(
-            spec, lo, hi, settings, u,
+            spec,
+            lo,
+            hi,
+            settings,
+            u,
             app_state.LARGE_NODE_GRID if spec.n > app_state.MAX_N else 120,
-            _progress=app_cache.scaled(tick, 0.0, 0.8, "f_u(σ), its solver and exact, "))
+            _progress=app_cache.scaled(tick, 0.0, 0.8, "f_u(σ), its solver and exact, "),
+        )
         tr = app_cache.node_traces(spec, lo, hi, settings, u, float(sigma0),
                                    _progress=app_cache.scaled(tick, 0.8, 1.0))  # fmt: skip
 except (ValueError, TypeError) as exc:

@@ -50,15 +50,17 @@ def estimate(sp, a, b, r=regret):  # the experiment's cost at other settings
 one = estimate(spec, lo, hi, regret.replace(rounds=1, repeats=1)).seconds
 fit = int(app_state.MAX_SECONDS / max(one * regret.repeats, 1e-9))
 fewer = (f"{fit} rounds",) if 1 <= fit < regret.rounds else ()
-if exp is None and app_state.refuse(app_state.over_cap(
-        f"{regret.repeats} × {regret.rounds} rounds", estimate, spec, lo, hi, fewer)):
+if exp is None and app_state.refuse(
+    app_state.over_cap(f"{regret.repeats} × {regret.rounds} rounds", estimate, spec, lo, hi, fewer)
+):
     st.stop()
 pressed = c[3].button("Run the experiment", key="reg_run", type="primary")
 if exp is None and (pressed or auto or app_state.pending(("regret", key))):
     try:
         with app_state.progress(
             f"Running {regret.repeats} × {regret.rounds} rounds (about {seconds:.0f} s)…",
-            key=("regret", key), restart=pressed,
+            key=("regret", key),
+            restart=pressed,
         ) as tick:
             exp = app_cache.regret(spec, lo, hi, settings, regret, progress=tick)
     except (ValueError, TypeError, FileNotFoundError) as exc:

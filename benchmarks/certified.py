@@ -57,8 +57,14 @@ def run_case(dataset: str, n: int, family: str) -> dict:
         c = true_loss_curve(p.model, y, lo, hi, solver="cg", cg_iters=20, **kw)
         seconds = time.perf_counter() - t0
         missed, vol = _compare(c, truth)
-        row[name] = {"seconds": seconds, "matvecs": c.matvecs, "factorizations": c.factorizations,
-                     "missed": missed, "eps_volume": vol, "evaluations": int(c.evaluations.size)}
+        row[name] = {
+            "seconds": seconds,
+            "matvecs": c.matvecs,
+            "factorizations": c.factorizations,
+            "missed": missed,
+            "eps_volume": vol,
+            "evaluations": int(c.evaluations.size),
+        }
         if c.certificates is not None:
             row[name]["exact_fallbacks"] = c.certificates.exact_fallbacks
     row["ratio_certified_cg20"] = row["certified"]["seconds"] / row["cg20"]["seconds"]

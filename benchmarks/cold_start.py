@@ -202,8 +202,12 @@ def summary(runs: list[dict]) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--baseline", type=Path, default=None,
-                    help="another checkout of the app, measured interleaved with this one")
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="another checkout of the app, measured interleaved with this one",
+    )
     args = ap.parse_args()
     LOG.parent.mkdir(parents=True, exist_ok=True)
     apps = {"current": ROOT}
@@ -220,13 +224,16 @@ def main() -> None:
         for path in PAGES:
             for name in order:
                 runs.setdefault((name, path or "home"), []).append(
-                    asyncio.run(session(apps[name], path)))
+                    asyncio.run(session(apps[name], path))
+                )
         for name in order:
             runs.setdefault((name, "home, browser already open"), []).append(
-                asyncio.run(session(apps[name], "", browser_first=True)))
+                asyncio.run(session(apps[name], "", browser_first=True))
+            )
         runs.setdefault(("floor", "trivial app"), []).append(asyncio.run(session(floor, "")))
         runs.setdefault(("floor", "trivial app, browser already open"), []).append(
-            asyncio.run(session(floor, "", browser_first=True)))
+            asyncio.run(session(floor, "", browser_first=True))
+        )
     pages = {f"{name} / {page}": summary(r) for (name, page), r in runs.items()}
     best = {name: {k: (sr[0][k] if isinstance(sr[0][k], bool) else min(s[k] for s in sr))
                    for k in sr[0]} for name, sr in step_runs.items()}  # fmt: skip
@@ -246,29 +253,46 @@ def main() -> None:
           "| app / page | on screen: min | median | max | found by Playwright: median | "
           "load average |", "|---|---|---|---|---|---|"]  # fmt: skip
     for key, r in pages.items():
-        md.append(f"| {key} | {r['first_chart_min_s']:.2f} | {r['first_chart_median_s']:.2f} | "
-                  f"{r['first_chart_max_s']:.2f} | {r['found_by_playwright_median_s']:.2f} | "
-                  f"{', '.join(map(str, r['load_1min']))} |")
+        md.append(
+            f"| {key} | {r['first_chart_min_s']:.2f} | {r['first_chart_median_s']:.2f} | "
+            f"{r['first_chart_max_s']:.2f} | {r['found_by_playwright_median_s']:.2f} | "
+            f"{', '.join(map(str, r['load_1min']))} |"
+        )
     if args.baseline:
         md += ["", "Baseline ÷ current, same session: " + ", ".join(
             f"{page} {pages[f'baseline / {page}']['first_chart_median_s'] / pages[f'current / {page}']['first_chart_median_s']:.2f}× (median), "  # noqa: E501
             f"{pages[f'baseline / {page}']['first_chart_min_s'] / pages[f'current / {page}']['first_chart_min_s']:.2f}× (min)"  # noqa: E501
             for page in COMPARED) + "."]  # fmt: skip
-    md += ["", "## Where the time goes (median s from the server's start)", "",
-           "| event | " + " | ".join(pages) + " |", "|---|" + "---|" * len(pages)]
+    md += [
+        "",
+        "## Where the time goes (median s from the server's start)",
+        "",
+        "| event | " + " | ".join(pages) + " |",
+        "|---|" + "---|" * len(pages),
+    ]
     for e in EVENTS:
         md.append(f"| {e} | " + " | ".join(
             f"{r['events_median_s'][e]:.2f}" if e in r["events_median_s"] else "–"
             for r in pages.values()) + " |")  # fmt: skip
-    md += ["", "## The app's path in one process (s, min over the runs)", "",
-           "| step | " + " | ".join(best) + " |", "|---|" + "---|" * len(best)]
+    md += [
+        "",
+        "## The app's path in one process (s, min over the runs)",
+        "",
+        "| step | " + " | ".join(best) + " |",
+        "|---|" + "---|" * len(best),
+    ]
     for k in best["current"]:
         md.append(f"| {k} | " + " | ".join(
             (("yes" if b[k] else "no") if isinstance(b[k], bool) else f"{b[k]:.3f}")
             for b in best.values()) + " |")  # fmt: skip
     for name, top in imports.items():
-        md += ["", f"## Heaviest imports under `import app_cache`, {name} (cumulative s, one "
-               "run)", "", "| module | s |", "|---|---|"] + [f"| {k} | {v:.3f} |" for k, v in top]
+        md += [
+            "",
+            f"## Heaviest imports under `import app_cache`, {name} (cumulative s, one run)",
+            "",
+            "| module | s |",
+            "|---|---|",
+        ] + [f"| {k} | {v:.3f} |" for k, v in top]
     write("cold_start", {"machine": machine(), "repeats": args.repeats,
                          "baseline": str(args.baseline) if args.baseline else None,
                          "pages": pages, "runs": {f"{a} / {p}": r for (a, p), r in runs.items()},

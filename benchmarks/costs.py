@@ -133,7 +133,8 @@ def fit_counts(c: dict) -> dict:
                 secs = time.perf_counter() - t0
                 rows["truth", fam].append((w, nu, cv.evaluations.size))
                 factors["truth", fam].append(
-                    secs / (cv.evaluations.size * costs.solve_seconds(spec)))
+                    secs / (cv.evaluations.size * costs.solve_seconds(spec))
+                )
                 t0 = time.perf_counter()
                 sw = sweep(p.model, p.y_unlabeled, lo, hi, SweepSettings())
                 secs = time.perf_counter() - t0
@@ -176,8 +177,15 @@ def checks() -> list[dict]:
         ref = suggest_sigma_range(p)
         est = estimate(spec, *ref, ref)
         secs = clock(lambda: run(spec, *ref))
-        out.append({"what": name, "estimate_s": est.seconds, "measured_s": secs,
-                    "ratio": est.seconds / max(secs, 1e-9), "memory_mb": est.memory_mb})
+        out.append(
+            {
+                "what": name,
+                "estimate_s": est.seconds,
+                "measured_s": secs,
+                "ratio": est.seconds / max(secs, 1e-9),
+                "memory_mb": est.memory_mb,
+            }
+        )
         print(f"{name:48s} est {est.seconds:8.2f} s  measured {secs:8.2f} s  "
               f"ratio {out[-1]['ratio']:.2f}", flush=True)  # fmt: skip
 
@@ -190,6 +198,7 @@ def checks() -> list[dict]:
         def run(spec, lo, hi):
             p = build_problem(spec)
             sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=lambda f, m: None)
+
         return run
 
     for n, fam in ((300, "complete"), (600, "complete"), (1500, "knn")):
@@ -198,31 +207,48 @@ def checks() -> list[dict]:
     for n, fam, solver in ((500, "complete", "cg"), (400, "complete", "inverse"),
                            (1500, "knn", "exact")):  # fmt: skip
         st = SweepSettings(solver=solver)
-        row(f"sweep fast {solver}, {fam} n={n}", replace(BASE, n=n, family=fam, seed=9 + n),
-            lambda s, lo, hi, r, st=st: costs.sweep(s, lo, hi, st, r), sweep_run(st))
+        row(
+            f"sweep fast {solver}, {fam} n={n}",
+            replace(BASE, n=n, family=fam, seed=9 + n),
+            lambda s, lo, hi, r, st=st: costs.sweep(s, lo, hi, st, r),
+            sweep_run(st),
+        )
     st = SweepSettings(mode="paper")
     for n, fam in ((100, "complete"), (150, "knn")):
         row(f"sweep paper cg, {fam} n={n}", replace(BASE, n=n, family=fam, seed=11),
             lambda s, lo, hi, r: costs.sweep(s, lo, hi, st, r), sweep_run(st))  # fmt: skip
     cs = ConditionSettings(points=15)
-    row("condition curve, complete n=400", replace(BASE, n=400, seed=13),
+    row(
+        "condition curve, complete n=400",
+        replace(BASE, n=400, seed=13),
         lambda s, lo, hi, r: costs.condition(s, cs),
-        lambda s, lo, hi: condition_curve(build_problem(s).model, np.linspace(lo, hi, 15)))
-    row("trust curve, knn n=1000", replace(BASE, n=1000, family="knn", seed=17),
+        lambda s, lo, hi: condition_curve(build_problem(s).model, np.linspace(lo, hi, 15)),
+    )
+    row(
+        "trust curve, knn n=1000",
+        replace(BASE, n=1000, family="knn", seed=17),
         lambda s, lo, hi, r: costs.trust(s, 30),
-        lambda s, lo, hi: trust_curve(build_problem(s).model, np.linspace(lo, hi, 30)))
+        lambda s, lo, hi: trust_curve(build_problem(s).model, np.linspace(lo, hi, 30)),
+    )
     if BASE.dataset == "fashion-mnist":  # the app's large option: a whole class pool
         big = replace(BASE, classes=(0, 1), n=12000, family="knn")
         st = SweepSettings()
         row("exact loss, knn n=12000 (whole pool)", big, costs.loss_curve, truth_run)
         row("sweep fast cg, knn n=12000 (whole pool)", big,
             lambda s, lo, hi, r: costs.sweep(s, lo, hi, st, r), sweep_run(st))  # fmt: skip
-        row("trust curve, knn n=12000 (whole pool)", big, lambda s, lo, hi, r: costs.trust(s, 20),
-            lambda s, lo, hi: trust_curve(build_problem(s).model, np.linspace(lo, hi, 20)))
+        row(
+            "trust curve, knn n=12000 (whole pool)",
+            big,
+            lambda s, lo, hi, r: costs.trust(s, 20),
+            lambda s, lo, hi: trust_curve(build_problem(s).model, np.linspace(lo, hi, 20)),
+        )
     rs = RegretSettings(rounds=6, repeats=1)
-    row("regret 6 rounds x 1, complete n=100", replace(BASE, n=100, seed=19),
+    row(
+        "regret 6 rounds x 1, complete n=100",
+        replace(BASE, n=100, seed=19),
         lambda s, lo, hi, r: costs.regret(s, lo, hi, SweepSettings(), rs, r),
-        lambda s, lo, hi: run_regret(s, (lo, hi), SweepSettings(), rs, n_jobs=1))
+        lambda s, lo, hi: run_regret(s, (lo, hi), SweepSettings(), rs, n_jobs=1),
+    )
     return out
 
 

@@ -318,7 +318,7 @@ def diff_bytes(a: bytes, b: bytes) -> list[str]:
         return paths
     i = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
              min(len(a), len(b)))  # fmt: skip
-    return [f"same JSON, bytes differ from offset {i}: {a[i:i + 40]!r} != {b[i:i + 40]!r}"]
+    return [f"same JSON, bytes differ from offset {i}: {a[i : i + 40]!r} != {b[i : i + 40]!r}"]
 
 
 def compare_json(loaded: list[dict], alone: list[dict], timeout: float) -> list[dict]:
@@ -459,14 +459,17 @@ def markdown(r: dict) -> str:
              "| view | s under load | s alone | exceptions | same numbers alone |",
              "|---|---|---|---|---|"]  # fmt: skip
     for v in r["views"]:
-        f = (lambda x: "timeout" if x is None else f"{x:.2f}")  # noqa: E731
+        f = lambda x: "timeout" if x is None else f"{x:.2f}"  # noqa: E731
         lines.append(f"| `{v['url'] or '/'}` | {f(v['seconds_under_load'])} | "
                      f"{f(v['seconds_alone'])} | {v['exceptions']} | "
                      f"{'yes' if v['same_numbers_alone'] else 'NO'} |")  # fmt: skip
     for v in r["views"]:
         if v.get("error"):
-            lines += ["", f"`{v['url'] or '/'}` failed: {v['error'].splitlines()[0]}"
-                      + (f"; page at the timeout: {v['diagnosis']}" if v.get("diagnosis") else "")]
+            lines += [
+                "",
+                f"`{v['url'] or '/'}` failed: {v['error'].splitlines()[0]}"
+                + (f"; page at the timeout: {v['diagnosis']}" if v.get("diagnosis") else ""),
+            ]
     if "json" in r:
         js = r["json"]
         same = sum(bool(j["bytes_equal"]) for j in js)
@@ -500,16 +503,36 @@ def markdown(r: dict) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=8)
-    ap.add_argument("--close-after", type=float, default=5.0,
-                    help="seconds before the long request's tab is closed")
-    ap.add_argument("--idle-cap", type=float, default=60.0,
-                    help="stop waiting for the server to be idle after this many seconds")
-    ap.add_argument("--no-json", dest="json", action="store_false",
-                    help="skip the JSON downloads and their comparison with the CLI")
-    ap.add_argument("--cli-timeout", type=float, default=300.0,
-                    help="seconds one shown command line may take in the CLI")
-    ap.add_argument("--screenshots", type=Path, default=None,
-                    help="folder for screenshots of failed sessions (none by default)")
+    ap.add_argument(
+        "--close-after",
+        type=float,
+        default=5.0,
+        help="seconds before the long request's tab is closed",
+    )
+    ap.add_argument(
+        "--idle-cap",
+        type=float,
+        default=60.0,
+        help="stop waiting for the server to be idle after this many seconds",
+    )
+    ap.add_argument(
+        "--no-json",
+        dest="json",
+        action="store_false",
+        help="skip the JSON downloads and their comparison with the CLI",
+    )
+    ap.add_argument(
+        "--cli-timeout",
+        type=float,
+        default=300.0,
+        help="seconds one shown command line may take in the CLI",
+    )
+    ap.add_argument(
+        "--screenshots",
+        type=Path,
+        default=None,
+        help="folder for screenshots of failed sessions (none by default)",
+    )
     args = ap.parse_args()
     global SCREENSHOTS
     SCREENSHOTS = args.screenshots

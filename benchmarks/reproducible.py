@@ -94,7 +94,7 @@ def main() -> None:
           "| case | 1 thread (s) | 2 threads (s) | 2 ÷ 1 | two at once, 1 thread | two at once, "
           "2 threads | same bits (1 / 2 / 1 vs 2) |", "|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in rows:
-        yn = (lambda b: "yes" if b else "NO")  # noqa: E731
+        yn = lambda b: "yes" if b else "NO"  # noqa: E731
         md.append(f"| {r['case']} | {r['min_s_1']:.3f} | {r['min_s_2']:.3f} | "
                   f"{r['ratio_2_over_1']:.2f} | {r['pair_max_s_1']:.3f} | {r['pair_max_s_2']:.3f} "
                   f"| {yn(r['bits_same_within_1'])} / {yn(r['bits_same_within_2'])} / "

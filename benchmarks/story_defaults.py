@@ -76,8 +76,12 @@ def regret_run(spec: ProblemSpec, lo: float, hi: float) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few candidates only")
-    ap.add_argument("--regret-top", type=int, default=6,
-                    help="time the regret run for this many passing candidates")
+    ap.add_argument(
+        "--regret-top",
+        type=int,
+        default=6,
+        help="time the regret run for this many passing candidates",
+    )
     args = ap.parse_args()
     pairs, sizes = (PAIRS[:3], SIZES[:2]) if args.quick else (PAIRS, SIZES)
     rows = []

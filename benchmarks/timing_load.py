@@ -48,6 +48,7 @@ def measure_all(budget: float) -> dict:
     for name, spec, settings in configs():
         p = build_problem(spec)
         lo, hi = suggest_sigma_range(p)
+
         def run(p=p, lo=lo, hi=hi, settings=settings):
             return sweep(p.model, p.y_unlabeled, lo, hi, settings)
 
@@ -82,8 +83,10 @@ def verdicts(rows: dict) -> dict:
             a, b = rows.get(f"n={n} {fam} cg"), rows.get(f"n={n} {fam} inverse")
             if a is None or b is None:
                 continue
-            naive = Timing(a["naive_wall"], a["naive_wall"], 1, 0.0, 0), Timing(
-                b["naive_wall"], b["naive_wall"], 1, 0.0, 0)
+            naive = (
+                Timing(a["naive_wall"], a["naive_wall"], 1, 0.0, 0),
+                Timing(b["naive_wall"], b["naive_wall"], 1, 0.0, 0),
+            )
             out[f"n={n} {fam}"] = {
                 "robust": verdict(a["timing"], b["timing"], ("CG", "inverse")).split(" (")[0],
                 "one wall-clock run": verdict(*naive, ("CG", "inverse")).split(" (")[0],
@@ -126,8 +129,10 @@ def main() -> None:
     md += ["", "| graph | robust verdict alone | under load | plain verdict alone | under load |",
            "|---|---|---|---|---|"]  # fmt: skip
     for k in v_alone:
-        md.append(f"| {k} | {v_alone[k]['robust']} | {v_loaded[k]['robust']} | "
-                  f"{v_alone[k]['one wall-clock run']} | {v_loaded[k]['one wall-clock run']} |")
+        md.append(
+            f"| {k} | {v_alone[k]['robust']} | {v_loaded[k]['robust']} | "
+            f"{v_alone[k]['one wall-clock run']} | {v_loaded[k]['one wall-clock run']} |"
+        )
     md += ["", f"Robust verdicts the same alone and under load: {same_robust}; work counts "
            f"identical: {same_counts}.", ""]  # fmt: skip
     serial = {which: {k: {"timing": r["timing"].as_dict(), "naive_wall": r["naive_wall"],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The tests, as CI runs them (after `bash scripts/install.sh test`): ruff, then the whole
-# suite on this CPU's own dispatch, and again under two others, so that a result promised
-# bit for bit on every path cannot rest on one CPU's arithmetic (README, Reproducibility):
+# The tests, as CI runs them (after `bash scripts/install.sh test`): ruff (lint and format),
+# then the whole suite on this CPU's own dispatch, and again under two others, so that a
+# result promised bit for bit on every path cannot rest on one CPU's arithmetic (README,
+# Reproducibility):
 #   - NumPy on its baseline SIMD code only (NPY_DISABLE_CPU_FEATURES names every target
 #     above the baseline that this CPU has: tests/dispatch.py);
 #   - the compiled kernels built for a generic CPU (NUMBA_CPU_NAME=generic).
@@ -9,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ruff check .
+ruff format --check .
 pytest=(python -m pytest -q -p no:cacheprovider "$@")
 "${pytest[@]}"
 # tests/test_cross_dispatch.py runs every dispatch itself: once is enough.

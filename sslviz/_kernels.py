@@ -848,8 +848,12 @@ def cg_search(grid, todo, st, d, dl, pattern, iterations, precondition, degenera
         if ia < 0 or ib < 0:
             stack.append((a, b))  # rows full: searched again, from its stored σ, next call
             return min(ia, ib), roots_s, roots_u, _stack_rows(stack)
-        if (b - a) > min_width * a and count[0] < max_evaluations and hermite_split(
-            a, b, H[ia], H[ib], D[ia], D[ib], degenerate, degenerate, basis, touch
+        if (
+            (b - a) > min_width * a
+            and count[0] < max_evaluations
+            and hermite_split(
+                a, b, H[ia], H[ib], D[ia], D[ib], degenerate, degenerate, basis, touch
+            )
         ):
             m = 0.5 * (a + b)
             stack.append((m, b))

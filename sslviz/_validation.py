@@ -21,6 +21,7 @@ class InvalidParameterError(ValueError):
 def _range_text(low: float | None, high: float | None, closed: str) -> str:
     left = "[" if closed in ("both", "left") else "("
     right = "]" if closed in ("both", "right") else ")"
+
     def text(x: float) -> str:
         return str(x) if isinstance(x, int) else f"{x:g}"
 

@@ -411,8 +411,11 @@ def trust_curve(
         base = 0.3 + 0.35 * j
 
         def settled(k: int, trying: tuple[int, int] | None = None, base=base, w=w) -> None:
-            report(base + 0.35 * k / n, f"t needed, {w.upper()}: σ {k} of {n}" + (
-                f" (trying t = {trying[0]} at {trying[1]} σ)" if trying else ""))
+            report(
+                base + 0.35 * k / n,
+                f"t needed, {w.upper()}: σ {k} of {n}"
+                + (f" (trying t = {trying[0]} at {trying[1]} σ)" if trying else ""),
+            )
 
         needed[w] = _search_t(n, keeps, under, t_max, right(w), settled)
     report(1.0, "done")

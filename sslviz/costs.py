@@ -338,8 +338,9 @@ def recording(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
     """The Algorithm 4 player: the exact loss and a recorded sweep (the event log adds
     memory: ~300 bytes per event, at most a few per solve)."""
     sw = sweep(spec, lo, hi, settings, ref)
-    log = Cost(0.0, sw.memory_mb + 3 * 300 * sweep_solves(spec, settings,
-                                                           width(lo, hi, ref)) / 2**20)
+    log = Cost(
+        0.0, sw.memory_mb + 3 * 300 * sweep_solves(spec, settings, width(lo, hi, ref)) / 2**20
+    )
     return loss_curve(spec, lo, hi, ref) + sw + log
 
 

@@ -1027,13 +1027,16 @@ def score(
             miss_records.append(att.unexamined(float(tb[i]), truth.nodes[i], len(examined), k))
             continue
         if progress is not None:
-            progress(0.3 + 0.4 * done / len(examined),
-                     f"miss {done + 1:,} of {len(examined):,} (exact solves)")
+            progress(
+                0.3 + 0.4 * done / len(examined),
+                f"miss {done + 1:,} of {len(examined):,} (exact solves)",
+            )
         miss_records.append(att.miss(float(tb[i]), truth.nodes[i], probes.get(j)))
         done += 1
     spurious_records = [att.spurious(x, probes.get(k + j)) for j, x in enumerate(spur)]
     miss_records = att.fill_t_needed(
-        miss_records, None if progress is None else lambda message: progress(0.7, message))
+        miss_records, None if progress is None else lambda message: progress(0.7, message)
+    )
     sc = Score(
         len(result.intervals),
         int(tb.size),
@@ -1424,6 +1427,7 @@ class _Attribution:
         def trying(t: int, count: int) -> None:
             if say is not None:
                 say(f"the iterations each solver miss needed: trying t = {t} at {count:,} of them")
+
         recs = [r for r in misses if "_target" in r.evidence]
         need: dict[int, int | None] = {}
         if self.iterative and recs:

@@ -630,8 +630,7 @@ class HarmonicModel(_SoftLabelModel):
 
             f = solve(b)
             if min_pivot < _PIVOT_TOL or not (
-                _refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l)
-                and _in_unit(f)
+                _refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l) and _in_unit(f)
             ):
                 return None
 
@@ -654,9 +653,7 @@ class HarmonicModel(_SoftLabelModel):
             df = solve(rhs)
             if refine:
                 _refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
-        return SoftLabels(
-            sigma, f, df, self._structural.copy(), solves, matvecs, factorizations
-        )
+        return SoftLabels(sigma, f, df, self._structural.copy(), solves, matvecs, factorizations)
 
     def exact_cholesky_many(self, sigmas) -> list[SoftLabels]:
         """Exact soft labels (and ∂f/∂σ) at each σ on a complete graph, by Cholesky of the

@@ -454,6 +454,7 @@ def _learning_curve(sizes, pools, exact, test_avg: AverageLoss) -> LearningCurve
 
 # -- a domain's instances, and what the page says about a result -------------------------
 
+
 def compared(settings) -> tuple[SweepSettings, ...]:
     """The approximate learners of ``settings`` (a :class:`sslviz.specs.LearnSettings`):
     its own solver and t first when it learns on estimates, then its variant (CG when it

@@ -768,8 +768,13 @@ def soft_label_figure(
                 row,
                 1,
             )
-    fig.update_yaxes(title_text="f_u(σ): its label flips at ½", row=1, col=1,
-                     tickvals=[0, 0.25, 0.5, 0.75, 1], ticktext=["0", "0.25", "½", "0.75", "1"])
+    fig.update_yaxes(
+        title_text="f_u(σ): its label flips at ½",
+        row=1,
+        col=1,
+        tickvals=[0, 0.25, 0.5, 0.75, 1],
+        ticktext=["0", "0.25", "½", "0.75", "1"],
+    )
     g_its = [max(it.g, 1e-300) for its in (traces or {}).values() for it in its]
     _log_axis(fig, *g_all, g_its, row=2, col=1, title_text="g_u(σ) (log)")
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)

@@ -68,9 +68,16 @@ TOURS: tuple[Tour, ...] = (
         teaser="The loss over σ is a staircase: each step is one unlabeled point whose soft "
         "label crosses ½.",
         page=LOSS,
-        settings=_INSTANCE | {
-            "classes": "3,8", "n": "60", "labeled": "6", "family": "complete",
-            "solver": "exact", "compare": "nothing", "sigma_min": "0.6", "sigma_max": "3.4",
+        settings=_INSTANCE
+        | {
+            "classes": "3,8",
+            "n": "60",
+            "labeled": "6",
+            "family": "complete",
+            "solver": "exact",
+            "compare": "nothing",
+            "sigma_min": "0.6",
+            "sigma_max": "3.4",
             "node": "59",
         },  # fmt: skip
         text="Each σ gives a Gaussian graph; the harmonic solution (Algorithm 2) gives every "
@@ -92,9 +99,16 @@ TOURS: tuple[Tour, ...] = (
         teaser="Algorithm 4 with CG-5, CG-20 and an exact solve on the same loss: where the "
         "approximation loses breakpoints, and why.",
         page=LOSS,
-        settings=_INSTANCE | {
-            "classes": "3,8", "n": "100", "labeled": "10", "family": "complete",
-            "t": "20", "compare": "CG t = 5", "sigma_min": "0.6", "sigma_max": "3.4",
+        settings=_INSTANCE
+        | {
+            "classes": "3,8",
+            "n": "100",
+            "labeled": "10",
+            "family": "complete",
+            "t": "20",
+            "compare": "CG t = 5",
+            "sigma_min": "0.6",
+            "sigma_max": "3.4",
         },  # fmt: skip
         text="Algorithm 4 finds the pieces by root finding on g_u(σ) = (f_u(σ) − ½)², with "
         "f_u and f'_u from t iterations of CG (Algorithm 2) instead of a matrix inverse. CG "
@@ -116,10 +130,17 @@ TOURS: tuple[Tour, ...] = (
         teaser="Time per interval and number of pieces M on kNN and complete graphs, and "
         "why sparse graphs need fewer instances to learn σ.",
         page=SPEED,
-        settings=_INSTANCE | {
-            "classes": "3,8", "n": "100", "labeled": "10", "family": "knn",
-            "sigma_min": "0.6", "sigma_max": "3.4", "sizes": "50,100",
-            "speed_families": "complete,knn", "speed_solvers": "cg,inverse",
+        settings=_INSTANCE
+        | {
+            "classes": "3,8",
+            "n": "100",
+            "labeled": "10",
+            "family": "knn",
+            "sigma_min": "0.6",
+            "sigma_max": "3.4",
+            "sizes": "50,100",
+            "speed_families": "complete,knn",
+            "speed_solvers": "cg,inverse",
         },  # fmt: skip
         text="Table 1 of the paper: time per interval (TpI) and number of intervals M for "
         "CG (t = 20) against the matrix inverse (MI), on the complete graph and the kNN "
@@ -141,10 +162,18 @@ TOURS: tuple[Tour, ...] = (
         teaser="Algorithm 4 node by node, as printed, against one shared search: same "
         "intervals, a hundred times fewer solves.",
         page=LOSS,
-        settings=_INSTANCE | {
-            "classes": "3,8", "n": "100", "labeled": "10", "family": "knn",
-            "solver": "pcg", "t": "20", "mode": "paper", "compare": "other mode",
-            "sigma_min": "0.6", "sigma_max": "3.4",
+        settings=_INSTANCE
+        | {
+            "classes": "3,8",
+            "n": "100",
+            "labeled": "10",
+            "family": "knn",
+            "solver": "pcg",
+            "t": "20",
+            "mode": "paper",
+            "compare": "other mode",
+            "sigma_min": "0.6",
+            "sigma_max": "3.4",
         },  # fmt: skip
         text="Paper mode runs Algorithm 4 as printed (with Appendix E.2's changes): node by "
         "node, a Newton / gradient hybrid from σ0, restarting at σ_h + 0.05 after each "
@@ -164,10 +193,19 @@ TOURS: tuple[Tour, ...] = (
         teaser="Solve on a small subset Ũ of U and extend: a smaller system that CG solves "
         "in a few iterations.",
         page=LOSS,
-        settings=_INSTANCE | {
-            "classes": "3,8", "n": "200", "labeled": "20", "family": "knn",
-            "labeling": "delalleau", "subset": "20", "lam": "1.4", "t": "20",
-            "compare": "CG t = 5", "sigma_min": "0.6", "sigma_max": "3.4",
+        settings=_INSTANCE
+        | {
+            "classes": "3,8",
+            "n": "200",
+            "labeled": "20",
+            "family": "knn",
+            "labeling": "delalleau",
+            "subset": "20",
+            "lam": "1.4",
+            "t": "20",
+            "compare": "CG t = 5",
+            "sigma_min": "0.6",
+            "sigma_max": "3.4",
         },  # fmt: skip
         text="Delalleau et al.'s method (Algorithm 3) solves only on L ∪ Ũ, a random subset "
         "of m unlabeled nodes, with a label-fit weight λ, and extends the soft labels to the "
@@ -187,9 +225,16 @@ TOURS: tuple[Tour, ...] = (
         teaser="Tune σ over a stream of instances from interval feedback, and compare the "
         "regret with the √(T·M·log(RT)) rate.",
         page=REGRET,
-        settings=_INSTANCE | {
-            "classes": "1,7", "n": "50", "labeled": "5", "family": "complete",
-            "sigma_min": "0.5", "sigma_max": "5.0", "rounds": "20", "repeats": "2",
+        settings=_INSTANCE
+        | {
+            "classes": "1,7",
+            "n": "50",
+            "labeled": "5",
+            "family": "complete",
+            "sigma_min": "0.5",
+            "sigma_max": "5.0",
+            "rounds": "20",
+            "repeats": "2",
             "feedback": "approx,exact,full,uniform",
         },  # fmt: skip
         text="Algorithm 1 (Approximate Continuous Exp3-Set) learns σ over a stream of "
@@ -212,10 +257,17 @@ TOURS: tuple[Tour, ...] = (
         teaser="Where √κ explodes, CG-t cannot be trusted: the σ range Algorithm 4 can "
         "search with t = 20.",
         page=CONDITIONING,
-        settings=_INSTANCE | {
-            "classes": "3,8", "n": "100", "labeled": "10", "family": "knn",
-            "sigma_min": "0.3", "sigma_max": "3.4", "families": "complete,knn",
-            "points": "15", "cond_solver": "cg",
+        settings=_INSTANCE
+        | {
+            "classes": "3,8",
+            "n": "100",
+            "labeled": "10",
+            "family": "knn",
+            "sigma_min": "0.3",
+            "sigma_max": "3.4",
+            "families": "complete,knn",
+            "points": "15",
+            "cond_solver": "cg",
         },  # fmt: skip
         text="Figure 5 plots √κ(I − P_UU) against σ. CG's error after t iterations shrinks "
         "like ((√κ − 1)/(√κ + 1))^t (Theorems 5.1–5.3), so t = 20 is plenty where √κ is "
@@ -234,11 +286,20 @@ TOURS: tuple[Tour, ...] = (
         teaser="ERM over the exact losses of m instances: it overfits with one instance and "
         "settles as m grows; learning on CG estimates instead can pick a much worse σ.",
         page=LEARN,
-        settings=_INSTANCE | {
-            "classes": "3,8", "n": "100", "labeled": "10", "family": "complete",
-            "sigma_min": "0.63", "sigma_max": "3.4", "instances": "8",
-            "test_instances": "8", "curve": "1,2,4,8", "curve_repeats": "4",
-            "compare_t": "5,10,20", "learn_solver": "exact",
+        settings=_INSTANCE
+        | {
+            "classes": "3,8",
+            "n": "100",
+            "labeled": "10",
+            "family": "complete",
+            "sigma_min": "0.63",
+            "sigma_max": "3.4",
+            "instances": "8",
+            "test_instances": "8",
+            "curve": "1,2,4,8",
+            "curve_repeats": "4",
+            "compare_t": "5,10,20",
+            "learn_solver": "exact",
         },  # fmt: skip
         text="The paper's distributional setting (§3): instances come from one domain, "
         "here digits 3 vs 8 with n = 100 and |L| = 10 on the complete graph, and σ is "

@@ -389,7 +389,7 @@ def _chebyshev_cells(ev, todo, roots, rest, rtol, max_evaluations, tick) -> None
         xs = _cheb_points(a, b, N)
         step = xs.size if tick is None else _PREFETCH_STEP  # σ are solved independently
         for i in range(0, xs.size, step):
-            ev.prefetch(xs[i:i + step])
+            ev.prefetch(xs[i : i + step])
             if tick is not None:
                 tick.note(len(ev.cache), len(roots))
         got = [ev(x) for x in xs]

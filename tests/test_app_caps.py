@@ -33,8 +33,9 @@ def calls(monkeypatch):
         monkeypatch.setattr(mod, name, counted(f"{mod.__name__}.{name}", getattr(mod, name)))
     import sslviz.problem
 
-    monkeypatch.setattr(sslviz.problem, "run_regret", counted("run_regret",
-                                                             sslviz.problem.run_regret))
+    monkeypatch.setattr(
+        sslviz.problem, "run_regret", counted("run_regret", sslviz.problem.run_regret)
+    )
     return out
 
 

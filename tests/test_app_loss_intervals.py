@@ -228,9 +228,11 @@ def test_the_default_drill_down_node_is_not_on_the_range_edge():
 
     import app_cache
 
-    p = SimpleNamespace(model=SimpleNamespace(n_unlabeled=6),
-                        rows=lambda nd: [10 + int(u) for u in nd])
-    sc = SimpleNamespace(sigma_min=1.0, sigma_max=3.0,
-                         misses=[(1.0, [4]), (1.05, [5]), (2.0, [1]), (2.95, [0, 2])])
+    p = SimpleNamespace(
+        model=SimpleNamespace(n_unlabeled=6), rows=lambda nd: [10 + int(u) for u in nd]
+    )
+    sc = SimpleNamespace(
+        sigma_min=1.0, sigma_max=3.0, misses=[(1.0, [4]), (1.05, [5]), (2.0, [1]), (2.95, [0, 2])]
+    )
     order, missed = app_cache.drill_down_nodes(p, sc)
     assert missed == [11, 14, 15, 10, 12] and order == [11, 14, 15, 10, 12, 13]

@@ -364,7 +364,8 @@ def test_max_attributed_examines_an_evenly_spread_sample():
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= 1
     assert [m for _, m in seen if m.startswith("miss ")] == [
-        f"miss {i} of 5 (exact solves)" for i in range(1, 6)]
+        f"miss {i} of 5 (exact solves)" for i in range(1, 6)
+    ]
     assert any(r.cause == "solver" for r in capped.miss_records)  # so t needed is searched:
     assert any(m.startswith("the iterations each solver miss needed: trying t = 6 at ")
                for _, m in seen)  # fmt: skip

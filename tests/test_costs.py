@@ -55,8 +55,9 @@ def test_memory_of_a_complete_graph_grows_as_n_squared():
 def test_estimates_grow_with_the_sigma_range():
     widths = [loss(lo=1.0, hi=1.0 + w).seconds for w in (1, 4, 8, 16)]
     assert widths == sorted(widths) and widths[-1] > 2 * widths[0]
-    assert costs.sweep(SPEC, 1.0, 9.0, FAST, REF).seconds > costs.sweep(SPEC, 1, 5, FAST,
-                                                                          REF).seconds
+    assert (
+        costs.sweep(SPEC, 1.0, 9.0, FAST, REF).seconds > costs.sweep(SPEC, 1, 5, FAST, REF).seconds
+    )
     assert costs.width(1.0, 3.0, REF) == 0.5 and costs.width(1.0, 3.0, None) == 1.0
 
 
@@ -71,8 +72,10 @@ def test_regret_grows_with_rounds_repeats_and_models():
 
 
 def test_paper_mode_and_the_solver_change_the_sweep():
-    assert costs.sweep(SPEC, *REF, PAPER, REF).seconds > 10 * costs.sweep(SPEC, *REF, FAST,
-                                                                           REF).seconds
+    assert (
+        costs.sweep(SPEC, *REF, PAPER, REF).seconds
+        > 10 * costs.sweep(SPEC, *REF, FAST, REF).seconds
+    )
     t20, t200 = (costs.sweep(SPEC, *REF, FAST.replace(cg_iters=t), REF).seconds
                  for t in (20, 200))  # fmt: skip
     assert t200 > t20
@@ -117,8 +120,11 @@ def test_whole_class_pools_have_their_own_measured_counts():
     assert costs.sweep_solves(big, FAST, 2.0) == 2 * c["fast_solves_large_sparse"]
     small = SPEC.replace(n=1000, family="knn")
     assert costs.sweep_solves(small, FAST) == pytest.approx(
-        c["fast_per_node_sparse"] * (1000 - small.n_labeled) ** c["fast_power_sparse"])
+        c["fast_per_node_sparse"] * (1000 - small.n_labeled) ** c["fast_power_sparse"]
+    )
     # 40 σ at 12,000 points: measured 40 s (20 σ: 23 s, benchmarks/costs.py)
     assert 20 < costs.trust(big, 40).seconds < 80
-    assert costs.trust(SPEC.replace(n=15000, family="knn"), 40).seconds < 2 * costs.trust(
-        big, 40).seconds
+    assert (
+        costs.trust(SPEC.replace(n=15000, family="knn"), 40).seconds
+        < 2 * costs.trust(big, 40).seconds
+    )

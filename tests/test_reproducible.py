@@ -75,8 +75,10 @@ def test_two_computations_at_once_give_the_same_bits(problem):
 
 
 def test_importing_sslviz_pins_one_thread_for_the_process():
-    code = ("import sslviz, threadpoolctl; print(max(i['num_threads'] for i in "
-            "threadpoolctl.threadpool_info() if i['user_api'] == 'blas'))")
+    code = (
+        "import sslviz, threadpoolctl; print(max(i['num_threads'] for i in "
+        "threadpoolctl.threadpool_info() if i['user_api'] == 'blas'))"
+    )
     env = os.environ | {"OPENBLAS_NUM_THREADS": "2"}
     env.pop("SSLVIZ_THREADS", None)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,

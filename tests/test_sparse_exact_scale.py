@@ -107,9 +107,7 @@ def fashion_knn():
         pytest.skip("Fashion-MNIST is not installed")
 
 
-def test_chebyshev_search_on_a_sparse_graph_matches_the_hermite_search(
-    fashion_knn, monkeypatch
-):
+def test_chebyshev_search_on_a_sparse_graph_matches_the_hermite_search(fashion_knn, monkeypatch):
     """The Chebyshev search runs on kNN graphs from 1,500 unlabeled nodes on; here on 690
     (threshold lowered): the same breakpoints (1e-8), nodes and losses as the Hermite
     search."""

@@ -117,9 +117,10 @@ def _tour_widgets_match(at: AppTest, tour: tours.Tour) -> None:
         assert shown == pytest.approx(value) if isinstance(value, float) else shown == value, key
     assert at.query_params["tour"] == tour.id
     for key, text in tour.settings.items():
-        assert app_state.from_query({key: at.query_params[key]})[0] == app_state.from_query(
-            {key: text}
-        )[0], key
+        assert (
+            app_state.from_query({key: at.query_params[key]})[0]
+            == app_state.from_query({key: text})[0]
+        ), key
 
 
 def _chart(at: AppTest) -> AppTest:
