@@ -80,10 +80,14 @@ if all(float(m.regret_mean[-1]) == 0.0 for m in exp.models.values()):
     )
 app_state.chart(st, plots.regret_figure(exp), key="reg_chart")
 st.caption(
-    "Solid lines: the mean cumulative regret R_t of each feedback model over the repetitions, "
-    "with its 95% band (left axis). Dashed: Theorem 3.1's rate, on its own scale (right "
-    "axis): it is an upper bound, usually far above the measured regret."
-)
+    f"Coloured lines (each its own dash and markers): the mean cumulative regret R_t of each "
+    f"feedback model over {exp.repeats} repetitions (left axis), "
+    + ("with its 95% band. " if exp.repeats >= plots.BAND_REPEATS else
+       f"without bands (drawn from {plots.BAND_REPEATS} repetitions on: with fewer, the "
+       "interval of the mean is far wider than the lines). ")
+    + "Grey: Theorem 3.1's rate, on its own scale (right axis): an upper bound, usually far "
+    "above the measured regret."
+)  # fmt: skip
 left, right = st.columns(2)
 app_state.chart(left, plots.average_regret_figure(exp), key="reg_avg_chart")
 pick = right.selectbox("density of model", list(exp.models), key="reg_density_model")

@@ -948,6 +948,13 @@ def trust_figure(trust, *, name: str | None = None) -> go.Figure:
 # --------------------------------------------------------------------------------------------
 
 
+BAND_REPEATS = 5
+"""Repetitions from which the regret charts draw a 95% band (with fewer, a Student-t
+interval of the mean spans far more than the lines it is about)."""
+_MODEL_DASH = ("solid", "dash", "dot", "dashdot")
+_MODEL_MARK = ("circle", "diamond", "square", "x")
+
+
 def _regret_layout(fig: go.Figure, y_title: str, rate_title: str, title: str) -> None:
     """Learners on the left axis, the rate on the right one, both from 0 (aligned)."""
     left = np.concatenate([np.asarray(t.y, float) for t in fig.data if t.yaxis == "y"])
@@ -966,7 +973,8 @@ def _regret_layout(fig: go.Figure, y_title: str, rate_title: str, title: str) ->
 
 
 def regret_figure(exp) -> go.Figure:
-    """Cumulative regret R_t per feedback model with its 95% band, and the theoretical rate.
+    """Cumulative regret R_t per feedback model, with its 95% band from
+    :data:`BAND_REPEATS` repetitions on, and the theoretical rate.
 
     The rate (Theorem 3.1's bound, usually far above the measured regret) has its own
     scale on the right (a secondary y axis), so the learners' curves fill the chart.
@@ -978,35 +986,40 @@ def regret_figure(exp) -> go.Figure:
     Returns
     -------
     go.Figure
-        Per model a ``'<model> 95% band'`` (filled, legend hidden) and a ``'<model>'`` trace
+        Per model a ``'<model> 95% band'`` (filled, legend hidden; with enough repetitions)
+        and a ``'<model>'`` trace (its own dash and markers, so equal lines stay visible)
         (left axis ``'y'``), then ``'theoretical rate'`` (right axis ``'y2'``).
     """
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     t = np.arange(1, exp.rounds + 1)
     for j, (name, m) in enumerate(exp.models.items()):
         color = _COLORS[j % len(_COLORS)]
-        fig.add_trace(
-            go.Scatter(
-                x=np.r_[t, t[::-1]],
-                y=np.r_[m.regret_high, m.regret_low[::-1]],
-                fill="toself",
-                fillcolor=_rgba(color, 0.12),
-                line=dict(width=0),
-                name=f"{name} 95% band",
-                legendgroup=name,
-                showlegend=False,
-                hoverinfo="skip",
-            ),
-            secondary_y=False,
-        )
+        if exp.repeats >= BAND_REPEATS:
+            fig.add_trace(
+                go.Scatter(
+                    x=np.r_[t, t[::-1]],
+                    y=np.r_[m.regret_high, m.regret_low[::-1]],
+                    fill="toself",
+                    fillcolor=_rgba(color, 0.12),
+                    line=dict(width=0),
+                    name=f"{name} 95% band",
+                    legendgroup=name,
+                    showlegend=False,
+                    hoverinfo="skip",
+                ),
+                secondary_y=False,
+            )
         fig.add_trace(
             go.Scatter(
                 x=t,
                 y=m.regret_mean,
-                mode="lines",
+                mode="lines+markers",
                 name=name,
                 legendgroup=name,
-                line=dict(color=color, width=2.5),
+                line=dict(color=color, width=2.5, dash=_MODEL_DASH[j % len(_MODEL_DASH)]),
+                marker=dict(
+                    symbol=_MODEL_MARK[j % len(_MODEL_MARK)], size=8, color=color, maxdisplayed=25
+                ),
                 hovertemplate=f"{name} feedback: regret %{{y:.3g}}<extra></extra>",
             ),
             secondary_y=False,
@@ -1017,13 +1030,14 @@ def regret_figure(exp) -> go.Figure:
             y=exp.rate,
             mode="lines",
             name="theoretical rate",
-            line=dict(color="#555555", dash="dash"),
+            line=dict(color="#555555", dash="longdash", width=1.5),
             hovertemplate="theoretical rate: %{y:.3g}<extra></extra>",
         ),
         secondary_y=True,
     )
-    _regret_layout(fig, "cumulative regret R_t", "theoretical rate (dashed, this axis)",
-                   "Cumulative regret (mean over repetitions, 95% band)")  # fmt: skip
+    bands = ", 95% band" if exp.repeats >= BAND_REPEATS else ""
+    _regret_layout(fig, "cumulative regret R_t", "theoretical rate (grey, this axis)",
+                   f"Cumulative regret (mean over {exp.repeats} repetitions{bands})")  # fmt: skip
     return fig
 
 
@@ -1039,7 +1053,11 @@ def average_regret_figure(exp) -> go.Figure:
                 y=m.regret_mean / t,
                 mode="lines",
                 name=name,
-                line=dict(color=_COLORS[j % len(_COLORS)], width=2.5),
+                line=dict(
+                    color=_COLORS[j % len(_COLORS)],
+                    width=2.5,
+                    dash=_MODEL_DASH[j % len(_MODEL_DASH)],
+                ),
                 hovertemplate=f"{name} feedback: R_t / t = %{{y:.3g}}<extra></extra>",
             ),
             secondary_y=False,
@@ -1050,12 +1068,12 @@ def average_regret_figure(exp) -> go.Figure:
             y=exp.rate / t,
             mode="lines",
             name="theoretical rate / t",
-            line=dict(color="#555555", dash="dash"),
+            line=dict(color="#555555", dash="longdash", width=1.5),
             hovertemplate="theoretical rate / t: %{y:.3g}<extra></extra>",
         ),
         secondary_y=True,
     )
-    _regret_layout(fig, "average regret R_t / t", "rate / t (dashed, this axis)",
+    _regret_layout(fig, "average regret R_t / t", "rate / t (grey, this axis)",
                    "Average regret")  # fmt: skip
     return fig
 

@@ -243,10 +243,10 @@ TOURS: tuple[Tour, ...] = (
         "CG-20), the true constant-loss interval (exact), the whole loss (full information, "
         "M = 1) or nothing (uniform). Theorem 3.1 bounds the regret by Õ(√(T·M·log(RT))), "
         "M the number of pieces.",
-        look="Press **Run the experiment** (about 10 s). After T = 20 rounds the regret is "
-        "about 7.9 for uniform, 6.2 for approx and exact, 4.2 for full information; the "
-        "rate curves (about 44 for M ≈ 26) lie far above: the bound is loose, but "
-        "semi-bandit feedback does pay over full information.",
+        look="The coloured lines (press **Run the experiment** if they are not drawn yet): "
+        "uniform does not learn; full information sees the whole loss each round; approx "
+        "and exact see one interval. Where does each end after T rounds, and how far "
+        "below the grey rate curve (its own axis, on the right)?",
         ask="Why does approximate feedback from CG-20 cost almost nothing here compared with "
         "the exact interval, and what would make it cost more?",
         controls=("rounds", "repeats", "feedback", "lr"),

@@ -299,8 +299,9 @@ def test_condition_and_cg_figures(problem, sigma_range):
 
 def test_regret_figures():
     exp = regret_experiment(
-        SyntheticRounds(), rounds=12, repeats=3, n_jobs=1, feedback=["approx", "uniform"]
-    )
+        SyntheticRounds(), rounds=12, repeats=plots.BAND_REPEATS, n_jobs=1,
+        feedback=["approx", "uniform"],
+    )  # fmt: skip
     fig = plots.regret_figure(exp)
     assert names(fig) == [
         "approx 95% band",
@@ -321,6 +322,12 @@ def test_regret_figures():
     assert lay.yaxis2.range[1] == pytest.approx(1.05 * max(exp.rate))
     lo, hi = lay.yaxis.range
     assert lay.yaxis2.range[0] / lay.yaxis2.range[1] == pytest.approx(lo / hi)  # zero aligned
+    # each model its own dash and markers, so equal lines stay visible
+    lines = [t for t in fig.data if t.name in ("approx", "uniform")]
+    assert len({t.line.dash for t in lines}) == 2 and len({t.marker.symbol for t in lines}) == 2
+    few = regret_experiment(SyntheticRounds(), rounds=12, repeats=2, n_jobs=1,
+                            feedback=["approx", "uniform"])  # fmt: skip
+    assert names(plots.regret_figure(few)) == ["approx", "uniform", "theoretical rate"]
     fig = plots.average_regret_figure(exp)
     assert names(fig) == ["approx", "uniform", "theoretical rate / t"]
     assert [t.yaxis for t in fig.data] == ["y", "y", "y2"]
