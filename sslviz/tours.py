@@ -61,6 +61,9 @@ class Tour:
 _INSTANCE = {"dataset": "digits", "seed": "0", "pca": "45", "labeling": "harmonic",
              "k": "6", "mode": "fast", "solver": "cg", "t": "20"}  # fmt: skip
 
+_DIGITS_38 = _INSTANCE | {"classes": "3,8", "n": "100", "labeled": "10"}
+"""Digits 3 vs 8 with n = 100 and |L| = 10: the instance most tours start from."""
+
 TOURS: tuple[Tour, ...] = (
     Tour(
         id="piecewise-loss",
@@ -99,11 +102,8 @@ TOURS: tuple[Tour, ...] = (
         teaser="Algorithm 4 with CG-5, CG-20 and an exact solve on the same loss: where the "
         "approximation loses breakpoints, and why.",
         page=LOSS,
-        settings=_INSTANCE
+        settings=_DIGITS_38
         | {
-            "classes": "3,8",
-            "n": "100",
-            "labeled": "10",
             "family": "complete",
             "t": "20",
             "compare": "CG t = 5",
@@ -130,11 +130,8 @@ TOURS: tuple[Tour, ...] = (
         teaser="Time per interval and number of pieces M on kNN and complete graphs, and "
         "why sparse graphs need fewer instances to learn σ.",
         page=SPEED,
-        settings=_INSTANCE
+        settings=_DIGITS_38
         | {
-            "classes": "3,8",
-            "n": "100",
-            "labeled": "10",
             "family": "knn",
             "sigma_min": "0.6",
             "sigma_max": "3.4",
@@ -162,11 +159,8 @@ TOURS: tuple[Tour, ...] = (
         teaser="Algorithm 4 node by node, as printed, against one shared search: same "
         "intervals, a hundred times fewer solves.",
         page=LOSS,
-        settings=_INSTANCE
+        settings=_DIGITS_38
         | {
-            "classes": "3,8",
-            "n": "100",
-            "labeled": "10",
             "family": "knn",
             "solver": "pcg",
             "t": "20",
@@ -257,11 +251,8 @@ TOURS: tuple[Tour, ...] = (
         teaser="Where √κ explodes, CG-t cannot be trusted: the σ range Algorithm 4 can "
         "search with t = 20.",
         page=CONDITIONING,
-        settings=_INSTANCE
+        settings=_DIGITS_38
         | {
-            "classes": "3,8",
-            "n": "100",
-            "labeled": "10",
             "family": "knn",
             "sigma_min": "0.3",
             "sigma_max": "3.4",
@@ -286,11 +277,8 @@ TOURS: tuple[Tour, ...] = (
         teaser="ERM over the exact losses of m instances: it overfits with one instance and "
         "settles as m grows; learning on CG estimates instead can pick a much worse σ.",
         page=LEARN,
-        settings=_INSTANCE
+        settings=_DIGITS_38
         | {
-            "classes": "3,8",
-            "n": "100",
-            "labeled": "10",
             "family": "complete",
             "sigma_min": "0.63",
             "sigma_max": "3.4",
