@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ruff check .
 ruff format --check .
-pytest=(python -m pytest -q -p no:cacheprovider "$@")
+pytest=(python -m pytest -q -p no:cacheprovider -m "slow or not slow" "$@")
 "${pytest[@]}"
 # tests/test_cross_dispatch.py runs every dispatch itself: once is enough.
 others=(--ignore=tests/test_cross_dispatch.py)

@@ -82,6 +82,7 @@ def test_a_request_over_the_time_cap_is_refused_and_computes_nothing(monkeypatch
     assert not calls
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_a_link_over_the_cap_names_the_settings_that_fit(calls):
     """Default caps (60 s): a complete graph on 1400 fashion-MNIST points with a wide σ
     range, and an online experiment of 10 × 300 rounds at n = 300."""

@@ -179,6 +179,7 @@ def test_b_home_link_carries_every_sidebar_setting():
         ("speed", ("SpeedGrid",)),
     ],
 )
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_b_every_setting_in_the_link_has_a_control(page, tables):
     """Bug b — a setting that travels in the link must be one the page lets the user set.
 
@@ -224,6 +225,7 @@ def test_b_loss_page_link_carries_compare_node_and_sigma0():
     _same_view_from_link(at, PAGES["loss"])
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_b_conditioning_link_carries_families_grid_and_variant():
     """Bug b — page controls of the conditioning page.
 
@@ -246,6 +248,7 @@ def test_b_conditioning_link_carries_families_grid_and_variant():
     _same_view_from_link(at, PAGES["conditioning"])
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_b_regret_link_carries_rounds_repeats_and_models():
     """Bug b — page controls of the regret page (rounds, repetitions, feedback models; the
     seed is the sidebar's).
@@ -572,6 +575,7 @@ def test_e_regret_cli_json_is_the_apps_download(tmp_path):
     assert download(at, "reg_dl_regret.json") == (tmp_path / "regret.json").read_bytes()
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_e_default_regret_view_is_the_cli_json_byte_for_byte(tmp_path):
     """Issue 14: the default regret view (auto-run on first visit) and its command."""
     forget_regret_results()
@@ -654,6 +658,7 @@ def _fingerprint(obj) -> dict:
     return out
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_g_sessions_do_not_share_what_they_compute(monkeypatch):
     """Bug g — "Objects shared by all sessions are written to".
 

@@ -40,6 +40,7 @@ def test_large_option_takes_the_whole_pool_and_says_what_it_costs(small_cap):
     assert not at.exception and at.get_by_key("w_n").value == 150  # back where it was
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_a_large_link_keeps_its_n_and_complete_graphs_are_not_offered(small_cap):
     at = start(LOSS, {"classes": "0,1", "n": "360", "family": "knn"})
     assert not at.exception and not at.error

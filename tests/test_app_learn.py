@@ -3,6 +3,7 @@ every sentence comes from the run it describes, and its download is the CLI's JS
 
 import json
 
+import pytest
 from apptest_helpers import chart, code_lines, download, run_cli, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
@@ -17,6 +18,7 @@ def start(query: dict | None = None) -> AppTest:
     return _start(PAGE, query)
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_default_view_is_the_learning_tour():
     """Opened fresh, the page loads the tour chosen by measurement (digits 3 vs 8): the
     average, the learning curve and the table of approximate learners are drawn, and the

@@ -211,6 +211,7 @@ def test_threshold_family_shows_the_exact_loss_over_r():
     assert len(code_lines(at)) == 1 and len(at.get("download_button")) == 2
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_paper_mode_and_delalleau_run():
     # Delalleau on kNN, as in the paper (paper mode on the default complete graph: ~95 s).
     at = start({"mode": "paper", "labeling": "delalleau", "family": "knn", "n": "60",

@@ -79,6 +79,7 @@ def test_run_draws_regret_average_and_density():
     assert len(at.get("download_button")) == 2
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_changing_models_and_density_model_changes_the_result():
     at = start()
     at.multiselect(key="w_feedback").set_value(["exact", "uniform"])

@@ -265,6 +265,7 @@ REAL = [
 
 
 @pytest.mark.parametrize("classes, n, family, labeling, mode, solver, t, rng", REAL)
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_every_miss_has_one_cause_on_digits(classes, n, family, labeling, mode, solver, t, rng):
     spec = ProblemSpec(classes=classes, n=n, family=family, labeling=labeling, subset=30)
     p = build_problem(spec)

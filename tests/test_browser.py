@@ -46,6 +46,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing"),
     pytest.mark.skipif(sync_playwright is None, reason="playwright is not importable"),
 ]

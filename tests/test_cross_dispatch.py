@@ -17,6 +17,8 @@ import sys
 import pytest
 from dispatch import dispatch_environments
 
+pytestmark = pytest.mark.slow  # subprocesses under three dispatches
+
 FLOAT_TOL = 1e-10  # |a − b| ≤ FLOAT_TOL · max(1, |a|, |b|) for every float
 EXACT_FLOATS = {"loss"}  # a piece's loss: a count of wrong nodes over |U|
 

@@ -154,6 +154,7 @@ def test_mnist_from_idx_files(tmp_path):
     assert inst.X.shape == (4, 3) and sorted(inst.y_labeled.tolist()) == [0, 1]
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_idx_files_read_as_torchvision_reads_them(tmp_path):
     """The direct IDX reader gives the arrays torchvision's MNIST gives for the same files."""
     tvd = pytest.importorskip("torchvision.datasets", reason="the reference is torchvision")

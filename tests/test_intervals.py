@@ -46,6 +46,7 @@ def test_fast_mode_with_exact_solver_finds_every_breakpoint(family, labeling):
     assert sc.M == truth.loss.values.size
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_paper_mode_exact_solver_endpoints_are_converged_iterates():
     """With exact soft labels Algorithm 4's endpoints are where some node's iteration
     converged (|f_u − 1/2| ≤ root_tol), each interval's loss is the true loss at its σ0,
@@ -113,6 +114,7 @@ def _check_against_node_by_node(family, labeling, solver, seeds, sigma0s):
 
 @pytest.mark.parametrize("solver", ["cg", "pcg"])
 @pytest.mark.parametrize("window", [1, 3, 64])
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_paper_mode_is_algorithm_4_node_by_node(solver, window, monkeypatch):
     """Running nodes side by side (batched solves, parked nodes, settling in order) gives
     exactly the interval of the paper's loop over u ∈ U one node at a time."""
@@ -125,6 +127,7 @@ def test_paper_mode_is_algorithm_4_node_by_node(solver, window, monkeypatch):
     "family, labeling, solver",
     [("knn", "harmonic", "exact"), ("complete", "harmonic", "cg"), ("knn", "delalleau", "cg")],
 )
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_paper_mode_without_batched_solves_is_algorithm_4(family, labeling, solver):
     assert _check_against_node_by_node(family, labeling, solver, (1,), (1.3,)) >= 1
 

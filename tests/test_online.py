@@ -247,6 +247,7 @@ def test_run_learner_rejects_feedback_set_without_sigma():
         run_learner(Liar(), "approx", rounds=3, lr=0.1, seed=0, round_seeds=[0, 1, 2])
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_learners_beat_uniform_and_average_regret_falls():
     p = SyntheticRounds()
     models = ("approx", "exact", "full", "uniform")

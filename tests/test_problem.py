@@ -48,6 +48,7 @@ def test_graph_rounds_feedback_contains_sigma():
 
 @pytest.mark.skipif(not FASHION.exists(), reason="Debian's dataset-fashion-mnist not installed")
 @pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_fashion_mnist_best_accuracy(seed, tmp_path, monkeypatch):
     """Issue: T-shirt vs Trouser, n = 500, |L| = 10, kNN-6, σ ∈ [1, 7]: best accuracy
     ≥ 0.93 on each seed (the paper reports 0.964 on average)."""

@@ -174,6 +174,7 @@ sys.stdout.buffer.write(pickle.dumps(out))
 """
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_forked_workers_compute_the_same_rounds():
     """process_map forks its workers from a process with no other thread (the CLI): the
     same rounds, bit for bit, as joblib's fresh workers."""

@@ -65,6 +65,7 @@ def test_one_and_two_blas_threads_give_the_same_bits(problem):
     assert_same(one, two)
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_two_computations_at_once_give_the_same_bits(problem):
     """As in the app server: session threads computing at the same time."""
     alone = arrays(problem)

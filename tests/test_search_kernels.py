@@ -156,6 +156,7 @@ def test_root_proposals_match_numpy():
 
 
 @pytest.mark.parametrize("newton_ok", [True, False])
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_refine_step_matches_numpy(newton_ok):
     rng = np.random.default_rng(2 + newton_ok)
     for _ in range(3000):
@@ -261,6 +262,7 @@ def _record_statuses(monkeypatch) -> list:
 
 
 @pytest.mark.parametrize("spec, lo, hi, solver, t, budget", SEARCHES)
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, hi, solver, t,
                                                          budget):  # fmt: skip
     """Algorithm 4's fast mode on sparse graphs, compiled (truth.COMPILED_SEARCH) and in
@@ -297,6 +299,7 @@ def _assert_same_curve(a, b) -> None:
 
 
 @pytest.mark.parametrize("spec, lo, hi, solver, t, budget", SEARCHES)
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_compiled_search_pauses_for_progress_with_the_same_bits(monkeypatch, spec, lo, hi,
                                                                 solver, t, budget):  # fmt: skip
     """Under a progress callback (the app's sweeps) the compiled search pauses, here every

@@ -144,6 +144,7 @@ def _on_tour_page(at: AppTest, tour: tours.Tour) -> None:
 
 
 @pytest.mark.parametrize("tour", tours.TOURS, ids=tours.IDS)
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_tour_link_opens_its_page_with_its_settings(tour):
     """``?tour=<id>`` on the home page goes to the tour's page, with its settings in the
     widgets (its σ range, not the suggested one), its text on top, and a chart."""
@@ -166,6 +167,7 @@ def test_tour_link_on_another_page_and_link_values_win():
     assert at.query_params["tour"] == tour.id and at.query_params["points"] == "7"
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_gallery_button_next_and_leave():
     at = start(None)
     at.button(key="w_tour_delalleau").click().run()

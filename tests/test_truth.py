@@ -49,6 +49,7 @@ def _brute_roots(fun, lo, hi, n_grid=4001):
 
 @pytest.mark.parametrize("family", ["complete", "knn"])
 @pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_breakpoints_match_brute_force(family, seed):
     X, labeled, y = _instance(seed)
     model = make_model(X, labeled, y, GraphSpec(family, 5))
@@ -94,6 +95,7 @@ def test_coarse_grid_still_finds_every_breakpoint():
     np.testing.assert_array_equal(coarse.loss.values, fine.loss.values)
 
 
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_delalleau_curve_matches_grid():
     X, labeled, y = _instance(2, n=80)
     model = make_model(X, labeled, y, GraphSpec("knn", 5), LabelingSpec("delalleau", 30))

@@ -53,6 +53,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("dataset", "n", "seed", "sigma"), CASES)
+@pytest.mark.slow  # over 2 s: outside the quick run
 def test_same_breakpoints_as_the_hermite_search(dataset, n, seed, sigma):
     problem = build_problem(
         ProblemSpec(dataset=dataset, n=n, n_labeled=10, seed=seed, family="complete")
