@@ -88,10 +88,18 @@ def _log_ticks(*arrays) -> dict:
         return out | {"dtick": int(np.ceil(span / 5)) if span > 3 else 1}
     if not len(v):
         return out
-    # a narrow range: 1-2-5 ticks written in full (Plotly's "D2" writes 20 and 50 as "2", "5")
-    k0, k1 = int(np.floor(np.log10(v.min()))), int(np.ceil(np.log10(v.max())))
-    vals = [m * 10.0**k for k in range(k0, k1 + 1) for m in (1, 2, 5)
-            if v.min() / 2.5 <= m * 10.0**k <= v.max() * 2.5]  # fmt: skip
+    # a narrow range: 1-2-5 ticks written in full (Plotly's "D2" writes 20 and 50 as "2", "5"),
+    # denser where fewer than three of them fall on the data (the axis shows little more)
+    lo, hi = float(v.min()), float(v.max())
+    k0, k1 = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+    for mantissas, reach in (((1, 2, 5), 2.5), ((1, 1.5, 2, 3, 5, 7), 1.0),
+                             ((1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9), 1.0)):  # fmt: skip
+        vals = [m * 10.0**k for k in range(k0, k1 + 1) for m in mantissas
+                if lo / reach <= m * 10.0**k <= hi * reach]  # fmt: skip
+        if sum(lo <= x <= hi for x in vals) >= 3:
+            break
+    else:  # within a few percent: the ends and the middle, to three digits
+        vals = sorted({float(f"{x:.3g}") for x in np.geomspace(lo, hi, 3)}) if hi > lo else [lo]
     return out | {"tickvals": vals, "ticktext": [_number(x) for x in vals]}
 
 

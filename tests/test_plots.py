@@ -414,6 +414,10 @@ def test_every_log_axis_is_labelled_in_powers_of_ten(problem, truth, estimate, s
     # a narrow range gets 1-2-5 ticks written in full
     ticks = plots._log_ticks([8.0, 95.0])
     assert ticks["ticktext"] == ["5", "10", "20", "50", "100", "200"]
+    # narrower: at least three labels on the data itself, whatever its span
+    for lo, hi in ((0.8, 1.3), (2.0, 2.6), (1.01, 1.05), (30.0, 90.0)):
+        vals = plots._log_ticks([lo, hi])["tickvals"]
+        assert sum(lo <= x <= hi for x in vals) >= 3, (lo, hi, vals)
     assert plots._number(2e-6) == "2·10⁻⁶" and plots._number(1e-9) == "10⁻⁹"
 
 
