@@ -19,38 +19,23 @@ st.markdown(
     "copy the link to share this exact view."
 )
 
-st.subheader("Guided tours")
-st.caption(
-    "Each tour opens a page with settings chosen to make one point of the paper visible, "
-    "says what to look at and what to ask. Link to one with `?tour=<id>`; add `present=1` "
-    "for presenter mode (projector: no sidebar, larger text and charts)."
-)
-per_row = 4
-for start in range(0, len(tours.TOURS), per_row):
-    cols = st.columns(per_row)
-    for col, tour in zip(cols, tours.TOURS[start : start + per_row], strict=False):
-        card = col.container(border=True, height="stretch")
-        card.markdown(f"**{tour.title}**")
-        card.caption(f"{tour.teaser}  \n:material/arrow_forward: {app_state.page_title(tour.page)}"
-                     f" · `?tour={tour.id}`")  # fmt: skip
-        card.button("Start tour", key=f"w_tour_{tour.id}", icon=":material/tour:",
-                    on_click=app_state.request_tour, args=(tour.id,))  # fmt: skip
+first = tours.TOURS[0]
+st.button(f"Start here: {first.title}", key="w_start_here", type="primary",
+          icon=":material/play_arrow:", on_click=app_state.request_tour, args=(first.id,),
+          help="The first guided tour; each ends with a button to the next.")  # fmt: skip
 
-st.subheader("Views")
-pages = [p for p in app_state.nav_pages() if p[0] != "home.py"]
-labels = {"app_pages/1_Loss_intervals.py": "Loss intervals (Figure 3)",
-          "app_pages/2_Conditioning.py": "Conditioning (Figure 5)",
-          "app_pages/4_Speed.py": "Speed (Table 1)"}  # fmt: skip
-for col, (file, title, icon, _) in zip(st.columns(len(pages)), pages, strict=True):
-    col.page_link(file, label=labels.get(file, title), icon=icon)
 
-if s.show_errors():
+def instance_section() -> None:
+    """The instance: its counts, sample images and points (an error instead when the
+    settings cannot build it; the tours below are shown either way)."""
+    if not s.show_errors():
+        return
     try:
         with st.spinner("Building the instance and its graph…"):
             info = app_cache.summary(s.spec)
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(app_state.readable(exc))
-        st.stop()
+        return
     st.subheader("The instance")
     m = st.columns(6)
     m[0].metric("n", f"{info['n']:,}")
@@ -78,3 +63,34 @@ if s.show_errors():
         f"Suggested σ range for this instance: [{s.suggested[0]:g}, {s.suggested[1]:g}] "
         "(PCA-space distance units)."
     )
+
+
+instance_section()
+
+st.subheader("Guided tours")
+st.caption(
+    "Each tour opens a page with settings chosen to make one point of the paper visible, "
+    "says what to look at and what to ask. Link to one with `?tour=<id>`; add `present=1` "
+    "for presenter mode (projector: no sidebar, larger text and charts)."
+)
+per_row = 4
+for start in range(0, len(tours.TOURS), per_row):
+    cols = st.columns(per_row)
+    for col, tour in zip(cols, tours.TOURS[start : start + per_row], strict=False):
+        card = col.container(border=True, height="stretch")
+        card.markdown(f"**{tour.title}**")
+        card.caption(f"{tour.teaser}  \n:material/arrow_forward: {app_state.page_title(tour.page)}"
+                     f" · `?tour={tour.id}`")  # fmt: skip
+        card.button("Start tour", key=f"w_tour_{tour.id}", icon=":material/tour:",
+                    on_click=app_state.request_tour, args=(tour.id,))  # fmt: skip
+
+st.subheader("Views")
+pages = [p for p in app_state.nav_pages() if p[0] != "home.py"]
+labels = {"app_pages/1_Loss_intervals.py": "Loss intervals (Figure 3)",
+          "app_pages/2_Conditioning.py": "Conditioning (Figure 5)",
+          "app_pages/4_Speed.py": "Speed (Table 1)"}  # fmt: skip
+per_row = 3  # the longest label whole at 1400 px
+for start in range(0, len(pages), per_row):
+    row = pages[start : start + per_row]
+    for col, (file, title, icon, _) in zip(st.columns(per_row), row, strict=False):
+        col.page_link(file, label=labels.get(file, title), icon=icon)

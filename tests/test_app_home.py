@@ -35,10 +35,13 @@ def test_default_home_shows_instance_and_charts():
     assert "tour" not in at.query_params and "present" not in at.query_params
 
 
-def test_home_shows_the_tour_gallery_first():
-    """Issue 11: the gallery of guided tours is near the top of the home page (before the
-    instance summary): one card per tour with its title, teaser and a start button."""
+def test_home_starts_with_the_first_tour_and_shows_the_gallery():
+    """The first screen holds a "Start here" button (the first tour) and the instance's
+    charts; the gallery of every tour follows: one card per tour with its title, teaser
+    and a start button."""
     at = start()
+    first = at.button(key="w_start_here")
+    assert first.label == f"Start here: {tours.TOURS[0].title}"
     texts = [m.value for m in at.markdown]
     captions = " ".join(c.value for c in at.caption)
     for tour in tours.TOURS:
@@ -46,7 +49,9 @@ def test_home_shows_the_tour_gallery_first():
         assert tour.teaser in captions and f"?tour={tour.id}" in captions
         assert at.button(key=f"w_tour_{tour.id}").label == "Start tour"
     headers = [h.value for h in at.subheader]
-    assert headers.index("Guided tours") < headers.index("The instance")
+    assert headers.index("The instance") < headers.index("Guided tours")
+    first.click().run()
+    assert at.session_state["cfg"]["tour"] == tours.TOURS[0].id
 
 
 def test_navigation_titles_and_paths():
