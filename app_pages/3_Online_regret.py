@@ -6,7 +6,7 @@ import app_cache
 import app_state
 from sslviz import costs, export, plots
 from sslviz.cli import command_line
-from sslviz.specs import RegretSettings, SigmaRange
+from sslviz.specs import RegretSettings, RegretView, SigmaRange
 
 app_state.setup("Online regret", "🎲")
 s = app_state.sidebar()
@@ -90,7 +90,8 @@ st.caption(
 )  # fmt: skip
 left, right = st.columns(2)
 app_state.chart(left, plots.average_regret_figure(exp), key="reg_avg_chart")
-pick = right.selectbox("density of model", list(exp.models), key="reg_density_model")
+pick = app_state.widget(right, RegretView, "density_model", options=list(exp.models))
+app_state.sync_url()  # the picker is drawn after the page's other controls
 app_state.chart(right, plots.density_figure(exp.models[pick].runs[0]), key="reg_density_chart")
 right.caption(
     f"The {pick} learner's probability density p_t(σ) over the σ range (x axis) in each "

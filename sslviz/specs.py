@@ -782,6 +782,18 @@ class LearnSettings(Spec):
 
 
 @dataclass(frozen=True)
+class RegretView(Spec):
+    """Page controls of the online-regret view (URL and widgets only)."""
+
+    density_model: str = Setting(
+        "approx", Choice(FEEDBACK_MODELS),
+        "Whose probability density over σ the heatmap shows, round by round (the first "
+        "repetition; a model not in the run shows the first one that is).",
+        url="density", label="density of model",
+    ).field()  # fmt: skip
+
+
+@dataclass(frozen=True)
 class LossView(Spec):
     """Page controls of the loss-intervals view (URL and widgets only)."""
 
@@ -833,7 +845,7 @@ CERTIFY_CAP: int = default(SweepSettings, "certify_cap")
 """The default iteration cap of certified solves, for the library functions."""
 
 ALL_SPECS = (ProblemSpec, SigmaRange, SweepSettings, ScoreSettings, ConditionSettings,
-             RegretSettings, LearnSettings, LossView, SpeedGrid)  # fmt: skip
+             RegretSettings, LearnSettings, LossView, RegretView, SpeedGrid)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------
@@ -970,8 +982,8 @@ def to_command(spec: Any, *, skip: Sequence[str] = ()) -> list[str]:
 __all__ = [
     "ALL_SPECS", "COMPARISONS", "DATASETS", "FAMILIES", "FEEDBACK_MODELS", "GAUSSIAN_FAMILIES",
     "LABELINGS", "MODES", "SOLVERS", "ConditionSettings", "GraphSpec", "LabelingSpec",
-    "LearnSettings", "LossView", "ProblemSpec", "RegretSettings", "ScoreSettings", "Setting",
-    "SigmaRange", "Spec", "SpeedGrid", "SweepSettings", "add_options", "default",
+    "LearnSettings", "LossView", "ProblemSpec", "RegretSettings", "RegretView", "ScoreSettings",
+    "Setting", "SigmaRange", "Spec", "SpeedGrid", "SweepSettings", "add_options", "default",
     "from_options", "from_query", "given_options", "setting", "table", "to_command",
     "to_query",
 ]  # fmt: skip

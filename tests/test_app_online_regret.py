@@ -88,8 +88,9 @@ def test_changing_models_and_density_model_changes_the_result():
     assert [t["name"] for t in chart(at)["data"]][:2] == ["exact", "uniform"]
     assert len(values(chart(at)["data"][1], "y")) == 4
     assert "--feedback exact,uniform" in code_lines(at)[0]
-    at.selectbox(key="reg_density_model").set_value("uniform").run()
+    at.selectbox(key="w_density").set_value("uniform").run()
     assert "uniform" in chart(at, 2)["layout"]["title"]["text"]
+    assert at.query_params["density"] == "uniform"  # the picker is in the link
     shown = chart(at)
     # costly settings after the run: no stale result, the page asks for a run ...
     at.number_input(key="w_rounds").set_value(costly_rounds(2, ("exact", "uniform"))).run()

@@ -21,6 +21,7 @@ NON_DEFAULT = [
     S.LearnSettings(instances=5, test_instances=0, k_range="2:9", solver="pcg", cg_iters=7,
                     mode="paper", curve=(2, 8), repeats=3),
     S.LossView(compare="CG t = 5", node=17, sigma0=1.25),
+    S.RegretView(density_model="full"),
     S.SpeedGrid(sizes=(50, 200), families=("knn",), solvers=("exact",)),
 ]  # fmt: skip
 
