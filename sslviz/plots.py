@@ -130,9 +130,11 @@ def _pct(x: float) -> str:
 
 
 def _node_text(u: int, rows: Sequence[int] | None) -> str:
+    """A node as the pages name it: by its instance row (one index everywhere), or as
+    unlabeled node ``u`` where the rows are not known."""
     if u is None or u < 0:
         return "range end"
-    return f"node {u}" + (f" (row {rows[u]})" if rows is not None else "")
+    return f"node {rows[u]}" if rows is not None else f"unlabeled node {u}"
 
 
 # --------------------------------------------------------------------------------------------
