@@ -202,9 +202,7 @@ def node_curves(
             for s in part
         ]
         fe[i : i + part.size] = [sl.f[u] for sl in p.model.soft_labels_many(part, derivative=False)]
-    iterative = settings.solver in ("cg", "pcg")
-    label = f"{settings.solver.upper()}-{settings.cg_iters}" if iterative else settings.solver
-    return {"sigma": grid, "f": f, "f_exact": fe, "label": label}
+    return {"sigma": grid, "f": f, "f_exact": fe, "label": settings.label}
 
 
 NODE_CHUNK = 10

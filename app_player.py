@@ -61,11 +61,9 @@ def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> di
     p = app_cache.problem(spec)
     rows = p.rows(range(p.model.n_unlabeled))
     truth = app_cache.truth(spec, lo, hi)
-    label = (f"{settings.solver.upper()}-{settings.cg_iters}"
-             if settings.solver in ("cg", "pcg") else settings.solver)  # fmt: skip
     fig = animation.player_figure(
         res.events, (lo, hi), truth=truth, rows=rows,
-        title=f"Algorithm 4, {settings.mode} mode, {label}: {len(res.intervals)} interval"
+        title=f"Algorithm 4, {settings.mode} mode, {settings.label}: {len(res.intervals)} interval"
         + "s" * (len(res.intervals) != 1),
     )  # fmt: skip
     return {

@@ -28,7 +28,7 @@ from sslviz._threads import one_thread
 from sslviz._validation import check_int, check_option, check_real
 from sslviz.labeling import DelalleauModel, HarmonicModel
 from sslviz.solvers import jacobi, solve_cg
-from sslviz.specs import CG_ITERS, ConditionSettings, default
+from sslviz.specs import CG_ITERS, ConditionSettings, default, solver_label
 
 T_MAX = 1024
 """Default cap of the search for the t needed (:func:`trust_curve`)."""
@@ -247,7 +247,7 @@ class TrustCurve:
     @property
     def label(self) -> str:
         """The solver as the paper writes it, e.g. ``'CG-20'``."""
-        return f"{self.solver.upper()}-{self.cg_iters}"
+        return solver_label(self.solver, self.cg_iters)
 
     def t_needed(self, solver: str) -> np.ndarray:
         """``t_needed_cg`` or ``t_needed_pcg``."""
@@ -379,7 +379,7 @@ def trust_curve(
         report(0.2 * i / n, f"exact soft labels: σ {i} of {n}")
         exact += model.soft_labels_many(sig[i:i + _EXACT_STEP], solver="exact",
                                         derivative=False)  # fmt: skip
-    report(0.2, f"{solver.upper()}-{cg_iters} soft labels at {n} σ")
+    report(0.2, f"{solver_label(solver, cg_iters)} soft labels at {n} σ")
     keeps = [~sl.degenerate for sl in exact]
     want = [(sl.f > 0.5)[k] for sl, k in zip(exact, keeps, strict=True)]
 

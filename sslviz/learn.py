@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from sslviz._threads import map_tasks
-from sslviz.piecewise import PiecewiseLoss
+from sslviz.piecewise import PiecewiseLoss, piece_index
 from sslviz.specs import ProblemSpec, SweepSettings
 
 PSEUDO_DIMENSION = {
@@ -78,14 +78,7 @@ class InstanceLoss:
 
     def counts_at(self, sigma: np.ndarray) -> np.ndarray:
         """Misclassified nodes at each σ (right-continuous, as :class:`PiecewiseLoss`)."""
-        return _on_pieces(self.edges, self.wrong, sigma)
-
-
-def _on_pieces(edges: np.ndarray, values: np.ndarray, sigma: np.ndarray) -> np.ndarray:
-    """``values`` of the pieces holding each σ (right-continuous; the range end maps to the
-    last piece)."""
-    idx = np.searchsorted(edges, sigma, side="right") - 1
-    return values[np.clip(idx, 0, values.size - 1)]
+        return self.wrong[piece_index(self.edges, sigma)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -187,8 +180,8 @@ def uniform_gap(a: AverageLoss, b: AverageLoss) -> float:
     breakpoints of both (on one σ range)."""
     edges = np.unique(np.r_[a.edges, b.edges])
     mids = 0.5 * (edges[:-1] + edges[1:])
-    na = _on_pieces(a.edges, a.numerators, mids)
-    nb = _on_pieces(b.edges, b.numerators, mids)
+    na = a.numerators[piece_index(a.edges, mids)]
+    nb = b.numerators[piece_index(b.edges, mids)]
     pairs = zip(na.tolist(), nb.tolist(), strict=True)
     diff = max(abs(x * b.denominator - y * a.denominator) for x, y in pairs)  # Python ints
     return diff / (a.denominator * b.denominator)
@@ -312,11 +305,6 @@ class LearnResult:
     seconds: float
 
 
-def solver_label(settings: SweepSettings) -> str:
-    """The solver of an estimate as the paper writes it, e.g. 'CG-20'."""
-    return f"{settings.solver.upper()}-{settings.cg_iters}"
-
-
 def learn(
     train: Sequence[ProblemSpec],
     test: Sequence[ProblemSpec],
@@ -411,7 +399,7 @@ def learn(
         found_t = erm(avg_t)
         rep_t = held_out_report(avg_t, test_avg, found_t.sigma_hat) if test_avg else None
         estimates.append(ApproximateERM(
-            solver_label(settings), avg_t, found_t, average.at(found_t.sigma_hat), rep_t,
+            settings.label, avg_t, found_t, average.at(found_t.sigma_hat), rep_t,
             None if report is None else rep_t.loss_at_sigma_hat - report.loss_at_sigma_hat,
             float(sum(c.seconds_approx[i] for c in curves)),
         ))  # fmt: skip

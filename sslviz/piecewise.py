@@ -58,8 +58,7 @@ class PiecewiseLoss:
     def piece_index(self, sigma: float | np.ndarray) -> np.ndarray:
         """Index of the piece holding each σ (right-continuous; the range end maps to
         the last piece)."""
-        idx = np.searchsorted(self.edges, sigma, side="right") - 1
-        return np.clip(idx, 0, self.values.size - 1)
+        return piece_index(self.edges, sigma)
 
     def __call__(self, sigma: float | np.ndarray) -> np.ndarray:
         return self.values[self.piece_index(sigma)]
@@ -83,6 +82,14 @@ class PiecewiseLoss:
         widths = m.edges[idx + 1] - m.edges[idx]
         i = int(idx[np.argmax(widths)])
         return float(best), float(m.edges[i]), float(m.edges[i + 1])
+
+
+def piece_index(edges: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
+    """Index of the piece of ``edges`` (shape (n_pieces + 1,), increasing) holding each σ:
+    right-continuous, the range end in the last piece, σ outside the range in the nearest
+    end piece."""
+    idx = np.searchsorted(edges, sigma, side="right") - 1
+    return np.clip(idx, 0, len(edges) - 2)
 
 
 def sum_piecewise(functions: Sequence[PiecewiseLoss]) -> PiecewiseLoss:

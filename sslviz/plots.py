@@ -1268,12 +1268,9 @@ def learn_figure(result) -> go.Figure:
         x=[None], y=[None], mode="markers", name="ERM set (shaded) and σ̂ (line)",
         marker=dict(color=_rgba(_COLORS[2], 0.5), size=14, symbol="square"),
     ))  # fmt: skip
-    decades = range(int(np.floor(np.log10(r.sigma_min))), int(np.ceil(np.log10(r.sigma_max))) + 1)
-    ticks = [v * 10.0**e for e in decades for v in (1, 1.5, 2, 3, 5, 7)
-             if r.sigma_min <= v * 10.0**e <= r.sigma_max]  # fmt: skip
     fig.update_xaxes(title_text=SIGMA_TITLE if r.family != "threshold" else R_TITLE,
                      type="log", range=[np.log10(r.sigma_min), np.log10(r.sigma_max)],
-                     tickvals=ticks, ticktext=[_number(v) for v in ticks])  # fmt: skip
+                     **_log_ticks([r.sigma_min, r.sigma_max]))  # fmt: skip
     fig.update_yaxes(title_text="loss (share of U misclassified)", tickformat=".0%",
                      rangemode="tozero")  # fmt: skip
     fig.update_layout(**_LAYOUT, legend=_BOTTOM_LEGEND, height=480,

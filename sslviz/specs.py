@@ -545,6 +545,12 @@ class SigmaRange(Spec):
         return float(lo), float(hi)
 
 
+def solver_label(solver: str, cg_iters: int) -> str:
+    """A solver as the paper writes it: t-iteration CG or PCG as 'CG-20' / 'PCG-5', a
+    direct solver by its name ('exact', 'inverse')."""
+    return f"{solver.upper()}-{cg_iters}" if solver in ("cg", "pcg") else solver
+
+
 @dataclass(frozen=True)
 class SweepSettings(Spec):
     """Settings of Algorithm 4 and its sweep (DESIGN §5.2; paper: ε = 1e-4, η = 1, 0.05)."""
@@ -598,6 +604,11 @@ class SweepSettings(Spec):
         relevant=lambda s: s.certify,
     ).field()  # fmt: skip
     mode: str = _MODE.field()
+
+    @property
+    def label(self) -> str:
+        """The solver as the paper writes it: 'CG-20', 'PCG-5'; 'exact' or 'inverse'."""
+        return solver_label(self.solver, self.cg_iters)
 
     def with_solver(self, solver: str) -> SweepSettings:
         """These settings with ``solver``; the certification, which proves iterative
@@ -984,6 +995,7 @@ __all__ = [
     "LABELINGS", "MODES", "SOLVERS", "ConditionSettings", "GraphSpec", "LabelingSpec",
     "LearnSettings", "LossView", "ProblemSpec", "RegretSettings", "RegretView", "ScoreSettings",
     "Setting", "SigmaRange", "Spec", "SpeedGrid", "SweepSettings", "add_options", "default",
-    "from_options", "from_query", "given_options", "setting", "table", "to_command",
+    "from_options", "from_query", "given_options", "setting", "solver_label", "table",
+    "to_command",
     "to_query",
 ]  # fmt: skip
