@@ -559,23 +559,32 @@ def _approximate_dict(a) -> dict:
     }
 
 
+_LEARN_COLUMNS = {
+    "solver": "learned on",
+    "sigma_hat": "σ̂",
+    "train_loss": "training loss",
+    "exact_train_loss": "exact training loss at σ̂",
+    "test_loss": "held-out loss at σ̂",
+    "excess_over_exact_erm": "excess over exact ERM",
+    "seconds": "seconds of curves",
+}
+
+
 def learn_frame(result):
     """One row per learner: exact ERM, then each approximate one (σ̂, its own training
     loss, the exact training loss and the true held-out loss at σ̂, seconds of curves)."""
     r = result
-    rows = [{"learned on": "exact", "σ̂": r.erm.sigma_hat, "training loss": r.erm.loss,
-             "exact training loss at σ̂": r.erm.loss,
-             "held-out loss at σ̂": None if r.test is None else r.test.loss_at_sigma_hat,
-             "excess over exact ERM": 0.0 if r.test is not None else None,
-             "seconds of curves": r.seconds_exact}]  # fmt: skip
-    for a in r.approximate:
-        d = _approximate_dict(a)
-        rows.append({"learned on": a.solver, "σ̂": d["sigma_hat"], "training loss": d["train_loss"],
-                     "exact training loss at σ̂": d["exact_train_loss"],
-                     "held-out loss at σ̂": d["test_loss"],
-                     "excess over exact ERM": d["excess_over_exact_erm"],
-                     "seconds of curves": d["seconds"]})  # fmt: skip
-    return _frame(rows)
+    exact = {
+        "solver": "exact",
+        "sigma_hat": r.erm.sigma_hat,
+        "train_loss": r.erm.loss,
+        "exact_train_loss": r.erm.loss,
+        "test_loss": None if r.test is None else r.test.loss_at_sigma_hat,
+        "excess_over_exact_erm": None if r.test is None else 0.0,
+        "seconds": r.seconds_exact,
+    }
+    rows = [exact] + [_approximate_dict(a) for a in r.approximate]
+    return _frame(rows, list(_LEARN_COLUMNS)).rename(columns=_LEARN_COLUMNS)
 
 
 def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict:
