@@ -75,3 +75,16 @@ def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> di
         "solves": res.solves,
         "mode": settings.mode,
     }
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def step_figure(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, step: int):
+    """The player's figure at one real step (0-based): :func:`sslviz.animation.player_figure`
+    with ``at_step``, for the single-step view (±1, arrow keys, a slider over every step)."""
+    res = record(spec, lo, hi, settings)
+    p = app_cache.problem(spec)
+    return animation.player_figure(
+        res.events, (lo, hi), truth=app_cache.truth(spec, lo, hi),
+        rows=p.rows(range(p.model.n_unlabeled)), at_step=step,
+        title=f"Algorithm 4, {settings.mode} mode, {settings.label}, one step at a time",
+    )  # fmt: skip

@@ -63,6 +63,9 @@ icons: Streamlit ships their font, so they render where no emoji font is install
 whose file does not exist (yet) is left out of the navigation."""
 
 PRESENT_HEIGHT, PRESENT_FONT = 1.35, 1.4
+STAGE_HEIGHT, STAGE_FONT = 590, 1.2
+"""Height (px) of a tour's first chart in presenter mode: with the tour's header row above
+it, the whole chart fits a 1280×720 projector screen (tests/test_browser_presenter.py)."""
 """Presenter mode: chart height and font scale (on a projector)."""
 
 
@@ -184,16 +187,19 @@ SIDEBAR_KEYS: frozenset[str] = frozenset(
 """URL keys of the sidebar's controls (presenter mode draws a tour's among them on the page)."""
 
 
-def scale_figure(fig: Any, height: float = PRESENT_HEIGHT, font: float = PRESENT_FONT) -> Any:
+def scale_figure(
+    fig: Any, height: float = PRESENT_HEIGHT, font: float = PRESENT_FONT, *, px: int | None = None
+) -> Any:
     """A copy of Plotly figure ``fig`` for a projector: ``height`` × taller (450 px when it
-    has no height), every font ``font`` × larger (layout, title, legend, axes, annotations
-    such as subplot titles), margins widened to fit."""
+    has no height), or ``px`` pixels tall when given, every font ``font`` × larger (layout,
+    title, legend, axes, annotations such as subplot titles), margins widened to fit."""
     import plotly.graph_objects as go
 
     fig = go.Figure(fig)
     lay = fig.layout
     base = lay.font.size or 12
-    fig.update_layout(height=round((lay.height or 450) * height), font_size=base * font)
+    tall = px if px is not None else round((lay.height or 450) * height)
+    fig.update_layout(height=tall, font_size=base * font)
     fig.update_layout(title_font_size=(lay.title.font.size or base * 1.2) * font)
     if lay.legend.y is not None and lay.legend.y < 0:  # below the axes: clear the larger ticks
         fig.update_layout(legend_y=lay.legend.y * 1.5)
@@ -358,6 +364,8 @@ def _placement(container: Any, url: str) -> Any:
         return container
     if view["controls"] is not None and url not in view["controls"]:
         return None
+    if view.get("side") is not None:  # a tour's stage: its controls beside the chart
+        return view["side"]
     slots = view.get("slots")
     if slots and _in_sidebar(container):
         view["next"] = view.get("next", -1) + 1
@@ -431,11 +439,15 @@ def _tours() -> tours.Tour | None:
 
 _PRESENT_CSS = """<style>
 html { font-size: 19px; }
-[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] { padding-top: 1.2rem; max-width: 100%; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {
   font-size: 1.2rem; line-height: 1.5; }
 [data-testid="stCaptionContainer"] p { font-size: 1.05rem; }
-[data-testid="stMetricValue"] { font-size: 2.4rem; }
+[data-testid="stMetricValue"] { font-size: 2.8rem; }
+[data-testid="stHeader"], [data-testid="stToolbar"], [data-testid="stAppDeployButton"],
+[data-testid="stMainMenu"] { display: none !important; }
+[data-testid="stSidebar"] { min-width: 26rem; }
+.st-key-tour_head p, .st-key-tour_head button { font-size: 1rem !important; }
 [data-testid="stNumberInputContainer"] input, [data-baseweb="select"] div { font-size: 1.1rem; }
 h1 { font-size: 2.6rem !important; }
 </style>"""
@@ -460,14 +472,60 @@ def _tour_box(tour: tours.Tour, on_page: bool) -> None:
     box = st.container(border=True, key="tour_box")
     box.markdown(f"#### :material/tour: Tour: {tour.title}")
     left, right = box.columns(2, gap="large")
-    left.markdown(tour.text)
-    right.markdown(f"**Look at:** {tour.look}")
-    right.markdown(f"**Ask:** {tour.ask}")
+    _view()["tour_slots"] = _tour_texts(tour, left.empty(), right.empty(), right.empty())
     row = box.container(horizontal=True, vertical_alignment="center")
     row.button(f"next tour → {nxt.title}", key="w_tour_next", type="tertiary",
                on_click=request_tour, args=(nxt.id,))  # fmt: skip
     row.button("leave tour", key="w_tour_leave", type="tertiary", on_click=request_tour,
                args=("",))  # fmt: skip
+
+
+_TOUR_PARTS = {"text": "{}", "look": "**Look at:** {}", "ask": "**Ask:** {}"}
+
+
+def _tour_texts(tour: tours.Tour, text: Any, look: Any, ask: Any) -> dict:
+    """Draw the tour's three texts into the slots (``st.empty``) with the facts known so
+    far (none: their numbers show as "…" until the page calls :func:`tour_facts`)."""
+    slots = {"tour": tour, "text": text, "look": look, "ask": ask}
+    _draw_tour_texts(slots, {})
+    return slots
+
+
+def _draw_tour_texts(slots: dict, facts: dict) -> None:
+    tour = slots["tour"]
+    for part, fmt in _TOUR_PARTS.items():
+        slots[part].markdown(fmt.format(tours.fill(getattr(tour, part), facts)))
+
+
+def tour_facts(facts: dict[str, str]) -> None:
+    """Fill the open tour's texts with the numbers of this page's view (from
+    :mod:`sslviz.tours`' ``*_facts`` functions, read off the results the page draws)."""
+    slots = _view().get("tour_slots")
+    if slots is not None:
+        slots["facts"] = facts
+        _draw_tour_texts(slots, facts)
+
+
+def _stage(tour: tours.Tour) -> dict:
+    """Presenter mode on a tour's page: one header row (the tour's title and its buttons),
+    then the stage: the page's first chart (drawn there by :func:`chart`) with the tour's
+    text and controls beside it, so the chart is on a projector's first screen."""
+    nxt = tours.next_tour(tour.id)
+    head = st.container(horizontal=True, vertical_alignment="center", key="tour_head")
+    head.markdown(f"**:material/tour: {tour.title}**")
+    head.toggle("change settings", key="w_present_edit",
+                help="Show the sidebar and every control again.")  # fmt: skip
+    head.button("next tour →", key="w_tour_next", type="tertiary", help=nxt.title,
+                on_click=request_tour, args=(nxt.id,))  # fmt: skip
+    head.button("leave tour", key="w_tour_leave", type="tertiary", on_click=request_tour,
+                args=("",))  # fmt: skip
+    head.button("leave presenter", key="w_present_off", type="tertiary",
+                on_click=_set_present, args=(False,))  # fmt: skip
+    chart_col, side = st.columns([3, 1], gap="medium")
+    look, ask = side.empty(), side.empty()
+    text = side.expander("What this view shows").empty()
+    return {"stage": chart_col.empty(), "side": side.container(key="tour_controls"),
+            "tour_slots": _tour_texts(tour, text, look, ask)}  # fmt: skip
 
 
 def _top(tour: tours.Tour | None) -> None:
@@ -478,6 +536,12 @@ def _top(tour: tours.Tour | None) -> None:
     on_page = tour is not None and page in (None, tour.page)
     present = bool(cfg.get("present"))
     view = {"present": False, "controls": None, "slots": None}
+    if present and on_page and not st.session_state.get("w_present_edit"):
+        st.html(_PRESENT_CSS + _HIDE_SIDEBAR_CSS)
+        view = {"present": True, "controls": frozenset(tour.controls), "slots": None}
+        view |= _stage(tour)
+        st.session_state["_sslviz_view"] = view
+        return
     if present:
         st.html(_PRESENT_CSS)
         row = st.container(horizontal=True, vertical_alignment="center", gap="large")
@@ -631,6 +695,14 @@ def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
     """Draw a Plotly figure (every page's charts go through here, so presenter mode can
     enlarge them in one place); ``kwargs`` go to ``plotly_chart`` (``on_select``...).
     In presenter mode the figure is drawn taller with larger fonts (:func:`scale_figure`)."""
+    view = _view()
+    if view.get("stage") is not None and not view.get("staged"):  # a tour's first chart
+        view["staged"] = True
+        fig = scale_figure(fig, font=STAGE_FONT, px=STAGE_HEIGHT)
+        right = any(getattr(a, "side", None) == "right" for a in fig.select_yaxes())
+        fig.update_layout(legend=dict(orientation="v", x=1.16 if right else 1.02, y=1,
+                                      xanchor="left", yanchor="top"))  # fmt: skip
+        return view["stage"].plotly_chart(fig, key=key, **kwargs)
     if _cfg().get("present"):
         fig = scale_figure(fig)
     return container.plotly_chart(fig, key=key, **kwargs)

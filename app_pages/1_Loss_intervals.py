@@ -7,8 +7,9 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import costs, export, intervals, measure, plots
+from sslviz import costs, export, intervals, measure, plots, tours
 from sslviz.cli import command_line
+from sslviz.conditioning import TRUST_RULE
 from sslviz.specs import ConditionSettings, LossView, SigmaRange
 
 app_state.setup("Loss intervals", "📉")
@@ -27,9 +28,9 @@ else:
         "breakpoints (filled; no estimated endpoint within 10⁻³) and spurious endpoints "
         "(open); hover for the evidence, click one (or a breakpoint, or an interval end) for "
         "its node's drill-down further down. The two panels under it: t-iteration CG's "
-        "largest error against the smallest margin |f_u − ½| (shaded where CG-t may flip a "
-        "label), and the t that puts every node on its exact side (CG, Jacobi-PCG). Grey: σ "
-        "where some unlabeled nodes are cut off from L."
+        "largest error against the smallest margin |f_u − ½| (shaded where CG-t cannot be "
+        "trusted, as defined under the chart), and the t that puts every node on its exact "
+        "side (CG, Jacobi-PCG). Grey: σ where some unlabeled nodes are cut off from L."
     )
 if not s.show_errors():
     st.stop()
@@ -114,27 +115,59 @@ except (ValueError, TypeError, FileNotFoundError) as exc:
     st.error(app_state.readable(exc))
     st.stop()
 rows = problem.rows(range(problem.model.n_unlabeled))
+app_state.tour_facts(tours.loss_facts(
+    truth, score=sc, sweep=res, compare_score=cmp_sc if cmp_res is not None else None,
+    compare_sweep=cmp_res, trust=trust, problem=problem, lo=lo, hi=hi,
+    node=st.session_state["cfg"].get("node")))  # fmt: skip
 
 
 def _open_drill_down() -> None:  # a clicked marker: its node, from Algorithm 4's σ0
-    if pick := plots.selected_node(st.session_state["li_chart"].selection.points):
-        st.session_state["cfg"]["node"], st.session_state["cfg"]["sigma0"] = pick
+    if pick := plots.selected_point(st.session_state["li_chart"].selection.points):
+        row, sigma, sigma0 = pick
+        st.session_state["cfg"]["node"], st.session_state["cfg"]["sigma0"] = row, sigma0
+        st.session_state["li_focus"] = (row, sigma)  # a miss's marker: explained up close
         st.session_state.pop("w_node", None), st.session_state.pop("w_sigma0", None)
+
+
+def _close_focus() -> None:
+    st.session_state.pop("li_focus", None)
 
 
 drawing = ExitStack()  # a spinner while the chart and tables are built and sent (~5 s at
 drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # 12,000 points)
 if sc is not None:
-    st.info(intervals.verdict(sc, settings), icon=":material/troubleshoot:")
+    st.info(intervals.verdict(sc, settings, trust), icon=":material/troubleshoot:")
 fig = plots.loss_intervals_figure(truth, res, score=sc, rows=rows, compare=cmp_res,
                                   compare_name=f"compare: {view.compare}", trust=trust)  # fmt: skip
 app_state.chart(st, fig, key="li_chart", on_select=_open_drill_down, selection_mode="points")
+focus = st.session_state.get("li_focus")
+record = None
+if sc is not None and focus is not None and focus[0] in rows:
+    record = sc.record_at(rows.index(focus[0]), focus[1])
+if record is not None:  # the clicked miss, up close, right under the chart
+    with st.container(border=True, key="miss_panel"):
+        st.markdown(intervals.explain_miss(record, sc, rows))
+        b, near = record.sigma, record.evidence.get("estimated_endpoint")
+        half = max(2.5 * abs(near - b) if near is not None else 0.0, 4 * sc.tol,
+                   0.005 * (hi - lo))  # fmt: skip
+        zoom = app_cache.node_curves(spec, max(lo, b - half), min(hi, b + half), settings,
+                                     rows.index(focus[0]), 81)  # fmt: skip
+        app_state.chart(st, plots.miss_figure(zoom, u=f"node {focus[0]}", sigma_true=b,
+                                              tol=sc.tol, estimate=near),
+                        key="li_miss_chart")  # fmt: skip
+        st.button("close", key="li_focus_close", on_click=_close_focus, type="tertiary")
 if threshold:
     st.info("The threshold family's loss over r is exact (it only changes at edge lengths); "
             "Algorithm 4 needs a Gaussian family.")  # fmt: skip
 else:
-    st.caption(f"Trust panel, on {view.trust_points} grid σ (at a true breakpoint the margin "
-               f"tends to 0: see t_needed per miss): {trust.reading()}")  # fmt: skip
+    direct = settings.solver not in ("cg", "pcg") or settings.certify
+    st.caption(
+        ("" if not direct else f"The {settings.label} solver needs no trust panel; it shows "
+         f"{trust.label} for comparison. ")
+        + trust.reading(*trust.missed_by(sc))
+        + " " + TRUST_RULE.format(label=trust.label, t=trust.cg_iters)
+        + f" Grid: {view.trust_points} σ."
+    )  # fmt: skip
     # two rows, so every label and value fits its column at 1400 px (and on a projector)
     app_state.metrics({"intervals M": sc.M, "true breakpoints": sc.true_breakpoints,
                        "missed": sc.missed, "spurious endpoints": sc.spurious})  # fmt: skip

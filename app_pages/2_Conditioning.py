@@ -6,8 +6,9 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import costs, export, plots
+from sslviz import costs, export, plots, tours
 from sslviz.cli import command_line
+from sslviz.conditioning import TRUST_RULE
 from sslviz.specs import ConditionSettings, SigmaRange
 
 app_state.setup("Conditioning", "🧮")
@@ -75,11 +76,15 @@ with app_state.progress("Computing condition numbers…", key=("cond", spec, lo,
                                   out=f"condition_{fam}.json"))  # fmt: skip
 if not curves:
     st.stop()
+app_state.tour_facts(tours.condition_facts(curves, trusts))
 app_state.chart(st, plots.condition_figure(curves), key="cond_chart")
 app_state.chart(st, plots.cg_figure(curves), key="cond_cg_chart")
 for fam, tc in trusts.items():
     app_state.chart(st, plots.trust_figure(tc, name=f"{fam} graph"), key=f"cond_trust_{fam}")
     st.caption(f"{fam}: {tc.reading()}")
+if trusts:
+    tc = next(iter(trusts.values()))
+    st.caption(TRUST_RULE.format(label=tc.label, t=tc.cg_iters))
 
 df = pd.concat([export.to_frame(c).assign(family=fam) for fam, c in curves.items()])
 with st.expander("Table, export and the command lines", expanded=False):

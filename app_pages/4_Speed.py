@@ -5,7 +5,7 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import costs, export, measure, plots
+from sslviz import costs, export, measure, plots, tours
 from sslviz.cli import command_line
 from sslviz.specs import SigmaRange, SpeedGrid
 
@@ -86,6 +86,7 @@ elif stored[3] < len(configs):
     st.info(f"Timed {stored[3]} of the {len(configs)} configurations by themselves (the "
             "cheapest); press the button for the full grid.")  # fmt: skip
 rows, lines = stored[1], stored[2]
+app_state.tour_facts(tours.speed_facts(rows))
 if settings.certify and set(grid.solvers) - {"cg", "pcg"}:
     st.info("Certify proves the sides of iterative solves: it applies to the CG and PCG rows; "
             "the exact and inverse rows are exact already and run as they are.")  # fmt: skip
@@ -108,7 +109,8 @@ for r in rows:
     st.caption(f"{r['config']}, n = {r['n']}: "
                + measure.describe_work(r, per=r["M"], unit="per interval") + ".")  # fmt: skip
 cols = ["n", "family", "solver", "M", "cpu_per_interval", "repeats", "spread", "busy",
-        "time_per_interval", "solves", "matvecs", "system_nonzeros", "nonzeros_touched",
+        "time_per_interval", "solves", "matvecs", "graph_nonzeros", "storage",
+        "system_nonzeros", "nonzeros_touched",
         "factorizations", "factorization", "flops"]  # fmt: skip
 df = pd.DataFrame(rows)[[c for c in cols if c in rows[0]]]
 st.dataframe(

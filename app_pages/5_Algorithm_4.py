@@ -63,11 +63,32 @@ st.caption(
     f"{v['steps']} steps, {len(v['intervals'])} interval{'s' * (len(v['intervals']) != 1)}, "
     f"{v['solves']} solves{thinned}. "
     "▶ plays (1×, 2×, 4×), ■ pauses, ◀◀ goes back to the start; drag or click the slider to "
-    "step back and forth."
+    "step back and forth. *One step at a time* shows every real step (◀ / ▶ or ← →)."
 )
 if settings.certify and mode == "paper":
     st.caption("Paper mode replays the uncertified iteration (the certified search is fast mode).")
-app_state.chart(st, v["figure"], key="player_chart")
+how = st.segmented_control(
+    "view", ("play", "one step at a time"), default="play", key="player_view",
+    help="Play: the animation (its slider jumps between recorded frames). One step at a "
+    "time: every real step, with ◀ / ▶ (or the ← → keys) and a slider over all of them.",
+)  # fmt: skip
+if how == "one step at a time":
+    n = v["steps"]
+    st.session_state["player_step"] = min(max(st.session_state.get("player_step", 1), 1), n)
+
+    def _move(by: int) -> None:
+        st.session_state["player_step"] = min(max(st.session_state["player_step"] + by, 1), n)
+
+    c = st.columns([1, 8, 1], vertical_alignment="bottom")
+    c[0].button("◀ step", key="player_prev", shortcut="Left", on_click=_move, args=(-1,),
+                disabled=st.session_state["player_step"] <= 1)  # fmt: skip
+    c[1].slider(f"step (1 to {n})", 1, max(n, 2), key="player_step", disabled=n < 2)
+    c[2].button("step ▶", key="player_next", shortcut="Right", on_click=_move, args=(1,),
+                disabled=st.session_state["player_step"] >= n)  # fmt: skip
+    fig = app_player.step_figure(spec, lo, hi, rs, st.session_state["player_step"] - 1)
+    app_state.chart(st, fig, key="player_step_chart")
+else:
+    app_state.chart(st, v["figure"], key="player_chart")
 with st.expander(f"Event log ({v['steps']} steps; nodes are instance rows)"):
     st.dataframe(v["table"], hide_index=True)
     app_state.downloads("player", {"algorithm4_events.csv": v["table"].to_csv(index=False)})

@@ -96,8 +96,10 @@ def player_figure(
     rows: Sequence[int] | None = None,
     max_frames: int = MAX_FRAMES,
     title: str = "Algorithm 4, step by step",
+    at_step: int | None = None,
 ) -> go.Figure:
-    """An animation of a recorded sweep, one frame per kept step (:func:`frame_steps`).
+    """An animation of a recorded sweep, one frame per kept step (:func:`frame_steps`), or
+    with ``at_step`` (0-based, any of the log's steps) that one step, still.
 
     Parameters
     ----------
@@ -111,6 +113,9 @@ def player_figure(
         Instance row of each unlabeled node: hover texts and captions name nodes "row r".
     max_frames : int, default=150
     title : str
+    at_step : int, optional
+        Draw this step only: the same traces and annotations, no frames, buttons or slider
+        (the page's single-step view, where ±1 and the arrow keys move by one real step).
 
     Returns
     -------
@@ -132,7 +137,9 @@ def player_figure(
     lo, hi = (float(v) for v in sigma_range)
     n = len(events)
     paper = any(e.kind in ("start", "step", "bracket") for e in events)
-    keep = frame_steps(events, max_frames)
+    if at_step is not None and not 0 <= at_step < n:
+        raise ValueError(f"player_figure: at_step must be in [0, {n - 1}]. Got {at_step}.")
+    keep = frame_steps(events, max_frames) if at_step is None else [at_step]
     # cumulative pieces, by step
     ivs = [(e.step, e.interval) for e in events if e.kind == "interval" and e.interval]
     iv_steps = [s for s, _ in ivs]
@@ -229,17 +236,25 @@ def player_figure(
         tr.update(**style)
         fig.add_trace(tr, row, 1)
     animated = list(range(static, static + len(styles)))
-    fig.frames = [
-        go.Frame(name=f"s{events[i].step}", data=state(events[i]), traces=animated,
-                 layout=dict(annotations=notes(events[i])))
-        for i in keep
-    ]  # fmt: skip
     fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1)
     pad = 0.02 * (hi - lo)
     fig.update_xaxes(range=[lo - pad, hi + pad])
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
     fig.update_yaxes(title_text="soft label f_u", range=[-0.05, 1.05], row=1, col=1)
     fig.update_yaxes(title_text="loss", range=[0, y_loss], row=2, col=1)
+    layout = dict(template="plotly_white", hovermode="closest",
+                  title=dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top",
+                             font=dict(size=15)),
+                  annotations=notes(events[keep[0]]))  # fmt: skip
+    if at_step is not None:
+        fig.update_layout(**layout, height=620, margin=dict(l=70, r=20, t=120, b=90),
+                          legend=dict(orientation="h", x=0, y=-0.13, yanchor="top"))  # fmt: skip
+        return fig
+    fig.frames = [
+        go.Frame(name=f"s{events[i].step}", data=state(events[i]), traces=animated,
+                 layout=dict(annotations=notes(events[i])))
+        for i in keep
+    ]  # fmt: skip
 
     def play(ms: int) -> dict:
         return {"frame": {"duration": ms, "redraw": True}, "fromcurrent": True,
@@ -254,12 +269,9 @@ def player_figure(
         dict(label="◀◀ reset", method="animate", args=[[fig.frames[0].name], still]),
     ]
     fig.update_layout(
-        template="plotly_white",
+        **layout,
         height=720,
         margin=dict(l=70, r=20, t=120, b=150),
-        hovermode="closest",
-        title=dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top", font=dict(size=15)),
-        annotations=notes(events[keep[0]]),
         legend=dict(orientation="h", x=0, y=-0.13, yanchor="top"),
         updatemenus=[dict(type="buttons", direction="left", showactive=False, x=0, y=-0.3,
                           xanchor="left", yanchor="top", pad=dict(t=0), buttons=buttons)],

@@ -17,7 +17,7 @@ exact side ("t needed", for CG and for Jacobi-PCG) says how many iterations woul
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -258,12 +258,25 @@ class TrustCurve:
         """Where the search for the t needed by ``solver`` succeeded (t ≤ ``t_max``)."""
         return self.t_needed(solver) <= self.t_max
 
-    def flip_bands(self) -> list[tuple[float, float]]:
-        """σ bands where ``may_flip``: each run of flagged grid points, widened halfway to
-        the unflagged neighbours (to the range ends at the ends), as ``[(lo, hi), ...]``."""
-        s, flag = self.sigma, np.asarray(self.may_flip, bool)
+    @property
+    def untrusted(self) -> np.ndarray:
+        """Grid σ where ``label`` cannot be trusted (:data:`TRUST_RULE`): its error reaches
+        the margin, some node is on the wrong side, or the t needed is more than t."""
+        return (np.asarray(self.may_flip, bool) | (np.asarray(self.wrong) > 0)
+                | (self.t_needed(self.solver) > self.cg_iters))  # fmt: skip
+
+    def bands(self, missed: Sequence[float] = ()) -> list[tuple[float, float]]:
+        """The σ bands where ``label`` cannot be trusted (:data:`TRUST_RULE`), as
+        ``[(lo, hi), ...]`` in increasing order, disjoint.
+
+        Each run of :attr:`untrusted` grid points is widened halfway to its trusted
+        neighbours (to the range ends at the ends); each σ in ``missed`` (breakpoints this
+        solver missed or invented, from Algorithm 4's score) adds the grid step around it.
+        """
+        s, flag = self.sigma, self.untrusted
+        n = s.size
         out: list[tuple[float, float]] = []
-        i, n = 0, s.size
+        i = 0
         while i < n:
             if not flag[i]:
                 i += 1
@@ -278,40 +291,97 @@ class TrustCurve:
                 lo, hi = lo - w, hi + w
             out.append((float(lo), float(hi)))
             i = j + 1
-        return out
+        for x in missed:
+            k = int(np.searchsorted(s, x))
+            out.append((float(s[max(k - 1, 0)]), float(s[min(k, n - 1)])))
+        out.sort()
+        merged: list[tuple[float, float]] = []
+        for lo, hi in out:
+            if merged and lo <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+            else:
+                merged.append((lo, hi))
+        return merged
 
-    def reading(self) -> str:
-        """One sentence a user reads off the curve, e.g. "CG-20 is enough up to σ ≈ 3.1;
-        beyond, you need CG with t = 60, or PCG with t = 15." ("enough": no node on the
-        wrong side at that grid σ; ranges are runs of grid points)."""
-        bad = self.wrong > 0
+    def missed_by(self, score) -> tuple[list[float], list[int]]:
+        """``score.solver_misses()`` (:class:`sslviz.intervals.Score`) when ``score`` is of
+        this curve's solver (same solver and t, not certified), else nothing: the σ
+        :meth:`bands` marks as not trusted, and the t those misses need."""
+        s = getattr(score, "settings", None)
+        if s is None or s.certify or (s.solver, s.cg_iters) != (self.solver, self.cg_iters):
+            return [], []
+        return score.solver_misses()
+
+    def where_untrusted(self, missed: Sequence[float] = ()) -> str | None:
+        """The bands of :meth:`bands` in words ("σ < 1.17", "σ > 3.1", "σ in [a, b] and
+        [c, d]", "the whole range"), None when there is none."""
+        bands = self.bands(missed)
+        if not bands:
+            return None
+        first, last = float(self.sigma[0]), float(self.sigma[-1])
+        if len(bands) == 1:
+            lo, hi = bands[0]
+            if lo <= first and hi >= last:
+                return "the whole range"
+            if lo <= first:
+                return f"σ < {hi:.3g}"
+            if hi >= last:
+                return f"σ > {lo:.3g}"
+        return "σ in " + ", ".join(f"[{lo:.3g}, {hi:.3g}]" for lo, hi in bands)
+
+    def reading(self, missed: Sequence[float] = (), missed_t: Sequence[int] = ()) -> str:
+        """Where ``label`` can be trusted, in one sentence (:meth:`where_untrusted`), with the
+        t the untrusted grid σ need for CG and PCG (and ``missed_t``: the t the missed
+        breakpoints need, when known), e.g. "CG-20 can be trusted from σ ≈ 1.17 on; below,
+        CG needs up to t = 125 at the grid σ, PCG up to t = 30."."""
+        where = self.where_untrusted(missed)
+        first, last = float(self.sigma[0]), float(self.sigma[-1])
+        if where is None:
+            return (f"{self.label} can be trusted on the whole range, σ {first:.3g} to "
+                    f"{last:.3g}.")  # fmt: skip
+        bands = self.bands(missed)
+        inside = np.zeros(self.sigma.size, bool)
+        for lo, hi in bands:
+            inside |= (self.sigma >= lo) & (self.sigma <= hi)
+        bad = inside & self.untrusted
 
         def need(t: np.ndarray) -> str:
-            return f"more than {self.t_max}" if np.any(t > self.t_max) else f"{int(t.max())}"
+            return (f"more than t = {self.t_max}" if np.any(t > self.t_max)
+                    else f"up to t = {int(t.max())}")  # fmt: skip
 
-        if not bad.any():
-            return (f"{self.label} puts every node on its exact side of 1/2 at all "
-                    f"{bad.size} grid σ (most needed: CG {need(self.t_needed_cg)}, PCG "
-                    f"{need(self.t_needed_pcg)}).")  # fmt: skip
-        fix = (f"you need CG with t = {need(self.t_needed_cg[bad])}, or PCG with t = "
-               f"{need(self.t_needed_pcg[bad])}")  # fmt: skip
-        s = self.sigma
-        runs = []  # (first, last) index of each run of bad grid points
-        for i in np.flatnonzero(bad):
-            if runs and runs[-1][1] == i - 1:
-                runs[-1][1] = i
-            else:
-                runs.append([i, i])
-        n = s.size
-        if len(runs) == 1 and runs[0][1] == n - 1 and runs[0][0] > 0:
-            return f"{self.label} is enough up to σ ≈ {s[runs[0][0] - 1]:.3g}; beyond, {fix}."
-        if len(runs) == 1 and runs[0][0] == 0 and runs[0][1] < n - 1:
-            return f"{self.label} is enough from σ ≈ {s[runs[0][1] + 1]:.3g} on; below, {fix}."
-        where = ", ".join(
-            f"σ = {s[a]:.3g}" if a == b else f"σ in [{s[a]:.3g}, {s[b]:.3g}]" for a, b in runs
-        )
-        return (f"{self.label} puts some node on the wrong side at {where} ({int(bad.sum())} "
-                f"of {n} grid σ); there {fix}.")  # fmt: skip
+        fix = []
+        if bad.any():
+            fix.append(f"CG needs {need(self.t_needed_cg[bad])} at the grid σ, PCG "
+                       f"{need(self.t_needed_pcg[bad])}")  # fmt: skip
+        if len(missed_t):
+            fix.append(f"the breakpoints {self.label} misses need up to t = {max(missed_t)}")
+        fix_text = "; ".join(fix) if fix else "its misses lie there"
+        if where == "the whole range":
+            return f"{self.label} cannot be trusted anywhere on this range: {fix_text}."
+        if where.startswith("σ < "):
+            return f"{self.label} can be trusted from σ ≈ {bands[0][1]:.3g} on; below, {fix_text}."
+        if where.startswith("σ > "):
+            return f"{self.label} can be trusted up to σ ≈ {bands[0][0]:.3g}; above, {fix_text}."
+        return f"{self.label} cannot be trusted at {where}; there {fix_text}."
+
+    def trusted_from(self, missed: Sequence[float] = ()) -> float | None:
+        """The σ from which ``label`` can be trusted to the range's end: the top of the
+        last band of :meth:`bands` (the range start when there is none; None when the last
+        band reaches the range end)."""
+        bands = self.bands(missed)
+        if not bands:
+            return float(self.sigma[0])
+        return None if bands[-1][1] >= self.sigma[-1] else bands[-1][1]
+
+
+TRUST_RULE = (
+    "{label} can be trusted at a σ of the trust panel's grid when its largest soft-label "
+    "error is below the smallest margin |f_u − ½| (so no label can be on the wrong side of "
+    "½) and the t needed there is at most {t}; a breakpoint that {label} misses marks the "
+    "grid step around it as not trusted. Shaded: where it cannot be trusted."
+)
+"""The one definition of "CG-t can be trusted" (:meth:`TrustCurve.bands`), in words for the
+page (format with ``label`` and ``t``)."""
 
 
 _EXACT_STEP = 8

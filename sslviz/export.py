@@ -309,8 +309,10 @@ def _trust_dict(c, problem=None) -> dict:
     """A :class:`sslviz.conditioning.TrustCurve`: per σ the error of ``solver`` with
     ``cg_iters`` iterations, the margin (None where no node is to be decided), the flip flag,
     nodes on the wrong side and the t needed by CG and PCG (``t_max + 1``: more than
-    ``t_max``, see ``reached_*``); ``flip_bands`` are the shaded σ bands; ``reading`` the
-    one-line summary."""
+    ``t_max``, see ``reached_*``); ``untrusted`` flags the σ where ``solver`` cannot be
+    trusted (:data:`sslviz.conditioning.TRUST_RULE`), ``flip_bands`` are the shaded σ bands
+    around them, ``trusted_from`` the σ from which it can be trusted to the range end (None:
+    not at the end); ``reading`` the one-line summary."""
 
     def finite(x):
         return [float(v) if np.isfinite(v) else None for v in np.asarray(x, float)]
@@ -327,7 +329,9 @@ def _trust_dict(c, problem=None) -> dict:
         "reached_pcg": [bool(v) for v in c.reached("pcg")],
         "degenerate": [int(v) for v in c.degenerate],
         "underflow": [int(v) for v in c.underflow],
-        "flip_bands": [{"lo": lo, "hi": hi} for lo, hi in c.flip_bands()],
+        "untrusted": [bool(v) for v in c.untrusted],
+        "flip_bands": [{"lo": lo, "hi": hi} for lo, hi in c.bands()],
+        "trusted_from": c.trusted_from(),
         "solver": c.solver,
         "cg_iters": c.cg_iters,
         "t_max": c.t_max,

@@ -865,6 +865,27 @@ class Score:
             out[r.cause] += 1
         return out
 
+    def record_at(self, u: int, sigma: float) -> Miss | SpuriousEndpoint | None:
+        """The miss or spurious endpoint at ``sigma`` whose node is unlabeled node ``u``
+        (what a click on its marker selects), else None."""
+        for r in self.miss_records:
+            if r.sigma == sigma and u in (r.evidence.get("node"), *r.nodes):
+                return r
+        for r in self.spurious_records:
+            if r.sigma == sigma and r.node == u:
+                return r
+        return None
+
+    def solver_misses(self) -> tuple[list[float], list[int]]:
+        """The σ of the breakpoints missed (and endpoints invented) for want of solver
+        accuracy (cause 'solver'), and the t needed of those misses whose t is known: what
+        :meth:`sslviz.conditioning.TrustCurve.bands` marks as not trusted."""
+        misses = [r for r in self.miss_records if r.cause == "solver"]
+        invented = [r for r in self.spurious_records if r.cause == "solver"]
+        known = [r.evidence.get("t_needed") for r in misses]
+        return ([float(r.sigma) for r in misses + invented],
+                [int(t) for t in known if t is not None])  # fmt: skip
+
 
 @one_thread
 def score(
@@ -959,10 +980,11 @@ def score(
        'budget' (the same, with the search's evaluation budget spent) or 'refine' (a sign
        change was bracketed but refined to another crossing).
 
-    Every miss record has ``node`` and ``nearest_endpoint`` (distance to the nearest
-    estimated endpoint, None when there is none). A spurious endpoint x (set by node u) is
-    ``solver`` when the approximate side of u changes within tol of x (the exact one does
-    not: no true breakpoint is that close, so nothing exact is solved), else ``search`` (an
+    Every miss record has ``node``, ``nearest_endpoint`` (distance to the nearest
+    estimated endpoint, None when there is none) and ``estimated_endpoint`` (its σ). A
+    spurious endpoint x (set by node u) is ``solver`` when the approximate side of u
+    changes within tol of x (the exact one does not: no true breakpoint is that close, so
+    nothing exact is solved), else ``search`` (an
     endpoint at no crossing of the approximate soft labels, e.g. a paper-mode iterate
     accepted as a root because |f − ½| ≤ root_tol: evidence ``root_tol``); evidence
     ``node``, ``approx_value`` (f_t,u(x)), ``nearest_breakpoint``.
@@ -1164,12 +1186,16 @@ class _Attribution:
 
     # -- misses ----------------------------------------------------------------------------
 
-    def _nearest_endpoint(self, x: float) -> float | None:
-        return float(np.min(np.abs(self.ends - x))) if self.ends.size else None
+    def _near(self, x: float) -> dict:
+        """``nearest_endpoint`` (its distance to ``x``) and ``estimated_endpoint`` (its σ)."""
+        if not self.ends.size:
+            return {"nearest_endpoint": None, "estimated_endpoint": None}
+        e = float(self.ends[np.argmin(np.abs(self.ends - x))])
+        return {"nearest_endpoint": abs(e - x), "estimated_endpoint": e}
 
     def miss(self, b: float, nodes, pr: dict | None) -> Miss:
         nd = tuple(int(u) for u in np.atleast_1d(nodes))
-        ev: dict = {"node": nd[0] if nd else -1, "nearest_endpoint": self._nearest_endpoint(b)}
+        ev: dict = {"node": nd[0] if nd else -1, **self._near(b)}
         if self.model is None:
             return self._miss_unsolved(b, nd, ev)
         ends = self._clip([b - self.tol, b + self.tol])
@@ -1221,7 +1247,7 @@ class _Attribution:
         """A miss left out by ``max_attributed``: only what needs no solve (a change of
         the exact curve's degenerate set), else 'unattributed'."""
         nd = tuple(int(u) for u in np.atleast_1d(nodes))
-        ev: dict = {"node": nd[0] if nd else -1, "nearest_endpoint": self._nearest_endpoint(b),
+        ev: dict = {"node": nd[0] if nd else -1, **self._near(b),
                     "examined": examined}  # fmt: skip
         why = f"not examined (causes looked for at {examined} of the {missed} misses)"
         return self._miss_unsolved(b, nd, ev, why)
@@ -1500,12 +1526,70 @@ def _where(sigmas: list[float], lo: float, hi: float) -> str:
     return f"σ in [{a:.3g}, {b:.3g}]"
 
 
-def verdict(score: Score, settings: SweepSettings | None = None) -> str:
+CAUSE_WORDS = {
+    "solver": "too few iterations",
+    "search": "stepped over by the search",
+    "close pair": "two crossings too close",
+    "degenerate": "cut off from the labels",
+    UNATTRIBUTED: "unexplained",
+}
+"""Each cause of :data:`CAUSES` in plain words, as the pages and :func:`verdict` say it (an
+exact solver's "solver" misses: :func:`cause_words`)."""
+
+
+def cause_words(cause: str, settings: SweepSettings | None = None) -> str:
+    """:data:`CAUSE_WORDS` of ``cause``; a direct or certified solver has no iterations to
+    be too few of: its "solver" misses are "solver error"."""
+    s = settings or SweepSettings()
+    if cause == "solver" and (s.solver not in ("cg", "pcg") or s.certify):
+        return "solver error"
+    return CAUSE_WORDS.get(cause, cause)
+
+
+def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> str:
+    """What happened at one miss (or spurious endpoint), in words with its numbers: the
+    node (instance row, from ``rows``), the true crossing, the nearest estimated endpoint
+    against the tolerance, the solver's error against the margin, and the t that fixes it.
+    """
+    s = score.settings or SweepSettings()
+    ev = record.evidence
+    u = ev.get("node", getattr(record, "node", -1))
+    node = f"node {rows[u]}" if rows is not None and u is not None and u >= 0 else "no node"
+    words = cause_words(record.cause, s)
+    if isinstance(record, SpuriousEndpoint):
+        return (f"Spurious endpoint at σ = {record.sigma:.5g} ({node}): no true breakpoint "
+                f"within the tolerance {score.tol:g}. Cause: {words}: "
+                f"{record.detail}.")  # fmt: skip
+    near = ev.get("estimated_endpoint")
+    est = ("no estimated endpoint" if near is None else
+           f"{s.label}'s nearest estimated endpoint is at σ = {near:.5g}, "
+           f"{abs(near - record.sigma):.2g} away (the tolerance is {score.tol:g})")  # fmt: skip
+    out = (f"Missed breakpoint of {node}: its exact soft label crosses ½ at σ = "
+           f"{record.sigma:.5g}; {est}.")  # fmt: skip
+    if "error" in ev:
+        out += (f" There {s.label} gives f = {ev['approx_value']:.4g} against the exact "
+                f"{ev['exact_value']:.4g}: an error of {ev['error']:.2g} against a margin "
+                f"|f − ½| of {ev['margin']:.2g}.")  # fmt: skip
+    out += f" Cause: {words}"
+    t = ev.get("t_needed")
+    if record.cause == "solver" and t is not None:
+        out += f"; with t = {t} iterations {s.label.split('-')[0]} puts it on its right side."
+    elif record.cause == "solver" and ev.get("t_cap"):
+        out += f"; even t = {ev['t_cap']} iterations do not put it on its right side."
+    else:
+        out += f": {record.detail}."
+    return out
+
+
+def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> str:
     """One line saying how many true breakpoints were missed and why, by cause.
 
-    E.g. "30 of 45 true breakpoints missed: 28 solver — CG-20 is too few iterations for
-    σ ≥ 3.1 (up to t = 160 needed); 2 search — the restart step 0.05 jumped over them.
-    3 spurious endpoints: 3 solver." ``settings`` defaults to the scored sweep's.
+    E.g. "30 of 45 true breakpoints missed: 28 too few iterations — CG-20 is too few
+    iterations for σ ≥ 3.1 (up to t = 160 needed); 2 stepped over by the search — the
+    restart step 0.05 jumped over them. 3 spurious endpoints: 3 too few iterations." (causes
+    in :func:`cause_words`). ``settings`` defaults to the scored sweep's. With
+    ``trust`` (the sweep's :class:`~sslviz.conditioning.TrustCurve`), the solver's misses
+    are placed where the trust panel says CG-t cannot be trusted (the same bands).
     """
     s = settings or score.settings or SweepSettings()
     name = {"cg": "CG", "pcg": "PCG"}.get(s.solver)
@@ -1532,7 +1616,12 @@ def verdict(score: Score, settings: SweepSettings | None = None) -> str:
                     cap = recs[0].evidence.get("t_cap")
                     extra = (f" (up to t = {max(known)} needed)" if known and len(known) == k
                              else f" (some need more than t = {cap})" if cap else "")  # fmt: skip
-                    why = f"{label} is too few iterations for {where}{extra}"
+                    if trust is not None:
+                        where = trust.where_untrusted(trust.missed_by(score)[0])
+                        note = f"; {extra[2:-1]}" if extra else ""
+                        why = f"they lie where {label} cannot be trusted ({where}{note})"
+                    else:
+                        why = f"{label} is too few iterations for {where}{extra}"
                 else:
                     why = f"{label}'s soft labels are on the wrong side at {where}"
             elif cause == "search":
@@ -1557,7 +1646,7 @@ def verdict(score: Score, settings: SweepSettings | None = None) -> str:
                 why = "not examined"
             else:
                 why = "scored without the model"
-            parts.append(f"{k:,} {cause} — {why}")
+            parts.append(f"{k:,} {cause_words(cause, s)} — {why}")
         seen = [r.evidence["examined"] for r in score.miss_records if "examined" in r.evidence]
         sample = f" (causes looked for at {seen[0]:,} of them, spread over σ)" if seen else ""
         head = (f"{score.missed:,} of {score.true_breakpoints:,} true breakpoints missed"
@@ -1566,7 +1655,7 @@ def verdict(score: Score, settings: SweepSettings | None = None) -> str:
         sp = score.cause_counts("spurious")
         head += (
             f" {score.spurious:,} spurious endpoint{'s' * (score.spurious > 1)}: "
-            + ", ".join(f"{c:,} {k}" for k, c in sp.items() if c)
+            + ", ".join(f"{c:,} {cause_words(k, s)}" for k, c in sp.items() if c)
             + "."
         )
     return head

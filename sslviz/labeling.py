@@ -539,6 +539,13 @@ class HarmonicModel(_SoftLabelModel):
     def n_unlabeled(self) -> int:
         return self.unlabeled_idx.size
 
+    @property
+    def graph_nonzeros(self) -> int:
+        """Nonzeros of L_UU on the graph: its edges among U and the diagonal (|U|² on the
+        complete graph, about (k + 1)·|U| on kNN), whatever storage the solvers use (small
+        sparse graphs run dense)."""
+        return self._n_edges[0] + self.n_unlabeled
+
     def blocks(self, sigma: float, *, row_scaled: bool, derivative: bool = False):
         """``(W_UU, W_UL, dW_UU, dW_UL)`` at σ (derivatives None unless asked)."""
         shift = self._shift if row_scaled else 0.0

@@ -263,7 +263,14 @@ def algorithm4_start(sweep, sigma: float, evidence: Mapping | None = None) -> fl
 
 
 def selected_node(points: Sequence[Mapping] | None) -> tuple[int, float] | None:
-    """``(instance row, σ0)`` of the first selected point that names a node, else None.
+    """``(instance row, σ0)`` of the first selected point that names a node, else None
+    (:func:`selected_point` without the point's σ)."""
+    pick = selected_point(points)
+    return None if pick is None else (pick[0], pick[2])
+
+
+def selected_point(points: Sequence[Mapping] | None) -> tuple[int, float, float] | None:
+    """``(instance row, σ, σ0)`` of the first selected point that names a node, else None.
 
     ``points`` is Streamlit's ``event.selection.points`` (Plotly's selected points): each a
     dict whose ``customdata`` is the point's row of the figure's ``customdata``. In
@@ -275,15 +282,15 @@ def selected_node(points: Sequence[Mapping] | None) -> tuple[int, float] | None:
         cd = p.get("customdata") if isinstance(p, Mapping) else None
         if cd is None or isinstance(cd, str) or len(cd) < 4:
             continue
-        row, sigma0 = cd[0], cd[3]
-        if row is None or sigma0 is None:
+        row, sigma, sigma0 = cd[0], cd[2], cd[3]
+        if row is None or sigma0 is None or sigma is None:
             continue
         try:
-            row, sigma0 = int(row), float(sigma0)
+            row, sigma, sigma0 = int(row), float(sigma), float(sigma0)
         except (TypeError, ValueError):
             continue
         if row >= 0 and math.isfinite(sigma0):
-            return row, sigma0
+            return row, sigma, sigma0
     return None
 
 
@@ -432,8 +439,11 @@ def _cause_traces(
         fig.add_trace(trace, row=row, col=1 if row else None)
 
 
-def _trust_traces(fig, trust, row_err: int, row_t: int, *, legend: bool = True) -> None:
-    """The trust panel (error against margin; t needed) into two rows of ``fig``."""
+def _trust_traces(
+    fig, trust, row_err: int, row_t: int, *, legend: bool = True, missed: Sequence[float] = ()
+) -> None:
+    """The trust panel (error against margin; t needed) into two rows of ``fig``, shaded
+    where ``trust.label`` cannot be trusted (``trust.bands(missed)``)."""
     s = np.asarray(trust.sigma, float)
     label = trust.label
     err = np.maximum(np.asarray(trust.error, float), 1e-17)
@@ -447,13 +457,13 @@ def _trust_traces(fig, trust, row_err: int, row_t: int, *, legend: bool = True) 
         for x, e, m, w, d, q in zip(s, trust.error, trust.margin, trust.wrong,
                                     trust.degenerate, trust.underflow, strict=True)
     ]  # fmt: skip
-    for lo, hi in trust.flip_bands():
+    for lo, hi in trust.bands(missed):
         for r in (row_err, row_t):
             fig.add_vrect(x0=lo, x1=hi, fillcolor=_TRUST["band"], line_width=0, layer="below",
                           row=r, col=1, exclude_empty_subplots=False)  # fmt: skip
     fig.add_trace(
         go.Scatter(
-            x=[None], y=[None], mode="markers", name=f"{label} may flip a label here",
+            x=[None], y=[None], mode="markers", name=f"{label} cannot be trusted here",
             marker=dict(symbol="square", size=12, color=_TRUST["band"]), hoverinfo="skip",
             showlegend=legend,
         ),
@@ -558,6 +568,7 @@ def loss_intervals_figure(
     """
     e, v = truth.loss.edges, truth.loss.values
     param = "r" if getattr(truth, "parameter", "sigma") == "r" else "σ"
+    sweep_label = sweep.settings.label if sweep is not None else None
     if trust is not None:
         fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05,
                             row_heights=[0.56, 0.22, 0.22])  # fmt: skip
@@ -622,14 +633,19 @@ def loss_intervals_figure(
     x_title = R_TITLE if param == "r" else SIGMA_TITLE
     y_title = LOSS_TITLE.replace("l(σ)", f"l({param})")
     if trust is not None:
-        _trust_traces(fig, trust, 2, 3)
+        _trust_traces(fig, trust, 2, 3, missed=trust.missed_by(score)[0])
         fig.update_xaxes(title_text=x_title, row=3, col=1)
         fig.update_yaxes(title_text=f"loss l({param})", tickformat=".0%", rangemode="tozero",
                          row=1, col=1)  # fmt: skip
         fig.update_layout(
             **_LAYOUT | {"margin": dict(l=70, r=20, t=60, b=40)},
             height=820,
-            title=f"Constant-loss intervals (Figure 3) and where {trust.label} can be trusted",
+            title="Constant-loss intervals (Figure 3) and where "
+            + (
+                f"{trust.label} can be trusted"
+                if sweep is None or trust.label == sweep_label
+                else f"{trust.label} could replace {sweep_label}"
+            ),
             legend=_BOTTOM_LEGEND | {"y": -0.08},
         )
         return fig
@@ -638,6 +654,33 @@ def loss_intervals_figure(
     title = ("Exact loss over the threshold radius r" if param == "r"
              else "Constant-loss intervals (Figure 3)")  # fmt: skip
     fig.update_layout(**_LAYOUT, title=title, legend=_BOTTOM_LEGEND)
+    return fig
+
+
+def miss_figure(
+    curves: Mapping, *, u: str, sigma_true: float, tol: float, estimate: float | None
+) -> go.Figure:
+    """One miss up close: :func:`soft_label_figure` of the node over a window around its
+    true crossing (``curves`` from the page: ``sigma``, ``f``, ``f_exact``, ``label``), with
+    the tolerance band ``sigma_true ± tol`` shaded and the solver's nearest estimated
+    endpoint ``estimate`` marked (dotted blue; legend ``'estimated endpoint (<label>)'``).
+    """
+    fig = soft_label_figure(curves["sigma"], curves["f"], u=u, f_exact=curves["f_exact"],
+                            breakpoints=[sigma_true], label=curves["label"])  # fmt: skip
+    fig.add_vrect(x0=sigma_true - tol, x1=sigma_true + tol, fillcolor="rgba(214,39,40,0.15)",
+                  line_width=0, layer="below", row="all", col=1)  # fmt: skip
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"tolerance ± {tol:g}",
+                             marker=dict(symbol="square", size=12,
+                                         color="rgba(214,39,40,0.3)")), row=1, col=1)  # fmt: skip
+    if estimate is not None:
+        for r in (1, 2):
+            fig.add_vline(x=estimate, line=dict(color=_COLORS[0], dash="dot", width=2), row=r,
+                          col=1)  # fmt: skip
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines",
+                                 name=f"estimated endpoint ({curves['label']})",
+                                 line=dict(color=_COLORS[0], dash="dot", width=2)),
+                      row=1, col=1)  # fmt: skip
+    fig.update_layout(height=480, title=f"The miss up close: {u}")
     return fig
 
 
@@ -936,8 +979,8 @@ def trust_figure(trust, *, name: str | None = None) -> go.Figure:
     Returns
     -------
     go.Figure
-        Two rows sharing σ. Top (log y): ``'<label> may flip a label here'`` (legend entry
-        of the shaded σ bands where the error reaches the margin), ``'<label> error
+        Two rows sharing σ. Top (log y): ``'<label> cannot be trusted here'`` (legend entry
+        of the shaded σ bands of ``trust.bands()``), ``'<label> error
         max|f_t − f|'`` and ``'margin min|f − ½|'``; bottom (log y): ``'t needed, CG'``,
         ``'t needed, PCG'`` (triangles at t_max + 1 where the search did not reach it) and
         ``'t used (<label>)'``; ``<label>`` is e.g. ``'CG-20'``.
@@ -1186,7 +1229,7 @@ def speed_figure(rows: Sequence[Mapping]) -> go.Figure:
         )
     _log_axis(
         fig,
-        [1e3 * r["time_per_interval"] for r in rows],
+        [1e3 * r.get("cpu_per_interval", r["time_per_interval"]) for r in rows],
         row=1,
         col=1,
         title_text="ms per interval (log)",

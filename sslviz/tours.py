@@ -14,7 +14,13 @@ change of a default elsewhere does not change a tour's view.
 
 from __future__ import annotations
 
+import math
+import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 LOSS = "app_pages/1_Loss_intervals.py"
 CONDITIONING = "app_pages/2_Conditioning.py"
@@ -88,10 +94,9 @@ TOURS: tuple[Tour, ...] = (
         "the fraction of U misclassified, so it can change only where some f_u(σ) crosses "
         "½, and is constant in between. Here (digits 3 vs 8, n = 60, complete graph) "
         "Algorithm 4 runs with the exact solver, so its intervals are the true pieces.",
-        look="The black staircase has 3 breakpoints in [0.6, 3.4] (σ ≈ 0.69, 0.82, 1.59); "
-        "each adds one of the 54 unlabeled points to the errors (l goes from 1/54 to 4/54). "
-        "In the drill-down below (Figure 2), row 59's soft label f_u(σ) crosses ½ exactly "
-        "at the last step.",
+        look="The black staircase has {breakpoints} in [{lo}, {hi}] ({breakpoint_list}); "
+        "l(σ) takes the values {loss_values} of |U| = {unlabeled}. In the drill-down below "
+        "(Figure 2), {node_crossings}.",
         ask="l(σ) takes only values k/|U| and is flat almost everywhere: why can't we tune σ "
         "by gradient descent on l, and what do we need to know instead?",
         controls=("solver", "node", "sigma_min", "sigma_max"),
@@ -115,13 +120,14 @@ TOURS: tuple[Tour, ...] = (
         "needs about √κ(I − P_UU) iterations; with fewer, f_u can sit on the wrong side of "
         "½, so a true breakpoint is missed or a spurious one appears (digits 3 vs 8, "
         "n = 100, complete graph).",
-        look="Blue (t = 20) against dotted orange (t = 5): of the 27 true breakpoints, t = 5 "
-        "misses all 27 (about 40 intervals, almost all endpoints spurious) and t = 20 misses "
-        "8; the markers give each miss's cause. The trust panel shades the small σ where "
-        "CG-t's error exceeds the margin |f_u − ½|. Set *compare with* to *exact solver* "
-        "to see the true pieces as intervals.",
-        ask="Switch the solver to pcg (Jacobi-preconditioned CG) at the same t = 20: it "
-        "misses only about 3. Why does preconditioning help most at small σ?",
+        look="Blue ({label}) against dotted orange ({compare_label}): of the {true} true "
+        "breakpoints, {label} misses {missed} and {compare_label} {compare_missed} "
+        "({compare_M} intervals, {compare_spurious} spurious endpoints); the markers give "
+        "each miss's cause. The trust panel shades where {label} cannot be trusted: "
+        "{trust_where}. Set *compare with* to *exact solver* to see the true pieces as "
+        "intervals.",
+        ask="Switch the solver to pcg (Jacobi-preconditioned CG) at the same t: how many "
+        "misses are left, and why does preconditioning help most at small σ?",
         controls=("t", "solver", "compare"),
     ),
     Tour(
@@ -142,13 +148,14 @@ TOURS: tuple[Tour, ...] = (
         text="Table 1 of the paper: time per interval (TpI) and number of intervals M for "
         "CG (t = 20) against the matrix inverse (MI), on the complete graph and the kNN "
         "graph (k = 6). A CG iteration costs O(|E_G|): n² edges on the complete graph, "
-        "about kn on kNN. The paper's sample-complexity remark (Section 4) is the other "
+        "about kn on kNN (here L_UU has {nonzeros_complete} nonzeros on the complete graph, "
+        "{nonzeros_knn} on kNN). The paper's sample-complexity remark (Section 4) is the other "
         "side of sparsity: the kNN family's pseudo-dimension is O(K + log n) against Θ(n) "
         "for complete graphs, because a node's label can flip at only a few σ.",
-        look="Press **Run** (a few seconds). With the inverse (exact pieces), M on the "
-        "complete graph grows with n (about 8 at n = 50, 28 at n = 100, 119 at n = 200) "
-        "while kNN stays at 3–9. CG's M is larger: its extra intervals are spurious "
-        "endpoints (the loss page scores them).",
+        look="The right chart, M. With the inverse (exact pieces), M on the complete graph "
+        "is {M_complete_inverse} while on the kNN graph it is {M_knn_inverse}. With CG "
+        "(t = 20) M is {M_complete_cg} (complete) and {M_knn_cg} (kNN): its extra intervals "
+        "are spurious endpoints (the loss page scores them).",
         ask="Why does the number of pieces M stay small on the kNN graph as n grows, and "
         "why does that mean fewer training instances suffice to pick σ?",
         controls=("sizes", "speed_families", "speed_solvers", "t"),
@@ -165,6 +172,7 @@ TOURS: tuple[Tour, ...] = (
             "solver": "pcg",
             "t": "20",
             "mode": "paper",
+            "step": "0.05",
             "compare": "other mode",
             "sigma_min": "0.6",
             "sigma_max": "3.4",
@@ -175,8 +183,8 @@ TOURS: tuple[Tour, ...] = (
         "for every crossing of the approximate f_u − ½ at once: one solve at a σ serves all "
         "nodes. Same instance (digits 3 vs 8, n = 100, kNN k = 6), same solver (PCG, t = 20).",
         look="The *solves* metric (paper mode) against the comparison caption (fast mode): "
-        "about 12,900 solves against about 120, for intervals of similar quality (the same "
-        "2 true breakpoints, one missed by both).",
+        "{solves} solves against {compare_solves}; of the {true} true breakpoints, paper "
+        "mode misses {missed_count} and fast mode {compare_missed_count}.",
         ask="Both modes use the same solver: where does a hundredfold difference in solves "
         "come from, and what can paper mode's restart step of 0.05 skip?",
         controls=("mode", "compare", "solver", "t"),
@@ -203,12 +211,12 @@ TOURS: tuple[Tour, ...] = (
         },  # fmt: skip
         text="Delalleau et al.'s method (Algorithm 3) solves only on L ∪ Ũ, a random subset "
         "of m unlabeled nodes, with a label-fit weight λ, and extends the soft labels to the "
-        "rest of U by a Parzen-window average. Here the system has |L| + m = 40 unknowns "
-        "instead of |U| = 180, so each solve is cheap and CG converges in far fewer "
-        "iterations (at most 40 in exact arithmetic).",
-        look="With m = 20, CG with t = 20 finds all 8 true breakpoints, while t = 5 (dotted "
-        "orange) misses 7. Raise m to 50: the true loss itself changes (7 breakpoints) and "
-        "CG-20 now misses 5.",
+        "rest of U by a Parzen-window average. Here the system has |L| + m = {unknowns} "
+        "unknowns instead of |U| = {unlabeled}, so each solve is cheap and CG converges in "
+        "far fewer iterations (at most {unknowns} in exact arithmetic).",
+        look="With m = {subset}, {label} misses {missed} of the {true} true breakpoints, "
+        "while {compare_label} (dotted orange) misses {compare_missed_count}. Raise m: the "
+        "true loss itself changes, and so do the misses.",
         ask="A small m makes every solve cheap and accurate: what does it cost? (Watch the "
         "black true loss while you change m.)",
         controls=("subset", "lam", "t", "compare"),
@@ -264,9 +272,9 @@ TOURS: tuple[Tour, ...] = (
         "like ((√κ − 1)/(√κ + 1))^t (Theorems 5.1–5.3), so t = 20 is plenty where √κ is "
         "small and hopeless where it is large. As σ → 0 each node's weight concentrates on "
         "its nearest neighbour and the grounded Laplacian becomes nearly singular.",
-        look="At σ = 0.3, √κ ≈ 36,000 on both graphs and CG needs about 900 iterations; "
-        "from σ ≈ 1 on, √κ is 3–5 and 8–30 iterations suffice. The trust panels give the σ "
-        "from which CG-20 is enough (about 1.0 on the complete graph, 1.2 on kNN).",
+        look="At σ = {lo}, √κ is {sqrt_kappa_lo} and CG needs {iterations_lo} iterations "
+        "(complete, kNN); at σ = {hi}, √κ is {sqrt_kappa_hi} and CG needs "
+        "{iterations_hi}. The trust panels: {trust_readings}",
         ask="Switch the CG variant to pcg: where do the iterations needed drop most? (PCG's "
         "rate is set by exactly the κ(I − P_UU) of the top chart.)",
         controls=("families", "cond_solver", "t", "sigma_min"),
@@ -306,6 +314,131 @@ TOURS: tuple[Tour, ...] = (
     ),
 )
 
+# -- the numbers of the tour texts, from the results the page draws --------------------------
+
+
+def fields(text: str) -> list[str]:
+    """The ``{field}`` names of a tour text (a template filled by :func:`fill`)."""
+    return [f for _, f, _, _ in string.Formatter().parse(text) if f]
+
+
+def fill(text: str, facts: Mapping[str, Any]) -> str:
+    """``text`` with its fields filled from ``facts`` (a field with no fact: "…", so a text
+    whose view failed shows no number it did not compute)."""
+    return text.format_map(_Missing(facts))
+
+
+class _Missing(dict):
+    def __missing__(self, key: str) -> str:
+        return "…"
+
+
+def _g(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def _count(k: int, total: int) -> str:
+    return f"all {total}" if k == total and total > 1 else "none" if k == 0 else f"{k:,}"
+
+
+def _plural(k: int, word: str) -> str:
+    return f"{k:,} {word}{'s' * (k != 1)}"
+
+
+def loss_facts(truth, *, score=None, sweep=None, compare_score=None, compare_sweep=None,
+               trust=None, problem=None, node: int | None = None,
+               lo: float | None = None, hi: float | None = None) -> dict[str, str]:  # fmt: skip
+    """The numbers a loss-page tour states, each read off the result the page draws:
+    ``truth`` (:class:`~sslviz.truth.LossCurve`), the scored sweep and its comparison
+    (:class:`~sslviz.intervals.Score`, :class:`~sslviz.intervals.Sweep`), the trust panel
+    (:class:`~sslviz.conditioning.TrustCurve`) and the drill-down's ``node`` (instance row;
+    ``problem`` maps rows to unlabeled indices)."""
+    bps = np.asarray(truth.breakpoints, float)
+    values = np.asarray(truth.loss.values, float)
+    n_u = int(truth.n_unlabeled) if hasattr(truth, "n_unlabeled") else None
+    if n_u is None and problem is not None:
+        n_u = int(problem.model.n_unlabeled)
+    out: dict[str, str] = {"breakpoints": _plural(bps.size, "breakpoint")}
+    out["breakpoint_list"] = "σ ≈ " + ", ".join(_g(b) for b in bps) if bps.size else "none"
+    if lo is not None and hi is not None:
+        out |= {"lo": f"{lo:g}", "hi": f"{hi:g}"}
+    if n_u:
+        ks = sorted({int(round(v * n_u)) for v in values})
+        out["loss_values"] = ", ".join(f"{k}/{n_u}" for k in ks)
+        out["unlabeled"] = f"{n_u}"
+    if problem is not None and problem.spec.labeling == "delalleau":
+        out["unknowns"] = f"{problem.spec.n_labeled + problem.spec.subset}"
+        out["subset"] = f"{problem.spec.subset}"
+    if node is not None and problem is not None:
+        u = problem.rows(range(problem.model.n_unlabeled)).index(node)
+        at = [b for b, nd in zip(bps, truth.nodes, strict=True) if u in set(np.ravel(nd))]
+        out["node_crossings"] = (
+            f"row {node}'s exact soft label f_u(σ) crosses ½ at σ ≈ "
+            + ", ".join(_g(b) for b in at) + (" (a step of the staircase)" if len(at) == 1
+                                              else " (steps of the staircase)")
+            if at else f"row {node}'s exact soft label f_u(σ) does not cross ½ in this range"
+        )  # fmt: skip
+    if score is not None:
+        out |= {"true": f"{score.true_breakpoints:,}", "M": f"{score.M:,}",
+                "missed": _count(score.missed, score.true_breakpoints),
+                "missed_count": f"{score.missed:,}", "spurious": f"{score.spurious:,}"}  # fmt: skip
+        if score.settings is not None:
+            out["label"] = score.settings.label
+    if sweep is not None:
+        out["solves"] = f"{sweep.solves:,}"
+        out.setdefault("label", sweep.settings.label)
+    if compare_score is not None:
+        out |= {"compare_missed": "misses " + _count(compare_score.missed,
+                                                       compare_score.true_breakpoints),
+                "compare_missed_count": f"{compare_score.missed:,}",
+                "compare_M": f"{compare_score.M:,}",
+                "compare_spurious": f"{compare_score.spurious:,}"}  # fmt: skip
+    if compare_sweep is not None:
+        out["compare_solves"] = f"{compare_sweep.solves:,}"
+        out["compare_label"] = compare_sweep.settings.label
+    if trust is not None:
+        missed = trust.missed_by(score)[0] if score is not None else []
+        out["trust_where"] = trust.where_untrusted(missed) or "nowhere"
+    return out
+
+
+def condition_facts(curves: Mapping[str, Any], trusts: Mapping[str, Any]) -> dict[str, str]:
+    """The numbers the conditioning tour states, per graph family in ``curves`` order
+    (:class:`~sslviz.conditioning.ConditionCurve` and
+    :class:`~sslviz.conditioning.TrustCurve` per family), at the grid's first and last σ."""
+    fams = list(curves)
+    c0 = curves[fams[0]]
+
+    def per(fn) -> str:
+        return " and ".join(fn(curves[f]) for f in fams)
+
+    def it(c, i) -> str:
+        t = int(c.iterations_needed[i])
+        return "more than the cap" if t < 0 else f"{t:,}"
+
+    out = {"lo": _g(c0.sigma[0]), "hi": _g(c0.sigma[-1]),
+           "sqrt_kappa_lo": per(lambda c: _g(math.sqrt(c.kappa[0]))),
+           "sqrt_kappa_hi": per(lambda c: _g(math.sqrt(c.kappa[-1]))),
+           "iterations_lo": per(lambda c: it(c, 0)),
+           "iterations_hi": per(lambda c: it(c, -1))}  # fmt: skip
+    out["trust_readings"] = " ".join(f"{f}: {trusts[f].reading()}" for f in fams if f in trusts)
+    return out
+
+
+def speed_facts(rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """M per graph family and solver of the Speed page's rows (``M_<family>_<solver>``:
+    "16 at n = 50, 43 at n = 100"), and the nonzeros of L_UU on each graph
+    (``nonzeros_<family>``, from the CG and PCG rows' work counts)."""
+    by: dict[str, list[str]] = {}
+    for r in sorted(rows, key=lambda r: r["n"]):
+        by.setdefault(f"M_{r['family']}_{r['solver']}", []).append(f"{r['M']} at n = {r['n']}")
+        if r["solver"] in ("cg", "pcg") and "graph_nonzeros" in r:
+            nnz = f"{r['graph_nonzeros']:,} at n = {r['n']}"
+            if nnz not in by.setdefault(f"nonzeros_{r['family']}", []):
+                by[f"nonzeros_{r['family']}"].append(nnz)
+    return {k: ", ".join(v) for k, v in by.items()}
+
+
 BY_ID: dict[str, Tour] = {t.id: t for t in TOURS}
 IDS: tuple[str, ...] = tuple(BY_ID)
 
@@ -321,4 +454,16 @@ def next_tour(tour_id: str) -> Tour:
     return TOURS[(i + 1) % len(TOURS)]
 
 
-__all__ = ["BY_ID", "IDS", "TOURS", "Tour", "get", "next_tour"]
+__all__ = [
+    "BY_ID",
+    "IDS",
+    "TOURS",
+    "Tour",
+    "condition_facts",
+    "fields",
+    "fill",
+    "get",
+    "loss_facts",
+    "next_tour",
+    "speed_facts",
+]

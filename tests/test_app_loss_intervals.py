@@ -14,7 +14,7 @@ from sslviz.specs import LossView
 
 PAGE = "app_pages/1_Loss_intervals.py"
 MISSES = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"}
-PANEL = ["may flip a label here", "error max|f_t − f|", "margin min|f − ½|", "t needed, CG",
+PANEL = ["cannot be trusted here", "error max|f_t − f|", "margin min|f − ½|", "t needed, CG",
          "t needed, PCG", "t used"]  # fmt: skip
 
 
@@ -43,12 +43,12 @@ def test_default_settings_draw_figure_3_and_drill_down():
     fig = chart(at)
     names = [t["name"] for t in fig["data"]]
     assert names[:2] == ["true loss l(σ)", "estimated intervals"]
-    assert panel(names) == [f"{lab} may flip a label here", f"{lab} error max|f_t − f|",
+    assert panel(names) == [f"{lab} cannot be trusted here", f"{lab} error max|f_t − f|",
                             "margin min|f − ½|", "t needed, CG", "t needed, PCG",
                             f"t used ({lab})"]  # fmt: skip
     assert fig["layout"]["xaxis"]["matches"] == "x3"  # the panel shares the σ axis
     assert len(values(next(t for t in fig["data"] if t["name"] == "t needed, CG"))) == points
-    assert any(c.value.startswith(f"Trust panel, on {points} grid σ") and f": {lab} " in c.value
+    assert any(c.value.startswith(f"{lab} can") and f"Grid: {points} σ." in c.value
                for c in at.caption)  # fmt: skip
     assert int(metrics(at)["intervals M"]) >= 1
     assert len(at.get("plotly_chart")) == 2  # Figure 3 and the node drill-down
@@ -121,7 +121,7 @@ def test_misses_show_verdict_causes_and_trust_panel():
     assert len(table) == missed and table["cause"].notna().all()
     assert {f"missed: {c}" for c in table["cause"]} <= set(names)
     assert "missed breakpoint" not in names  # one trace per cause instead
-    assert panel(names)[0] == "CG-5 may flip a label here"
+    assert panel(names)[0] == "CG-5 cannot be trusted here"
     node = at.selectbox(key="w_node")
     assert "missed" in node.format_func(node.value)
     missed_rows = {int(r) for text in table["nodes"] for r in text.split(", ")}
@@ -162,7 +162,7 @@ def clicked(at: AppTest, trace: str, index: int):
 
 
 def drill_down_row(at: AppTest) -> int:
-    return int(chart(at, 1)["layout"]["annotations"][0]["text"].rsplit(" ", 1)[1])
+    return int(chart(at, -1)["layout"]["annotations"][0]["text"].rsplit(" ", 1)[1])
 
 
 def test_clicking_a_miss_opens_its_drill_down():
@@ -181,7 +181,7 @@ def test_clicking_a_miss_opens_its_drill_down():
         assert drill_down_row(at) == row
         assert at.query_params["node"] == str(row)
         assert float(at.query_params["sigma0"]) == pytest.approx(sigma0)
-        start_marker = next(t for t in chart(at, 1)["data"] if t["name"] == "start σ0")
+        start_marker = next(t for t in chart(at, -1)["data"] if t["name"] == "start σ0")
         assert values(start_marker) == pytest.approx([sigma0])
         at.selectbox(key="w_node").set_value(first).run()  # the selection is still sent
         assert at.selectbox(key="w_node").value == first == drill_down_row(at)
@@ -237,3 +237,26 @@ def test_the_default_drill_down_node_is_not_on_the_range_edge():
     )
     order, missed = app_cache.drill_down_nodes(p, sc)
     assert missed == [11, 14, 15, 10, 12] and order == [11, 14, 15, 10, 12, 13]
+
+
+def test_a_clicked_miss_is_explained_up_close_under_the_chart():
+    """Clicking a miss marker (its customdata, as plots.selected_point reads it) opens a
+    panel right under Figure 3: the miss in words with its numbers, and a chart zoomed on
+    the true crossing with the tolerance band and the estimated endpoint marked."""
+    at = start(MISSES | {"t": "20"})
+    miss = next(t for t in chart(at)["data"] if t["name"].startswith("missed: "))
+    with clicked(at, miss["name"], 0) as (row, _, sigma, _):
+        at.run()
+    assert not at.exception and not at.error
+    text = next(m.value for m in at.markdown if m.value.startswith("Missed breakpoint of"))
+    assert f"node {row}:" in text and f"crosses ½ at σ = {sigma:.5g}" in text
+    assert "tolerance is 0.001" in text and "Cause: " in text
+    assert "— " not in text.split("Cause: ")[1][:3]  # plain words, not a cause key
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    zoom = next(f for f in specs if "miss up close" in f["layout"]["title"]["text"])
+    names = [t["name"] for t in zoom["data"]]
+    assert "tolerance ± 0.001" in names and "true breakpoint" in names
+    x = values(zoom["data"][0])
+    assert x[0] < sigma < x[-1] and x[-1] - x[0] < 0.5  # a window around the miss
+    at.button(key="li_focus_close").click().run()
+    assert not any(m.value.startswith("Missed breakpoint of") for m in at.markdown)

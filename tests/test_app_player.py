@@ -88,3 +88,29 @@ def test_threshold_family_has_no_algorithm_4():
 def test_invalid_sidebar_input_is_an_error_not_a_traceback():
     at = _run(SMALL)
     assert_refuses(at, "sigma_min >= sigma_max")
+
+
+def test_one_step_at_a_time_moves_by_one_real_step():
+    """The single-step view: a slider over every real step, ◀ / ▶ buttons (also the ← → keys)
+    that move by exactly one, and the figure's counter at the step shown."""
+    at = _run(SMALL | {"mode": "paper"})
+    at.segmented_control(key="player_view").set_value("one step at a time").run()
+    assert not at.exception and not at.error
+    n = int(at.slider(key="player_step").max)
+    assert any(c.value.startswith(f"{n} steps, ") for c in at.caption)  # every real step
+
+    def counter() -> str:
+        return _figure(at)["layout"]["annotations"][0]["text"]
+
+    assert counter().startswith(f"<b>step 1 / {n}</b>")
+    assert at.button(key="player_prev").disabled
+    at.button(key="player_next").click().run()
+    assert counter().startswith(f"<b>step 2 / {n}</b>")
+    at.slider(key="player_step").set_value(n - 3).run()
+    assert counter().startswith(f"<b>step {n - 3} / {n}</b>")
+    at.button(key="player_prev").click().run()
+    assert at.slider(key="player_step").value == n - 4
+    assert counter().startswith(f"<b>step {n - 4} / {n}</b>")
+    assert not _figure(at).get("frames")  # a still figure of that one step
+    at.slider(key="player_step").set_value(n).run()
+    assert at.button(key="player_next").disabled

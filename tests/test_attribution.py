@@ -164,7 +164,7 @@ def test_a_crossing_cg_cannot_reach_at_small_t_is_a_solver_miss(mode, solver, t)
     assert u.evidence["t_needed"] == 4  # |U| iterations: exact on a 4-node path
     _check_consistent(sc, truth, model, s)
     assert verdict(sc).startswith(
-        f"2 of 2 true breakpoints missed: 2 solver — {solver.upper()}-{t} is too few "
+        f"2 of 2 true breakpoints missed: 2 too few iterations — {solver.upper()}-{t} is too few "
         "iterations for σ in [1.48, 2.1] (up to t = 4 needed)"
     )
     enough = score(sweep(model, y_u, 0.8, 3.0, SweepSettings(solver=solver, cg_iters=4)),
@@ -190,7 +190,7 @@ def test_a_pair_of_crossings_inside_one_restart_gap_is_a_close_pair():
     ev = r.evidence
     assert ev["partner"] == b[2] and ev["distance"] == pytest.approx(b[2] - b[1])
     assert ev["separation"] == 1.0 and ev["restart_from"] == pytest.approx(b[0], abs=1e-3)
-    assert "close pair — closer than the restart step 1 " in verdict(sc)
+    assert "two crossings too close — closer than the restart step 1 " in verdict(sc)
     _check_consistent(sc, truth, model, s)
     small = score(sweep(model, y_u, 1.0, 3.0, SweepSettings(step=0.05, **tight)), truth,
                   model=model)  # fmt: skip
@@ -233,7 +233,10 @@ def test_the_iteration_cap_is_a_search_miss():
         assert r.cause == "search" and r.evidence["how"] == "cap"
         assert r.evidence["stop"] == "cap" and r.evidence["iterations"] == 3
         assert r.evidence["sigma0"] == 1.0
-    assert "3 search — the iteration cap (3) stopped the node's iteration" in verdict(sc)
+    assert (
+        "3 stepped over by the search — the iteration cap (3) stopped the node's iteration"
+        in verdict(sc)
+    )
 
 
 def test_certified_fast_mode_leaves_nothing_to_attribute():
@@ -319,7 +322,7 @@ def test_score_without_the_model_keeps_the_old_interface():
     assert sc.misses == [(float(b), [int(u) for u in nd]) for b, nd in
                          zip(truth.breakpoints, truth.nodes, strict=True)]  # fmt: skip
     assert sc.causes[UNATTRIBUTED] == sc.missed + sc.spurious and not sc.attributed
-    assert "2 unattributed — scored without the model" in verdict(sc)
+    assert "2 unexplained — scored without the model" in verdict(sc)
     with pytest.raises(ValueError, match="unlabeled nodes"):
         score(res, truth, model=_chains()[0])
 
@@ -345,7 +348,7 @@ def test_max_attributed_examines_an_evenly_spread_sample():
     line = verdict(capped)
     assert line.startswith(f"{full.missed} of {full.true_breakpoints} true breakpoints missed "
                            "(causes looked for at 5 of them, spread over σ): ")  # fmt: skip
-    assert f"; {full.missed - 5} unattributed — not examined" in line
+    assert f"; {full.missed - 5} unexplained — not examined" in line
     # The chart: the misses not examined in a trace of their own, off until clicked.
     from sslviz.plots import loss_intervals_figure
 

@@ -408,7 +408,7 @@ MISS_POINT = """([name, k]) => {
 def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
     """Issue 10: digits 3/8, n = 60, complete graph, CG-5 has misses. The verdict line is
     above the chart, the misses are markers coloured and shaped by cause, the trust panel's
-    "CG-5 may flip a label here" band is shaded, and clicking a miss marker opens the
+    "CG-5 cannot be trusted here" band is shaded, and clicking a miss marker opens the
     drill-down on its node (its instance row in the title) from Algorithm 4's σ0."""
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -423,7 +423,7 @@ def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
             names = page.evaluate(
                 "() => document.querySelectorAll('.js-plotly-plot')[0].data.map(t => t.name)"
             )
-            assert "missed: solver" in names and "CG-5 may flip a label here" in names
+            assert "missed: solver" in names and "CG-5 cannot be trusted here" in names
             bands = page.evaluate(
                 "() => document.querySelectorAll('.js-plotly-plot')[0].layout.shapes"
                 ".filter(s => s.yref === 'y2 domain').length"

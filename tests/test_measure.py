@@ -117,7 +117,28 @@ def test_work_counts_of_cg_on_a_sparse_system(knn_big):
     assert w["matvecs"] == res.matvecs == 20 * res.solves  # t products per solve
     assert w["nonzeros_touched"] == res.matvecs * w["system_nonzeros"]
     assert w["flops"] == 2 * w["nonzeros_touched"]
+    assert w["graph_nonzeros"] == w["system_nonzeros"] and w["storage"] == "sparse"
     assert "20 " in describe_work(w) and f"{w['system_nonzeros']:,} nonzeros" in describe_work(w)
+
+
+def test_work_counts_of_a_small_knn_graph_count_its_edges_not_its_dense_storage():
+    """A small kNN system runs dense (faster), but its work is the graph's: ~(k + 1)·|U|
+    nonzeros per product, as Table 1 counts it, and the sentence says what ran."""
+    p = build_problem(ProblemSpec(dataset="digits", classes=(3, 8), n=100, n_labeled=10,
+                                  family="knn", k=6))  # fmt: skip
+    res = sweep(p.model, p.y_unlabeled, 0.6, 3.4, SweepSettings(solver="cg", cg_iters=20))
+    w = to_dict(res, p)["work"]
+    m = p.model.n_unlabeled
+    assert w["storage"] == "dense" and w["system_nonzeros"] == m * m
+    L = p.model.laplacian_system(2.0)[0]
+    U = p.model.unlabeled_idx
+    block = p.model.graph.sqdist[U][:, U].tocoo()  # the kNN graph's edges among U
+    edges = int(np.sum(block.row != block.col))
+    assert w["graph_nonzeros"] == edges + m < m * m / 5
+    assert np.count_nonzero(L) <= w["graph_nonzeros"]  # weights may underflow to 0
+    assert w["nonzeros_touched"] == res.matvecs * w["graph_nonzeros"]
+    text = describe_work(w)
+    assert f"L_UU's {w['graph_nonzeros']:,} nonzeros" in text and "run dense" in text
 
 
 def test_work_counts_of_exact_solves_on_a_complete_graph():

@@ -118,7 +118,7 @@ def test_miss_markers_are_coloured_and_shaped_by_cause(problem, truth, estimate,
 
 
 TRUST_PANEL = [
-    "CG-5 may flip a label here",
+    "CG-5 cannot be trusted here",
     "CG-5 error max|f_t − f|",
     "margin min|f − ½|",
     "t needed, CG",
@@ -144,7 +144,7 @@ def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate,
                                   trust.t_needed_cg)  # fmt: skip
     # the shaded bands: one rectangle per band in each of the two panel rows
     bands = [sh for sh in lay.shapes if sh.fillcolor == plots._TRUST["band"]]
-    assert len(bands) == 2 * len(trust.flip_bands()) > 0
+    assert len(bands) == 2 * len(trust.bands(trust.missed_by(scored)[0])) > 0
     assert {(sh.xref, sh.yref) for sh in bands} == {("x2", "y2 domain"), ("x3", "y3 domain")}
 
 

@@ -2,6 +2,7 @@
 from the gallery, the tour's text on its page, presenter mode, and the tours' claims."""
 
 import re
+import string
 
 import pytest
 from apptest_helpers import ROOT, start
@@ -61,6 +62,24 @@ def test_tour_settings_parse_and_are_within_the_apps_caps(tour):
     assert tour.controls and set(tour.controls) <= known
     assert 2 <= _sentences(tour.text) <= 5, tour.text
     assert tour.title and tour.teaser and tour.look and "?" in tour.ask
+
+
+_REFERENCE = re.compile(r"(Figure|Table|Algorithms?|Theorems?|Section|Appendix|§|E\.)\s*"
+                        r"[\d.–-]+|\d+\.\d+–\d+\.\d+|[A-Za-z_]\w*-?\d+")  # fmt: skip
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@pytest.mark.parametrize("tour", tours.TOURS, ids=tours.IDS)
+def test_tour_texts_state_no_number_they_do_not_compute(tour):
+    """A number in a tour's text is a field filled from the view (tours.*_facts), one of the
+    tour's own settings (n = 100, t = 20), or a reference to the paper (Figure 3): none is
+    typed in as a result."""
+    settings = {v for text in tour.settings.values() for v in re.split(r"[,:]", text)}
+    settings |= {"0", "1", "2", "½"}  # ½, "0 and 1", "one"-like constants of the method
+    for part in (tour.text, tour.look, tour.ask):
+        literal = "".join(lit for lit, *_ in string.Formatter().parse(part))
+        for number in _NUMBER.findall(_REFERENCE.sub("", literal)):
+            assert number in settings, (tour.id, number, part)
 
 
 def test_to_query_keeps_tour_and_present():
@@ -132,13 +151,28 @@ def _chart(at: AppTest) -> AppTest:
     return at
 
 
+def _matches(template: str, shown: str) -> bool:
+    """``shown`` is ``template`` with every field filled by something (or "…")."""
+    pattern = "".join(re.escape(lit) + ("(.+?)" if f is not None else "")
+                      for lit, f, *_ in string.Formatter().parse(template))  # fmt: skip
+    return re.fullmatch(pattern, shown, re.S) is not None
+
+
+def _look(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Look at:** "))
+
+
 def _on_tour_page(at: AppTest, tour: tours.Tour) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     texts = [m.value for m in at.markdown]
     assert any(tour.title in t for t in texts)
-    assert tour.text in texts and f"**Look at:** {tour.look}" in texts
-    assert f"**Ask:** {tour.ask}" in texts
+    look = [t for t in texts if t.startswith("**Look at:** ")]
+    ask = [t for t in texts if t.startswith("**Ask:** ")]
+    assert len(look) == len(ask) == 1 and "{" not in look[0] + ask[0]
+    assert _matches(tour.look, look[0].removeprefix("**Look at:** "))
+    assert _matches(tour.ask, ask[0].removeprefix("**Ask:** "))
+    assert any(_matches(tour.text, t) for t in texts)
     assert at.button(key="w_tour_next") and at.button(key="w_tour_leave")
     _tour_widgets_match(at, tour)
 
@@ -153,6 +187,8 @@ def test_tour_link_opens_its_page_with_its_settings(tour):
     _chart(at)
     assert not at.exception
     assert at.get("plotly_chart"), tour.id
+    # every number of the tour's text is filled from the view the page computed
+    assert "…" not in _look(at), _look(at)
     assert "present" not in at.query_params
 
 

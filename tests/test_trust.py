@@ -156,25 +156,39 @@ def _curve(may_flip, wrong, t_cg, t_pcg, t=20, t_max=100) -> TrustCurve:
                       t_max)  # fmt: skip
 
 
-def test_flip_bands_and_reading():
-    c = _curve([0, 0, 1, 1, 0, 1], [0, 0, 0, 2, 3, 4], [5, 8, 15, 60, 80, 101], [3, 4, 5, 9,
+def test_bands_and_reading_follow_one_rule():
+    # untrusted: may flip, or a node on the wrong side, or t needed > t (t = 20)
+    c = _curve([0, 0, 1, 1, 0, 0], [0, 0, 0, 2, 3, 0], [5, 8, 15, 60, 80, 101], [3, 4, 5, 9,
                12, 15])  # fmt: skip
-    assert c.flip_bands() == [(2.5, 4.5), (5.5, 6.0)]
+    assert c.untrusted.tolist() == [False, False, True, True, True, True]
+    assert c.bands() == [(2.5, 6.0)]
+    assert c.where_untrusted() == "σ > 2.5"
+    assert c.trusted_from() is None
     assert c.reading() == (
-        "CG-20 is enough up to σ ≈ 3; beyond, you need CG with t = more than 100, or PCG "
-        "with t = 15."
+        "CG-20 can be trusted up to σ ≈ 2.5; above, CG needs more than t = 100 at the grid "
+        "σ, PCG up to t = 15."
     )
     c = _curve([1, 0, 0], [3, 0, 0], [50, 10, 5], [9, 4, 3])
-    assert c.flip_bands() == [(1.0, 1.5)]
-    assert (
-        c.reading()
-        == "CG-20 is enough from σ ≈ 2 on; below, you need CG with t = 50, or PCG with t = 9."
+    assert c.bands() == [(1.0, 1.5)] and c.trusted_from() == 1.5
+    assert c.reading() == (
+        "CG-20 can be trusted from σ ≈ 1.5 on; below, CG needs up to t = 50 at the grid σ, "
+        "PCG up to t = 9."
     )
-    c = _curve([0, 1, 0], [0, 1, 0], [5, 30, 5], [3, 7, 3])
-    assert "wrong side at σ = 2 (1 of 3 grid σ); there you need CG with t = 30" in c.reading()
+    # a miss between trusted grid σ marks its grid step; bands that touch merge
+    assert c.bands([2.4]) == [(1.0, 1.5), (2.0, 3.0)]
+    assert c.bands([1.7]) == [(1.0, 2.0)] and c.trusted_from([1.7]) == 2.0
+    assert c.reading([1.7], [35]) == (
+        "CG-20 can be trusted from σ ≈ 2 on; below, CG needs up to t = 50 at the grid σ, PCG "
+        "up to t = 9; the breakpoints CG-20 misses need up to t = 35."
+    )
+    c = _curve([0, 0, 0], [0, 0, 0], [5, 30, 5], [3, 7, 3])
+    assert c.where_untrusted() == "σ in [1.5, 2.5]"
+    assert c.reading().startswith("CG-20 cannot be trusted at σ in [1.5, 2.5]; there CG needs")
     c = _curve([0, 0], [0, 0], [5, 7], [3, 4])
-    assert c.flip_bands() == []
-    assert c.reading().startswith("CG-20 puts every node on its exact side of 1/2 at all 2")
+    assert c.bands() == [] and c.trusted_from() == 1.0 and c.where_untrusted() is None
+    assert c.reading() == "CG-20 can be trusted on the whole range, σ 1 to 2."
+    c = _curve([1, 1], [1, 1], [50, 70], [9, 9])
+    assert c.where_untrusted() == "the whole range" and c.trusted_from() is None
 
 
 def test_export():
@@ -184,7 +198,8 @@ def test_export():
     d = export.to_dict(tc)
     assert d["sigma"] == tc.sigma.tolist() and d["t_needed_pcg"] == tc.t_needed_pcg.tolist()
     assert d["may_flip"] == tc.may_flip.tolist() and d["reading"] == tc.reading()
-    assert [[b["lo"], b["hi"]] for b in d["flip_bands"]] == [list(b) for b in tc.flip_bands()]
+    assert [[b["lo"], b["hi"]] for b in d["flip_bands"]] == [list(b) for b in tc.bands()]
+    assert d["untrusted"] == tc.untrusted.tolist() and d["trusted_from"] == tc.trusted_from()
     export.dumps(d)  # JSON without NaN/inf
     df = export.to_frame(tc)
     assert list(df.columns[:7]) == ["sigma", "error", "margin", "may_flip", "wrong",

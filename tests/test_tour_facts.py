@@ -1,0 +1,192 @@
+"""Every number a tour states comes from the view's JSON export (issue 26 §2).
+
+A registry maps each field of the tour texts (sslviz.tours.*_facts) to the JSON it is read
+from: the export documents the page offers for download (``sslviz.export.to_dict`` of the
+same results). A field with no entry in the registry fails the test, and every number in a
+filled field must be one of the numbers its JSON source gives.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+
+import numpy as np
+import pytest
+
+import app_cache
+import app_state
+from sslviz import export, tours
+from sslviz import specs as S
+from sslviz.conditioning import condition_curve, trust_curve
+from sslviz.intervals import score, sweep
+from sslviz.problem import build_problem, loss_curve
+
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def numbers(text: str) -> list[float]:
+    return [float(x.replace(",", "")) for x in NUMBER.findall(text)]
+
+
+def close(shown: float, source: list[float]) -> bool:
+    """``shown`` is one of ``source``, as the text rounds it (3 significant digits or more)."""
+    return any(math.isclose(shown, float(f"{s:.3g}"), rel_tol=1e-9) or
+               math.isclose(shown, round(s), rel_tol=1e-9) or
+               math.isclose(shown, float(f"{s:.5g}"), rel_tol=1e-9) for s in source)  # fmt: skip
+
+
+def _loss_view(tour: tours.Tour) -> tuple[dict, dict]:
+    """The tour's loss-page view computed as the page does: its facts, and the JSON."""
+    cfg, _ = app_state.tour_cfg(tour)
+    spec = app_state.spec_from_cfg(S.ProblemSpec, cfg)
+    settings = app_state.spec_from_cfg(S.SweepSettings, cfg)
+    view = app_state.spec_from_cfg(S.LossView, cfg)
+    lo, hi = cfg["sigma_min"], cfg["sigma_max"]
+    p = build_problem(spec)
+    truth = loss_curve(p, lo, hi)
+    res = sweep(p.model, p.y_unlabeled, lo, hi, settings)
+    sc = score(res, truth, model=p.model)
+    grid = np.linspace(lo, hi, view.trust_points)
+    trust = trust_curve(p.model, grid, solver=app_cache.trust_solver(settings),
+                        cg_iters=settings.cg_iters)  # fmt: skip
+    cmp_settings = app_cache.comparison(settings, view.compare)
+    cmp_res = cmp_sc = None
+    if cmp_settings is not None:
+        cmp_res = sweep(p.model, p.y_unlabeled, lo, hi, cmp_settings)
+        cmp_sc = score(cmp_res, truth, model=p.model)
+    facts = tours.loss_facts(truth, score=sc, sweep=res, compare_score=cmp_sc,
+                             compare_sweep=cmp_res, trust=trust, problem=p, lo=lo, hi=hi,
+                             node=cfg.get("node"))  # fmt: skip
+    truth_json = export.to_dict(truth, p)
+    node_u = p.rows(range(p.model.n_unlabeled)).index(cfg["node"]) if cfg.get("node") else None
+    json = {
+        "truth": truth_json,
+        "sweep": export.to_dict(res, p),
+        "score": export.to_dict(sc, p),
+        "compare": export.to_dict(cmp_res, p) if cmp_res is not None else {},
+        "compare_score": export.to_dict(cmp_sc, p) if cmp_sc is not None else {},
+        "trust": export.to_dict(trust),
+        "node_breakpoints": [
+            b
+            for b, nd in zip(truth.breakpoints, truth.nodes, strict=True)
+            if node_u in set(np.ravel(nd))
+        ],  # fmt: skip
+        "settings": {
+            "lo": lo,
+            "hi": hi,
+            "subset": spec.subset,
+            "labeled": spec.n_labeled,
+            "cg_iters": settings.cg_iters,
+            "compare_cg_iters": cmp_settings.cg_iters if cmp_settings else None,
+        },
+    }
+    return facts, json
+
+
+def _pieces(j: dict) -> list[float]:
+    return [x for p in j["truth"]["pieces"] for x in (p["loss"] * j["truth"]["n_unlabeled"],)]
+
+
+REGISTRY = {  # field → the JSON numbers it may state
+    "breakpoints": lambda j: [len(j["truth"]["breakpoints"])],
+    "breakpoint_list": lambda j: j["truth"]["breakpoints"],
+    "lo": lambda j: [j["settings"]["lo"]],
+    "hi": lambda j: [j["settings"]["hi"]],
+    "loss_values": lambda j: _pieces(j) + [j["truth"]["n_unlabeled"]],
+    "unlabeled": lambda j: [j["truth"]["n_unlabeled"]],
+    "node_crossings": lambda j: j["node_breakpoints"] + [j["node_row"]],
+    "true": lambda j: [j["score"]["true_breakpoints"]],
+    "missed": lambda j: [j["score"]["missed"], j["score"]["true_breakpoints"]],
+    "missed_count": lambda j: [j["score"]["missed"]],
+    "compare_missed": lambda j: [j["compare_score"]["missed"],
+                                 j["compare_score"]["true_breakpoints"]],
+    "compare_missed_count": lambda j: [j["compare_score"]["missed"]],
+    "compare_M": lambda j: [j["compare_score"]["M"]],
+    "compare_spurious": lambda j: [j["compare_score"]["spurious"]],
+    "solves": lambda j: [j["sweep"]["solves"]],
+    "compare_solves": lambda j: [j["compare"]["solves"]],
+    "label": lambda j: [j["settings"]["cg_iters"]],
+    "compare_label": lambda j: [j["settings"]["compare_cg_iters"]],
+    # band edges: the export's bands, or grid σ (a missed breakpoint's grid step)
+    "trust_where": lambda j: [b[k] for b in j["trust"]["flip_bands"] for k in ("lo", "hi")]
+    + j["trust"]["sigma"],
+    "subset": lambda j: [j["settings"]["subset"]],
+    "unknowns": lambda j: [j["settings"]["subset"] + j["settings"]["labeled"]],
+}  # fmt: skip
+
+
+def _fields(tour: tours.Tour) -> set[str]:
+    return {f for part in (tour.text, tour.look, tour.ask) for f in tours.fields(part)}
+
+
+LOSS_TOURS = [t for t in tours.TOURS if t.page == tours.LOSS]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tour", LOSS_TOURS, ids=[t.id for t in LOSS_TOURS])
+def test_every_number_of_a_loss_tour_comes_from_its_json(tour):
+    facts, json = _loss_view(tour)
+    json["node_row"] = int(app_state.tour_cfg(tour)[0].get("node") or 0)
+    for field in _fields(tour):
+        assert field in REGISTRY, f"{tour.id}: field {field!r} has no JSON source"
+        assert field in facts, f"{tour.id}: the page does not compute {field!r}"
+        source = [float(x) for x in REGISTRY[field](json)]
+        for shown in numbers(facts[field]):
+            assert close(shown, source), (tour.id, field, facts[field], source)
+
+
+def test_conditioning_tour_numbers_come_from_its_json():
+    tour = tours.get("conditioning")
+    cfg, _ = app_state.tour_cfg(tour)
+    spec = app_state.spec_from_cfg(S.ProblemSpec, cfg).replace(n=60, n_labeled=6)
+    curves, trusts, docs = {}, {}, {}
+    for fam in ("complete", "knn"):
+        p = build_problem(spec.replace(family=fam))
+        grid = np.linspace(0.4, 3.0, 6)
+        curves[fam] = condition_curve(p.model, grid)
+        trusts[fam] = trust_curve(p.model, grid)
+        docs[fam] = export.to_dict(curves[fam]) | {"trust": export.to_dict(trusts[fam])}
+    facts = tours.condition_facts(curves, trusts)
+    registry = {
+        "lo": lambda d: [d["sigma"][0]], "hi": lambda d: [d["sigma"][-1]],
+        "sqrt_kappa_lo": lambda d: [d["sqrt_kappa"][0]],
+        "sqrt_kappa_hi": lambda d: [d["sqrt_kappa"][-1]],
+        "iterations_lo": lambda d: [d["iterations_needed"][0]],
+        "iterations_hi": lambda d: [d["iterations_needed"][-1]],
+        "trust_readings": lambda d: numbers(d["trust"]["reading"]) + [d["trust"]["cg_iters"]],
+    }  # fmt: skip
+    for field in _fields(tour):
+        assert field in registry, f"field {field!r} has no JSON source"
+        source = [float(x) for d in docs.values() for x in registry[field](d)]
+        for shown in numbers(facts[field]):
+            assert close(shown, source), (field, facts[field], source)
+    # the trust sentences are the export's, word for word
+    for fam in curves:
+        assert f"{fam}: {docs[fam]['trust']['reading']}" in facts["trust_readings"]
+
+
+def test_speed_tour_numbers_come_from_its_rows():
+    rows = [{"n": n, "family": f, "solver": s, "M": m, "graph_nonzeros": z}
+            for n, f, s, m, z in [(50, "complete", "cg", 16, 2025), (50, "knn", "cg", 10, 301),
+                                  (100, "complete", "inverse", 28, 8100),
+                                  (100, "knn", "inverse", 3, 640)]]  # fmt: skip
+    facts = tours.speed_facts(rows)
+    assert facts["M_complete_cg"] == "16 at n = 50" and facts["M_knn_inverse"] == "3 at n = 100"
+    assert (
+        facts["nonzeros_complete"] == "2,025 at n = 50" and facts["nonzeros_knn"] == "301 at n = 50"
+    )
+    tour = tours.get("sparse-vs-complete")
+    for field in _fields(tour):
+        kind = field.split("_")[0]
+        assert kind in ("M", "nonzeros"), f"field {field!r} has no source in the rows"
+
+
+def test_fill_leaves_no_number_it_was_not_given():
+    text = "of the {true} true breakpoints, {label} misses {missed}"
+    assert tours.fill(text, {"true": "27", "label": "CG-20"}) == (
+        "of the 27 true breakpoints, CG-20 misses …"
+    )
+    assert tours.fields(text) == ["true", "label", "missed"]
+    assert [f for _, f, *_ in string.Formatter().parse(text) if f] == tours.fields(text)
