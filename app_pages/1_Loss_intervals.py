@@ -268,6 +268,8 @@ app_state.chart(st, plots.soft_label_figure(
     curves["sigma"], curves["f"], u=f"row {row}", f_exact=curves["f_exact"],
     traces={r: its for r, (its, _) in tr.items()}, breakpoints=node_bps,
     label=curves["label"], sigma0=float(sigma0)), key="li_node_chart")  # fmt: skip
-st.caption(" · ".join(f"{r}: {len(its)} iterate{'s' * (len(its) != 1)}, root "
-                      + (f"{root:.5g}" if root is not None else "none")
-                      for r, (its, root) in tr.items()))  # fmt: skip
+st.caption(" · ".join(f"{r}: {len(its)} iterate{'s' * (len(its) != 1)}, stops at "
+                      + (f"σ = {root:.5g}" if root is not None else "no root")
+                      for r, (its, root) in tr.items())
+           + f" (an iteration stops where |f_u − ½| ≤ root_tol = {settings.root_tol:g}, near "
+           "a crossing, not at it: the true breakpoints are the red dashed lines).")  # fmt: skip

@@ -749,7 +749,7 @@ def soft_label_figure(
     legend = {1: "legend", 2: "legend2"}
     g = np.maximum((f - 0.5) ** 2, 1e-300)
     curves = [("f", "approx", f, g)]
-    if f_exact is not None:
+    if f_exact is not None and label != "exact":  # an exact solver's f is f_exact already
         fe = np.asarray(f_exact, float)
         curves.append(("f", "exact", fe, np.maximum((fe - 0.5) ** 2, 1e-300)))
     for row, what in ((1, "f"), (2, "g")):

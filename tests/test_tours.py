@@ -76,7 +76,7 @@ def test_tour_texts_state_no_number_they_do_not_compute(tour):
     typed in as a result."""
     settings = {v for text in tour.settings.values() for v in re.split(r"[,:]", text)}
     settings |= {"0", "1", "2", "½"}  # ½, "0 and 1", "one"-like constants of the method
-    for part in (tour.text, tour.look, tour.ask):
+    for part in (tour.teaser, tour.text, tour.look, tour.ask):
         literal = "".join(lit for lit, *_ in string.Formatter().parse(part))
         for number in _NUMBER.findall(_REFERENCE.sub("", literal)):
             assert number in settings, (tour.id, number, part)
