@@ -209,7 +209,8 @@ else:
     t5.dataframe(export.to_frame(trust), hide_index=True)
     files |= {"intervals.csv": export.to_frame(res, problem).to_csv(index=False),
               "intervals.json": app_cache.intervals_json(spec, lo, hi, settings, scoring),
-              "trust.csv": export.to_frame(trust).to_csv(index=False)}  # fmt: skip
+              "trust.csv": export.to_frame(trust).to_csv(index=False),
+              "trust_panel.json": export.dumps(export.to_dict(trust, score=sc))}  # fmt: skip
     lines.append(command_line("intervals", spec, rng, settings, scoring,
                               out="intervals.json"))  # fmt: skip
     lines.append(command_line("condition", spec, rng, ConditionSettings(

@@ -305,14 +305,18 @@ def _condition_frame(c, problem=None):
     return _frame({k: d[k] for k in cols})
 
 
-def _trust_dict(c, problem=None) -> dict:
+def _trust_dict(c, problem=None, score=None) -> dict:
     """A :class:`sslviz.conditioning.TrustCurve`: per σ the error of ``solver`` with
     ``cg_iters`` iterations, the margin (None where no node is to be decided), the flip flag,
     nodes on the wrong side and the t needed by CG and PCG (``t_max + 1``: more than
     ``t_max``, see ``reached_*``); ``untrusted`` flags the σ where ``solver`` cannot be
     trusted (:data:`sslviz.conditioning.TRUST_RULE`), ``flip_bands`` are the shaded σ bands
     around them, ``trusted_from`` the σ from which it can be trusted to the range end (None:
-    not at the end); ``reading`` the one-line summary."""
+    not at the end); ``reading`` the one-line summary. With ``score`` (Algorithm 4's
+    :class:`~sslviz.intervals.Score` of the same solver) the bands, ``trusted_from`` and
+    ``reading`` include its misses (:meth:`~sslviz.conditioning.TrustCurve.missed_by`), as
+    the loss page shows them; ``missed`` lists their σ."""
+    missed, need = c.missed_by(score) if score is not None else ([], [])
 
     def finite(x):
         return [float(v) if np.isfinite(v) else None for v in np.asarray(x, float)]
@@ -330,12 +334,13 @@ def _trust_dict(c, problem=None) -> dict:
         "degenerate": [int(v) for v in c.degenerate],
         "underflow": [int(v) for v in c.underflow],
         "untrusted": [bool(v) for v in c.untrusted],
-        "flip_bands": [{"lo": lo, "hi": hi} for lo, hi in c.bands()],
-        "trusted_from": c.trusted_from(),
+        "missed": missed,
+        "flip_bands": [{"lo": lo, "hi": hi} for lo, hi in c.bands(missed)],
+        "trusted_from": c.trusted_from(missed),
         "solver": c.solver,
         "cg_iters": c.cg_iters,
         "t_max": c.t_max,
-        "reading": c.reading(),
+        "reading": c.reading(missed, need),
     }
 
 

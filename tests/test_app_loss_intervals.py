@@ -70,7 +70,7 @@ def test_default_settings_draw_figure_3_and_drill_down():
     dataset = S.default(S.ProblemSpec, "dataset")
     assert lines[0].startswith(f"sslviz loss --dataset {dataset}")
     assert lines[1].startswith(f"sslviz intervals --dataset {dataset}") and "--score" in lines[1]
-    assert len(at.get("download_button")) == 5
+    assert len(at.get("download_button")) == 6
 
 
 def test_the_default_view_shows_the_phenomenon():
