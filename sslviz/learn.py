@@ -202,7 +202,7 @@ class InstanceCurves:
     """One instance's exact loss and Algorithm 4's estimated losses (one per sweep settings
     asked for), with the seconds each took."""
 
-    exact: InstanceLoss
+    exact: InstanceLoss | None  # None when it was not asked for (computed before)
     approx: tuple[InstanceLoss, ...]
     seconds_exact: float
     seconds_approx: tuple[float, ...]
@@ -212,26 +212,27 @@ def instance_curves(
     spec: ProblemSpec,
     sigma_range: tuple[float, float],
     approx: Sequence[SweepSettings] = (),
+    exact: bool = True,
 ) -> InstanceCurves:
-    """Build the instance of ``spec`` and compute its exact loss over ``sigma_range``, and
-    Algorithm 4's estimated loss with each of ``approx``."""
+    """Build the instance of ``spec`` and compute its exact loss over ``sigma_range`` (unless
+    ``exact`` is False), and Algorithm 4's estimated loss with each of ``approx``."""
     from sslviz.intervals import sweep
     from sslviz.problem import build_problem, loss_curve
 
     lo, hi = sigma_range
     problem = build_problem(spec)
     t0 = time.perf_counter()
-    curve = loss_curve(problem, lo, hi)
+    curve = loss_curve(problem, lo, hi) if exact else None
     seconds_exact = time.perf_counter() - t0
-    n_u = int(curve.wrong_at_start.size)
+    n_u = int(problem.model.n_unlabeled)
     estimates, seconds = [], []
     for settings in approx:
         t0 = time.perf_counter()
         res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
         estimates.append(InstanceLoss.from_loss(res.estimated_loss(), n_u))
         seconds.append(time.perf_counter() - t0)
-    exact = InstanceLoss.from_loss(curve.loss, n_u)
-    return InstanceCurves(exact, tuple(estimates), seconds_exact, tuple(seconds))
+    found = InstanceLoss.from_loss(curve.loss, n_u) if curve is not None else None
+    return InstanceCurves(found, tuple(estimates), seconds_exact, tuple(seconds))
 
 
 def _instance_task(task: tuple) -> InstanceCurves:
@@ -357,39 +358,46 @@ def learn(
     planned = len(train) * len(ks) + len(test) + sum(len(p) for p in curve_pools)
     seconds = [0.0]
 
-    def run(specs: list[ProblemSpec], estimates: bool = False) -> None:
-        have = estimated if estimates else exact
-        todo = list(dict.fromkeys(s for s in specs if s not in have))
+    def run(specs: list[ProblemSpec], with_estimates: Sequence[ProblemSpec] = ()) -> None:
+        """Exact curves of ``specs`` (and Algorithm 4's estimates of ``with_estimates``)
+        not computed yet, as one batch of independent tasks (one per instance)."""
+        wanted = set(with_estimates) if approx else set()
+        todo = list(dict.fromkeys(s for s in specs if s not in exact
+                                  or (s in wanted and s not in estimated)))  # fmt: skip
         base = len(exact)
 
         def tick(i: int) -> None:
             if progress is not None:
                 progress(min(1.0, (base + i) / planned), f"{base + i} of ~{planned} instances")
 
-        tasks = [(s, (lo, hi), approx if estimates else ()) for s in todo]
+        tasks = [(s, (lo, hi), approx if s in wanted else (), s not in exact) for s in todo]
         for s, c in zip(todo, map_tasks(_instance_task, tasks, n_jobs=n_jobs, dask=dask,
                                         done=tick), strict=True):  # fmt: skip
-            if s not in exact:
+            if c.exact is not None:
                 seconds[0] += c.seconds_exact
-            exact[s] = c.exact
-            if estimates:
+                exact[s] = c.exact
+            if s in wanted:
                 estimated[s] = c
 
     def at_k(specs: Sequence[ProblemSpec], k: int | None) -> list[ProblemSpec]:
         return [s if k is None else replace(s, k=k) for s in specs]
 
-    # The estimates are computed with the training curves at the chosen k: with a k range
-    # that k is known only once every k's exact curves are in.
-    run([s for k in ks for s in at_k(train, k)], bool(approx) and k_values is None)
+    def held_out(k: int | None) -> list[ProblemSpec]:
+        return at_k(test, k) + [s for pool in curve_pools for s in at_k(pool, k)]
+
+    # One batch when k is given (the cores stay busy to the end); with a k range the
+    # estimates and the held-out curves wait for the k that every k's training curves pick.
+    if k_values is None:
+        run(list(train) + held_out(None), with_estimates=train)
+    else:
+        run([s for k in ks for s in at_k(train, k)])
     rows = []
     for k in ks:
         avg = average_loss([exact[s] for s in at_k(train, k)])
         rows.append((k, avg, erm(avg)))
     k, average, found = min(rows, key=lambda r: r[2].loss)  # the first among equals
     chosen = at_k(train, k)
-    if approx:
-        run(chosen, estimates=True)
-    run(at_k(test, k) + [s for pool in curve_pools for s in at_k(pool, k)])
+    run(chosen + held_out(k), with_estimates=chosen)
     test_avg = average_loss([exact[s] for s in at_k(test, k)]) if test else None
     report = held_out_report(average, test_avg, found.sigma_hat) if test_avg else None
     estimates = []
