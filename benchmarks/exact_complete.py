@@ -7,7 +7,7 @@
 Issue 12 §1. Fashion-MNIST T-shirt vs Trouser (the datasets offline here; MNIST 0 vs 1
 where torchvision has it: ``--dataset mnist``), |L| = 10, σ ∈ [1, 7], complete graph,
 harmonic labels. For each n, in one run: the exact curve by the Chebyshev search
-(``sslviz.truth.CHEBYSHEV = True``, the default), then by the Hermite grid search it
+(``fast_paths(chebyshev=True)``, the default), then by the Hermite grid search it
 replaced (False) up to ``--old-max``; prints seconds, σ evaluations (each one dense LU),
 breakpoints, the largest relative difference between the two sets of breakpoints and
 whether the piece losses are equal. Writes benchmarks/results/exact_complete.{json,md}.
@@ -22,20 +22,17 @@ import time
 import numpy as np
 from _common import fashion_or_digits, machine, write
 
-import sslviz.truth as truth
 from sslviz._threads import WORKERS
+from sslviz.paths import fast_paths
 from sslviz.problem import build_problem, loss_curve
 from sslviz.specs import ProblemSpec
 
 
 def run(problem, chebyshev: bool, sigma: tuple[float, float] = (1.0, 7.0)) -> dict:
-    truth.CHEBYSHEV = chebyshev
-    try:
+    with fast_paths(chebyshev=chebyshev):
         t0, c0 = time.perf_counter(), time.process_time()
         curve = loss_curve(problem, *sigma)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    finally:
-        truth.CHEBYSHEV = True
     return {
         "curve": curve,
         "seconds": wall,

@@ -122,7 +122,8 @@ def parallel_map(func: Callable, items: list) -> list:
 
 FORK = True
 """Let :func:`process_map` fork its workers where that is safe (False: always joblib's
-fresh workers; the tests compare the two)."""
+fresh workers; the tests compare the two).
+Chosen with :func:`sslviz.paths.fast_paths`."""
 
 
 def can_fork() -> bool:

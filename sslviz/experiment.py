@@ -114,7 +114,8 @@ class RegretExperiment:
 PRECOMPUTE = True
 """Local parallel runs let a provider with ``precompute(round_seeds, n_jobs)`` (such as
 :class:`sslviz.problem.GraphRounds`) compute all rounds first, split by round across the
-workers; False keeps one task per repetition (same results; the tests compare)."""
+workers; False keeps one task per repetition (same results; the tests compare).
+Chosen with :func:`sslviz.paths.fast_paths`."""
 
 
 def _run_task(task: tuple) -> list[LearnerRun]:

@@ -1060,22 +1060,21 @@ def score(
         miss_records, None if progress is None else lambda message: progress(0.7, message)
     )
     sc = Score(
-        len(result.intervals),
-        int(tb.size),
-        len(misses),
-        len(spur),
-        float(width[bad].sum()),
-        float(width[np.isnan(le)].sum()),
-        misses,
-        spur,
-        {},
-        miss_records,
-        spurious_records,
-        float(tol),
-        float(result.sigma_min),
-        float(result.sigma_max),
-        result.settings,
-        model is not None,
+        M=len(result.intervals),
+        true_breakpoints=int(tb.size),
+        missed=len(misses),
+        spurious=len(spur),
+        eps_volume=float(width[bad].sum()),
+        uncovered=float(width[np.isnan(le)].sum()),
+        misses=misses,
+        spurious_endpoints=spur,
+        miss_records=miss_records,
+        spurious_records=spurious_records,
+        tol=float(tol),
+        sigma_min=float(result.sigma_min),
+        sigma_max=float(result.sigma_max),
+        settings=result.settings,
+        attributed=model is not None,
     )
     return replace(sc, causes=sc.cause_counts("all"))
 

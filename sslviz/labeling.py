@@ -65,13 +65,15 @@ from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS, LabelingSpec
 
 FAST_DENSE = True
 """Dense graphs solve 'exact' and 'cg' without solver objects (:meth:`HarmonicModel.
-_solve_dense`, same bits); False runs the general path (the tests compare the two)."""
+_solve_dense`, same bits); False runs the general path (the tests compare the two).
+Chosen with :func:`sslviz.paths.fast_paths`."""
 
 SPARSE_EXACT = True
 """Exact solves of sparse systems keep the diagonal pivots of the row-scaled (diagonally
 dominant) systems, and redo a cancelling one by GTH on the sparse structure
 (:class:`sslviz.solvers.SparseGTHFactorization`); False runs SuperLU's defaults and the
-dense GTH elimination (``benchmarks/exact_knn.py`` and the tests compare the two)."""
+dense GTH elimination (``benchmarks/exact_knn.py`` and the tests compare the two).
+Chosen with :func:`sslviz.paths.fast_paths`."""
 
 _PARALLEL_MIN = 200  # direct solves of this many unknowns or more run on all cores
 _PIVOT_TOL = 1e-13  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH,
@@ -538,6 +540,12 @@ class HarmonicModel(_SoftLabelModel):
     @property
     def n_unlabeled(self) -> int:
         return self.unlabeled_idx.size
+
+    @property
+    def batched(self):
+        """The batched CG/PCG solver of this graph's fixed pattern (``keep``: the nodes it
+        solves for; ``pattern``: its edges), or None where batching does not pay."""
+        return self._batch
 
     @property
     def graph_nonzeros(self) -> int:

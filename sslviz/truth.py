@@ -230,7 +230,8 @@ def _refine_degenerate(ev: LabelOracle, a: float, b: float, rtol: float) -> list
 CHEBYSHEV = True
 """Exact curves (solver 'exact', no event log) are searched by Chebyshev interpolation of
 f_U(σ) on cells (:func:`_chebyshev_search`); False runs the Hermite grid search on the whole
-range (the tests compare the two)."""
+range (the tests compare the two).
+Chosen with :func:`sslviz.paths.fast_paths`."""
 
 _CHEB_RATIO = 2.0  # first cells: σ_max / σ_min at most this
 _CHEB_RATIO_MIN = 1.05  # unresolved cells are halved down to this ratio, then searched as before
@@ -336,10 +337,10 @@ def _chebyshev_pays(model, solver: str, certify_cap, on_event) -> bool:
     if not (CHEBYSHEV and solver == "exact" and certify_cap is None and on_event is None
             and isinstance(model, HarmonicModel)):  # fmt: skip
         return False
-    return model.n_unlabeled >= _cheb_min_unlabeled(model.graph.is_dense)
+    return model.n_unlabeled >= chebyshev_min_unlabeled(model.graph.is_dense)
 
 
-def _cheb_min_unlabeled(dense: bool) -> int:
+def chebyshev_min_unlabeled(dense: bool) -> int:
     """Unlabeled nodes from which exact curves are searched by Chebyshev cells."""
     return _CHEB_MIN_UNLABELED if dense else _CHEB_MIN_UNLABELED_SPARSE
 
@@ -663,7 +664,7 @@ COMPILED_SEARCH = True
 """Fixed-t CG/PCG searches on sparse harmonic models (Algorithm 4's fast mode: the app's
 sweeps, pausing to report progress, and the regret experiment's feedback) run compiled
 (:func:`sslviz._kernels.cg_search`): the same σ, the same bits; False runs them here (the
-tests compare the two)."""
+tests compare the two). Chosen with :func:`sslviz.paths.fast_paths`."""
 
 
 _SEARCH_ROWS = 256  # σ the compiled search stores at first (×4 and again when full)
@@ -687,7 +688,7 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations,
     scratch). With ``tick``, the search pauses every :func:`_search_chunk` σ to report its
     progress (a stop request raises there); the σ, bits and roots are the same."""
     model = ev.model
-    batch = getattr(model, "_batch", None)
+    batch = getattr(model, "batched", None)
     if not (COMPILED_SEARCH and ev.solver in ("cg", "pcg") and ev.certify_cap is None
             and isinstance(model, HarmonicModel) and batch is not None):  # fmt: skip
         return None

@@ -18,9 +18,9 @@ import pytest
 import scipy.linalg as la
 from reference import RTOL_ITERATE, assert_same_curve_to_tolerance
 
-import sslviz.labeling as labeling
 from sslviz._kernels import cg_dense
 from sslviz.experiment import regret_experiment
+from sslviz.paths import fast_paths
 from sslviz.problem import GraphRounds, _graph_round, build_problem
 from sslviz.solvers import lu_dense, lu_dense_solve, solve_cg
 from sslviz.specs import ProblemSpec, SweepSettings
@@ -33,12 +33,9 @@ COMPLETE = ProblemSpec(dataset="digits", classes=(3, 8), n=80, n_labeled=10, fam
 def _both(fn):
     """``fn()`` on the reference path, then on the fast path."""
     _graph_round.cache_clear()
-    labeling.FAST_DENSE = False
-    try:
+    with fast_paths(fast_dense=False):
         ref = fn()
-    finally:
-        labeling.FAST_DENSE = True
-        _graph_round.cache_clear()
+    _graph_round.cache_clear()
     return ref, fn()
 
 
@@ -118,20 +115,15 @@ def test_no_linalg_warning_escapes(fast):
     """Digits 3/8, n = 80, |L| = 10, complete, σ ∈ [0.2, 3], seed 0: exactly singular LU at
     small σ is handled by the GTH fallback, silently."""
     p = build_problem(COMPLETE.with_seed(0))
-    labeling.FAST_DENSE = fast
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", la.LinAlgWarning)
-            curve = true_loss_curve(p.model, p.y_unlabeled, 0.2, 3.0)
-    finally:
-        labeling.FAST_DENSE = True
+    with fast_paths(fast_dense=fast), warnings.catch_warnings():
+        warnings.simplefilter("error", la.LinAlgWarning)
+        curve = true_loss_curve(p.model, p.y_unlabeled, 0.2, 3.0)
     assert curve.inconsistent == 0
 
 
 def test_precomputed_rounds_give_the_same_regrets():
     """Local parallel runs compute the rounds first, split by round (PRECOMPUTE): the same
     regret arrays as one task per repetition."""
-    import sslviz.experiment as experiment
 
     provider = GraphRounds(KNN, 0.5, 5.0, SweepSettings(solver="cg", cg_iters=20))
 
@@ -139,11 +131,8 @@ def test_precomputed_rounds_give_the_same_regrets():
         exp = regret_experiment(provider, rounds=6, repeats=3, n_jobs=2)
         return exp, {m: [r.regret for r in exp.models[m].runs] for m in exp.models}
 
-    experiment.PRECOMPUTE = False
-    try:
+    with fast_paths(precompute=False):
         (ref_exp, ref) = run()
-    finally:
-        experiment.PRECOMPUTE = True
     fast_exp, fast = run()
     for m in ref:
         for a, b in zip(ref[m], fast[m], strict=True):
@@ -158,17 +147,17 @@ def test_precomputed_rounds_give_the_same_regrets():
 
 _FORK_CHECK = """
 import pickle, sys, threading
-import sslviz._threads as T
+from sslviz.paths import fast_paths
 from sslviz.problem import GraphRounds, _graph_round
 from sslviz.specs import ProblemSpec, SweepSettings
 spec = ProblemSpec(dataset="digits", classes=(0, 1), n=100, n_labeled=10, family="knn", k=6)
 provider = GraphRounds(spec, 0.5, 5.0, SweepSettings(solver="cg", cg_iters=20))
 out = {}
 for fork in (True, False):
-    T.FORK = fork
     _graph_round.cache_clear()
     assert threading.active_count() == 1
-    pre = provider.precompute(list(range(40, 52)), 2)
+    with fast_paths(fork=fork):
+        pre = provider.precompute(list(range(40, 52)), 2)
     out[fork] = {s: (t.edges, t.values, a.edges, a.values) for s, (t, a) in pre.table.items()}
 sys.stdout.buffer.write(pickle.dumps(out))
 """

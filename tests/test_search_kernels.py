@@ -24,6 +24,7 @@ from sslviz import _kernels
 from sslviz._kernels import cg_search, harmonic_cg, harmonic_cg_one, refine_step, root_proposals
 from sslviz.graphs import gaussian_weights
 from sslviz.labeling import _finite_entries
+from sslviz.paths import fast_paths
 from sslviz.problem import _graph_round
 from sslviz.specs import ProblemSpec, SweepSettings
 
@@ -275,11 +276,11 @@ def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, 
         p = build_problem(spec.with_seed(seed))
         curves = {}
         for compiled in (True, False):
-            monkeypatch.setattr(truth, "COMPILED_SEARCH", compiled)
-            curves[compiled] = truth.true_loss_curve(
-                p.model, p.y_unlabeled, lo, hi, solver=solver, cg_iters=t, rtol=1e-4,
-                max_evaluations=budget,
-            )  # fmt: skip
+            with fast_paths(compiled_search=compiled):
+                curves[compiled] = truth.true_loss_curve(
+                    p.model, p.y_unlabeled, lo, hi, solver=solver, cg_iters=t, rtol=1e-4,
+                    max_evaluations=budget,
+                )  # fmt: skip
         _assert_same_curve(curves[True], curves[False])
     if lo < 0.1:  # a σ whose weights underflow: the search ran in Python
         assert set(statuses) == {-1}
@@ -316,8 +317,8 @@ def test_compiled_search_pauses_for_progress_with_the_same_bits(monkeypatch, spe
     paused = truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi,
                                    progress=lambda f, m="": seen.append(f), **kw)  # fmt: skip
     _assert_same_curve(paused, truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi, **kw))
-    monkeypatch.setattr(truth, "COMPILED_SEARCH", False)
-    _assert_same_curve(paused, truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi, **kw))
+    with fast_paths(compiled_search=False):
+        _assert_same_curve(paused, truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi, **kw))
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
     if lo < 0.1:  # a σ whose weights underflow: the search ran in Python
         assert set(statuses) == {-1}

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 import sslviz.labeling as labeling
 import sslviz.truth as truth
 from sslviz.labeling import _edge_flux, _refine
+from sslviz.paths import fast_paths
 from sslviz.problem import build_problem
 from sslviz.solvers import (
     Factorization,
@@ -114,10 +115,10 @@ def test_chebyshev_search_on_a_sparse_graph_matches_the_hermite_search(fashion_k
     p = fashion_knn
     assert not isinstance(p.model._D2_UU, np.ndarray)  # the sparse path
     monkeypatch.setattr(truth, "_CHEB_MIN_UNLABELED_SPARSE", 100)
-    monkeypatch.setattr(truth, "CHEBYSHEV", False)
-    ref = true_loss_curve(p.model, p.y_unlabeled, 1.0, 7.0)
-    monkeypatch.setattr(truth, "CHEBYSHEV", True)
-    new = true_loss_curve(p.model, p.y_unlabeled, 1.0, 7.0)
+    with fast_paths(chebyshev=False):
+        ref = true_loss_curve(p.model, p.y_unlabeled, 1.0, 7.0)
+    with fast_paths(chebyshev=True):
+        new = true_loss_curve(p.model, p.y_unlabeled, 1.0, 7.0)
     assert ref.breakpoints.size >= 5 and ref.inconsistent == new.inconsistent == 0
     assert new.breakpoints.size == ref.breakpoints.size
     np.testing.assert_allclose(new.breakpoints, ref.breakpoints, rtol=1e-8, atol=0)
@@ -126,13 +127,13 @@ def test_chebyshev_search_on_a_sparse_graph_matches_the_hermite_search(fashion_k
         assert np.array_equal(a, b)
 
 
-def test_sparse_exact_curve_same_in_either_order(fashion_knn, monkeypatch):
+def test_sparse_exact_curve_same_in_either_order(fashion_knn):
     """Nested-dissection order against SuperLU's minimum-degree order (``SPARSE_EXACT``
     False: SuperLU's defaults and dense GTH redos): the same curve."""
     p = fashion_knn
     new = true_loss_curve(p.model, p.y_unlabeled, 0.8, 5.0)
-    monkeypatch.setattr(labeling, "SPARSE_EXACT", False)
-    old = true_loss_curve(p.model, p.y_unlabeled, 0.8, 5.0)
+    with fast_paths(sparse_exact=False):
+        old = true_loss_curve(p.model, p.y_unlabeled, 0.8, 5.0)
     assert new.breakpoints.size == old.breakpoints.size > 0
     np.testing.assert_allclose(new.breakpoints, old.breakpoints, rtol=1e-8, atol=0)
     assert np.array_equal(new.loss.values, old.loss.values)

@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 import sslviz.labeling as labeling
+from sslviz.paths import fast_paths
 from sslviz.problem import build_problem
 from sslviz.solvers import Factorization, GTHFactorization, SparseGTHFactorization
 from sslviz.specs import ProblemSpec
@@ -99,8 +100,8 @@ def test_exact_curve_same_as_dense_gth_and_default_superlu(
     new = true_loss_curve(p.model, p.y_unlabeled, lo, hi)
     assert ("gth" in statuses) == redo  # the subtraction-free redo on the sparse structure
 
-    monkeypatch.setattr(labeling, "SPARSE_EXACT", False)
-    old = true_loss_curve(p.model, p.y_unlabeled, lo, hi)
+    with fast_paths(sparse_exact=False):
+        old = true_loss_curve(p.model, p.y_unlabeled, lo, hi)
     assert new.breakpoints.size == old.breakpoints.size > 0
     np.testing.assert_allclose(new.breakpoints, old.breakpoints, rtol=1e-8)
     assert np.array_equal(new.loss.values, old.loss.values)

@@ -9,6 +9,7 @@ from numpy.polynomial import chebyshev as C
 
 import sslviz.truth as truth
 from sslviz.labeling import make_model
+from sslviz.paths import fast_paths
 from sslviz.problem import build_problem, loss_curve
 from sslviz.specs import GraphSpec, ProblemSpec
 
@@ -21,11 +22,8 @@ def _chebyshev_from_n_100(monkeypatch):
 
 def _both(fn):
     """``fn()`` with the Hermite search, then with the Chebyshev search."""
-    truth.CHEBYSHEV = False
-    try:
+    with fast_paths(chebyshev=False):
         ref = fn()
-    finally:
-        truth.CHEBYSHEV = True
     return ref, fn()
 
 
