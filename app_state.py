@@ -63,10 +63,11 @@ icons: Streamlit ships their font, so they render where no emoji font is install
 whose file does not exist (yet) is left out of the navigation."""
 
 PRESENT_HEIGHT, PRESENT_FONT = 1.35, 1.4
-STAGE_HEIGHT, STAGE_FONT = 590, 1.2
-"""Height (px) of a tour's first chart in presenter mode: with the tour's header row above
-it, the whole chart fits a 1280×720 projector screen (tests/test_browser_presenter.py)."""
 """Presenter mode: chart height and font scale (on a projector)."""
+STAGE_HEIGHT, STAGE_FONT = 590, 1.2
+"""Height (px) and font scale of a tour's first chart in presenter mode: with the tour's
+header row above it, the whole chart fits a 1280×720 projector screen
+(tests/test_browser_presenter.py)."""
 
 
 def _env_int(name: str, default: int) -> int:
@@ -502,7 +503,6 @@ def tour_facts(facts: dict[str, str]) -> None:
     :mod:`sslviz.tours`' ``*_facts`` functions, read off the results the page draws)."""
     slots = _view().get("tour_slots")
     if slots is not None:
-        slots["facts"] = facts
         _draw_tour_texts(slots, facts)
 
 

@@ -153,8 +153,8 @@ TOURS: tuple[Tour, ...] = (
         "side of sparsity: the kNN family's pseudo-dimension is O(K + log n) against Θ(n) "
         "for complete graphs, because a node's label can flip at only a few σ.",
         look="The right chart, M. With the inverse (exact pieces), M on the complete graph "
-        "is {M_complete_inverse} while on the kNN graph it is {M_knn_inverse}. With CG "
-        "(t = 20) M is {M_complete_cg} (complete) and {M_knn_cg} (kNN): its extra intervals "
+        "is {M_complete_inverse} while on the kNN graph it is {M_knn_inverse}. With CG, M "
+        "is {M_complete_cg} (complete) and {M_knn_cg} (kNN): its extra intervals "
         "are spurious endpoints (the loss page scores them).",
         ask="Why does the number of pieces M stay small on the kNN graph as n grows, and "
         "why does that mean fewer training instances suffice to pick σ?",
@@ -272,9 +272,9 @@ TOURS: tuple[Tour, ...] = (
         "like ((√κ − 1)/(√κ + 1))^t (Theorems 5.1–5.3), so t = 20 is plenty where √κ is "
         "small and hopeless where it is large. As σ → 0 each node's weight concentrates on "
         "its nearest neighbour and the grounded Laplacian becomes nearly singular.",
-        look="At σ = {lo}, √κ is {sqrt_kappa_lo} and CG needs {iterations_lo} iterations "
-        "(complete, kNN); at σ = {hi}, √κ is {sqrt_kappa_hi} and CG needs "
-        "{iterations_hi}. The trust panels: {trust_readings}",
+        look="At σ = {lo}, √κ is {sqrt_kappa_lo} and CG needs {iterations_lo} iterations; "
+        "at σ = {hi}, √κ is {sqrt_kappa_hi} and CG needs {iterations_hi}. The trust "
+        "panels: {trust_readings}",
         ask="Switch the CG variant to pcg: where do the iterations needed drop most? (PCG's "
         "rate is set by exactly the κ(I − P_UU) of the top chart.)",
         controls=("families", "cond_solver", "t", "sigma_min"),
@@ -409,8 +409,8 @@ def condition_facts(curves: Mapping[str, Any], trusts: Mapping[str, Any]) -> dic
     fams = list(curves)
     c0 = curves[fams[0]]
 
-    def per(fn) -> str:
-        return " and ".join(fn(curves[f]) for f in fams)
+    def per(fn) -> str:  # "36,094 (complete) and 36,246 (knn)"
+        return " and ".join(f"{fn(curves[f])} ({f})" for f in fams)
 
     def it(c, i) -> str:
         t = int(c.iterations_needed[i])
