@@ -38,7 +38,7 @@ _preload_plotly()
 
 import app_state  # noqa: E402 - after the preload: importing sslviz takes a second or two
 
-app_state.setup("sslviz", "🏠")
+app_state.setup()
 st.navigation([
     st.Page(file, title=title, icon=icon, url_path=path, default=path is None)
     for file, title, icon, path in app_state.nav_pages()

@@ -27,6 +27,7 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -320,8 +321,34 @@ class AppSettings:
         return self.ok
 
 
-def setup(title: str, icon: str = "📈") -> None:
-    st.set_page_config(page_title=f"{title} · sslviz", page_icon=icon, layout="wide")
+def setup(icon: str = "🏠") -> None:
+    """The wide layout and the tab's icon, once, in ``app.py`` before the navigation runs
+    (each page's tab title is its ``st.Page`` title)."""
+    st.set_page_config(page_icon=icon, layout="wide")
+
+
+def page(
+    heading: str,
+    caption: str | Callable[[Any], str] | None = None,
+    *,
+    stop_on_errors: bool = True,
+    default_tour: str | None = None,
+) -> Any:
+    """The frame every page shares: the sidebar (with the open tour and presenter mode),
+    the page's ``heading`` and ``caption`` (a text, or a function of the sidebar's state),
+    and, unless ``stop_on_errors`` is False, the sidebar's errors, which stop the page.
+    ``default_tour``: the tour a fresh session opens on this page (:func:`default_view`).
+    Returns the sidebar's state (:func:`sidebar`)."""
+    if default_tour is not None:
+        default_view(default_tour)
+    state = sidebar()
+    st.title(heading)
+    text = caption(state) if callable(caption) else caption
+    if text:
+        st.caption(text)
+    if stop_on_errors and not state.show_errors():
+        st.stop()
+    return state
 
 
 def _cfg() -> dict:

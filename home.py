@@ -6,10 +6,9 @@ import app_cache
 import app_state
 from sslviz import plots, tours
 
-app_state.setup("Home", "🏠")
-s = app_state.sidebar()
-
-st.title("sslviz: learning the graph for semi-supervised learning")
+s = app_state.page(
+    "sslviz: learning the graph for semi-supervised learning", stop_on_errors=False
+)  # the tours are shown whatever the settings
 st.markdown(
     "Graph-based semi-supervised learning labels the unlabeled points U from a few labeled "
     "ones L through a graph whose Gaussian bandwidth **σ** matters a lot. The loss l(σ) is "

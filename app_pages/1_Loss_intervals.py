@@ -12,28 +12,26 @@ from sslviz.cli import command_line
 from sslviz.conditioning import TRUST_RULE
 from sslviz.specs import ConditionSettings, LossView, SigmaRange
 
-app_state.setup("Loss intervals", "📉")
-s = app_state.sidebar()
-st.title("Constant-loss intervals (Figure 3)")
-if s.cfg.get("family") == "threshold":
-    st.caption(
-        "Black: the exact loss l(r) (share of U misclassified) over the threshold radius r: "
-        "it only changes at edge lengths. Grey: r where some unlabeled nodes are cut off "
-        "from L."
-    )
-else:
-    st.caption(
-        "Top chart, black line: the exact loss l(σ) (share of U misclassified). Blue: "
-        "Algorithm 4's intervals at their estimated loss. Small markers by cause: missed true "
-        "breakpoints (filled; no estimated endpoint within 10⁻³) and spurious endpoints "
-        "(open); hover for the evidence, click one (or a breakpoint, or an interval end) for "
-        "its node's drill-down further down. The two panels under it: t-iteration CG's "
-        "largest error against the smallest margin |f_u − ½| (shaded where CG-t cannot be "
-        "trusted, as defined under the chart), and the t that puts every node on its exact "
-        "side (CG, Jacobi-PCG). Grey: σ where some unlabeled nodes are cut off from L."
-    )
-if not s.show_errors():
-    st.stop()
+_THRESHOLD_CAPTION = (
+    "Black: the exact loss l(r) (share of U misclassified) over the threshold radius r: it "
+    "only changes at edge lengths. Grey: r where some unlabeled nodes are cut off from L."
+)
+_GAUSSIAN_CAPTION = (
+    "Top chart, black line: the exact loss l(σ) (share of U misclassified). Blue: Algorithm "
+    "4's intervals at their estimated loss. Small markers by cause: missed true breakpoints "
+    "(filled; no estimated endpoint within 10⁻³) and spurious endpoints (open); hover for the "
+    "evidence, click one (or a breakpoint, or an interval end) for its node's drill-down "
+    "further down. The two panels under it: t-iteration CG's largest error against the "
+    "smallest margin |f_u − ½| (shaded where CG-t cannot be trusted, as defined under the "
+    "chart), and the t that puts every node on its exact side (CG, Jacobi-PCG). Grey: σ "
+    "where some unlabeled nodes are cut off from L."
+)
+s = app_state.page(
+    "Constant-loss intervals (Figure 3)",
+    lambda state: (
+        _THRESHOLD_CAPTION if state.cfg.get("family") == "threshold" else _GAUSSIAN_CAPTION
+    ),
+)
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 threshold = not spec.gaussian

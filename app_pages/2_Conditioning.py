@@ -11,20 +11,16 @@ from sslviz.cli import command_line
 from sslviz.conditioning import TRUST_RULE
 from sslviz.specs import ConditionSettings, SigmaRange
 
-app_state.setup("Conditioning", "🧮")
-s = app_state.sidebar()
-st.title("Conditioning across σ (Figure 5)")
-st.caption(
+s = app_state.page(
+    "Conditioning across σ (Figure 5)",
     "First chart: √κ of the harmonic system I − P_UU (or of Delalleau's A) against σ, one "
     "panel per graph family: CG needs about √κ iterations, so where √κ is large t-iteration "
     "CG is inaccurate. Second chart: the CG iterations actually needed to reach the "
     "tolerance (left panel) and the error of t-iteration CG (right panel). Then one chart "
     "per family: where that error reaches the smallest margin |f_u − ½| (top panel; shaded: "
-    "CG-t may flip a label there) and the t that puts every node on its exact side of ½ "
-    "(bottom panel; CG and Jacobi-PCG)."
+    "CG-t cannot be trusted there) and the t that puts every node on its exact side of ½ "
+    "(bottom panel; CG and Jacobi-PCG).",
 )
-if not s.show_errors():
-    st.stop()
 cfg, spec = s.cfg, s.spec
 lo, hi = s.sigma
 c0, c1, c2 = st.columns([2, 1, 1])

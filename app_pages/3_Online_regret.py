@@ -8,18 +8,14 @@ from sslviz import costs, export, plots
 from sslviz.cli import command_line
 from sslviz.specs import RegretSettings, RegretView, SigmaRange
 
-app_state.setup("Online regret", "🎲")
-s = app_state.sidebar()
-st.title("Online tuning of σ: regret (Algorithm 1)")
-st.caption(
+s = app_state.page(
+    "Online tuning of σ: regret (Algorithm 1)",
     "Each round draws a new instance (same settings, new seed); the learner picks σ_t from its "
     "density, suffers l_t(σ_t) and updates on the feedback: approx = the interval Algorithm 4 "
     "finds around σ_t, exact = the true constant-loss interval, full = the whole approximate "
     "loss, uniform = no learning. Regret R_t is against the best fixed σ in hindsight. The "
-    "sidebar's seed seeds the stream and the learners."
+    "sidebar's seed seeds the stream and the learners.",
 )
-if not s.show_errors():
-    st.stop()
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 if not spec.gaussian:

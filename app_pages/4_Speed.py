@@ -9,17 +9,13 @@ from sslviz import costs, export, measure, plots, tours
 from sslviz.cli import command_line
 from sslviz.specs import SigmaRange, SpeedGrid
 
-app_state.setup("Speed", "⏱️")
-s = app_state.sidebar()
-st.title("Speed: CG vs matrix inverse (Table 1)")
-st.caption(
+s = app_state.page(
+    "Speed: CG vs matrix inverse (Table 1)",
     "Time per estimated interval and the number of intervals M, for t-iteration CG and the "
     "matrix inverse, on the complete and the kNN graph, at sizes you pick, with the work "
     "each one took (products, factorisations, flops). Uses the sidebar's instance, σ range "
-    "and Algorithm 4 mode; each configuration is cached."
+    "and Algorithm 4 mode; each configuration is cached.",
 )
-if not s.show_errors():
-    st.stop()
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 cap = min(app_state.MAX_N, 1000)

@@ -7,9 +7,7 @@ import app_player
 import app_state
 from sslviz import costs
 
-app_state.setup("Algorithm 4 player", "🎬")
-s = app_state.sidebar()
-st.title("Algorithm 4, step by step")
+s = app_state.page("Algorithm 4, step by step", stop_on_errors=False)
 st.markdown(
     "Algorithm 4 finds the constant-loss interval around a start **σ0**: every unlabeled node "
     "u iterates on g_u(σ) = (f_u(σ) − ½)² with the smaller of a gradient and a Newton step; a "

@@ -10,18 +10,14 @@ from sslviz.cli import command_line
 from sslviz.learn import compared, readings
 from sslviz.specs import LearnSettings, SigmaRange
 
-app_state.setup("Learn from instances", "🎓")
-app_state.default_view("learn-sigma")  # a domain where ERM on few instances overfits
-s = app_state.sidebar()
-st.title("Learning σ from many instances (§3)")
-st.caption(
+s = app_state.page(
+    "Learning σ from many instances (§3)",
     "Each instance is a fresh draw from the domain in the sidebar (same dataset, classes, "
     "n, |L| and graph; new points and labeled nodes per seed). Its loss l_i(σ) is exact and "
     "piecewise constant, so the training average, its ERM set (every σ interval where the "
-    "average is smallest), σ̂ and its loss on held-out instances are exact too."
+    "average is smallest), σ̂ and its loss on held-out instances are exact too.",
+    default_tour="learn-sigma",  # a domain where ERM on few instances overfits
 )
-if not s.show_errors():
-    st.stop()
 spec = s.spec
 lo, hi = s.sigma
 if spec.data_file is not None:
