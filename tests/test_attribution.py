@@ -19,6 +19,7 @@ from sslviz.intervals import (
     PROBE,
     SPURIOUS_CAUSES,
     UNATTRIBUTED,
+    cause_words,
     score,
     sweep,
     verdict,
@@ -280,7 +281,7 @@ def test_every_miss_has_one_cause_on_digits(classes, n, family, labeling, mode, 
     line = verdict(sc)
     assert line.startswith(f"{sc.missed} of " if sc.missed else "No true breakpoint")
     for cause, k in sc.cause_counts("miss").items():
-        assert (f"{k} {cause} — " in line) == (k > 0)
+        assert (f"{k} {cause_words(cause, s)} — " in line) == (k > 0)
     # The JSON of the score: causes adding up, misses and spurious endpoints as objects.
     d = json.loads(export.dumps(export.to_dict(sc, p)))
     assert sum(d["causes"].values()) == d["missed"] + d["spurious"]

@@ -295,8 +295,10 @@ def choose(page, label: str, option: str | None = None, index: int | None = None
 
 
 def drill_down_title(page) -> str:
+    """The node drill-down's title: the page's last chart (a clicked miss adds its zoomed
+    chart between Figure 3 and the drill-down)."""
     return page.evaluate(
-        "() => document.querySelectorAll('.js-plotly-plot')[1].layout.annotations[0].text"
+        "() => [...document.querySelectorAll('.js-plotly-plot')].at(-1).layout.annotations[0].text"
     )
 
 
@@ -311,7 +313,7 @@ def assert_selector_matches_chart(page) -> str:
     assert shown.startswith("row ")
     try:
         page.wait_for_function(
-            "(s) => { const g = document.querySelectorAll('.js-plotly-plot')[1];"
+            "(s) => { const g = [...document.querySelectorAll('.js-plotly-plot')].at(-1);"
             " return g && g.layout && g.layout.annotations[0].text.endsWith(', ' + s); }",
             arg=shown, timeout=30_000,
         )  # fmt: skip
@@ -419,7 +421,7 @@ def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
             wait_idle(page)
             no_exception(page)
             verdict = page.locator('[data-testid="stAlert"]').first.inner_text()
-            assert "true breakpoints missed" in verdict and "solver" in verdict
+            assert "true breakpoints missed" in verdict and "too few iterations" in verdict
             names = page.evaluate(
                 "() => document.querySelectorAll('.js-plotly-plot')[0].data.map(t => t.name)"
             )
@@ -446,7 +448,7 @@ def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
             row, sigma0 = int(pt["customdata"][0]), pt["customdata"][3]
             page.wait_for_function(
                 """(want) => {
-                    const g = document.querySelectorAll('.js-plotly-plot')[1];
+                    const g = [...document.querySelectorAll('.js-plotly-plot')].at(-1);
                     return g && g.layout && g.layout.annotations[0].text.endsWith(want);
                 }""",
                 arg=f", row {row}",
@@ -455,6 +457,13 @@ def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
             wait_idle(page)
             no_exception(page)
             assert drill_down_title(page) == f"soft label f_u(σ), row {row}"
+            # the miss, explained up close right under Figure 3 (its zoomed chart second)
+            panel = page.locator(".st-key-miss_panel").inner_text()
+            assert f"Missed breakpoint of node {row}:" in panel and "tolerance" in panel
+            zoom_title = page.evaluate(
+                "() => document.querySelectorAll('.js-plotly-plot')[1].layout.title.text"
+            )
+            assert f"The miss up close: node {row}" in zoom_title
             assert shown_choice(page, NODE).split(" — ")[0] == f"row {row}"
             query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
             assert query["node"] == str(row)
