@@ -312,21 +312,37 @@ class TrustCurve:
             return [], []
         return score.solver_misses()
 
-    def where_untrusted(self, missed: Sequence[float] = ()) -> str | None:
-        """The bands of :meth:`bands` in words ("σ < 1.17", "σ > 3.1", "σ in [a, b] and
-        [c, d]", "the whole range"), None when there is none."""
-        bands = self.bands(missed)
+    def _shape(self, bands: list[tuple[float, float]]) -> str:
+        """Where ``bands`` lie in the range: 'none', 'all', 'low' (one band from the range
+        start), 'high' (one band to the range end) or 'several'."""
         if not bands:
-            return None
+            return "none"
         first, last = float(self.sigma[0]), float(self.sigma[-1])
         if len(bands) == 1:
             lo, hi = bands[0]
             if lo <= first and hi >= last:
-                return "the whole range"
+                return "all"
             if lo <= first:
-                return f"σ < {hi:.3g}"
+                return "low"
             if hi >= last:
-                return f"σ > {lo:.3g}"
+                return "high"
+        return "several"
+
+    def where_untrusted(self, missed: Sequence[float] = ()) -> str | None:
+        """The bands of :meth:`bands` in words ("σ < 1.17", "σ > 3.1", "σ in [a, b] and
+        [c, d]", "the whole range"), None when there is none."""
+        return self._where(self.bands(missed))
+
+    def _where(self, bands: list[tuple[float, float]]) -> str | None:
+        shape = self._shape(bands)
+        if shape == "none":
+            return None
+        if shape == "all":
+            return "the whole range"
+        if shape == "low":
+            return f"σ < {bands[0][1]:.3g}"
+        if shape == "high":
+            return f"σ > {bands[0][0]:.3g}"
         return "σ in " + ", ".join(f"[{lo:.3g}, {hi:.3g}]" for lo, hi in bands)
 
     def reading(self, missed: Sequence[float] = (), missed_t: Sequence[int] = ()) -> str:
@@ -334,12 +350,12 @@ class TrustCurve:
         t the untrusted grid σ need for CG and PCG (and ``missed_t``: the t the missed
         breakpoints need, when known), e.g. "CG-20 can be trusted from σ ≈ 1.17 on; below,
         CG needs up to t = 125 at the grid σ, PCG up to t = 30."."""
-        where = self.where_untrusted(missed)
-        first, last = float(self.sigma[0]), float(self.sigma[-1])
-        if where is None:
+        bands = self.bands(missed)
+        shape = self._shape(bands)
+        if shape == "none":
+            first, last = float(self.sigma[0]), float(self.sigma[-1])
             return (f"{self.label} can be trusted on the whole range, σ {first:.3g} to "
                     f"{last:.3g}.")  # fmt: skip
-        bands = self.bands(missed)
         inside = np.zeros(self.sigma.size, bool)
         for lo, hi in bands:
             inside |= (self.sigma >= lo) & (self.sigma <= hi)
@@ -356,13 +372,13 @@ class TrustCurve:
         if len(missed_t):
             fix.append(f"the breakpoints {self.label} misses need up to t = {max(missed_t)}")
         fix_text = "; ".join(fix) if fix else "its misses lie there"
-        if where == "the whole range":
+        if shape == "all":
             return f"{self.label} cannot be trusted anywhere on this range: {fix_text}."
-        if where.startswith("σ < "):
+        if shape == "low":
             return f"{self.label} can be trusted from σ ≈ {bands[0][1]:.3g} on; below, {fix_text}."
-        if where.startswith("σ > "):
+        if shape == "high":
             return f"{self.label} can be trusted up to σ ≈ {bands[0][0]:.3g}; above, {fix_text}."
-        return f"{self.label} cannot be trusted at {where}; there {fix_text}."
+        return f"{self.label} cannot be trusted at {self._where(bands)}; there {fix_text}."
 
     def trusted_from(self, missed: Sequence[float] = ()) -> float | None:
         """The σ from which ``label`` can be trusted to the range's end: the top of the
