@@ -30,8 +30,9 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from sslviz import costs, export, specs
+from sslviz import animation, costs, export, specs
 from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, trust_curve
+from sslviz.convergence import convergence
 from sslviz.data import Dataset, load_dataset, load_file
 from sslviz.intervals import Score, Sweep, node_trace, score, sweep
 from sslviz.problem import Problem, build_problem, loss_curve, suggest_sigma_range
@@ -251,6 +252,24 @@ def trust(
         problem(spec).model, np.linspace(lo, hi, points), solver=solver, cg_iters=cg_iters,
         progress=_unrecorded(_progress),
     )  # fmt: skip
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def convergence_view(spec: ProblemSpec, lo: float, hi: float, iterations: int, t: int) -> dict:
+    """The CG-iterations page: ``result`` (:class:`sslviz.convergence.Convergence` against
+    :func:`truth`), ``figure`` (the t-scrubber, opening at ``start``: t, or T when t is
+    past it), ``document`` (its download, no timings) and ``seconds``. Every t is in the
+    figure's frames: scrubbing reruns nothing."""
+    p = problem(spec)
+    result = convergence(p.model, p.y_unlabeled, truth(spec, lo, hi), iterations=iterations)
+    start = min(t, iterations)
+    return {
+        "result": result,
+        "figure": animation.convergence_figure(result, start=start),
+        "document": export.without_timings(export.convergence_document(p, result, (lo, hi))),
+        "seconds": result.seconds,
+        "start": start,
+    }
 
 
 def trust_solver(settings: SweepSettings) -> str:

@@ -58,6 +58,7 @@ NAV: tuple[tuple[str, str, str, str | None], ...] = (
     ("app_pages/4_Speed.py", "Speed", ":material/timer:", "Speed"),
     ("app_pages/5_Algorithm_4.py", "Algorithm 4 player", ":material/play_circle:", "Algorithm_4"),
     ("app_pages/6_Learn.py", "Learn from instances", ":material/school:", "Learn"),
+    ("app_pages/7_CG_iterations.py", "CG iterations", ":material/timeline:", "CG_iterations"),
 )
 """The app's pages: (file, navigation title, icon, URL path; None: the root). Material
 icons: Streamlit ships their font, so they render where no emoji font is installed. A page

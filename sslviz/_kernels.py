@@ -64,12 +64,19 @@ def _compile_all() -> None:
 
 _TINY = float(np.finfo(float).tiny)
 UNDERFLOW = 1e-290  # below this a row's unscaled weights are not representable
+NO_TRACE = np.zeros((0, 1, 1), dtype=np.bool_)
+"""The ``trace`` of a batched CG kernel that records no sides."""
+NO_TRACE_ONE = np.zeros((0, 1), dtype=np.bool_)
+"""The ``trace`` of :func:`cg_dense` that records no sides."""
 
 
 @_jit(error_model="numpy")
-def _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, j0, j1, X, mvs):
+def _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, j0, j1, X, mvs,
+              trace):  # fmt: skip
     # CG on the systems j0..j1-1, which run along the last axis: each loop over them is
     # contiguous, and each system's own arithmetic is in the same order whatever the batch.
+    # A ``trace`` of shape (iterations, n, m) gets x > 1/2 after each iteration (a stopped
+    # system keeps its x); one of no rows records nothing.
     n = B.shape[0]
     m = j1 - j0
     R = B[:, j0:j1].copy()
@@ -94,6 +101,7 @@ def _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, j0
     beta = np.zeros(m)
     pq = np.empty(m)
     alpha = np.empty(m)
+    ran = 0
     for it in range(iterations):
         if live.max() == 0.0:
             break
@@ -142,18 +150,34 @@ def _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, j0
                 rho_prev[j] = rho[j]
                 if not rr[j] >= stop2[j]:
                     live[j] = 0.0
+        ran = it + 1
+        if trace.shape[0] > 0:
+            _sides(x, trace[it], j0)
+    for it in range(ran, trace.shape[0]):
+        _sides(x, trace[it], j0)
     X[:, j0:j1] = x
 
 
 @_jit(error_model="numpy")
-def cg_shared_pattern(indptr, indices, values, B, iterations, diag_inv, precondition):
+def _sides(x, out, j0):
+    # out[i, j0 + j] = x[i, j] > 1/2: which side of 1/2 each iterate is on.
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i, j0 + j] = x[i, j] > 0.5
+
+
+@_jit(error_model="numpy")
+def cg_shared_pattern(indptr, indices, values, B, iterations, diag_inv, precondition, trace):
     """t steps of CG (Jacobi-PCG if ``precondition``) from zero on the m systems
     A_j x = B[:, j]; A_j has CSR pattern ``indptr``/``indices`` and entries values[:, j].
-    Returns X (n, m) and the products per system."""
+    Returns X (n, m) and the products per system. ``trace`` (t, n, m) bool, if it has
+    rows, gets X > 1/2 after each iteration s = 1..t (row s − 1): the iterates of a t-step
+    run are those of every shorter run, the same bits (CG's iterates are nested)."""
     n, m = B.shape
     X = np.zeros((n, m))
     matvecs = np.zeros(m, dtype=np.int64)
-    _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, 0, m, X, matvecs)
+    _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, 0, m, X, matvecs,
+              trace)  # fmt: skip
     return X, matvecs
 
 
@@ -170,7 +194,7 @@ def edge_weight(d2, s2):
 
 @_jit(error_model="numpy")
 def harmonic_cg(d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src,
-                iterations, precondition, derivative):  # fmt: skip
+                iterations, precondition, derivative, trace):  # fmt: skip
     """Equations (1)–(2) by fixed-t CG for m values of σ (systems along the last axis).
 
     d (E,), dl (E_L,): squared distances of the U–U edges (row-major, ``uu_ptr``/``uu_col``)
@@ -178,7 +202,8 @@ def harmonic_cg(d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_i
     :func:`edge_weight`. L_kk = diag(deg) − W_kk on the kept
     nodes has CSR pattern ``L_ptr``/``L_idx``; ``L_src`` names the U–U edge of each
     off-diagonal entry (−1 on the diagonal). Returns f, f' (n_u, m), ``ok`` (m,) — False
-    where a weight or a row sum underflows — and the products per system.
+    where a weight or a row sum underflows — and the products per system. ``trace``: the
+    sides of f's iterates on the kept nodes, as in :func:`cg_shared_pattern` (no rows: none).
     """
     n_u, m = keep.size, sig.size
     s2 = np.empty(m)
@@ -236,7 +261,8 @@ def harmonic_cg(d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_i
                 Bk[r, j] = b[i, j]
             if precondition:
                 diag_inv[r, j] = 1.0 / deg[i, j] if ok[j] else 1.0
-    X, matvecs = cg_shared_pattern(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition)
+    X, matvecs = cg_shared_pattern(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition,
+                                   trace)  # fmt: skip
     f = np.full((n_u, m), 0.5)
     for r in range(nk):
         f[kept[r]] = X[r]
@@ -267,7 +293,8 @@ def harmonic_cg(d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_i
                     to_l[j] += 2.0 * WL[e, j] * dl[e] / s3[j] * y_ul[e]
             for j in range(m):
                 Bk[r, j] = (to_l[j] - (ddeg[j] * f[i, j] - acc[j])) if ok[j] else 0.0
-        X, mv = cg_shared_pattern(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition)
+        X, mv = cg_shared_pattern(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition,
+                                  np.zeros((0, 1, 1), dtype=np.bool_))  # fmt: skip
         for r in range(nk):
             df[kept[r]] = X[r]
         matvecs += mv
@@ -447,16 +474,18 @@ def harmonic_cg_one(x, d, dl, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L
 
 
 @_jit(error_model="numpy")
-def cg_dense(A, b, iterations):
+def cg_dense(A, b, iterations, trace):
     """t steps of CG from zero on a dense A x = b: :func:`sslviz.solvers.solve_cg` with
     ``maxiter=iterations, rtol=0`` and no preconditioner, operation for operation (the
     products by BLAS ``dgemv``/``ddot`` through ``np.dot``, the updates element by element,
     as NumPy does them), without the interpreter's cost per iteration. Returns ``(x,
-    matvecs)``; ``tests/test_regret_speed.py`` checks the bits against ``solve_cg``."""
+    matvecs)``; ``tests/test_regret_speed.py`` checks the bits against ``solve_cg``.
+    ``trace`` (t, n) bool, if it has rows, gets x > 1/2 after each iteration."""
     n = b.shape[0]
     x = np.zeros(n)
     bnorm = np.sqrt(np.dot(b, b))
     if bnorm == 0.0:
+        trace[:] = False
         return x, 0
     stop = max(1e-30 * bnorm, _TINY)
     stop2 = stop * stop
@@ -465,6 +494,7 @@ def cg_dense(A, b, iterations):
     it = 0
     rho_prev = 0.0
     p = r.copy()
+    written = 0
     while it < iterations and rr >= stop2:
         if it > 0:
             beta = rr / rho_prev
@@ -474,13 +504,20 @@ def cg_dense(A, b, iterations):
         pq = np.dot(p, q)
         it += 1
         if not pq > 0.0:  # breakdown
-            return x, it
+            break
         alpha = rr / pq
         for i in range(n):
             x[i] += alpha * p[i]
             r[i] -= alpha * q[i]
+        written = it
+        if trace.shape[0] > 0:
+            for i in range(n):
+                trace[it - 1, i] = x[i] > 0.5
         rho_prev = rr
         rr = np.dot(r, r)
+    for s in range(written, trace.shape[0]):  # stopped early: x stays
+        for i in range(n):
+            trace[s, i] = x[i] > 0.5
     return x, it
 
 
@@ -622,8 +659,9 @@ def warm_up() -> None:
     ptr = np.array([0, 1, 2], dtype=np.uint64)
     idx = np.array([0, 1], dtype=np.uint64)
     for pre in (False, True):
-        cg_shared_pattern(ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre)
-    cg_dense(np.eye(2), np.ones(2), 2)
+        cg_shared_pattern(ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre,
+                          NO_TRACE)  # fmt: skip
+    cg_dense(np.eye(2), np.ones(2), 2, NO_TRACE_ONE)
     A = np.array([[0.0, 1.0], [1.0, 0.0]])
     piv, cut = gth_dense_factor(A, np.ones(2))
     gth_dense_solve(A, piv, cut, np.ones(2))
@@ -637,7 +675,7 @@ def warm_up() -> None:
     harmonic_cg(np.ones(1), np.ones(1), np.ones(1), iptr, np.zeros(1, np.int64),
                 np.array([0, 1, 1], dtype=np.int64), np.ones(1), np.ones(2, np.bool_),
                 np.arange(2, dtype=np.int64), ptr, idx, np.full(2, -1, np.int64), 2, True,
-                True)  # fmt: skip
+                True, NO_TRACE)  # fmt: skip
 
 
 @_jit(error_model="numpy")

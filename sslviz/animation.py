@@ -286,6 +286,156 @@ def player_figure(
     return fig
 
 
+_SOLVER_STYLE = {
+    "cg": ("CG", "#1f77b4", "solid", "x-thin"),
+    "pcg": ("Jacobi-PCG", "#ff7f0e", "dash", "circle-open"),
+}
+
+
+def convergence_counter(conv, t: int) -> str:
+    """The scrubber's line for step t: each solver's misses at t, of the breakpoints."""
+    b = conv.breakpoints.size
+    said = [f"{_SOLVER_STYLE[s][0]} misses {int(conv.misses(s)[t - 1])}" for s in conv.solvers]
+    return f"<b>t = {t}</b> · " + ", ".join(said) + f" of {b} breakpoint" + "s" * (b != 1)
+
+
+def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.Figure:
+    """The t-scrubber: l̃_t(σ) of CG and Jacobi-PCG against l(σ), for t = 1..T.
+
+    Parameters
+    ----------
+    conv : sslviz.convergence.Convergence
+    start : int, default=1
+        The t shown first (and where the slider starts).
+    at_t : int, optional
+        Draw that t only, still: no frames, buttons or slider.
+
+    Returns
+    -------
+    go.Figure
+        Top (σ axis): ``'exact loss l(σ)'`` (black), then per solver ``'<solver> l̃_t(σ)'``
+        and ``'<solver> misses at t'`` (markers on the exact loss at each missed breakpoint);
+        bottom (t axis): per solver ``'<solver> misses'`` against t, and ``'t'`` (the
+        current t, a vertical line). Frames ``'t<t>'`` (t = 1..T) move the l̃_t, the misses
+        and the t line, and annotation 0 (:func:`convergence_counter`). A dotted line and
+        the next annotations mark the t from which every node is on its exact side at every
+        σ read, per solver.
+    """
+    T = conv.iterations
+    t0 = at_t if at_t is not None else start
+    if not 1 <= t0 <= T:
+        raise ValueError(f"convergence_figure: t must be in [1, {T}]. Got {t0}.")
+    x = conv.sigmas
+    near = np.minimum(np.searchsorted(x, conv.breakpoints), x.size - 1)
+    b_y = conv.exact[near]
+    top = max(float(np.max(conv.exact)), *(float(np.max(v)) for v in conv.loss.values()))
+    most = max(1, *(int(np.max(conv.misses(s))) for s in conv.solvers))
+
+    def moving(t: int) -> list[go.Scatter]:
+        out = []
+        for s in conv.solvers:
+            miss = conv.missed[s][t - 1]
+            out.append(go.Scatter(y=conv.loss[s][t - 1]))
+            out.append(go.Scatter(x=conv.breakpoints[miss] if miss.any() else [None],
+                                  y=b_y[miss] if miss.any() else [None]))  # fmt: skip
+        out.append(go.Scatter(x=[t, t], y=[0, 1.08 * most]))
+        return out
+
+    settled = [(s, conv.all_right_from(s)) for s in conv.solvers]
+    marks = [dict(text=f"{_SOLVER_STYLE[s][0]}: every side right from t = {k}", x=k,
+                  y=1.0 - 0.14 * i, xref="x2", yref="y2 domain", xanchor="left", xshift=4,
+                  yanchor="top", showarrow=False,
+                  font=dict(size=12, color=_SOLVER_STYLE[s][1]))
+             for i, (s, k) in enumerate(settled) if k is not None]  # fmt: skip
+
+    def notes(t: int) -> list[dict]:
+        return [dict(text=convergence_counter(conv, t), x=0, y=1.0, xref="paper",
+                     yref="paper", xanchor="left", yanchor="bottom", yshift=6,
+                     showarrow=False, font=dict(size=16, color="#111111")), *marks]  # fmt: skip
+
+    fig = make_subplots(rows=2, cols=1, vertical_spacing=0.16, row_heights=[0.62, 0.38])
+    fig.add_trace(go.Scatter(x=x, y=conv.exact, mode="lines", line_shape="hv",
+                             name="exact loss l(σ)", line=dict(color="black", width=2.5),
+                             hovertemplate="σ = %{x:.5g}<br>l(σ) = %{y:.4f}<extra></extra>"),
+                  1, 1)  # fmt: skip
+    first = moving(t0)
+    animated = []
+    for i, s in enumerate(conv.solvers):
+        name, color, dash, symbol = _SOLVER_STYLE[s]
+        line, miss = first[2 * i], first[2 * i + 1]
+        line.update(
+            x=x,
+            mode="lines",
+            line_shape="hv",
+            name=f"{name} l̃_t(σ)",
+            line=dict(color=color, width=2, dash=dash),
+            hovertemplate="σ = %{x:.5g}<br>" + name + " l̃_t = %{y:.4f}<extra></extra>",
+        )
+        miss.update(mode="markers", name=f"{name} misses at t", marker=dict(
+            symbol=symbol, size=12, color=color, line=dict(color=color, width=2.5)),
+            hovertemplate="missed breakpoint σ = %{x:.5g}<extra></extra>")  # fmt: skip
+        fig.add_trace(line, 1, 1)
+        fig.add_trace(miss, 1, 1)
+        animated += [len(fig.data) - 2, len(fig.data) - 1]
+    for s in conv.solvers:
+        name, color, dash, _ = _SOLVER_STYLE[s]
+        fig.add_trace(go.Scatter(x=np.arange(1, T + 1), y=conv.misses(s), mode="lines",
+                                 name=f"{name} misses", line=dict(color=color, dash=dash),
+                                 hovertemplate="t = %{x}: " + name + " misses %{y}"
+                                 "<extra></extra>", showlegend=False), 2, 1)  # fmt: skip
+        k = conv.all_right_from(s)
+        if k is not None:
+            fig.add_vline(x=k, line=dict(color=color, width=1.5, dash="dot"), row=2, col=1)
+    t_line = first[-1]
+    t_line.update(
+        mode="lines",
+        name="t",
+        line=dict(color="#555555", width=2),
+        hoverinfo="skip",
+        showlegend=False,
+    )
+    fig.add_trace(t_line, 2, 1)
+    animated.append(len(fig.data) - 1)
+    lo, hi = float(x[0]), float(x[-1])
+    pad = 0.02 * (hi - lo)
+    fig.update_xaxes(title_text=SIGMA_TITLE, range=[lo - pad, hi + pad], row=1, col=1)
+    fig.update_xaxes(title_text="t (iterations)", range=[0.5, T + 0.5], row=2, col=1)
+    fig.update_yaxes(title_text="loss", range=[0, 1.1 * max(top, 0.05)], row=1, col=1)
+    fig.update_yaxes(title_text="misses", range=[0, 1.08 * most], row=2, col=1)
+    layout = dict(template="plotly_white", hovermode="closest", annotations=notes(t0),
+                  legend=dict(orientation="h", x=0, y=-0.1, yanchor="top"))  # fmt: skip
+    if at_t is not None:
+        fig.update_layout(**layout, height=560, margin=dict(l=70, r=20, t=60, b=70))
+        return fig
+    fig.frames = [go.Frame(name=f"t{t}", data=moving(t), traces=animated,
+                           layout=dict(annotations=notes(t))) for t in range(1, T + 1)]  # fmt: skip
+    still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate",
+             "transition": {"duration": 0}}  # fmt: skip
+
+    def play(ms: int) -> dict:
+        return {"frame": {"duration": ms, "redraw": True}, "fromcurrent": True,
+                "transition": {"duration": 0}, "mode": "immediate"}  # fmt: skip
+
+    buttons = [dict(label="▶ play", method="animate", args=[None, play(SPEEDS["2×"])]),
+               dict(label="■ pause", method="animate", args=[[None], still]),
+               dict(label="◀◀ t = 1", method="animate", args=[["t1"], still])]  # fmt: skip
+    fig.update_layout(
+        **layout,
+        height=640,
+        margin=dict(l=70, r=20, t=60, b=140),
+        updatemenus=[dict(type="buttons", direction="left", showactive=False, x=0, y=-0.2,
+                          xanchor="left", yanchor="top", pad=dict(t=0), buttons=buttons)],
+        sliders=[dict(
+            active=t0 - 1, x=0.36, y=-0.2, len=0.64, yanchor="top", pad=dict(t=0),
+            currentvalue=dict(prefix="t = ", font=dict(size=13)), ticklen=2,
+            font=dict(size=10),
+            steps=[dict(label=str(t), method="animate", args=[[f"t{t}"], still])
+                   for t in range(1, T + 1)],
+        )],
+    )  # fmt: skip
+    return fig
+
+
 def event_rows(events: Sequence, rows: Sequence[int] | None = None) -> list[dict]:
     """The event log as table rows (one dict per event): step (1-based), kind, σ0,
     σ_l, σ_h, running nodes, node (instance row when ``rows`` is given), σ, loss, caption."""

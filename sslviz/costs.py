@@ -265,6 +265,18 @@ def trust(spec: ProblemSpec, points: int, cg_iters: int = 20) -> Cost:
     return build(spec) + Cost(points * per, memory(spec).memory_mb)
 
 
+def convergence(spec: ProblemSpec, iterations: int, breakpoints: int = 50) -> Cost:
+    """The t-scrubber (:func:`sslviz.convergence.convergence`): one run of ``iterations``
+    CG steps and one of Jacobi-PCG per σ read (its grid and 3 σ per breakpoint); the sides
+    after every step are kept (3 bytes per node, step and σ while they are compared)."""
+    from sslviz.convergence import GRID
+
+    points = GRID + 3 * breakpoints
+    s = points * 2 * solve_seconds(spec, "cg", iterations)
+    mb = points * iterations * _sizes(spec)[1] * 3 / 1e6
+    return build(spec) + Cost(s, memory(spec).memory_mb + mb)
+
+
 def attribution(spec: ProblemSpec, settings: SweepSettings, misses: int) -> Cost:
     """Looking for the causes of ``misses`` missed breakpoints
     (:func:`sslviz.intervals.score`): per miss 3 exact solves, the sweep's solver at up to

@@ -435,7 +435,40 @@ def regret_summary_frame(exp):
     ])  # fmt: skip
 
 
+def _convergence_dict(c, problem=None) -> dict:
+    """A :class:`sslviz.convergence.Convergence`: the σ read, l(σ) there, and per solver
+    l̃_t(σ) (``loss[t - 1]``), the nodes on their wrong side, the breakpoints missed at each
+    t, and the t from which nothing is missed / every side is right (None: not by T)."""
+    return {
+        "sigma": c.sigmas.tolist(),
+        "exact_loss": c.exact.tolist(),
+        "breakpoints": c.breakpoints.tolist(),
+        "iterations": c.iterations,
+        "solvers": {
+            s: {
+                "loss": c.loss[s].tolist(),
+                "wrong_nodes": c.wrong_nodes[s].tolist(),
+                "misses": c.misses(s).tolist(),
+                "missed": [np.flatnonzero(row).tolist() for row in c.missed[s]],
+                "no_miss_from": c.no_miss_from(s),
+                "all_right_from": c.all_right_from(s),
+            }
+            for s in c.solvers
+        },
+        "seconds": c.seconds,
+    }
+
+
+def _convergence_frame(c, problem=None):
+    rows = {"t": np.arange(1, c.iterations + 1)}
+    for s in c.solvers:
+        rows[f"{s}_misses"] = c.misses(s)
+        rows[f"{s}_sigmas_with_wrong_side"] = np.count_nonzero(c.wrong_nodes[s], axis=1)
+    return _frame(rows)
+
+
 for _path, _pair in {
+    "sslviz.convergence.Convergence": (_convergence_dict, _convergence_frame),
     "sslviz.truth.LossCurve": (_curve_dict, _curve_frame),
     "sslviz.intervals.Sweep": (_sweep_dict, _sweep_frame),
     "sslviz.intervals.Score": (_score_dict, _score_frame),
@@ -482,6 +515,14 @@ def condition_document(problem, curve, settings, seconds: float, trust=None) -> 
             "settings": settings_dict(problem.spec, sigma_min=lo, sigma_max=hi) | cond,
         }
     )
+
+
+def convergence_document(problem, convergence, sigma_range: tuple[float, float]) -> dict:
+    """The CG-iterations view: :func:`to_dict` of the convergence and the settings."""
+    lo, hi = sigma_range
+    return to_dict(convergence, problem) | {
+        "settings": settings_dict(problem.spec, sigma_min=lo, sigma_max=hi)
+    }
 
 
 def regret_document(spec, sigma_range, sweep_settings, regret_settings, experiment) -> dict:

@@ -399,19 +399,29 @@ class _HarmonicBatch:
         self.per_system = max(self.d.size + self.dl.size, 1)
 
     def solve(
-        self, sigmas: np.ndarray, solver: str, cg_iters: int, derivative: bool
-    ) -> list[SoftLabels | None]:
-        """SoftLabels at each σ, or None where a weight underflows (solve it singly)."""
+        self, sigmas: np.ndarray, solver: str, cg_iters: int, derivative: bool,
+        sides: np.ndarray | None = None,
+    ) -> list[SoftLabels | None]:  # fmt: skip
+        """SoftLabels at each σ, or None where a weight underflows (solve it singly).
+        ``sides`` (m, t, n_u) bool, if given, gets f > ½ after each iteration (σ by row)."""
         chunk = max(1, self._BUDGET // self.per_system)
+        if sides is not None:  # t sides per kept node and system: 16 MB of them a chunk
+            chunk = max(1, min(chunk, 16_000_000 // max(cg_iters * self.kept.size, 1)))
         out: list[SoftLabels | None] = []
         for i in range(0, sigmas.size, chunk):
-            out.extend(self._solve(sigmas[i : i + chunk], solver, cg_iters, derivative))
+            part = None if sides is None else sides[i : i + chunk]
+            out.extend(self._solve(sigmas[i : i + chunk], solver, cg_iters, derivative, part))
         return out
 
-    def _solve(self, sigmas, solver, cg_iters, derivative):
+    def _solve(self, sigmas, solver, cg_iters, derivative, sides=None):
+        trace = _kernels.NO_TRACE
+        if sides is not None:
+            trace = np.zeros((cg_iters, self.kept.size, sigmas.size), dtype=bool)
         f, df, ok, mv = _kernels.harmonic_cg(
-            self.d, self.dl, sigmas, *self.pattern, cg_iters, solver == "pcg", derivative
+            self.d, self.dl, sigmas, *self.pattern, cg_iters, solver == "pcg", derivative, trace
         )
+        if sides is not None:
+            sides[:, :, self.kept] = trace.transpose(2, 0, 1)
         solves = 2 if derivative else 1
         degenerate = ~self.keep
         return [
@@ -449,6 +459,38 @@ class _SoftLabelModel:
     def batches(self, solver: str) -> bool:
         """Whether :meth:`soft_labels_many` solves several σ together with ``solver``."""
         return False
+
+    def sides_by_t(self, sigmas, *, solver: str = "cg", iterations: int = CG_ITERS):
+        """Which side of ½ each unlabeled node's soft label is on after t = 1..T iterations
+        of ``solver`` ('cg' or 'pcg'), at each σ of ``sigmas`` (m,).
+
+        Returns ``(sides, degenerate)``: ``sides`` (m, T, n_u) bool, f_u > ½ after t
+        iterations in row t − 1, the same bits as :meth:`soft_labels` with ``cg_iters=t``;
+        ``degenerate`` (m, n_u) bool, nodes held at ½ (no path to L, or underflow). Here one
+        solve per t; the harmonic model reads every t off one run per σ (CG's iterates are
+        nested).
+        """
+        sig, iterations = self._sides_args(sigmas, solver, iterations)
+        sides = np.zeros((sig.size, iterations, self.n_unlabeled), dtype=bool)
+        degenerate = np.zeros((sig.size, self.n_unlabeled), dtype=bool)
+        for j, x in enumerate(sig.tolist()):
+            for t in range(1, iterations + 1):
+                sl = self.soft_labels(x, solver=solver, cg_iters=t, derivative=False)
+                sides[j, t - 1] = sl.f > 0.5
+            degenerate[j] = sl.degenerate
+        return sides, degenerate
+
+    @staticmethod
+    def _sides_args(sigmas, solver: str, iterations: int) -> tuple[np.ndarray, int]:
+        check_option("solver", solver, "sides_by_t", ("cg", "pcg"))
+        iterations = check_int("iterations", iterations, "sides_by_t", low=1)
+        sig = np.array(
+            [
+                check_real("sigma", float(x), "sides_by_t", low=0.0, closed="neither")
+                for x in np.atleast_1d(np.asarray(sigmas, float))
+            ]
+        )
+        return sig, iterations
 
     @one_thread
     def soft_labels_many(
@@ -594,22 +636,23 @@ class HarmonicModel(_SoftLabelModel):
             return sl
         return self._soft_labels_one(sigma, solver, cg_iters, derivative, x0)
 
-    def _soft_labels_one(self, sigma, solver, cg_iters, derivative, x0) -> SoftLabels:
+    def _soft_labels_one(self, sigma, solver, cg_iters, derivative, x0, sides=None) -> SoftLabels:
         direct = solver in ("exact", "inverse")
         W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=direct, derivative=derivative)
         if FAST_DENSE and x0 is None and solver in ("exact", "cg") and isinstance(W_UU, np.ndarray):
-            sl = self._solve_dense(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters)
+            sl = self._solve_dense(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, sides)
             if sl is not None:
                 return sl
-        return self._solve(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0)
+        return self._solve(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0, sides)
 
-    def _solve_dense(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters):
+    def _solve_dense(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, sides=None):
         """:meth:`_solve` for a dense graph with no degenerate node, 'exact' or 'cg': the
         same operations (GTH up to ``_GTH_DENSE_MAX`` unknowns, else LAPACK getrf/getrs; CG
         by :func:`sslviz._kernels.cg_dense`), so the same bits, without the solver objects
         and wrappers. None where :meth:`_solve` has more to do (a degenerate node, an
         underflowing row, an LU pivot or a refinement (:func:`_refine`) asking for GTH, a
-        GTH pivot that underflowed).
+        GTH pivot that underflowed). ``sides`` (t, n_u) bool, if given, gets f > ½ after
+        each CG iteration.
         """
         to_l = W_UL.sum(axis=1)
         deg = W_UU.sum(axis=1) + to_l
@@ -653,12 +696,13 @@ class HarmonicModel(_SoftLabelModel):
         else:
             M = -W_UU
             M.flat[:: M.shape[0] + 1] += deg
-            f, matvecs = _kernels.cg_dense(M, b, cg_iters)
+            trace = _kernels.NO_TRACE_ONE if sides is None else sides
+            f, matvecs = _kernels.cg_dense(M, b, cg_iters, trace)
             factorizations, refine, solves = 0, False, 1
 
             def solve(v):
                 nonlocal matvecs, solves
-                x, mv = _kernels.cg_dense(M, v, cg_iters)
+                x, mv = _kernels.cg_dense(M, v, cg_iters, _kernels.NO_TRACE_ONE)
                 matvecs, solves = matvecs + mv, solves + 1
                 return x
 
@@ -735,6 +779,22 @@ class HarmonicModel(_SoftLabelModel):
         """True for CG/PCG on a sparse graph: :meth:`soft_labels_many` then solves all σ
         at once (the systems share one sparsity pattern)."""
         return solver in ("cg", "pcg") and self._batch is not None
+
+    @one_thread
+    def sides_by_t(self, sigmas, *, solver: str = "cg", iterations: int = CG_ITERS):
+        """:meth:`_SoftLabelModel.sides_by_t` from one run of ``iterations`` steps per σ,
+        on the path :meth:`soft_labels` takes there (so the same bits): the batched kernel,
+        the dense kernel or :func:`sslviz.solvers.solve_cg`, each recording f > ½ after
+        every iteration."""
+        sig, iterations = self._sides_args(sigmas, solver, iterations)
+        sides = np.zeros((sig.size, iterations, self.n_unlabeled), dtype=bool)
+        out: list[SoftLabels | None] = [None] * sig.size
+        if self.batches(solver):
+            out = self._batch.solve(sig, solver, iterations, False, sides)
+        for j, x in enumerate(sig.tolist()):
+            if out[j] is None:  # a weight underflows here: solved on its own
+                out[j] = self._soft_labels_one(x, solver, iterations, False, None, sides[j])
+        return sides, np.array([sl.degenerate for sl in out]).reshape(sig.size, -1)
 
     @one_thread
     def soft_labels_many(
@@ -853,7 +913,7 @@ class HarmonicModel(_SoftLabelModel):
         W_UL = threshold_weights(self._D2_UL, r, False)
         return self._solve(r, W_UU, W_UL, None, None, solver, 20, None)
 
-    def _solve(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0) -> SoftLabels:
+    def _solve(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0, sides=None):
         n_u = self.n_unlabeled
         to_l = _rowsum(W_UL)
         deg = _rowsum(W_UU) + to_l
@@ -881,7 +941,16 @@ class HarmonicModel(_SoftLabelModel):
         refine = not gth_first and solver == "exact"
         trusted = True
         if not gth_first:
-            f[keep] = lin.solve(b[keep], f0)  # an exactly singular LU: GTH redoes it below
+            done: list[np.ndarray] = []  # f > ½ after each CG iteration (for ``sides``)
+            record = done.append if sides is not None and solver in ("cg", "pcg") else None
+            f[keep] = lin.solve(  # an exactly singular LU: GTH redoes it below
+                b[keep], f0, callback=None if record is None else lambda x: record(x > 0.5)
+            )
+            if record is not None:
+                sides[:] = False  # the nodes held at ½
+                for it, side in enumerate(done):
+                    sides[it, keep] = side
+                sides[len(done) :, keep] = f[keep] > 0.5  # stopped early: f stays
             if refine and lin.min_pivot >= _PIVOT_TOL:
                 trusted = _refine(f, keep, lin.solve, W_UU, W_UL, y_l=self.y_l)
         if gth_first or (

@@ -254,7 +254,7 @@ def solve_cg_many(
     d = np.ascontiguousarray(diag_inv, dtype=float) if pre else np.zeros((0, 0))
     # Unsigned indices spare Numba the negative-index check in the inner loop.
     ptr, idx = (np.asarray(a).astype(np.uint64, copy=False) for a in (indptr, indices))
-    return _kernels.cg_shared_pattern(ptr, idx, values, B, iterations, d, pre)
+    return _kernels.cg_shared_pattern(ptr, idx, values, B, iterations, d, pre, _kernels.NO_TRACE)
 
 
 class Factorization:
@@ -578,7 +578,10 @@ class LinearSolver:
         self.min_pivot = 1.0
         self._M = jacobi(A) if method == "pcg" and A.shape[0] else None
 
-    def solve(self, b: np.ndarray, x0: np.ndarray | None = None) -> np.ndarray:
+    def solve(
+        self, b: np.ndarray, x0: np.ndarray | None = None, callback: Callable | None = None
+    ) -> np.ndarray:
+        """x with A x ≈ b; ``callback(x)`` after each CG iteration (iterative methods)."""
         self.solves += 1
         if self.method in ("exact", "inverse"):
             if self._direct is None:
@@ -590,6 +593,6 @@ class LinearSolver:
             return self._direct.solve(b).x
         if self.A.shape[0] == 0:
             return np.zeros(0)
-        r = solve_cg(self.A, b, x0, maxiter=self.cg_iters, rtol=0.0, M=self._M)
+        r = solve_cg(self.A, b, x0, maxiter=self.cg_iters, rtol=0.0, M=self._M, callback=callback)
         self.matvecs += r.matvecs
         return r.x

@@ -18,7 +18,7 @@ text. Adding a field to a class here adds it to all four.
 :class:`ScoreSettings` scoring against the exact curve
 :class:`ConditionSettings`  the conditioning view's grid, solver and families
 :class:`RegretSettings` the online experiment (T, R, feedback models, λ)
-:class:`LossView`, :class:`SpeedGrid`  page-only controls (URL and widgets, no CLI)
+:class:`LossView`, :class:`SpeedGrid`, :class:`ConvergenceView`  page-only controls
 =====================  =======================================================
 """
 
@@ -834,6 +834,18 @@ class LossView(Spec):
 
 
 @dataclass(frozen=True)
+class ConvergenceView(Spec):
+    """Page controls of the CG-iterations view (the t-scrubber)."""
+
+    iterations: int = Setting(
+        100, Int(1, 200),
+        "T: the scrubber shows t = 1..T iterations of CG and Jacobi-PCG, all read off one "
+        "run of T iterations per σ.",
+        url="t_max", label="up to t =",
+    ).field()  # fmt: skip
+
+
+@dataclass(frozen=True)
 class SpeedGrid(Spec):
     """Page controls of the speed view (live Table 1)."""
 
@@ -856,7 +868,8 @@ CERTIFY_CAP: int = default(SweepSettings, "certify_cap")
 """The default iteration cap of certified solves, for the library functions."""
 
 ALL_SPECS = (ProblemSpec, SigmaRange, SweepSettings, ScoreSettings, ConditionSettings,
-             RegretSettings, LearnSettings, LossView, RegretView, SpeedGrid)  # fmt: skip
+             RegretSettings, LearnSettings, LossView, RegretView, SpeedGrid,
+             ConvergenceView)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------
@@ -992,7 +1005,8 @@ def to_command(spec: Any, *, skip: Sequence[str] = ()) -> list[str]:
 
 __all__ = [
     "ALL_SPECS", "COMPARISONS", "DATASETS", "FAMILIES", "FEEDBACK_MODELS", "GAUSSIAN_FAMILIES",
-    "LABELINGS", "MODES", "SOLVERS", "ConditionSettings", "GraphSpec", "LabelingSpec",
+    "LABELINGS", "MODES", "SOLVERS", "ConditionSettings", "ConvergenceView", "GraphSpec",
+    "LabelingSpec",
     "LearnSettings", "LossView", "ProblemSpec", "RegretSettings", "RegretView", "ScoreSettings",
     "Setting", "SigmaRange", "Spec", "SpeedGrid", "SweepSettings", "add_options", "default",
     "from_options", "from_query", "given_options", "setting", "solver_label", "table",

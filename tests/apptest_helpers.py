@@ -27,6 +27,7 @@ PAGES = {
     "conditioning": "app_pages/2_Conditioning.py",
     "regret": "app_pages/3_Online_regret.py",
     "speed": "app_pages/4_Speed.py",
+    "cg_iterations": "app_pages/7_CG_iterations.py",
 }
 
 

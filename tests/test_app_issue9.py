@@ -177,6 +177,7 @@ def test_b_home_link_carries_every_sidebar_setting():
         ("conditioning", ("ConditionSettings",)),
         ("regret", ("RegretSettings",)),
         ("speed", ("SpeedGrid",)),
+        ("cg_iterations", ("ConvergenceView",)),
     ],
 )
 @pytest.mark.slow  # over 2 s: outside the quick run

@@ -18,7 +18,7 @@ import pytest
 import scipy.linalg as la
 from reference import RTOL_ITERATE, assert_same_curve_to_tolerance
 
-from sslviz._kernels import cg_dense
+from sslviz._kernels import NO_TRACE_ONE, cg_dense
 from sslviz.experiment import regret_experiment
 from sslviz.paths import fast_paths
 from sslviz.problem import GraphRounds, _graph_round, build_problem
@@ -48,10 +48,10 @@ def test_cg_dense_matches_solve_cg():
         b = rng.random(n)
         for t in (1, 7, 20):
             ref = solve_cg(A, b, maxiter=t, rtol=0.0)
-            x, mv = cg_dense(A, b, t)
+            x, mv = cg_dense(A, b, t, NO_TRACE_ONE)
             assert mv == ref.matvecs
             assert np.linalg.norm(x - ref.x) <= RTOL_ITERATE * np.linalg.norm(ref.x)
-    x, mv = cg_dense(np.eye(3), np.zeros(3), 20)
+    x, mv = cg_dense(np.eye(3), np.zeros(3), 20, NO_TRACE_ONE)
     assert mv == 0 and not x.any()
 
 

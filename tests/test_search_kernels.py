@@ -21,7 +21,14 @@ from reference import RTOL_VALUE, assert_same_curve_to_tolerance
 
 import sslviz.truth as truth
 from sslviz import _kernels
-from sslviz._kernels import cg_search, harmonic_cg, harmonic_cg_one, refine_step, root_proposals
+from sslviz._kernels import (
+    NO_TRACE,
+    cg_search,
+    harmonic_cg,
+    harmonic_cg_one,
+    refine_step,
+    root_proposals,
+)
 from sslviz.graphs import gaussian_weights
 from sslviz.labeling import _finite_entries
 from sslviz.paths import fast_paths
@@ -343,7 +350,7 @@ def test_one_sigma_cg_gives_the_batch_bits():
                 for pre in (False, True):
                     for t in (1, 3, 20, 60):
                         f, df, ok, mv = harmonic_cg(b.d, b.dl, np.array([x]), *b.pattern, t, pre,
-                                                    True)  # fmt: skip
+                                                    True, NO_TRACE)  # fmt: skip
                         f1, df1, mv1 = harmonic_cg_one(x, b.d, b.dl, *b.pattern, t, pre)
                         if not ok[0]:
                             assert mv1 == -1

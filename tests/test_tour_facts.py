@@ -20,6 +20,7 @@ import app_state
 from sslviz import export, tours
 from sslviz import specs as S
 from sslviz.conditioning import condition_curve, trust_curve
+from sslviz.convergence import convergence
 from sslviz.intervals import score, sweep
 from sslviz.problem import build_problem, loss_curve
 
@@ -165,6 +166,34 @@ def test_conditioning_tour_numbers_come_from_its_json():
     # the trust sentences are the export's, word for word
     for fam in curves:
         assert f"{fam}: {docs[fam]['trust']['reading']}" in facts["trust_readings"]
+
+
+def test_cg_iterations_tour_numbers_come_from_its_json():
+    """The CG-iterations tour states its facts as the page computes them, each a number of
+    the page's download (``convergence.json``) or the tour's t."""
+    tour = tours.get("cg-converges")
+    cfg, _ = app_state.tour_cfg(tour)
+    spec = app_state.spec_from_cfg(S.ProblemSpec, cfg)
+    view = app_state.spec_from_cfg(S.ConvergenceView, cfg)
+    lo, hi = cfg["sigma_min"], cfg["sigma_max"]
+    p = build_problem(spec)
+    conv = convergence(p.model, p.y_unlabeled, loss_curve(p, lo, hi), iterations=view.iterations)
+    t = int(cfg["t"])
+    facts = tours.convergence_facts(conv, t)
+    doc = export.convergence_document(p, conv, (lo, hi))
+    registry = {
+        "t": lambda d: [t],
+        "breakpoints": lambda d: [len(d["breakpoints"])],
+        "cg_misses": lambda d: [d["solvers"]["cg"]["misses"][t - 1], len(d["breakpoints"])],
+        "pcg_misses": lambda d: [d["solvers"]["pcg"]["misses"][t - 1], len(d["breakpoints"])],
+        "cg_settled": lambda d: [d["solvers"]["cg"]["all_right_from"] or d["iterations"]],
+        "pcg_settled": lambda d: [d["solvers"]["pcg"]["all_right_from"] or d["iterations"]],
+    }
+    for field in _fields(tour):
+        assert field in registry, f"field {field!r} has no JSON source"
+        source = [float(x) for x in registry[field](doc)]
+        for shown in numbers(facts[field]):
+            assert close(shown, source), (field, facts[field], source)
 
 
 def test_speed_tour_numbers_come_from_its_rows():

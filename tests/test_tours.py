@@ -15,6 +15,7 @@ from sslviz import tours
 PAGE_TABLES = {
     tours.LOSS: S.LossView, tours.CONDITIONING: S.ConditionSettings,
     tours.REGRET: S.RegretSettings, tours.SPEED: S.SpeedGrid, tours.LEARN: S.LearnSettings,
+    tours.CG_ITERATIONS: S.ConvergenceView,
 }  # fmt: skip
 RUN_BUTTONS = ("reg_run", "speed_run")  # pages that compute on demand
 

@@ -1,0 +1,211 @@
+"""The estimate l̃_t(σ) for every t ≤ T against the exact loss l(σ) (the t-scrubber).
+
+CG's iterates are nested: the first t iterations of a run from zero are a t-iteration run.
+One run of T iterations per σ therefore gives the t-iteration soft labels for every t ≤ T,
+the same bits as T separate runs (:meth:`sslviz.labeling.HarmonicModel.sides_by_t`). They
+are read at the σ of a grid and at the middle of every piece of the exact loss curve, for
+CG and for Jacobi-PCG, and compared with the exact labels there:
+
+- l̃_t(σ), the share of U that t iterations misclassify (the loss Algorithm 4 estimates
+  with t iterations at that σ);
+- the nodes on the other side of ½ than the exact solution;
+- the breakpoints CG-t misses: a true breakpoint b is *missed at t* when a node that flips
+  at b is on its wrong side at b − tol or at b + tol (tol = 10⁻³ σ, the scoring
+  tolerance), so CG-t does not flip it within tol of b as the truth does; where it is
+  right on both, t iterations put a crossing of ½ within tol of b for Algorithm 4 to find.
+
+Nothing here is recomputed while t changes: every t is in the arrays.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from sslviz._validation import check_int, check_real
+from sslviz.truth import LossCurve
+
+SOLVERS = ("cg", "pcg")
+"""The iterative solvers traced: CG and Jacobi-preconditioned CG."""
+TOL = 1e-3
+"""How near (σ units) a crossing must be to a true breakpoint to find it (the scorer's)."""
+GRID = 120
+"""σ read between σ_min and σ_max besides the middle of every exact piece."""
+T_MAX = 200
+"""The largest T the page offers."""
+
+
+@dataclass(frozen=True, eq=False)
+class Convergence:
+    """l̃_t and its errors for t = 1..T, per solver (:func:`convergence`).
+
+    Attributes
+    ----------
+    sigmas : ndarray of shape (m,)
+        The σ read, sorted (:func:`reading_points`).
+    exact : ndarray of shape (m,)
+        l(σ) there (share of U misclassified by the exact solution).
+    breakpoints : ndarray of shape (B,)
+        The exact curve's breakpoints.
+    loss : dict of str to ndarray of shape (T, m)
+        Per solver, l̃_t(σ) in row t − 1.
+    wrong_nodes : dict of str to ndarray of shape (T, m), int
+        Per solver, the nodes whose t-iteration side of ½ is not the exact one.
+    missed : dict of str to ndarray of shape (T, B), bool
+        Per solver, the breakpoints missed at t (see the module's docstring).
+    seconds : float
+        Time of the runs (not of the exact curve, given).
+    """
+
+    sigmas: np.ndarray
+    exact: np.ndarray
+    breakpoints: np.ndarray
+    loss: dict
+    wrong_nodes: dict
+    missed: dict
+    seconds: float
+
+    @property
+    def iterations(self) -> int:
+        """T, the longest run."""
+        return next(iter(self.loss.values())).shape[0]
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        return tuple(self.loss)
+
+    def misses(self, solver: str) -> np.ndarray:
+        """Breakpoints missed at t = 1..T, shape (T,)."""
+        return self.missed[solver].sum(axis=1)
+
+    def no_miss_from(self, solver: str) -> int | None:
+        """The smallest t from which no breakpoint is missed through T (None: not by T)."""
+        return _settled(self.misses(solver) == 0)
+
+    def all_right_from(self, solver: str) -> int | None:
+        """The smallest t from which every node is on its exact side at every σ read,
+        through T (None: not by T)."""
+        return _settled(self.wrong_nodes[solver].sum(axis=1) == 0)
+
+    def reading(self, t: int) -> str:
+        """The view in words: each solver's misses at ``t`` and the t from which every
+        node is on its exact side at every σ read (all numbers from this result)."""
+        t = check_int("t", t, "Convergence.reading", low=1, high=self.iterations)
+        b = self.breakpoints.size
+        names = {"cg": "CG", "pcg": "Jacobi-PCG"}
+        at = [
+            f"{names[s]} misses {int(self.misses(s)[t - 1])} of {b} breakpoint{'s' * (b != 1)}"
+            f" ({int(np.count_nonzero(self.wrong_nodes[s][t - 1]))} of {self.sigmas.size} σ "
+            "read have a node on the wrong side)"
+            for s in self.solvers
+        ]
+        settled = []
+        for s in self.solvers:
+            k = self.all_right_from(s)
+            settled.append(
+                f"{names[s]} from t = {k} on" if k is not None
+                else f"{names[s]} not by t = {self.iterations}"
+            )  # fmt: skip
+        return (
+            f"At t = {t}: " + "; ".join(at) + ". Every node on its exact side at every σ "
+            "read: " + ", ".join(settled) + "."
+        )
+
+
+def _settled(ok: np.ndarray) -> int | None:
+    """1 + the index from which ``ok`` holds to the end, or None when its last is False."""
+    if ok.size == 0 or not ok[-1]:
+        return None
+    bad = np.flatnonzero(~ok)
+    return int(bad[-1]) + 2 if bad.size else 1
+
+
+def reading_points(
+    truth: LossCurve, grid: int = GRID, tol: float = TOL, also=()
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sigmas, left, right)``: the σ read (sorted, unique: a grid, the middle of every
+    exact piece, b ∓ ``tol`` for every breakpoint b within the range, and the σ of ``also``
+    in it) and, per breakpoint, the σ just left and just right of it (in ``sigmas``)."""
+    edges = truth.loss.edges
+    b = truth.breakpoints
+    left = np.maximum(b - tol, edges[0])
+    right = np.minimum(b + tol, edges[-1])
+    middles = 0.5 * (edges[:-1] + edges[1:])
+    also = np.asarray(also, dtype=float)
+    also = also[(also >= edges[0]) & (also <= edges[-1])]
+    sigmas = np.unique(np.r_[np.linspace(edges[0], edges[-1], grid), middles, left, right, also])
+    return sigmas, left, right
+
+
+def exact_wrong(truth: LossCurve, sigmas: np.ndarray) -> np.ndarray:
+    """Which unlabeled nodes the exact solution misclassifies at each σ, (m, n_u) bool,
+    read off the curve: the first piece's set, toggled by the nodes of each breakpoint
+    passed (a σ on a breakpoint takes the piece to its right)."""
+    wrong = truth.wrong_at_start.copy()
+    on_piece = [wrong.copy()]
+    for nodes in truth.nodes:
+        wrong[np.asarray(nodes, dtype=int)] ^= True
+        on_piece.append(wrong.copy())
+    index = np.searchsorted(truth.breakpoints, sigmas, side="right")
+    return np.array(on_piece)[index]
+
+
+def convergence(
+    model, y_unlabeled: np.ndarray, truth: LossCurve, *, iterations: int = 100,
+    solvers=SOLVERS, grid: int = GRID, tol: float = TOL, also=(),
+) -> Convergence:  # fmt: skip
+    """l̃_t(σ) for t = 1..``iterations`` from one run per σ and solver, against ``truth``.
+
+    Parameters
+    ----------
+    model : HarmonicModel or DelalleauModel
+        The model ``truth`` was computed on.
+    y_unlabeled : ndarray of shape (n_u,)
+        True labels (0/1) of the unlabeled nodes.
+    truth : LossCurve
+        The exact loss curve (:func:`sslviz.truth.true_loss_curve`).
+    iterations : int, default=100
+        T (1 to :data:`T_MAX`).
+    solvers : sequence of {'cg', 'pcg'}
+    grid : int, default=GRID
+        σ read evenly on the curve's range, besides the middle of every piece.
+    tol : float, default=TOL
+        A breakpoint is found at t when its nodes are right at b ∓ tol (σ units).
+    also : sequence of float
+        More σ to read, e.g. those a sweep evaluated (``Sweep.curve.evaluations``).
+    """
+    iterations = check_int("iterations", iterations, "convergence", low=1, high=T_MAX)
+    grid = check_int("grid", grid, "convergence", low=2)
+    tol = check_real("tol", tol, "convergence", low=0.0, closed="neither")
+    if not truth.exact:
+        raise ValueError("convergence: truth must be the exact loss curve (solver 'exact').")
+    y1 = np.asarray(y_unlabeled) == 1
+    sigmas, left, right = reading_points(truth, grid, tol, also)
+    wrong_exact = exact_wrong(truth, sigmas)
+    at_left, at_right = np.searchsorted(sigmas, left), np.searchsorted(sigmas, right)
+    flips = [np.asarray(nodes, dtype=int) for nodes in truth.nodes]
+    start = time.perf_counter()
+    loss, wrong_nodes, missed = {}, {}, {}
+    for solver in solvers:
+        sides, degenerate = model.sides_by_t(sigmas, solver=solver, iterations=iterations)
+        wrong = degenerate[:, None, :] | (sides != y1)  # (m, T, n_u)
+        off = wrong != wrong_exact[:, None, :]
+        loss[solver] = wrong.mean(axis=2).T
+        wrong_nodes[solver] = off.sum(axis=2).T
+        missed[solver] = np.zeros((iterations, len(flips)), dtype=bool)
+        for b, u in enumerate(flips):  # a node of b on its wrong side left or right of b
+            missed[solver][:, b] = (off[at_left[b]][:, u] | off[at_right[b]][:, u]).any(axis=1)
+    return Convergence(
+        sigmas=sigmas,
+        exact=wrong_exact.mean(axis=1),
+        breakpoints=truth.breakpoints.copy(),
+        loss=loss,
+        wrong_nodes=wrong_nodes,
+        missed=missed,
+        seconds=time.perf_counter() - start,
+    )
+
+
+__all__ = ["SOLVERS", "Convergence", "convergence", "exact_wrong", "reading_points"]

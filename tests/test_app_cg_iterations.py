@@ -1,0 +1,42 @@
+"""The CG-iterations page (issue 29's t-scrubber): it draws the scrubber from one cached
+result, its sentences are that result's, and moving t reruns nothing on the server."""
+
+from apptest_helpers import chart, download_json, start
+
+import app_cache
+from sslviz import animation, tours
+
+PAGE = "app_pages/7_CG_iterations.py"
+
+
+def test_the_tour_view_draws_the_scrubber_and_states_its_result():
+    at = start(PAGE, {"tour": "cg-converges"})
+    assert not at.exception and not at.error
+    fig = chart(at)
+    tour = tours.get("cg-converges")
+    T, t = int(tour.settings["t_max"]), int(tour.settings["t"])
+    assert len(fig["frames"]) == T
+    assert fig["layout"]["sliders"][0]["active"] == t - 1
+    cfg = at.session_state["cfg"]
+    spec = app_cache.specs.ProblemSpec(classes=(3, 8), family="complete")
+    v = app_cache.convergence_view(spec, cfg["sigma_min"], cfg["sigma_max"], T, t)
+    conv = v["result"]
+    texts = " ".join(m.value for m in at.markdown)
+    assert conv.reading(t) in texts  # the sentence under the chart is the result's
+    assert fig["layout"]["annotations"][0]["text"] == animation.convergence_counter(conv, t)
+    doc = download_json(at, "converge_dl_convergence.json")
+    assert doc["solvers"]["cg"]["misses"] == conv.misses("cg").tolist()
+    assert doc["settings"]["sigma_min"] == cfg["sigma_min"]
+
+
+def test_the_threshold_family_says_what_to_pick():
+    at = start(PAGE, {"family": "threshold"})
+    assert not at.exception
+    assert any("Gaussian family" in i.value for i in at.info)
+
+
+def test_a_bad_t_max_is_refused_in_words():
+    at = start(PAGE, {"t_max": "900"})
+    assert not at.exception
+    shown = " ".join(w.value for w in at.warning) + " ".join(e.value for e in at.error)
+    assert "t" in shown and "900" in shown
