@@ -135,8 +135,10 @@ drawing = ExitStack()  # a spinner while the chart and tables are built and sent
 drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # 12,000 points)
 if sc is not None:
     st.info(intervals.verdict(sc, settings, trust), icon=":material/troubleshoot:")
-fig = plots.loss_intervals_figure(truth, res, score=sc, rows=rows, compare=cmp_res,
-                                  compare_name=f"compare: {view.compare}", trust=trust)  # fmt: skip
+fig = app_cache.figure(("loss", spec, lo, hi, settings, view.compare, view.trust_points),
+                       lambda: plots.loss_intervals_figure(
+                           truth, res, score=sc, rows=rows, compare=cmp_res,
+                           compare_name=f"compare: {view.compare}", trust=trust))  # fmt: skip
 app_state.chart(st, fig, key="li_chart", on_select=_open_drill_down, selection_mode="points")
 focus = st.session_state.get("li_focus")
 record = None
@@ -263,10 +265,11 @@ try:
 except (ValueError, TypeError) as exc:
     st.error(app_state.readable(exc))
     st.stop()
-app_state.chart(st, plots.soft_label_figure(
+node_key = ("node", spec, lo, hi, settings, u, len(curves["sigma"]), float(sigma0))
+app_state.chart(st, app_cache.figure(node_key, lambda: plots.soft_label_figure(
     curves["sigma"], curves["f"], u=f"row {row}", f_exact=curves["f_exact"],
     traces={r: its for r, (its, _) in tr.items()}, breakpoints=node_bps,
-    label=curves["label"], sigma0=float(sigma0)), key="li_node_chart")  # fmt: skip
+    label=curves["label"], sigma0=float(sigma0))), key="li_node_chart")  # fmt: skip
 st.caption(" · ".join(f"{r}: {len(its)} iterate{'s' * (len(its) != 1)}, stops at "
                       + (f"σ = {root:.5g}" if root is not None else "no root")
                       for r, (its, root) in tr.items())

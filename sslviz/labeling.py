@@ -440,6 +440,16 @@ class _HarmonicBatch:
         ]
 
 
+def _check_sigmas(sigmas, caller: str) -> np.ndarray:
+    """``sigmas`` as a 1-d float array, each σ checked positive."""
+    return np.array(
+        [
+            check_real("sigma", float(x), caller, low=0.0, closed="neither")
+            for x in np.atleast_1d(np.asarray(sigmas, float))
+        ]
+    )
+
+
 class _SoftLabelModel:
     """What both labeling models share: soft labels at many σ (one at a time here)."""
 
@@ -484,13 +494,7 @@ class _SoftLabelModel:
     def _sides_args(sigmas, solver: str, iterations: int) -> tuple[np.ndarray, int]:
         check_option("solver", solver, "sides_by_t", ("cg", "pcg"))
         iterations = check_int("iterations", iterations, "sides_by_t", low=1)
-        sig = np.array(
-            [
-                check_real("sigma", float(x), "sides_by_t", low=0.0, closed="neither")
-                for x in np.atleast_1d(np.asarray(sigmas, float))
-            ]
-        )
-        return sig, iterations
+        return _check_sigmas(sigmas, "sides_by_t"), iterations
 
     @one_thread
     def soft_labels_many(
@@ -810,12 +814,7 @@ class HarmonicModel(_SoftLabelModel):
         """
         check_option("solver", solver, "soft_labels", SOLVERS)
         check_int("cg_iters", cg_iters, "soft_labels", low=1)
-        sig = np.array(
-            [
-                check_real("sigma", float(x), "soft_labels", low=0.0, closed="neither")
-                for x in np.atleast_1d(np.asarray(sigmas, float))
-            ]
-        )
+        sig = _check_sigmas(sigmas, "soft_labels")
         out: list[SoftLabels | None] = [None] * sig.size
         if self.batches(solver):
             out = self._batch.solve(sig, solver, cg_iters, derivative)

@@ -1,0 +1,126 @@
+"""Server time of a change of every control on the default loss view (issue 29 §2): old tree
+against new in one run.
+
+    python benchmarks/control_reruns.py [--old REV] [--rounds 2]
+    # writes benchmarks/results/control_reruns.{json,md}
+
+Each tree runs in its own process (``--measure ROOT``; the old one from a ``git worktree``
+of REV, default ``HEAD~1``), rendered headless by Streamlit's AppTest as in the tests: the
+first run of the loss page, a rerun with nothing changed, then each settings control of the
+page changed once (a number up by its step, a choice to the next option, a box toggled)
+and put back. The time of a change is the AppTest ``run()`` after it: the script, its
+computations and the figures, without a browser. The trees alternate for ``--rounds``
+rounds; each change keeps its smallest time (the machine is shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _common import machine, old_tree, write
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "app_pages/1_Loss_intervals.py"
+SKIP = {"w_source", "w_dataset", "w_data_file", "w_download"}  # data sources: not offline
+KINDS = ("number_input", "selectbox", "radio", "checkbox", "segmented_control")
+
+
+def _changed(w):
+    """The control's next value: a number up by its step, the next option, a box toggled."""
+    kind = type(w).__name__.lower()
+    if kind == "checkbox":
+        return not w.value
+    if kind == "numberinput":
+        step = w.step or 1
+        return type(w.value)(w.value + step)
+    options = list(w.options)
+    if w.value is None or str(w.value) not in options:
+        return None
+    return w.options[(options.index(str(w.value)) + 1) % len(options)]
+
+
+def measure(root: Path) -> dict:
+    """Time every control change of the default loss view in the tree at ``root``."""
+    sys.path[:0] = [str(root), str(root / "tests")]
+    from apptest_helpers import start
+
+    t0 = time.perf_counter()
+    at = start(PAGE)
+    out = {"first run": time.perf_counter() - t0}
+    t0 = time.perf_counter()
+    at.run()
+    out["rerun, nothing changed"] = time.perf_counter() - t0
+    keys = [w.key for kind in KINDS for w in at.get(kind)
+            if w.key and w.key.startswith("w_") and w.key not in SKIP]  # fmt: skip
+    for key in keys:
+        w = at.get_by_key(key)
+        if w.disabled:  # as for a user: nothing to change
+            continue
+        before, after = w.value, _changed(w)
+        if after is None or after == before:
+            continue
+        t0 = time.perf_counter()
+        at.get_by_key(key).set_value(after).run()
+        seconds = time.perf_counter() - t0
+        failed = bool(at.exception)
+        t0 = time.perf_counter()
+        at.get_by_key(key).set_value(before).run()
+        back = time.perf_counter() - t0
+        was, now = (f"{v:g}" if isinstance(v, float) else str(v) for v in (before, after))
+        out[f"{key[2:]} {was} → {now}"] = seconds if not failed else None
+        out[f"{key[2:]} back to {was} (cached)"] = back
+    return out
+
+
+def _run(root: Path) -> dict:
+    env = os.environ | {"PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, __file__, "--measure", str(root)], cwd=root, env=env,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", default="HEAD~1", help="the old tree's git revision")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--measure", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.measure:
+        print(json.dumps(measure(Path(args.measure))))
+        return
+    old = old_tree(args.old)
+    best: dict[str, dict[str, float | None]] = {"old": {}, "new": {}}
+    for _ in range(args.rounds):
+        for name, root in (("new", ROOT), ("old", old)):
+            for k, v in _run(root).items():
+                prev = best[name].get(k)
+                best[name][k] = v if prev is None or (v is not None and v < prev) else prev
+    rows = [{"change": k, "old_s": best["old"].get(k), "new_s": v} for k, v in best["new"].items()]
+    rev = subprocess.run(["git", "rev-parse", "--short", args.old], cwd=ROOT,
+                         capture_output=True, text=True).stdout.strip()  # fmt: skip
+
+    def s(x):
+        return "—" if x is None else f"{x:.2f}"
+
+    lines = [
+        "# Control changes on the default loss view: server time (AppTest)",
+        "",
+        f"`python benchmarks/control_reruns.py --old {args.old}` (old = {rev}, new = the "
+        f"working tree); the smallest of {args.rounds} rounds, trees alternating; "
+        f"{machine()['cpus']} CPUs.",
+        "",
+        "| change | old (s) | new (s) |",
+        "|---|---|---|",
+    ] + [f"| {r['change']} | {s(r['old_s'])} | {s(r['new_s'])} |" for r in rows]
+    payload = {"old": rev, "rounds": args.rounds, "machine": machine(), "rows": rows}
+    write("control_reruns", payload, "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
