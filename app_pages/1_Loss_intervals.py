@@ -7,7 +7,7 @@ import streamlit as st
 
 import app_cache
 import app_state
-from sslviz import costs, export, intervals, measure, plots, tours
+from sslviz import costs, export, measure, plots, sentences, tours
 from sslviz.cli import command_line
 from sslviz.conditioning import TRUST_RULE
 from sslviz.specs import ConditionSettings, LossView, SigmaRange
@@ -134,7 +134,7 @@ def _close_focus() -> None:
 drawing = ExitStack()  # a spinner while the chart and tables are built and sent (~5 s at
 drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # 12,000 points)
 if sc is not None:
-    st.info(intervals.verdict(sc, settings, trust), icon=":material/troubleshoot:")
+    st.info(sentences.verdict(sc, settings, trust), icon=":material/troubleshoot:")
 fig = app_cache.figure(("loss", spec, lo, hi, settings, view.compare, view.trust_points),
                        lambda: plots.loss_intervals_figure(
                            truth, res, score=sc, rows=rows, compare=cmp_res,
@@ -146,7 +146,7 @@ if sc is not None and focus is not None and focus[0] in rows:
     record = sc.record_at(rows.index(focus[0]), focus[1])
 if record is not None:  # the clicked miss, up close, right under the chart
     with st.container(border=True, key="miss_panel"):
-        st.markdown(intervals.explain_miss(record, sc, rows))
+        st.markdown(sentences.explain_miss(record, sc, rows))
         b, near = record.sigma, record.evidence.get("estimated_endpoint")
         half = max(2.5 * abs(near - b) if near is not None else 0.0, 4 * sc.tol,
                    0.005 * (hi - lo))  # fmt: skip

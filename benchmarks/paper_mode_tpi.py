@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from _common import fashion_or_digits, machine, write
 
-import sslviz.intervals as intervals
-from sslviz.intervals import feedback_set, sweep
+import sslviz.algorithm4 as algorithm4
+from sslviz.algorithm4 import feedback_set, sweep
 from sslviz.problem import build_problem
 from sslviz.specs import ProblemSpec, SweepSettings
 
@@ -24,12 +24,12 @@ SEEDS = (0, 1, 2)
 
 def node_by_node(fn, *args):
     """Run ``fn`` with Algorithm 4's nodes one at a time (window 1: no batched solves)."""
-    window = intervals._WINDOW
-    intervals._WINDOW = 1
+    window = algorithm4._WINDOW
+    algorithm4._WINDOW = 1
     try:
         return fn(*args)
     finally:
-        intervals._WINDOW = window
+        algorithm4._WINDOW = window
 
 
 def main() -> None:

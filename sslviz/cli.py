@@ -176,9 +176,10 @@ def cmd_condition(a) -> dict:
 
 
 def cmd_intervals(a) -> dict:
+    from sslviz.algorithm4 import sweep
     from sslviz.export import intervals_document
-    from sslviz.intervals import score, sweep
     from sslviz.problem import loss_curve
+    from sslviz.scoring import score
 
     settings = S.from_options(a, S.SweepSettings)
     scoring = S.from_options(a, S.ScoreSettings)

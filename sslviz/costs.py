@@ -283,7 +283,7 @@ def attribution(spec: ProblemSpec, settings: SweepSettings, misses: int) -> Cost
     15 probe σ, and for a solver miss the search of the t it needed (doubling up to
     ``T_CAP`` iterations, then bisecting: about two solves of ``T_CAP`` iterations where
     CG needs many, as on large kNN graphs; measured 2.4 s per miss at 12,000 points)."""
-    from sslviz.intervals import T_CAP
+    from sslviz.attribution import T_CAP
 
     per = 3 * solve_seconds(spec, "exact")
     per += 15 * solve_seconds(spec, settings.solver, settings.cg_iters)

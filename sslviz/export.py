@@ -470,8 +470,8 @@ def _convergence_frame(c, problem=None):
 for _path, _pair in {
     "sslviz.convergence.Convergence": (_convergence_dict, _convergence_frame),
     "sslviz.truth.LossCurve": (_curve_dict, _curve_frame),
-    "sslviz.intervals.Sweep": (_sweep_dict, _sweep_frame),
-    "sslviz.intervals.Score": (_score_dict, _score_frame),
+    "sslviz.algorithm4.Sweep": (_sweep_dict, _sweep_frame),
+    "sslviz.scoring.Score": (_score_dict, _score_frame),
     "sslviz.conditioning.ConditionCurve": (_condition_dict, _condition_frame),
     "sslviz.conditioning.TrustCurve": (_trust_dict, _trust_frame),
     "sslviz.experiment.RegretExperiment": (_regret_dict, _regret_frame),

@@ -216,7 +216,7 @@ def instance_curves(
 ) -> InstanceCurves:
     """Build the instance of ``spec`` and compute its exact loss over ``sigma_range`` (unless
     ``exact`` is False), and Algorithm 4's estimated loss with each of ``approx``."""
-    from sslviz.intervals import sweep
+    from sslviz.algorithm4 import sweep
     from sslviz.problem import build_problem, loss_curve
 
     lo, hi = sigma_range

@@ -135,7 +135,7 @@ def _graph_round(
     functions are kept (a few KB), not the instance and its graph."""
     from dataclasses import replace
 
-    from sslviz.intervals import sweep
+    from sslviz.algorithm4 import sweep
 
     problem = build_problem(spec.with_seed(round_seed))
     true = loss_curve(problem, lo, hi).loss
@@ -203,7 +203,7 @@ class GraphRounds(RoundProvider):
     def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
         if self.settings.mode == "fast":
             return self.approx_loss(round_seed).piece(sigma)
-        from sslviz.intervals import feedback_set
+        from sslviz.algorithm4 import feedback_set
 
         problem = build_problem(self.spec.with_seed(int(round_seed)))
         iv = feedback_set(

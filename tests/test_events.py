@@ -12,7 +12,8 @@ import pytest
 from test_intervals import _problem as toy_problem
 
 from sslviz.animation import KEY_KINDS, event_rows, frame_steps, player_figure
-from sslviz.intervals import EVENT_KINDS, Event, SweepSettings, sweep
+from sslviz.intervals import EVENT_KINDS, Event, sweep
+from sslviz.specs import SweepSettings
 from sslviz.truth import true_loss_curve
 
 LO, HI = 0.6, 6.0

@@ -4,18 +4,17 @@ import numpy as np
 import pytest
 from reference import algorithm4
 
-import sslviz.intervals as intervals_module
+import sslviz.algorithm4 as algorithm4_module
 from sslviz.intervals import (
     Interval,
     Sweep,
-    SweepSettings,
     feedback_set,
     node_trace,
     score,
     sweep,
 )
 from sslviz.labeling import make_model
-from sslviz.specs import GraphSpec, LabelingSpec
+from sslviz.specs import GraphSpec, LabelingSpec, SweepSettings
 from sslviz.truth import true_loss_curve
 
 LO, HI = 0.6, 6.0
@@ -118,7 +117,7 @@ def _check_against_node_by_node(family, labeling, solver, seeds, sigma0s):
 def test_paper_mode_is_algorithm_4_node_by_node(solver, window, monkeypatch):
     """Running nodes side by side (batched solves, parked nodes, settling in order) gives
     exactly the interval of the paper's loop over u ∈ U one node at a time."""
-    monkeypatch.setattr(intervals_module, "_WINDOW", window)
+    monkeypatch.setattr(algorithm4_module, "_WINDOW", window)
     tight = _check_against_node_by_node("knn", "harmonic", solver, (1, 3), (0.7, 1.3, 2.5))
     assert tight >= 4  # the instances do have roots on both sides
 

@@ -1,0 +1,782 @@
+"""Algorithm 4: constant-loss intervals, as in the paper (paper mode) and in one search
+(fast mode).
+
+Paper mode (Algorithm 4 with Appendix E.1–E.2): from a start σ0, every unlabeled node u
+runs its own hybrid iteration on g_u(σ) = (f_u(σ) − 1/2)², g'_u = 2(f_u − 1/2) f'_u,
+stepping by the smaller (in magnitude) of the gradient step ξ_GD = η g'_u (with
+Nesterov momentum) and the Newton step ξ_N = 2 g_u / g'_u. It stops when both |Δσ| and
+|Δf_u| fall below ε, when it leaves the current bracket [σ_l, σ_h], or after
+``max_iter`` steps. A converged root right of σ0 lowers σ_h, one left of σ0 raises σ_l.
+The sweep starts at σ_min and restarts at σ_h + step. The nodes are iterated side by
+side, so one batched solve serves every running node (:func:`_bracket` says why the
+result is still exactly that of the paper's loop over u one node at a time).
+
+Fast mode (DESIGN §5.4): one search for every crossing of the approximate
+f_u(σ) − 1/2 over the whole range, each solve serving all nodes at once (the adaptive
+Hermite grid and safeguarded Newton of :mod:`sslviz.truth`, run on the chosen solver).
+Its intervals are the pieces between consecutive approximate crossings.
+
+Event log: ``sweep(..., record=True)`` keeps what the sweep did, step by step, in
+``Sweep.events`` (a list of :class:`Event`; the player page and
+:mod:`sslviz.animation` replay it). Recording only reads: the intervals are the same, bit
+for bit, as without it.
+
+Scoring the intervals against the exact curve: :mod:`sslviz.scoring`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sslviz._threads import one_thread
+from sslviz._validation import check_int, check_option, check_real, check_sigma_range
+from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
+from sslviz.piecewise import PiecewiseLoss
+from sslviz.specs import SweepSettings
+from sslviz.truth import Certificates, LossCurve, true_loss_curve
+
+STEP_RULES = ("hybrid", "gradient", "newton")
+EVENT_KINDS = ("start", "step", "bracket", "interval", "grid", "split", "degenerate",
+               "refine", "breakpoint")  # fmt: skip
+"""Kinds of :class:`Event`: paper mode 'start' (an interval's search begins at σ0), 'step'
+(the running nodes took one step), 'bracket' (a step in which [σ_l, σ_h] moved),
+'interval'; fast mode 'grid', 'split', 'degenerate' (a σ evaluated: on the starting grid,
+at a midpoint the Hermite test asked for, locating a change of the degenerate set),
+'refine' (one step of the crossing search), 'breakpoint' (a crossing located),
+'interval' (the pieces between the crossings, at the end)."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimated constant-loss interval.
+
+    ``lo_node``/``hi_node`` are the unlabeled nodes (indices into
+    ``model.unlabeled_idx``) whose roots set each endpoint, or -1 for a range end.
+    """
+
+    lo: float
+    hi: float
+    loss: float
+    sigma0: float
+    lo_node: int = -1
+    hi_node: int = -1
+    solves: int = 0
+    matvecs: int = 0
+    seconds: float = 0.0
+    factorizations: int = 0
+
+
+@dataclass(frozen=True)
+class Iterate:
+    """One step of a node's iteration (for the paper's Figure 2)."""
+
+    sigma: float
+    f: float
+    g: float
+    step: str  # the step taken from here: 'gradient' | 'newton' | 'end'
+
+
+@dataclass(frozen=True, eq=False)
+class Event:
+    """One step of a recorded sweep (``sweep(..., record=True)``; kinds in
+    :data:`EVENT_KINDS`).
+
+    Attributes
+    ----------
+    step : int
+        Position in the log, 0-based (the player shows ``step + 1`` of ``len(events)``).
+    kind : str
+    sigma0 : float
+        Paper mode: the start σ0 of the interval being searched; fast mode: NaN.
+    bracket : (float, float)
+        Paper mode: the current [σ_l, σ_h]; fast mode: the σ cell being searched ('grid':
+        NaN), for 'refine' and 'breakpoint' the node's own bracket of its crossing.
+    nodes : ndarray of int, shape (k,)
+        Paper mode: the nodes still running (indices into ``model.unlabeled_idx``); fast
+        mode: the nodes refined in the cell ('refine'), the node found ('breakpoint'), the
+        nodes nearest to 1/2 at the evaluated σ (evaluations).
+    sigma, f : ndarray of shape (k,)
+        Their current σ (iterate) and soft label there.
+    node : int
+        The node the step is about (-1: none).
+    at : float
+        σ of what happened: the evaluated σ, the root, the breakpoint (NaN: none).
+    loss : float
+        Fast mode: the approximate loss at ``at`` (evaluations and 'refine'); an
+        'interval' event: the interval's loss.
+    interval : Interval or None
+        The interval an 'interval' event adds.
+    text : str
+        The caption with its nodes as ``{0}``, ``{1}``… placeholders for ``names`` (see
+        :meth:`describe`); :attr:`caption` names them "node u".
+    names : tuple of int
+        Nodes named in ``text``.
+    """
+
+    step: int
+    kind: str
+    sigma0: float
+    bracket: tuple[float, float]
+    nodes: np.ndarray
+    sigma: np.ndarray
+    f: np.ndarray
+    node: int = -1
+    at: float = math.nan
+    loss: float = math.nan
+    interval: Interval | None = None
+    text: str = ""
+    names: tuple[int, ...] = ()
+
+    @property
+    def g(self) -> np.ndarray:
+        """g_u = (f_u − 1/2)² of the nodes, shape (k,)."""
+        return (self.f - 0.5) ** 2
+
+    @property
+    def caption(self) -> str:
+        """One line saying what happened, nodes named "node u" (unlabeled index)."""
+        return self.describe()
+
+    def describe(self, rows: Sequence[int] | None = None) -> str:
+        """The caption with each node named "row r" (``rows[u]``, its instance row) when
+        ``rows`` is given, else "node u"."""
+        return self.text.format(
+            *(f"row {rows[u]}" if rows is not None else f"node {u}" for u in self.names)
+        )
+
+
+def _g(x: float) -> str:
+    return f"{x:.4g}"
+
+
+class _Recorder:
+    """Builds a sweep's :class:`Event` list (paper mode from :func:`_bracket`, fast mode
+    from :func:`sslviz.truth.true_loss_curve`'s ``on_event``)."""
+
+    def __init__(self, y_u: np.ndarray) -> None:
+        self.y_u = y_u
+        self.events: list[Event] = []
+        self.sigma0 = math.nan
+        self.intervals = 0
+
+    def emit(self, kind: str, *, bracket, nodes=(), sigma=None, f=(), node=-1, at=math.nan,
+             loss=math.nan, interval=None, text="", names=()) -> None:  # fmt: skip
+        nodes = np.array(nodes, dtype=int)
+        f = np.array(f, dtype=float)
+        sigma = np.full(nodes.size, at, float) if sigma is None else np.array(sigma, float)
+        for a in (nodes, sigma, f):
+            a.setflags(write=False)
+        self.events.append(Event(
+            len(self.events), kind, float(self.sigma0), (float(bracket[0]), float(bracket[1])),
+            nodes, sigma, f, int(node), float(at), float(loss), interval, text,
+            tuple(int(u) for u in names),
+        ))  # fmt: skip
+
+    # -- paper mode ---------------------------------------------------------------------
+
+    def start(self, sigma0: float, lo: float, hi: float, run, n: int, loss: float) -> None:
+        self.sigma0 = sigma0
+        self.intervals += 1
+        k = run.u.size
+        who = (f"{{0}} starts from σ0 (the {n} nodes run one at a time)" if k == 1 else
+               f"all {n} nodes start from σ0, side by side" if k == n else
+               f"the first {k} of {n} nodes start from σ0, side by side")  # fmt: skip
+        self.emit("start", bracket=(lo, hi), nodes=run.u, sigma=run.sigma, f=run.f,
+                  at=sigma0, loss=loss, names=run.u[:1] if k == 1 else (),
+                  text=f"interval {self.intervals}: σ0 = {_g(sigma0)}, l̃(σ0) = {loss:.3g}; "
+                       f"{who} · bracket [{_g(lo)}, {_g(hi)}]")  # fmt: skip
+
+    def step(self, run, stepped: int, notes: list, before, lo: float, hi: float) -> None:
+        moved = (lo, hi) != before
+        # a root superseded by a later, tighter one in the same pass: counted, not named
+        last = {t[0]: t for t in notes if t[0] in ("hi", "lo")}
+        extra = sum(t[0] in ("hi", "lo") for t in notes) - len(last)
+        notes = [t for t in notes if t[0] not in ("hi", "lo") or last[t[0]] is t]
+        order = {"hi": 0, "lo": 0, "left": 1, "ignored": 2}
+        notes = sorted(notes, key=lambda t: order.get(t[0], 3))
+        names, parts = [], []
+        for what, u, x, *how in notes[:2]:
+            i = "{" + str(len(names)) + "}"
+            names.append(u)
+            rule = how[0] if how else ""
+            parts.append({
+                "hi": f"{i}'s root lowers σ_h to {_g(x)}",
+                "lo": f"{i}'s root raises σ_l to {_g(x)}",
+                "left": f"{i}'s {rule} step left the bracket (to σ = {_g(x)})"
+                        if rule != "parked" else
+                        f"{i}'s waiting iterate σ = {_g(x)} is outside the bracket",
+                "ignored": f"{i}'s root at σ = {_g(x)} does not count (not inside the "
+                           "bracket, or its iterates left it)",
+                "stalled": f"{i} stalled at σ = {_g(x)}, away from 1/2",
+                "cap": f"{i} hit the iteration cap at σ = {_g(x)}",
+                "flat": f"{i} stopped at σ = {_g(x)}: g' = 0",
+                "degenerate": f"{i} is cut off from L",
+            }[what])  # fmt: skip
+        if len(notes) + extra > 2:
+            parts.append(f"{len(notes) + extra - 2} more stopped or settled")
+        if stepped == 1 and run.u.size == 1 and not notes:
+            names.append(run.u[0])
+            f0 = float(run.f[0]) if abs(run.f[0]) >= 5e-5 else 0.0
+            head = f"{{{len(names) - 1}}} steps to σ = {_g(run.sigma[0])} (f = {f0:.4f})"
+        else:
+            head = (f"{stepped} nodes step" if stepped > 1 else "1 node steps" if stepped
+                    else "settling")  # fmt: skip
+        text = head + (": " + "; ".join(parts) if parts else "")
+        text += f" · bracket [{_g(lo)}, {_g(hi)}]"
+        self.emit("bracket" if moved else "step", bracket=(lo, hi), nodes=run.u,
+                  sigma=run.sigma, f=run.f, node=notes[0][1] if notes else -1,
+                  at=notes[0][2] if notes else math.nan, names=names, text=text)  # fmt: skip
+
+    def interval(self, iv: Interval, index: int) -> None:
+        names, ends = [], []
+        for side, u in (("σ_l", iv.lo_node), ("σ_h", iv.hi_node)):
+            if u >= 0:
+                ends.append(f"{side} set by {{{len(names)}}}")
+                names.append(u)
+            else:
+                ends.append(f"{side} by the range end")
+        self.emit("interval", bracket=(iv.lo, iv.hi), at=iv.sigma0, loss=iv.loss,
+                  interval=iv, node=iv.hi_node, names=names,
+                  text=f"interval {index} found: [{_g(iv.lo)}, {_g(iv.hi)}], l̃ = "
+                       f"{iv.loss:.3g}; " + ", ".join(ends))  # fmt: skip
+
+    # -- fast mode ----------------------------------------------------------------------
+
+    def fast(self, kind: str, *, at, bracket=(math.nan, math.nan), nodes=(), f=(), node=-1,
+             loss=math.nan, rule="", cell=None, degenerate=0) -> None:  # fmt: skip
+        a, b = bracket
+        if kind == "grid":
+            text = f"σ = {_g(at)} evaluated on the starting grid: loss {loss:.3g}"
+        elif kind == "split":
+            text = (f"the Hermite test split [{_g(a)}, {_g(b)}] (a pair of crossings may hide "
+                    f"there): σ = {_g(at)} evaluated, loss {loss:.3g}")  # fmt: skip
+        elif kind == "degenerate":
+            text = (f"σ = {_g(at)} evaluated to locate where nodes get cut off from L "
+                    f"({degenerate} cut off): loss {loss:.3g}")  # fmt: skip
+        elif kind == "refine":
+            text = (f"{rule} step for {{0}}'s crossing: σ = {_g(at)} in [{_g(a)}, {_g(b)}], "
+                    f"f = {float(f[list(nodes).index(node)]):.4f}")  # fmt: skip
+        else:
+            text = f"breakpoint: {{0}} crosses 1/2 at σ = {_g(at)}"
+        self.emit(kind, bracket=bracket, nodes=nodes, f=f, node=node, at=at, loss=loss,
+                  names=(node,) if node >= 0 else (), text=text)  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class Sweep:
+    """Intervals covering (part of) [σ_min, σ_max] and the work they took.
+
+    ``certificates`` (certified fast mode only): the :class:`sslviz.truth.Certificates` of
+    every σ the search evaluated. ``curve`` (fast mode only): the approximate loss curve
+    the intervals are the pieces of (its ``evaluations`` are the σ the search solved at).
+    ``events`` (``sweep(..., record=True)`` only): the event log, a list of :class:`Event`.
+    """
+
+    intervals: list[Interval]
+    sigma_min: float
+    sigma_max: float
+    settings: SweepSettings
+    solves: int
+    matvecs: int
+    seconds: float
+    complete: bool = True
+    certificates: Certificates | None = None
+    curve: LossCurve | None = None
+    events: list[Event] | None = None
+    factorizations: int = 0  # LU factorisations or inverses (direct solvers)
+
+    @property
+    def time_per_interval(self) -> float:
+        return self.seconds / max(len(self.intervals), 1)
+
+    def estimated_loss(self) -> PiecewiseLoss:
+        """l̃ over the range; σ covered by no interval gets NaN (first interval wins)."""
+        cuts = np.unique(
+            np.r_[
+                [self.sigma_min, self.sigma_max],
+                [iv.lo for iv in self.intervals],
+                [iv.hi for iv in self.intervals],
+            ]
+        )
+        cuts = cuts[(cuts >= self.sigma_min) & (cuts <= self.sigma_max)]
+        mids = 0.5 * (cuts[:-1] + cuts[1:])
+        vals = np.full(mids.size, np.nan)
+        for iv in reversed(self.intervals):
+            vals[(mids >= iv.lo) & (mids <= iv.hi)] = iv.loss
+        return PiecewiseLoss(cuts, vals)
+
+
+def _oracle(model, settings: SweepSettings) -> LabelOracle:
+    """Counted, uncached soft labels from the settings' solver (``.labels(σ)``)."""
+    return LabelOracle(model, None, settings.solver, settings.cg_iters)
+
+
+def _wrong_fraction(sl, y_u: np.ndarray) -> float:
+    wrong = sl.degenerate | ((sl.f > 0.5) != (y_u == 1))
+    return float(wrong.mean()) if wrong.size else 0.0
+
+
+class _NodeIterations:
+    """Algorithm 4's inner loop for a set of nodes at once (one array entry per node).
+
+    Each node's iterates are exactly those of the per-node loop: from σ0 it takes the
+    smaller in magnitude of ξ_GD = η g'_u (with Nesterov momentum) and ξ_N = 2 g_u / g'_u,
+    and stops when both |Δσ| and |Δf_u| fall below ε (a root if |f_u − 1/2| ≤ root_tol),
+    when g'_u = 0, when it leaves the bracket, or after ``max_iter`` points. Running nodes
+    side by side only lets one solve call serve all of them.
+    """
+
+    _PER_NODE = ("u", "sigma", "y_prev", "lam", "f_prev", "step", "it", "tmin", "tmax",
+                 "f", "df", "deg")  # fmt: skip
+
+    def __init__(self, nodes: np.ndarray, sigma0: float, first, settings: SweepSettings, rule):
+        k = nodes.size
+        self.s, self.rule = settings, rule
+        self.u = nodes
+        self.sigma = np.full(k, sigma0)
+        self.y_prev = np.full(k, sigma0)
+        self.lam = np.ones(k)
+        self.f_prev = np.full(k, np.nan)
+        self.step = np.full(k, np.inf)
+        self.it = np.zeros(k, int)
+        self.tmin, self.tmax = np.full(k, np.inf), np.full(k, -np.inf)  # iterates' extent
+        self.f, self.df, self.deg = first.f[nodes], first.df[nodes], first.degenerate[nodes]
+        self.stop = ("running", float("nan"))  # set by advance() when it records a trace
+
+    def advance(self, lo: float, hi: float, trace: list | None = None, *, inner=None,
+                explain: bool = False):  # fmt: skip
+        """One step of every node from its current point (soft labels known there).
+
+        A node whose next point leaves [lo, hi] stops. ``inner`` = (lo_u, hi_u), per-node
+        sub-brackets: a node whose next point leaves its own (but not [lo, hi]) moves
+        there and is *parked*, to be fed only if that point turns out to be in its bracket.
+        ``explain``: also set ``self.why`` = (stop reason per node, as
+        :func:`_stop_reason`; next point; 'gradient' or 'Newton', the step taken).
+
+        Returns ``(finished, root, parked)``: which nodes stopped (root NaN when not at a
+        root) and which were parked; the rest moved to ``self.sigma`` and need soft labels
+        there (:meth:`feed`).
+        """
+        s = self.s
+        f, df, sigma = self.f, self.df, self.sigma
+        h = f - 0.5
+        g = h * h
+        dg = 2.0 * h * df
+        root = np.full(f.size, np.nan)
+        near = np.abs(h) <= s.root_tol
+        converged = (
+            ~self.deg & (np.abs(f - self.f_prev) < s.epsilon) & (np.abs(self.step) < s.epsilon)
+        )
+        root[converged & near] = sigma[converged & near]
+        flat = ~self.deg & ~converged & (dg == 0.0)
+        root[flat & (h == 0.0)] = sigma[flat & (h == 0.0)]
+        finished = self.deg | converged | flat
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xi_gd, xi_n = s.eta * dg, 2.0 * g / dg
+        if self.rule == "gradient":
+            use_gd = np.ones(f.size, bool)
+        elif self.rule == "newton":
+            use_gd = np.zeros(f.size, bool)
+        else:
+            use_gd = np.abs(xi_gd) < np.abs(xi_n)
+        y_next = sigma - np.where(use_gd, xi_gd, xi_n)
+        lam_next = (1.0 + np.sqrt(1.0 + 4.0 * self.lam * self.lam)) / 2.0
+        gamma = (1.0 - self.lam) / lam_next
+        new = np.where(use_gd, (1.0 - gamma) * y_next + gamma * self.y_prev, y_next)
+        if trace is not None and not self.deg[0]:
+            kind = "end" if finished[0] else ("gradient" if use_gd[0] else "newton")
+            trace.append(Iterate(float(sigma[0]), float(f[0]), float(g[0]), kind))
+        with np.errstate(invalid="ignore"):
+            outside = ~((lo <= new) & (new <= hi))  # NaN counts as outside
+        if trace is not None:  # one node: why it stops, and where it would have gone
+            capped = self.it[0] + 1 >= s.max_iter
+            why = _stop_reason(
+                self.deg[0], converged[0], near[0], flat[0], h[0], outside[0], capped
+            )
+            self.stop = (why, float(new[0]))
+        if explain:
+            capped = self.it + 1 >= s.max_iter
+            conds = [self.deg, converged & near, converged, flat & (h == 0.0), flat, outside,
+                     capped]  # fmt: skip
+            why = np.select(conds, ["degenerate", "root", "stalled", "root", "flat", "left",
+                                    "cap"], "running")  # fmt: skip
+            self.why = (why, new.copy(), np.where(use_gd, "gradient", "Newton"))
+        # Leaving the bracket, or the last point of the budget, ends without a root.
+        finished |= outside | (self.it + 1 >= s.max_iter)
+        go = ~finished
+        parked = np.zeros(f.size, bool)
+        if inner is not None:
+            parked = go & ~((inner[0] <= new) & (new <= inner[1]))
+        self.lam = np.where(use_gd & go, lam_next, self.lam)
+        self.y_prev = np.where(go, y_next, self.y_prev)
+        self.step = np.where(go, new - sigma, self.step)
+        self.f_prev = np.where(go, f, self.f_prev)
+        self.sigma = np.where(go, new, sigma)
+        self.tmin = np.where(go, np.minimum(self.tmin, new), self.tmin)
+        self.tmax = np.where(go, np.maximum(self.tmax, new), self.tmax)
+        self.it = self.it + go
+        return finished, root, parked
+
+    def take(self, mask: np.ndarray) -> _NodeIterations:
+        """Remove the nodes in ``mask`` and return them as their own set."""
+        out = object.__new__(_NodeIterations)
+        out.s, out.rule = self.s, self.rule
+        for name in self._PER_NODE:
+            v = getattr(self, name)
+            setattr(out, name, v[mask])
+            setattr(self, name, v[~mask])
+        return out
+
+    def extend(self, other: _NodeIterations) -> None:
+        """Append the nodes of ``other``."""
+        for name in self._PER_NODE:
+            setattr(self, name, np.concatenate([getattr(self, name), getattr(other, name)]))
+
+    def feed(self, labels: list, mask: np.ndarray | None = None) -> None:
+        """Soft labels at the new σ of the nodes in ``mask`` (all by default), in order."""
+        idx = np.arange(self.u.size) if mask is None else np.flatnonzero(mask)
+        for i, sl in zip(idx.tolist(), labels, strict=True):
+            u = self.u[i]
+            self.f[i], self.df[i], self.deg[i] = sl.f[u], sl.df[u], sl.degenerate[u]
+
+
+def _bracket(
+    oracle,
+    sigma0: float,
+    lo: float,
+    hi: float,
+    s: SweepSettings,
+    first,
+    *,
+    window: int,
+    rec: _Recorder | None = None,
+) -> tuple[float, float, int, int]:
+    """Algorithm 4's loop over u ∈ U in order: ``(σ_l, σ_h, lo_node, hi_node)``.
+
+    The result is that of running the nodes one by one, node u inside the bracket B_u
+    left by nodes 0..u−1, but up to ``window`` consecutive nodes run side by side so one
+    batched solve serves them all. What makes that exact:
+
+    * every running node u stays inside the bracket of the nodes already settled (a
+      superset of B_u): leaving it means leaving B_u, so it stops;
+    * it is parked when its next point leaves the tighter bracket that the finished but
+      unsettled nodes below u would give — it resumes if that point turns out inside B_u;
+    * nodes are settled in order: a root counts only if all the node's iterates lay
+      inside B_u, which is then known exactly.
+
+    ``rec`` records one event per pass of the loop (what stepped, stopped, settled).
+    """
+    n = oracle.model.n_unlabeled
+    root = np.full(n, np.nan)
+    tmin, tmax = np.full(n, np.inf), np.full(n, -np.inf)
+    done = np.zeros(n, bool)
+    lo_node = hi_node = -1
+    settled = admitted = 0
+    run = _NodeIterations(np.zeros(0, int), sigma0, first, s, "hybrid")
+    parked = run.take(np.zeros(0, bool))
+    stale = np.zeros(0, bool)  # run nodes whose soft labels are not yet known
+    passes = 0
+    while settled < n:
+        if rec is not None:
+            notes: list[tuple] = []  # (what, node, σ[, step rule]) for the caption
+            before, stepped = (lo, hi), 0
+        if run.u.size and not stale.any():
+            inner = None  # with no finished node waiting to settle, it is [lo, hi]
+            if done[settled:admitted].any():
+                inner = _inner_brackets(run.u, settled, sigma0, lo, hi, done, root, tmin, tmax)
+            finished, r, park = run.advance(lo, hi, inner=inner, explain=rec is not None)
+            if rec is not None:
+                stepped = run.u.size
+                why, nxt, rule = run.why
+                for i in np.flatnonzero(finished & (why != "root")):
+                    x = nxt[i] if why[i] == "left" else run.sigma[i]
+                    notes.append((str(why[i]), int(run.u[i]), float(x), str(rule[i])))
+            if finished.any():
+                ids = run.u[finished]
+                root[ids], tmin[ids] = r[finished], run.tmin[finished]
+                tmax[ids] = run.tmax[finished]
+                done[ids] = True
+                run.take(finished)
+                park = park[~finished]
+            if park.any():
+                parked.extend(run.take(park))
+            stale = np.ones(run.u.size, bool)
+        while settled < n and done[settled]:
+            x = root[settled]
+            if rec is not None:
+                was = (lo, hi)
+            if np.isfinite(x) and lo <= tmin[settled] and tmax[settled] <= hi:
+                if sigma0 < x < hi:
+                    hi, hi_node = float(x), settled
+                elif lo < x < sigma0:
+                    lo, lo_node = float(x), settled
+            if rec is not None and np.isfinite(x):
+                what = "hi" if hi != was[1] else "lo" if lo != was[0] else "ignored"
+                notes.append((what, settled, float(x)))
+            settled += 1
+        # Keep about ``window`` nodes running: admit the next ones in order.
+        top = min(n, max(settled, admitted + window - run.u.size))
+        if admitted < top:
+            run.extend(_NodeIterations(np.arange(admitted, top), sigma0, first, s, "hybrid"))
+            stale = np.concatenate([stale, np.zeros(top - admitted, bool)])
+            admitted = top
+        if parked.u.size:
+            lo_u, hi_u = _inner_brackets(parked.u, settled, sigma0, lo, hi, done, root, tmin, tmax)
+            x = parked.sigma
+            gone = ~((lo <= x) & (x <= hi))  # left the settled bracket: no root
+            done[parked.u[gone]] = True
+            if rec is not None:
+                notes += [
+                    ("left", int(u), float(v), "parked")
+                    for u, v in zip(parked.u[gone], x[gone], strict=True)
+                ]
+            back = ~gone & (lo_u <= x) & (x <= hi_u)
+            parked.take(gone)
+            resumed = parked.take(back[~gone])
+            run.extend(resumed)
+            stale = np.concatenate([stale, np.ones(resumed.u.size, bool)])
+        if stale.any():
+            if stale.size == 1:
+                run.feed(oracle.labels_many(run.sigma), stale)
+            else:
+                points, where = np.unique(run.sigma[stale], return_inverse=True)
+                labels = oracle.labels_many(points)
+                run.feed([labels[i] for i in where], stale)
+            stale[:] = False
+        if rec is not None:
+            if passes == 0:
+                rec.start(sigma0, lo, hi, run, n, _wrong_fraction(first, rec.y_u))
+            elif stepped or notes:
+                rec.step(run, stepped, notes, before, lo, hi)
+        passes += 1
+    return lo, hi, lo_node, hi_node
+
+
+def _inner_brackets(nodes, settled, sigma0, lo, hi, done, root, tmin, tmax):
+    """Per node u, the bracket that the finished, unsettled nodes below u would leave
+    if their roots all count (those whose iterates stayed inside [lo, hi])."""
+    top = int(nodes.max()) + 1 if nodes.size else settled
+    seg = slice(settled, top)
+    r = root[seg]
+    ok = done[seg] & np.isfinite(r) & (lo <= tmin[seg]) & (tmax[seg] <= hi)
+    left = np.where(ok & (r < sigma0), r, -np.inf)
+    right = np.where(ok & (r > sigma0), r, np.inf)
+    # Exclusive running max / min: node u sees only the nodes below it.
+    lo_u = np.maximum.accumulate(np.concatenate([[lo], left[:-1]]))
+    hi_u = np.minimum.accumulate(np.concatenate([[hi], right[:-1]]))
+    k = nodes - settled
+    return lo_u[k], hi_u[k]
+
+
+_WINDOW = 64  # nodes kept running side by side when the solver batches
+
+
+@one_thread
+def feedback_set(
+    model: HarmonicModel | DelalleauModel,
+    y_unlabeled: np.ndarray,
+    sigma0: float,
+    sigma_min: float,
+    sigma_max: float,
+    settings: SweepSettings | None = None,
+) -> Interval:
+    """Algorithm 4 (paper mode): the approximate constant-loss interval holding σ0.
+
+    Parameters
+    ----------
+    model : HarmonicModel or DelalleauModel
+    y_unlabeled : ndarray of shape (n_unlabeled,)
+    sigma0 : float
+        Start σ, inside [σ_min, σ_max].
+    sigma_min, sigma_max : float
+        The search range; the interval is clipped to it.
+    settings : SweepSettings, default=SweepSettings(mode='paper')
+
+    Returns
+    -------
+    Interval
+        With the estimated loss l̃ = fraction of U misclassified by f_ε(σ0).
+    """
+    return _feedback_set(model, y_unlabeled, sigma0, sigma_min, sigma_max, settings)
+
+
+def _feedback_set(model, y_unlabeled, sigma0, sigma_min, sigma_max, settings, rec=None):
+    """:func:`feedback_set`, its steps recorded by ``rec`` when given."""
+    t0 = time.perf_counter()
+    s = SweepSettings(mode="paper") if settings is None else settings
+    lo, hi = check_sigma_range(sigma_min, sigma_max, "feedback_set")
+    sigma0 = check_real("sigma0", sigma0, "feedback_set", low=lo, high=hi)
+    oracle = _oracle(model, s)
+    first = oracle.labels(sigma0)
+    window = _WINDOW if model.batches(s.solver) else 1
+    lo, hi, lo_node, hi_node = _bracket(oracle, sigma0, lo, hi, s, first, window=window,
+                                        rec=rec)  # fmt: skip
+    return Interval(
+        lo,
+        hi,
+        _wrong_fraction(first, np.asarray(y_unlabeled)),
+        sigma0,
+        lo_node,
+        hi_node,
+        oracle.solves,
+        oracle.matvecs,
+        time.perf_counter() - t0,
+        oracle.factorizations,
+    )
+
+
+@one_thread
+def sweep(
+    model: HarmonicModel | DelalleauModel,
+    y_unlabeled: np.ndarray,
+    sigma_min: float,
+    sigma_max: float,
+    settings: SweepSettings | None = None,
+    *,
+    progress: Callable[[float, str], None] | None = None,
+    max_seconds: float | None = None,
+    record: bool = False,
+) -> Sweep:
+    """Estimated constant-loss intervals over [σ_min, σ_max] (paper or fast mode).
+
+    Parameters
+    ----------
+    model : HarmonicModel or DelalleauModel
+    y_unlabeled : ndarray of shape (n_unlabeled,)
+    sigma_min, sigma_max : float
+        The range (PCA-space distance units).
+    settings : SweepSettings, default=SweepSettings()
+    progress : callable, optional
+        ``progress(fraction_done, message)`` called as the sweep advances, fractions
+        non-decreasing in [0, 1]: paper mode after each interval (the range covered), fast
+        mode as the search moves along σ (see :func:`sslviz.truth.true_loss_curve`).
+    max_seconds : float, optional
+        Paper mode only: stop starting new intervals after this long. The result then
+        covers [σ_min, last hi] and ``Sweep.complete`` is False (time per interval is still
+        measured; M and scores are not comparable).
+    record : bool, default=False
+        Keep the event log in ``Sweep.events`` (:class:`Event`, kinds in
+        :data:`EVENT_KINDS`). Paper mode: one event per step of the running nodes (their
+        iterates, the bracket, who stopped or settled), one when each interval's search
+        starts and one per interval found; fast mode: every σ evaluated, every step of the
+        crossing search, every crossing, then one event per interval. The intervals are
+        the same as without recording (only their measured ``seconds`` differ).
+    """
+    s = SweepSettings() if settings is None else settings
+    lo, hi = check_sigma_range(sigma_min, sigma_max, "sweep")
+    y_u = np.asarray(y_unlabeled)
+    t0 = time.perf_counter()
+    rec = _Recorder(y_u) if record else None
+    if s.mode == "fast":
+        # Certified: breakpoints located as tightly as the exact curve's (the default rtol).
+        rtol = {"rtol": min(1e-3, s.epsilon / hi)} if not s.certify else {}
+        curve = true_loss_curve(
+            model, y_u, lo, hi, solver=s.solver, cg_iters=s.cg_iters,
+            certify_cap=s.certify_cap if s.certify else None, progress=progress,
+            on_event=rec.fast if rec is not None else None, **rtol,
+        )  # fmt: skip
+        return _sweep_from_curve(curve, lo, hi, s, t0, rec)
+    intervals: list[Interval] = []
+    sigma0 = lo
+    complete = True
+    if progress is not None:
+        progress(0.0, "interval 1")
+    while sigma0 <= hi:
+        if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
+            complete = False
+            break
+        iv = _feedback_set(model, y_u, sigma0, lo, hi, s, rec)
+        intervals.append(iv)
+        if rec is not None:
+            rec.interval(iv, len(intervals))
+        if progress is not None:
+            progress(min((iv.hi - lo) / (hi - lo), 1.0), f"interval {len(intervals)}")
+        sigma0 = iv.hi + s.step
+    return Sweep(
+        intervals,
+        lo,
+        hi,
+        s,
+        sum(i.solves for i in intervals),
+        sum(i.matvecs for i in intervals),
+        time.perf_counter() - t0,
+        complete=complete,
+        events=rec.events if rec is not None else None,
+        factorizations=sum(i.factorizations for i in intervals),
+    )
+
+
+def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0, rec=None) -> Sweep:
+    e, v = curve.loss.edges, curve.loss.values
+    node_at = [-1, *[int(nd[0]) for nd in curve.nodes], -1]
+    ivs = [
+        Interval(
+            float(e[i]),
+            float(e[i + 1]),
+            float(v[i]),
+            float(0.5 * (e[i] + e[i + 1])),
+            node_at[i],
+            node_at[i + 1],
+        )
+        for i in range(v.size)
+    ]
+    for i, iv in enumerate(ivs if rec is not None else ()):
+        rec.interval(iv, i + 1)
+    return Sweep(ivs, lo, hi, s, curve.solves, curve.matvecs, time.perf_counter() - t0,
+                 certificates=curve.certificates, curve=curve,
+                 events=rec.events if rec is not None else None,
+                 factorizations=curve.factorizations)  # fmt: skip
+
+
+@one_thread
+def node_trace(
+    model: HarmonicModel | DelalleauModel,
+    u: int,
+    sigma0: float,
+    sigma_min: float,
+    sigma_max: float,
+    settings: SweepSettings | None = None,
+    *,
+    rule: str = "hybrid",
+) -> tuple[list[Iterate], float | None]:
+    """The iterates of Algorithm 4 for one node (Figure 2): ``(iterates, root)``.
+
+    ``rule`` is 'hybrid' (the paper's), 'gradient' (Nesterov gradient only) or
+    'newton' (Newton only).
+    """
+    s = SweepSettings(mode="paper") if settings is None else settings
+    check_option("rule", rule, "node_trace", STEP_RULES)
+    lo, hi = check_sigma_range(sigma_min, sigma_max, "node_trace")
+    check_int("u", u, "node_trace", low=0, high=model.n_unlabeled - 1)
+    sigma0 = check_real("sigma0", sigma0, "node_trace", low=lo, high=hi)
+    trace, root, _ = _trace(model, u, sigma0, lo, hi, s, rule)
+    return trace, root
+
+
+def _trace(model, u, sigma0, lo, hi, s, rule) -> tuple[list[Iterate], float | None, tuple]:
+    """:func:`node_trace` without the checks, plus ``(stop reason, next σ)``: the reason is
+    'root', 'stalled' (converged away from 1/2), 'flat' (g' = 0), 'left' (the next point,
+    given, leaves [lo, hi]), 'cap' (``max_iter`` points) or 'degenerate'."""
+    oracle = _oracle(model, s)
+    run = _NodeIterations(np.array([u]), sigma0, oracle.labels(sigma0), s, rule)
+    trace: list[Iterate] = []
+    while True:
+        finished, root, _ = run.advance(lo, hi, trace)
+        if finished[0]:
+            return trace, (float(root[0]) if np.isfinite(root[0]) else None), run.stop
+        run.feed(oracle.labels_many(run.sigma))
+
+
+def _stop_reason(deg, converged, near, flat, h, outside, capped) -> str:
+    if deg:
+        return "degenerate"
+    if converged:
+        return "root" if near else "stalled"
+    if flat:
+        return "root" if h == 0.0 else "flat"
+    return "left" if outside else ("cap" if capped else "running")
