@@ -149,18 +149,38 @@ def truth(spec: ProblemSpec, lo: float, hi: float, _progress: Tick | None = None
     return loss_curve(problem(spec), lo, hi, progress=_unrecorded(_progress))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
 def intervals(
     spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
     _progress: Tick | None = None,
 ) -> Sweep:  # fmt: skip
-    """Estimated constant-loss intervals (Algorithm 4, paper or fast mode)."""
+    """Estimated constant-loss intervals (Algorithm 4, paper or fast mode), computed once
+    per :meth:`~sslviz.specs.SweepSettings.effective` settings (a fast-mode change of η,
+    say, computes nothing), returned with ``settings`` as given."""
+    return replace(_intervals(spec, lo, hi, settings.effective(), _progress=_progress),
+                   settings=settings)  # fmt: skip
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _intervals(
+    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+    _progress: Tick | None = None,
+) -> Sweep:  # fmt: skip
     p = problem(spec)
     return sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=_unrecorded(_progress))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
 def scored(
+    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+    max_attributed: int | None = None, _progress: Tick | None = None,
+) -> Score:  # fmt: skip
+    """The score of :func:`intervals` against :func:`truth`, every miss's cause looked for
+    (at ``max_attributed`` of them at most); once per effective settings, as there."""
+    return replace(_scored(spec, lo, hi, settings.effective(), max_attributed,
+                           _progress=_progress), settings=settings)  # fmt: skip
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _scored(
     spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
     max_attributed: int | None = None, _progress: Tick | None = None,
 ) -> Score:  # fmt: skip
@@ -182,29 +202,36 @@ def scoring(spec: ProblemSpec, settings: SweepSettings, n_breakpoints: int) -> S
     return ScoreSettings(score=True, max_attributed=fits if n_breakpoints > fits else None)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
 def node_curves(
     spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, u: int, n_grid: int = 120,
     _progress: Tick | None = None,
 ) -> dict:  # fmt: skip
     """f_u(σ) on a grid from the chosen solver and from the exact solver, and the chosen
-    solver's name (``'CG-20'``)."""
-    p = problem(spec)
+    solver's name (``'CG-20'``). Each is cached by what it depends on: a change of
+    Algorithm 4's search settings recomputes neither, a change of t only the first."""
+    f = _node_curve(spec, lo, hi, settings.solver, settings.cg_iters, u, n_grid,
+                    _progress=scaled(_progress, 0.0, 0.5))  # fmt: skip
+    fe = _node_curve(spec, lo, hi, "exact", 1, u, n_grid, _progress=scaled(_progress, 0.5, 1.0))
+    return {"sigma": np.linspace(lo, hi, n_grid), "f": f, "f_exact": fe, "label": settings.label}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _node_curve(
+    spec: ProblemSpec, lo: float, hi: float, solver: str, cg_iters: int, u: int, n_grid: int,
+    _progress: Tick | None = None,
+) -> np.ndarray:  # fmt: skip
+    """f_u(σ) of ``solver`` (``cg_iters`` iterations where iterative) on an even grid."""
+    model = problem(spec).model
     tick = _unrecorded(_progress)
     grid = np.linspace(lo, hi, n_grid)
-    f, fe = np.empty(n_grid), np.empty(n_grid)
+    f = np.empty(n_grid)
     for i in range(0, n_grid, NODE_CHUNK):
         if tick is not None:
             tick(i / n_grid, f"σ {i + 1}–{min(i + NODE_CHUNK, n_grid)} of {n_grid}")
         part = grid[i : i + NODE_CHUNK]
-        f[i : i + part.size] = [
-            p.model.soft_labels(
-                s, solver=settings.solver, cg_iters=settings.cg_iters, derivative=False
-            ).f[u]
-            for s in part
-        ]
-        fe[i : i + part.size] = [sl.f[u] for sl in p.model.soft_labels_many(part, derivative=False)]
-    return {"sigma": grid, "f": f, "f_exact": fe, "label": settings.label}
+        sls = model.soft_labels_many(part, solver=solver, cg_iters=cg_iters, derivative=False)
+        f[i : i + part.size] = [sl.f[u] for sl in sls]
+    return f
 
 
 NODE_CHUNK = 10
@@ -248,11 +275,22 @@ def trust(
     _progress: Tick | None = None,
 ) -> TrustCurve:  # fmt: skip
     """Where ``solver`` with ``cg_iters`` iterations can be trusted, on ``points`` evenly
-    spaced σ over [lo, hi] (error against margin, t needed by CG and PCG)."""
-    return trust_curve(
-        problem(spec).model, np.linspace(lo, hi, points), solver=solver, cg_iters=cg_iters,
-        progress=_unrecorded(_progress),
-    )  # fmt: skip
+    spaced σ over [lo, hi] (error against margin, t needed by CG and PCG). The t needed
+    come from :func:`_trust_base`: a change of t or of CG/PCG does not search them again."""
+    base = _trust_base(spec, lo, hi, points, _progress=_progress)
+    if (solver, cg_iters) == (base.solver, base.cg_iters):
+        return base
+    return trust_curve(problem(spec).model, np.linspace(lo, hi, points), solver=solver,
+                       cg_iters=cg_iters, reuse=base)  # fmt: skip
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _trust_base(
+    spec: ProblemSpec, lo: float, hi: float, points: int, _progress: Tick | None = None
+) -> TrustCurve:
+    """The trust curve of CG with the default t on the grid: its t needed serve every t."""
+    return trust_curve(problem(spec).model, np.linspace(lo, hi, points), solver="cg",
+                       progress=_unrecorded(_progress))  # fmt: skip
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -431,11 +469,17 @@ def speed_row(
     return export.speed_row(problem(spec), res, sweep_timing(spec, lo, hi, settings))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
 def sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings):
     """The robust timing of a sweep (:func:`sslviz.measure.timed`): the minimum CPU time of
     :data:`TIMING_RUNS` runs, fewer when they would exceed :data:`SPEED_BUDGET` seconds. One
-    timing serves the loss page and the Speed page."""
+    timing serves the loss page and the Speed page, and every settings with the same
+    :meth:`~sslviz.specs.SweepSettings.effective` ones (a setting the sweep does not read
+    changes no time)."""
+    return _sweep_timing(spec, lo, hi, settings.effective())
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings):
     from sslviz.measure import timed
 
     p = problem(spec)

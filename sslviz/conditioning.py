@@ -414,6 +414,7 @@ def trust_curve(
     cg_iters: int = CG_ITERS,
     t_max: int = T_MAX,
     progress: Progress | None = None,
+    reuse: TrustCurve | None = None,
 ) -> TrustCurve:
     """Where t-iteration CG can be trusted: its error against the margin, and the t needed.
 
@@ -434,6 +435,10 @@ def trust_curve(
         solves at every σ, then, for CG and for PCG, each σ whose t needed is settled
         ("t needed, CG: σ 12 of 40"). Fractions in [0, 1], non-decreasing, the last 1.
         Changes no number.
+    reuse : TrustCurve, optional
+        A trust curve of the same model on the same σ grid and ``t_max``: its t needed are
+        taken, not searched again (they depend on neither ``cg_iters`` nor ``solver``), so
+        a change of t costs the exact and t-iteration solves only.
 
     Returns
     -------
@@ -493,7 +498,12 @@ def trust_curve(
         wrong[i] = int(np.sum((up != want[i]) | ap.degenerate[k]))
     report(0.3, "t needed, CG")
     needed = {}
-    for j, w in enumerate(("cg", "pcg")):
+    if reuse is not None:
+        if not (np.array_equal(reuse.sigma, sig) and reuse.t_max == t_max):
+            raise ValueError(f"{caller}: reuse must be a trust curve on the same σ grid and "
+                             "t_max; compute it afresh instead.")  # fmt: skip
+        needed = {"cg": reuse.t_needed_cg.copy(), "pcg": reuse.t_needed_pcg.copy()}
+    for j, w in enumerate(w for w in ("cg", "pcg") if w not in needed):
         base = 0.3 + 0.35 * j
 
         def settled(k: int, trying: tuple[int, int] | None = None, base=base, w=w) -> None:

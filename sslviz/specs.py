@@ -610,6 +610,17 @@ class SweepSettings(Spec):
         """The solver as the paper writes it: 'CG-20', 'PCG-5'; 'exact' or 'inverse'."""
         return solver_label(self.solver, self.cg_iters)
 
+    def effective(self) -> SweepSettings:
+        """These settings with what the mode does not read put back to its default: fast mode
+        reads none of paper mode's iteration (η, the restart step, the iteration cap,
+        root_tol), nor the certify cap when it does not certify. Two settings with one
+        ``effective()`` give the same sweep and score, bit for bit (their ``settings``
+        aside): a cache keyed by it does not recompute for a change that changes nothing."""
+        if self.mode == "paper":
+            return self
+        unread = ["eta", "step", "max_iter", "root_tol"] + ["certify_cap"] * (not self.certify)
+        return self.replace(**{name: default(SweepSettings, name) for name in unread})
+
     def with_solver(self, solver: str) -> SweepSettings:
         """These settings with ``solver``; the certification, which proves iterative
         solves, is dropped for a direct one ('exact', 'inverse' are exact already)."""

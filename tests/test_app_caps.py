@@ -116,7 +116,8 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
     assert calls[("app_cache.loss_curve", "finished")] == 1
     shown = chart_data(at)
     # nothing partial was cached: a fresh, uninterrupted computation shows the same
-    for f in (app_cache.truth, app_cache.intervals, app_cache.scored, app_cache.trust):
+    for f in (app_cache.truth, app_cache._intervals, app_cache._scored, app_cache.trust,
+              app_cache._trust_base, app_cache.figure):  # fmt: skip
         f.clear()
     fresh = start(LOSS, query)
     assert calls[("app_cache.loss_curve", "finished")] == 2

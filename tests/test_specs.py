@@ -167,3 +167,30 @@ def test_a_row_added_to_a_table_reaches_the_widgets():
     w.set_value(6).run()
     assert "built 6" in at.markdown[0].value
     assert at.query_params["restarts"] == "6"
+
+
+def test_effective_settings_give_the_same_sweep_and_score():
+    """Fast mode reads neither paper mode's iteration nor, uncertified, the certify cap:
+    settings that differ only there give the same intervals and score, bit for bit, so the
+    app computes them once (``SweepSettings.effective``)."""
+    from dataclasses import replace
+
+    from sslviz import export
+    from sslviz.intervals import score, sweep
+    from sslviz.problem import build_problem, loss_curve
+
+    p = build_problem(S.ProblemSpec(n=60, n_labeled=6))
+    truth = loss_curve(p, 0.6, 3.0)
+    base = S.SweepSettings(cg_iters=10)
+    other = base.replace(eta=0.3, step=0.2, max_iter=7, root_tol=0.3, certify_cap=9)
+    assert other.effective() == base.effective() == base
+    a = sweep(p.model, p.y_unlabeled, 0.6, 3.0, other)
+    b = sweep(p.model, p.y_unlabeled, 0.6, 3.0, other.effective())
+    da, db = export.to_dict(replace(a, settings=base), p), export.to_dict(b, p)
+    assert export.without_timings(da) == export.without_timings(db)
+    sa, sb = score(a, truth, model=p.model), score(b, truth, model=p.model)
+    assert export.to_dict(replace(sa, settings=base), p) == export.to_dict(sb, p)
+    paper = base.replace(mode="paper", eta=0.3)
+    assert paper.effective() == paper  # paper mode reads them all
+    certified = base.replace(certify=True, certify_cap=9)
+    assert certified.effective().certify_cap == 9

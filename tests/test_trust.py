@@ -137,6 +137,26 @@ def test_batched_sparse_model_agrees_with_one_sigma_at_a_time():
         np.testing.assert_allclose(one.error[0], tc.error[i], rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("family", ["complete", "knn"])
+def test_reused_t_needed_give_the_same_curve(family):
+    """A trust curve that reuses another's t needed (another t, the other solver) is the
+    curve computed afresh, field for field; a different grid is refused."""
+    X, labeled, y = _instance(2, n=120, n_lab=6)
+    model = make_model(X, labeled, y, GraphSpec(family, 6))
+    sigmas = np.linspace(0.3, 3.0, 9)
+    base = trust_curve(model, sigmas, cg_iters=20, t_max=256)
+    for solver, t in [("cg", 5), ("pcg", 20), ("pcg", 7)]:
+        fresh = trust_curve(model, sigmas, solver=solver, cg_iters=t, t_max=256)
+        reused = trust_curve(model, sigmas, solver=solver, cg_iters=t, t_max=256, reuse=base)
+        for name in TrustCurve.__dataclass_fields__:
+            a, b = getattr(fresh, name), getattr(reused, name)
+            assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b, name
+    with pytest.raises(ValueError, match="same σ grid"):
+        trust_curve(model, sigmas[:-1], t_max=256, reuse=base)
+    with pytest.raises(ValueError, match="same σ grid"):
+        trust_curve(model, sigmas, t_max=128, reuse=base)
+
+
 def test_delalleau_model_runs():
     X, labeled, y = _instance(3, n=60)
     model = make_model(X, labeled, y, GraphSpec("knn", 5), LabelingSpec("delalleau", 20))
