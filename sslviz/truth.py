@@ -36,7 +36,8 @@ import numpy as np
 from sslviz import _kernels
 from sslviz._threads import one_thread
 from sslviz._validation import check_real, check_sigma_range
-from sslviz.labeling import DelalleauModel, HarmonicModel, LabelOracle
+from sslviz.labeling import DelalleauModel, HarmonicModel
+from sslviz.oracle import LabelOracle
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import CG_ITERS
 
@@ -82,7 +83,7 @@ class LossCurve:
     evaluations : ndarray of shape (n_eval,)
         Every σ where soft labels were computed (sorted).
     solves, matvecs, factorizations : int
-        Work of the search (see :class:`sslviz.labeling.LabelOracle`).
+        Work of the search (see :class:`sslviz.oracle.LabelOracle`).
     seconds : float
     solver : {'exact', 'inverse', 'cg', 'pcg'}
         The solver of every soft label the curve was built from: 'exact'/'inverse' give the
