@@ -1,5 +1,5 @@
-"""Server time of a change of every control on the default loss view (issue 29 §2): old tree
-against new in one run.
+"""Server time of a change of every control on the default loss view (issue 29 §2), and the
+time to paint a few of them in Chromium: old tree against new in one run.
 
     python benchmarks/control_reruns.py [--old REV] [--rounds 2]
     # writes benchmarks/results/control_reruns.{json,md}
@@ -11,6 +11,11 @@ page changed once (a number up by its step, a choice to the next option, a box t
 and put back. The time of a change is the AppTest ``run()`` after it: the script, its
 computations and the figures, without a browser. The trees alternate for ``--rounds``
 rounds; each change keeps its smallest time (the machine is shared).
+
+The paint: each tree's ``streamlit run app.py`` on a free local port, the loss page opened
+in headless Chromium at 1400×900; a number typed into a control and Enter pressed, then
+the time until the app's script state has gone to running and back and the browser has
+drawn two more frames (the chart and the tables on screen).
 """
 
 from __future__ import annotations
@@ -78,9 +83,74 @@ def measure(root: Path) -> dict:
     return out
 
 
-def _run(root: Path) -> dict:
+PAINTED = (("t", "21"), ("t", "20"), ("sigma_max", "3.4"), ("trust_points", "41"), ("n", "110"))
+"""The controls whose paint is timed (URL key, value typed), one after the other."""
+
+
+def paint(root: Path) -> dict:
+    """Time to paint each change of :data:`PAINTED` in Chromium, the tree at ``root`` served."""
+    import socket
+    import urllib.request
+
+    from playwright.sync_api import sync_playwright
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=root, env=os.environ | {"PYTHONPATH": str(root)}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url, out = f"http://127.0.0.1:{port}", {}
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.3)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                        args=["--no-sandbox"])  # fmt: skip
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(url + "/Loss_intervals", timeout=120_000)
+            page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+            page.wait_for_selector(f"{_APP}[data-test-script-state=notRunning]")
+            for key, value in PAINTED:
+                field = page.locator(f".st-key-w_{key} input").first
+                field.fill(value)
+                page.evaluate(_WATCH)
+                t0 = time.perf_counter()
+                field.press("Enter")
+                page.evaluate("() => window.sslvizRerun", None)
+                out[f"{key} → {value}"] = time.perf_counter() - t0
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    return out
+
+
+_APP = "[data-testid=stApp]"
+_WATCH = """() => { const app = document.querySelector('[data-testid=stApp]');
+  window.sslvizRerun = new Promise(done => { let ran = false;
+    const seen = new MutationObserver(() => {
+      if (app.getAttribute('data-test-script-state') !== 'notRunning') { ran = true; return; }
+      if (!ran) return;
+      seen.disconnect();
+      requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
+    });
+    seen.observe(app, {attributes: true}); }); }"""
+"""Resolves ``window.sslvizRerun`` once the script has run and stopped again and the browser
+has drawn two frames after it."""
+
+
+def _run(root: Path, what: str = "--measure") -> dict:
     env = os.environ | {"PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, __file__, "--measure", str(root)], cwd=root, env=env,
+    done = subprocess.run([sys.executable, __file__, what, str(root)], cwd=root, env=env,
                           capture_output=True, text=True, check=True)  # fmt: skip
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -90,9 +160,13 @@ def main() -> None:
     ap.add_argument("--old", default="HEAD~1", help="the old tree's git revision")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--measure", help=argparse.SUPPRESS)
+    ap.add_argument("--paint", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
         print(json.dumps(measure(Path(args.measure))))
+        return
+    if args.paint:
+        print(json.dumps(paint(Path(args.paint))))
         return
     old = old_tree(args.old)
     best: dict[str, dict[str, float | None]] = {"old": {}, "new": {}}
@@ -101,7 +175,14 @@ def main() -> None:
             for k, v in _run(root).items():
                 prev = best[name].get(k)
                 best[name][k] = v if prev is None or (v is not None and v < prev) else prev
+    painted: dict[str, dict[str, float]] = {"old": {}, "new": {}}
+    for _ in range(args.rounds):
+        for name, root in (("new", ROOT), ("old", old)):
+            for k, v in _run(root, "--paint").items():
+                painted[name][k] = min(v, painted[name].get(k, v))
     rows = [{"change": k, "old_s": best["old"].get(k), "new_s": v} for k, v in best["new"].items()]
+    paints = [{"change": k, "old_s": painted["old"].get(k), "new_s": v}
+              for k, v in painted["new"].items()]  # fmt: skip
     rev = subprocess.run(["git", "rev-parse", "--short", args.old], cwd=ROOT,
                          capture_output=True, text=True).stdout.strip()  # fmt: skip
 
@@ -118,7 +199,15 @@ def main() -> None:
         "| change | old (s) | new (s) |",
         "|---|---|---|",
     ] + [f"| {r['change']} | {s(r['old_s'])} | {s(r['new_s'])} |" for r in rows]
-    payload = {"old": rev, "rounds": args.rounds, "machine": machine(), "rows": rows}
+    lines += [
+        "",
+        "## Paint in Chromium (1400×900): from Enter to the page drawn",
+        "",
+        "| change | old (s) | new (s) |",
+        "|---|---|---|",
+    ] + [f"| {r['change']} | {s(r['old_s'])} | {s(r['new_s'])} |" for r in paints]
+    payload = {"old": rev, "rounds": args.rounds, "machine": machine(), "rows": rows,
+               "paint": paints}  # fmt: skip
     write("control_reruns", payload, "\n".join(lines) + "\n")
 
 
