@@ -297,7 +297,7 @@ def _trust_base(
 def convergence_view(spec: ProblemSpec, lo: float, hi: float, iterations: int, t: int) -> dict:
     """The CG-iterations page: ``result`` (:class:`sslviz.convergence.Convergence` against
     :func:`truth`), ``figure`` (the t-scrubber, opening at ``start``: t, or T when t is
-    past it), ``document`` (its download, no timings) and ``seconds``. Every t is in the
+    past it) and ``document`` (its download, no timings). Every t is in the
     figure's frames: scrubbing reruns nothing."""
     p = problem(spec)
     result = convergence(p.model, p.y_unlabeled, truth(spec, lo, hi), iterations=iterations)
@@ -306,7 +306,6 @@ def convergence_view(spec: ProblemSpec, lo: float, hi: float, iterations: int, t
         "result": result,
         "figure": animation.convergence_figure(result, start=start),
         "document": export.without_timings(export.convergence_document(p, result, (lo, hi))),
-        "seconds": result.seconds,
         "start": start,
     }
 

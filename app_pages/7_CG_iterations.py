@@ -13,10 +13,10 @@ s = app_state.page(
     "Black: the exact loss l(σ). Blue (CG) and dashed orange (Jacobi-PCG): the loss "
     "l̃_t(σ) that t iterations give, the one Algorithm 4 estimates with t iterations. Markers: "
     "the true breakpoints missed at t, where a node that flips there is on its wrong side "
-    "10⁻³ left or right of it. Bottom: the misses against t; dotted: the t from which every "
-    "node is on its exact side at every σ read. Drag the slider or press play: every t is "
-    "read off one run of T iterations per σ (CG's iterates are nested), so nothing is "
-    "computed while you scrub.",
+    "just left or right of it (within the scoring tolerance). Bottom: the misses against t; "
+    "dotted: the t from which every node is on its exact side at every σ read. Drag the "
+    "slider or press play: every t is read off one run of T iterations per σ (CG's iterates "
+    "are nested), so nothing is computed while you scrub.",
 )
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
@@ -49,8 +49,9 @@ app_state.tour_facts(tours.convergence_facts(conv, v["start"]))
 app_state.chart(st, v["figure"], key="converge_chart")
 st.markdown(conv.reading(v["start"]))
 st.caption(
-    f"{conv.sigmas.size} σ read: {conv.breakpoints.size} breakpoints ∓ 10⁻³, the middle of "
-    f"every exact piece and an even grid; {v['seconds']:.2f} s for the runs. The chart "
+    f"{conv.sigmas.size} σ read: {conv.breakpoints.size} breakpoints ∓ {conv.tol:g} (the "
+    f"scoring tolerance), the middle of every exact piece and an even grid; "
+    f"{conv.seconds:.2f} s for the runs. The chart "
     f"opens at the sidebar's t = {v['start']}."
     if v["start"] == settings.cg_iters
     else f"{conv.sigmas.size} σ read; the chart opens at t = {v['start']} (the sidebar's "

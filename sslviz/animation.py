@@ -23,6 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from sslviz.convergence import SOLVER_NAMES
 from sslviz.plots import SIGMA_TITLE
 
 KEY_KINDS = ("start", "bracket", "interval", "breakpoint")
@@ -286,10 +287,11 @@ def player_figure(
     return fig
 
 
-_SOLVER_STYLE = {
-    "cg": ("CG", "#1f77b4", "solid", "x-thin"),
-    "pcg": ("Jacobi-PCG", "#ff7f0e", "dash", "circle-open"),
-}
+_SOLVER_STYLE = {  # name (sslviz.convergence.SOLVER_NAMES), colour, dash, miss marker
+    s: (SOLVER_NAMES[s], *style)
+    for s, style in {"cg": ("#1f77b4", "solid", "x-thin"),
+                     "pcg": ("#ff7f0e", "dash", "circle-open")}.items()
+}  # fmt: skip
 
 
 def convergence_counter(conv, t: int) -> str:

@@ -25,16 +25,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from sslviz._validation import check_int, check_real
+from sslviz.specs import ConvergenceView, ScoreSettings, default, setting
 from sslviz.truth import LossCurve
 
 SOLVERS = ("cg", "pcg")
 """The iterative solvers traced: CG and Jacobi-preconditioned CG."""
-TOL = 1e-3
+SOLVER_NAMES = {"cg": "CG", "pcg": "Jacobi-PCG"}
+"""Each traced solver as the sentences and the figure name it."""
+TOL = default(ScoreSettings, "tol")
 """How near (σ units) a crossing must be to a true breakpoint to find it (the scorer's)."""
 GRID = 120
 """σ read between σ_min and σ_max besides the middle of every exact piece."""
-T_MAX = 200
-"""The largest T the page offers."""
+T_MAX = setting(ConvergenceView, "iterations").rule.high
+"""The largest T (the bound of the page's control)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,6 +58,8 @@ class Convergence:
         Per solver, the nodes whose t-iteration side of ½ is not the exact one.
     missed : dict of str to ndarray of shape (T, B), bool
         Per solver, the breakpoints missed at t (see the module's docstring).
+    tol : float
+        A breakpoint b counts as found at t when its nodes are right at b ∓ tol (σ units).
     seconds : float
         Time of the runs (not of the exact curve, given).
     """
@@ -65,6 +70,7 @@ class Convergence:
     loss: dict
     wrong_nodes: dict
     missed: dict
+    tol: float
     seconds: float
 
     @property
@@ -89,25 +95,25 @@ class Convergence:
         through T (None: not by T)."""
         return _settled(self.wrong_nodes[solver].sum(axis=1) == 0)
 
+    def settled_words(self, solver: str) -> str:
+        """:meth:`all_right_from` in words: "from t = 34 on", or "not by t = 150"."""
+        k = self.all_right_from(solver)
+        return f"from t = {k} on" if k is not None else f"not by t = {self.iterations}"
+
     def reading(self, t: int) -> str:
         """The view in words: each solver's misses at ``t`` and the t from which every
         node is on its exact side at every σ read (all numbers from this result)."""
         t = check_int("t", t, "Convergence.reading", low=1, high=self.iterations)
         b = self.breakpoints.size
-        names = {"cg": "CG", "pcg": "Jacobi-PCG"}
-        at = [
-            f"{names[s]} misses {int(self.misses(s)[t - 1])} of {b} breakpoint{'s' * (b != 1)}"
-            f" ({int(np.count_nonzero(self.wrong_nodes[s][t - 1]))} of {self.sigmas.size} σ "
-            "read have a node on the wrong side)"
-            for s in self.solvers
-        ]
-        settled = []
+        at = []
         for s in self.solvers:
-            k = self.all_right_from(s)
-            settled.append(
-                f"{names[s]} from t = {k} on" if k is not None
-                else f"{names[s]} not by t = {self.iterations}"
-            )  # fmt: skip
+            wrong = int(np.count_nonzero(self.wrong_nodes[s][t - 1]))
+            at.append(
+                f"{SOLVER_NAMES[s]} misses {int(self.misses(s)[t - 1])} of {b} breakpoint"
+                f"{'s' * (b != 1)} ({wrong} of {self.sigmas.size} σ read have a node on the "
+                "wrong side)"
+            )
+        settled = [f"{SOLVER_NAMES[s]} {self.settled_words(s)}" for s in self.solvers]
         return (
             f"At t = {t}: " + "; ".join(at) + ". Every node on its exact side at every σ "
             "read: " + ", ".join(settled) + "."
@@ -153,7 +159,8 @@ def exact_wrong(truth: LossCurve, sigmas: np.ndarray) -> np.ndarray:
 
 
 def convergence(
-    model, y_unlabeled: np.ndarray, truth: LossCurve, *, iterations: int = 100,
+    model, y_unlabeled: np.ndarray, truth: LossCurve, *,
+    iterations: int = default(ConvergenceView, "iterations"),
     solvers=SOLVERS, grid: int = GRID, tol: float = TOL, also=(),
 ) -> Convergence:  # fmt: skip
     """l̃_t(σ) for t = 1..``iterations`` from one run per σ and solver, against ``truth``.
@@ -166,7 +173,7 @@ def convergence(
         True labels (0/1) of the unlabeled nodes.
     truth : LossCurve
         The exact loss curve (:func:`sslviz.truth.true_loss_curve`).
-    iterations : int, default=100
+    iterations : int, default=ConvergenceView's default
         T (1 to :data:`T_MAX`).
     solvers : sequence of {'cg', 'pcg'}
     grid : int, default=GRID
@@ -204,8 +211,9 @@ def convergence(
         loss=loss,
         wrong_nodes=wrong_nodes,
         missed=missed,
+        tol=tol,
         seconds=time.perf_counter() - start,
     )
 
 
-__all__ = ["SOLVERS", "Convergence", "convergence", "exact_wrong", "reading_points"]
+__all__ = ["SOLVERS", "SOLVER_NAMES", "Convergence", "convergence", "exact_wrong", "reading_points"]

@@ -438,12 +438,14 @@ def regret_summary_frame(exp):
 def _convergence_dict(c, problem=None) -> dict:
     """A :class:`sslviz.convergence.Convergence`: the σ read, l(σ) there, and per solver
     l̃_t(σ) (``loss[t - 1]``), the nodes on their wrong side, the breakpoints missed at each
-    t, and the t from which nothing is missed / every side is right (None: not by T)."""
+    t (``tol``: how near b their nodes must be right), and the t from which nothing is missed
+    / every side is right (None: not by T)."""
     return {
         "sigma": c.sigmas.tolist(),
         "exact_loss": c.exact.tolist(),
         "breakpoints": c.breakpoints.tolist(),
         "iterations": c.iterations,
+        "tol": c.tol,
         "solvers": {
             s: {
                 "loss": c.loss[s].tolist(),

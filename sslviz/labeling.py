@@ -940,12 +940,12 @@ class HarmonicModel(_SoftLabelModel):
         refine = not gth_first and solver == "exact"
         trusted = True
         if not gth_first:
+            traced = sides is not None and solver in ("cg", "pcg")
             done: list[np.ndarray] = []  # f > ½ after each CG iteration (for ``sides``)
-            record = done.append if sides is not None and solver in ("cg", "pcg") else None
             f[keep] = lin.solve(  # an exactly singular LU: GTH redoes it below
-                b[keep], f0, callback=None if record is None else lambda x: record(x > 0.5)
+                b[keep], f0, callback=(lambda x: done.append(x > 0.5)) if traced else None
             )
-            if record is not None:
+            if traced:
                 sides[:] = False  # the nodes held at ½
                 for it, side in enumerate(done):
                     sides[it, keep] = side

@@ -477,9 +477,7 @@ def convergence_facts(conv, t: int) -> dict[str, str]:
     out = {"t": f"{t}", "breakpoints": f"{conv.breakpoints.size}"}
     for s in conv.solvers:
         out[f"{s}_misses"] = _count(int(conv.misses(s)[t - 1]), int(conv.breakpoints.size))
-        k = conv.all_right_from(s)
-        out[f"{s}_settled"] = f"from t = {k} on" if k is not None else (
-            f"not yet by t = {conv.iterations}")  # fmt: skip
+        out[f"{s}_settled"] = conv.settled_words(s)
     return out
 
 
