@@ -117,9 +117,9 @@ def steps(root: Path) -> dict:
 
 
 def import_top(root: Path, n: int = 8) -> list[tuple[str, float]]:
-    """The ``n`` packages with the largest import time (s) under ``import app_cache``: per
+    """The ``n`` packages with the largest import time (s) under ``import ui.cache``: per
     top-level package, the cumulative time of its first (outermost) import."""
-    err = subprocess.run([sys.executable, "-X", "importtime", "-c", "import app_cache"],
+    err = subprocess.run([sys.executable, "-X", "importtime", "-c", "import ui.cache"],
                          cwd=root, capture_output=True, text=True).stderr  # fmt: skip
     out: dict[str, float] = {}
     for line in err.splitlines():
@@ -288,7 +288,7 @@ def main() -> None:
     for name, top in imports.items():
         md += [
             "",
-            f"## Heaviest imports under `import app_cache`, {name} (cumulative s, one run)",
+            f"## Heaviest imports under `import ui.cache`, {name} (cumulative s, one run)",
             "",
             "| module | s |",
             "|---|---|",

@@ -31,7 +31,7 @@ from pathlib import Path
 from _common import machine, old_tree, write
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = "app_pages/1_Loss_intervals.py"
+PAGE = "pages/Loss_intervals.py"
 SKIP = {"w_source", "w_dataset", "w_data_file", "w_download"}  # data sources: not offline
 KINDS = ("number_input", "selectbox", "radio", "checkbox", "segmented_control")
 

@@ -122,12 +122,12 @@ def page(path):
     at.run()
     assert not at.exception
     return at, time.perf_counter() - t
-at, cold = page("app_pages/6_Learn.py")
+at, cold = page("pages/Learn.py")
 assert len(at.get("plotly_chart")) == 2
 process = time.perf_counter() - t0
-import app_cache
-app_cache._LEARN.clear()
-at, warm = page("app_pages/6_Learn.py")
+from ui import cache
+cache._LEARN.clear()
+at, warm = page("pages/Learn.py")
 print(process, cold, warm)
 """
 

@@ -22,7 +22,7 @@ which also prints the estimate against the measured time on ~10 configurations (
 factor of about 2–3; see ``benchmarks/results/costs.md``). Rerun it after a speed-up and
 paste its ``CONSTANTS`` here.
 
-No Streamlit here: the app's caps (``app_state``) and auto-run budgets (``app_cache``)
+No Streamlit here: the app's caps (``ui.caps``) and auto-run budgets (``ui.cache``)
 call these functions.
 """
 

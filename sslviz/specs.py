@@ -5,7 +5,7 @@ Each settings class is a frozen dataclass whose fields are rows of one table: a
 paper's terms, the CLI flag and the URL key. ``__post_init__`` checks every field against
 its rule and then the cross-field rules (|L| < n, k < n, m ≤ |U|, σ_min < σ_max, ...).
 From the tables come the CLI options (:func:`add_options`, :func:`from_options`), the URL
-query (:func:`to_query`, :func:`from_query`), the app's widgets (``app_state``) and the
+query (:func:`to_query`, :func:`from_query`), the app's widgets (``ui.widgets``) and the
 reproducing command (:func:`to_command`); nothing else states a default, a bound or a help
 text. Adding a field to a class here adds it to all four.
 

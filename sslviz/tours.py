@@ -4,7 +4,7 @@ A tour names the page it opens, its settings as URL query values (the app's URL 
 tour is exactly the view of the link ``<page>?<settings>``), a few sentences in the
 paper's terms, what to look at in the chart, one question to ask students, and the URL
 keys of the controls it uses (presenter mode shows only those). ``?tour=<id>`` opens a
-tour on any page; ``app_state`` loads it.
+tour on any page; ``ui.presenter`` loads it.
 
 The settings were chosen by measurement (digits, seed 0, PCA 45, scored with
 ``sslviz intervals --score``; numbers on a 2-core machine) so the point is visible and
@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-LOSS = "app_pages/1_Loss_intervals.py"
-CONDITIONING = "app_pages/2_Conditioning.py"
-REGRET = "app_pages/3_Online_regret.py"
-SPEED = "app_pages/4_Speed.py"
-LEARN = "app_pages/6_Learn.py"
-CG_ITERATIONS = "app_pages/7_CG_iterations.py"
+LOSS = "pages/Loss_intervals.py"
+CONDITIONING = "pages/Conditioning.py"
+REGRET = "pages/Online_regret.py"
+SPEED = "pages/Speed.py"
+LEARN = "pages/Learn.py"
+CG_ITERATIONS = "pages/CG_iterations.py"
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Tour:
     title, teaser : str
         Gallery card: the title and a one-line teaser.
     page : str
-        Page file the tour opens, relative to the app root (``app_pages/1_Loss_intervals.py``).
+        Page file the tour opens, relative to the app root (``pages/Loss_intervals.py``).
     settings : dict of str to str
         URL query values (URL key → text, as in a link).
     text : str

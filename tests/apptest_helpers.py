@@ -23,11 +23,11 @@ INVALID = {
     "complete graph too large": {"w_family": "complete", "w_n": 2000},
 }
 PAGES = {
-    "loss": "app_pages/1_Loss_intervals.py",
-    "conditioning": "app_pages/2_Conditioning.py",
-    "regret": "app_pages/3_Online_regret.py",
-    "speed": "app_pages/4_Speed.py",
-    "cg_iterations": "app_pages/7_CG_iterations.py",
+    "loss": "pages/Loss_intervals.py",
+    "conditioning": "pages/Conditioning.py",
+    "regret": "pages/Online_regret.py",
+    "speed": "pages/Speed.py",
+    "cg_iterations": "pages/CG_iterations.py",
 }
 
 
@@ -68,14 +68,16 @@ def download_json(at: AppTest, key: str):
 # --- starting pages and reading them ------------------------------------------------------
 
 
-HOME = ("app.py", "home.py")
+HOME = ("app.py", "pages/home.py")
 """The home page: app.py (the entry point, which declares the navigation) shows home.py."""
 
 
-def start(page: str | None, query: dict | None = None, cfg: dict | None = None) -> AppTest:
+def start(
+    page: str | None, query: dict | None = None, cfg: dict | None = None, timeout: float = 120
+) -> AppTest:
     """Run app.py (with ``query`` in the URL and ``cfg`` as the session's settings) on
-    ``page`` (a page file such as ``app_pages/2_Conditioning.py``; None or app.py: home)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    ``page`` (a page file such as ``pages/Conditioning.py``; None or app.py: home)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
     at.query_params.update(query or {})
     if cfg is not None:
         at.session_state["cfg"] = dict(cfg)

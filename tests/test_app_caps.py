@@ -6,12 +6,10 @@ import pytest
 from apptest_helpers import chart_data, start
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
-import app_cache
-import app_player
-import app_state
+from ui import cache, caps, player, progress
 
-LOSS, REGRET, PLAYER = "app_pages/1_Loss_intervals.py", "app_pages/3_Online_regret.py", \
-    "app_pages/5_Algorithm_4.py"  # fmt: skip
+LOSS, REGRET, PLAYER = "pages/Loss_intervals.py", "pages/Online_regret.py", \
+    "pages/Algorithm_4.py"  # fmt: skip
 
 
 @pytest.fixture
@@ -28,8 +26,8 @@ def calls(monkeypatch):
 
         return wrapper
 
-    for mod, name in ((app_cache, "loss_curve"), (app_cache, "sweep"), (app_cache, "trust_curve"),
-                      (app_player, "sweep")):  # fmt: skip
+    for mod, name in ((cache, "loss_curve"), (cache, "sweep"), (cache, "trust_curve"),
+                      (player, "sweep")):  # fmt: skip
         monkeypatch.setattr(mod, name, counted(f"{mod.__name__}.{name}", getattr(mod, name)))
     import sslviz.problem
 
@@ -45,23 +43,23 @@ def stop_after_first_tick(monkeypatch):
     does what Streamlit does with the click (the button's callback marks the request
     stopped; the running script is interrupted at that Streamlit call)."""
     fired = []
-    tick = app_state.progress.tick
+    tick = progress.progress.tick
 
     def stopping(self, fraction, message=""):
         tick(self, fraction, message)
         if not fired:
             fired.append(self.key)
-            app_state._stop(self.key)
+            progress._stop(self.key)
             raise StopException()
 
-    monkeypatch.setattr(app_state.progress, "tick", stopping)
+    monkeypatch.setattr(progress.progress, "tick", stopping)
     return fired
 
 
-@pytest.mark.parametrize("page", [LOSS, "app_pages/2_Conditioning.py", REGRET,
-                                  "app_pages/4_Speed.py", PLAYER])  # fmt: skip
+@pytest.mark.parametrize("page", [LOSS, "pages/Conditioning.py", REGRET,
+                                  "pages/Speed.py", PLAYER])  # fmt: skip
 def test_every_page_refuses_a_request_over_the_time_cap(monkeypatch, calls, page):
-    monkeypatch.setattr(app_state, "MAX_SECONDS", 0.01)
+    monkeypatch.setattr(caps, "MAX_SECONDS", 0.01)
     at = start(page, {"n": "90", "labeled": "7", "seed": "111"})
     assert not at.exception
     assert at.error and all(e.value.startswith("Not computed: ") for e in at.error)
@@ -71,7 +69,7 @@ def test_every_page_refuses_a_request_over_the_time_cap(monkeypatch, calls, page
 
 
 def test_a_request_over_the_time_cap_is_refused_and_computes_nothing(monkeypatch, calls):
-    monkeypatch.setattr(app_state, "MAX_SECONDS", 0.01)
+    monkeypatch.setattr(caps, "MAX_SECONDS", 0.01)
     at = start(LOSS, {"n": "90", "labeled": "7", "seed": "101"})
     assert not at.exception
     [err] = [e.value for e in at.error]
@@ -105,22 +103,22 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
     query = {"n": "70", "labeled": "7", "seed": "103"}
     at = start(LOSS, query)
     assert stop_after_first_tick and not at.exception
-    assert calls.get(("app_cache.loss_curve", "finished"), 0) == 0  # interrupted
+    assert calls.get(("ui.cache.loss_curve", "finished"), 0) == 0  # interrupted
     at.run()  # the rerun the click starts: the page says so and does not compute again
     assert not at.exception and not at.error and not at.get("plotly_chart")
     assert any(i.value.startswith("Stopped. Press Run to compute again") for i in at.info)
-    assert calls[("app_cache.loss_curve", "started")] == 1
+    assert calls[("ui.cache.loss_curve", "started")] == 1
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
     assert not at.exception and not at.error
-    assert calls[("app_cache.loss_curve", "finished")] == 1
+    assert calls[("ui.cache.loss_curve", "finished")] == 1
     shown = chart_data(at)
     # nothing partial was cached: a fresh, uninterrupted computation shows the same
-    for f in (app_cache.truth, app_cache._intervals, app_cache._scored, app_cache.trust,
-              app_cache._trust_base, app_cache.figure):  # fmt: skip
+    for f in (cache.truth, cache._intervals, cache._scored, cache.trust,
+              cache._trust_base, cache.figure):  # fmt: skip
         f.clear()
     fresh = start(LOSS, query)
-    assert calls[("app_cache.loss_curve", "finished")] == 2
+    assert calls[("ui.cache.loss_curve", "finished")] == 2
     assert chart_data(fresh) == shown
 
 
@@ -129,16 +127,16 @@ def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_fi
                                                autorun):  # fmt: skip
     """Small settings run by themselves; larger ones wait for "Run the experiment": after a
     stop both show "Stopped" and the Run button, and neither restarts by itself."""
-    app_cache._REGRET.clear()
+    cache._REGRET.clear()
     if not autorun:
-        monkeypatch.setattr(app_cache, "regret_autoruns", lambda *a, **k: False)
+        monkeypatch.setattr(cache, "regret_autoruns", lambda *a, **k: False)
     at = start(REGRET, {"n": "40", "labeled": "5", "rounds": "3", "repeats": "1",
                         "seed": "105"})  # fmt: skip
     if not autorun:
         assert not stop_after_first_tick and not calls
         at.button(key="reg_run").click().run()
     assert stop_after_first_tick and not at.exception
-    assert not app_cache._REGRET and ("run_regret", "finished") not in calls
+    assert not cache._REGRET and ("run_regret", "finished") not in calls
     at.run()
     assert not at.exception and not at.get("plotly_chart")
     assert any(i.value.startswith("Stopped. Press Run") for i in at.info)
@@ -146,30 +144,30 @@ def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_fi
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
     assert not at.exception and not at.error and len(at.get("plotly_chart")) == 3
-    assert len(app_cache._REGRET) == 1 and calls[("run_regret", "finished")] == 1
+    assert len(cache._REGRET) == 1 and calls[("run_regret", "finished")] == 1
 
 
 def test_a_stopped_recording_memoises_nothing(calls, stop_after_first_tick):
     at = start(PLAYER, {"n": "50", "labeled": "5", "seed": "107"})
     assert stop_after_first_tick and not at.exception
-    assert not [k for k in app_player._RECORDED if k[0].seed == 107]
+    assert not [k for k in player._RECORDED if k[0].seed == 107]
     at.run()
     assert not at.exception and not at.get("plotly_chart")
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
     assert not at.exception and not at.error and len(at.get("plotly_chart")) == 1
-    assert [k for k in app_player._RECORDED if k[0].seed == 107]
+    assert [k for k in player._RECORDED if k[0].seed == 107]
 
 
 def test_a_stopped_speed_grid_is_not_restarted(calls, stop_after_first_tick):
-    at = start("app_pages/4_Speed.py", {"n": "60", "labeled": "6", "seed": "109",
+    at = start("pages/Speed.py", {"n": "60", "labeled": "6", "seed": "109",
                                     "sizes": "40", "speed_solvers": "cg"})  # fmt: skip
     assert stop_after_first_tick and not at.exception
     at.run()
     assert not at.exception and not at.get("plotly_chart")
     assert any(i.value.startswith("Stopped. Press Run") for i in at.info)
-    started = calls.get(("app_cache.sweep", "started"), 0)
+    started = calls.get(("ui.cache.sweep", "started"), 0)
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
     assert not at.exception and not at.error and len(at.get("plotly_chart")) == 1
-    assert calls[("app_cache.sweep", "finished")] > started
+    assert calls[("ui.cache.sweep", "finished")] > started

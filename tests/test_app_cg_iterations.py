@@ -3,10 +3,10 @@ result, its sentences are that result's, and moving t reruns nothing on the serv
 
 from apptest_helpers import chart, download_json, start
 
-import app_cache
 from sslviz import animation, tours
+from ui import cache
 
-PAGE = "app_pages/7_CG_iterations.py"
+PAGE = "pages/CG_iterations.py"
 
 
 def test_the_tour_view_draws_the_scrubber_and_states_its_result():
@@ -18,8 +18,8 @@ def test_the_tour_view_draws_the_scrubber_and_states_its_result():
     assert len(fig["frames"]) == T
     assert fig["layout"]["sliders"][0]["active"] == t - 1
     cfg = at.session_state["cfg"]
-    spec = app_cache.specs.ProblemSpec(classes=(3, 8), family="complete")
-    v = app_cache.convergence_view(spec, cfg["sigma_min"], cfg["sigma_max"], T, t)
+    spec = cache.specs.ProblemSpec(classes=(3, 8), family="complete")
+    v = cache.convergence_view(spec, cfg["sigma_min"], cfg["sigma_max"], T, t)
     conv = v["result"]
     texts = " ".join(m.value for m in at.markdown)
     assert conv.reading(t) in texts  # the sentence under the chart is the result's

@@ -5,7 +5,7 @@ from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
-PAGE = "app_pages/2_Conditioning.py"
+PAGE = "pages/Conditioning.py"
 
 
 def start(query: dict | None = None) -> AppTest:

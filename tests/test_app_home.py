@@ -1,18 +1,19 @@
 """Home page (app.py) and the shared sidebar / URL state, with streamlit.testing."""
 
 import shlex
+from pathlib import Path
 
 import pytest
 from apptest_helpers import INVALID, ROOT, assert_refuses
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
-import app_state
 from sslviz import specs as S
 from sslviz import tours
 from sslviz._validation import InvalidParameterError
 from sslviz.cli import build_parser, command_line
 from sslviz.specs import ConditionSettings, ProblemSpec, RegretSettings, SigmaRange, SweepSettings
+from ui import caps, nav, sidebar, url
 
 
 def start() -> AppTest:
@@ -29,7 +30,8 @@ def test_default_home_shows_instance_and_charts():
     assert metrics["n"] == str(n)
     assert metrics["|L| / |U|"] == f"{nl} / {n - nl}"
     assert int(metrics["connected components"]) >= 1
-    assert len(at.get("page_link")) == len(app_state.nav_pages()) - 1  # one per view
+    # the sidebar's page list (every page), and one link per view on the page
+    assert len(at.get("page_link")) == 2 * len(nav.nav_pages()) - 1
     assert at.query_params["family"] == S.default(ProblemSpec, "family")
     assert float(at.query_params["sigma_min"]) < float(at.query_params["sigma_max"])
     assert "tour" not in at.query_params and "present" not in at.query_params
@@ -57,17 +59,18 @@ def test_home_starts_with_the_first_tour_and_shows_the_gallery():
 def test_navigation_titles_and_paths():
     """Issue 11: the home page is "Home" in the navigation (not "app"); the views keep
     their URL paths; a page file that is not there is left out."""
-    titles = [row[1] for row in app_state.nav_pages()]
+    titles = [row[1] for row in nav.nav_pages()]
     assert titles[0] == "Home" and "app" not in titles
     assert titles[1:5] == ["Loss intervals", "Conditioning", "Online regret", "Speed"]
-    paths = {row[0]: row[3] for row in app_state.NAV}
-    assert paths["app_pages/1_Loss_intervals.py"] == "Loss_intervals"
-    assert paths["app_pages/4_Speed.py"] == "Speed" and paths["home.py"] is None
-    assert all((ROOT / row[0]).is_file() for row in app_state.nav_pages())
-    assert ("Algorithm 4 player" in titles) == (ROOT / "app_pages/5_Algorithm_4.py").is_file()
-    # no pages/ folder next to app.py: it would switch on Streamlit's automatic page list,
-    # which a fresh server shows ("app", "Algorithm 4", ...) until st.navigation runs
-    assert not (ROOT / "pages").exists()
+    paths = {row[0]: row[3] for row in nav.NAV}
+    assert paths["pages/Loss_intervals.py"] == "Loss_intervals"
+    assert paths["pages/Speed.py"] == "Speed" and paths["pages/home.py"] is None
+    assert all((ROOT / row[0]).is_file() for row in nav.nav_pages())
+    assert ("Algorithm 4 player" in titles) == (ROOT / "pages/Algorithm_4.py").is_file()
+    # every file of pages/ is in the navigation, named after its URL path (a fresh
+    # server's first run of a deep link runs that file: ui.nav.ensure_declared)
+    assert {p.name for p in (ROOT / "pages").glob("*.py")} == {Path(r[0]).name for r in nav.NAV}
+    assert all(Path(f).stem == path for f, _, _, path in nav.NAV if path)
 
 
 def test_changing_n_changes_summary_and_url():
@@ -139,7 +142,7 @@ def test_uploaded_npz_is_used(tmp_path):
     cfg = {"data_file": str(path), "data_file_name": "blobs.npz", "n": 60, "labeled": 6, "pca": 0}
     at = _start(None, cfg=cfg)
     assert not at.exception and not at.error
-    assert at.selectbox(key="w_source").value == app_state.UPLOAD
+    assert at.selectbox(key="w_source").value == sidebar.UPLOAD
     assert {m.label: m.value for m in at.metric}["n"] == "60"
     assert at.info  # no image shape: no sample images
     assert len(at.get("plotly_chart")) == 1
@@ -174,22 +177,22 @@ def test_url_query_round_trip_and_specs_from_it():
     query = {"n": "70", "labeled": "7", "classes": "3,8", "family": "complete", "t": "5",
              "sigma_min": "0.7", "sigma_max": "2.5", "rounds": "4", "feedback": "exact,uniform",
              "compare": "CG t = 5", "node": "12", "sizes": "50,200", "points": "9"}  # fmt: skip
-    cfg, warnings = app_state.from_query(query)
+    cfg, warnings = url.from_query(query)
     assert not warnings
     assert cfg["classes"] == (3, 8) and cfg["t"] == 5 and cfg["feedback"] == ("exact", "uniform")
-    assert app_state.from_query(app_state.to_query(cfg)) == (cfg, [])
-    spec = app_state.spec_from_cfg(ProblemSpec, cfg)
+    assert url.from_query(url.to_query(cfg)) == (cfg, [])
+    spec = url.spec_from_cfg(ProblemSpec, cfg)
     assert (spec.n, spec.n_labeled, spec.classes, spec.family) == (70, 7, (3, 8), "complete")
-    assert app_state.spec_from_cfg(SweepSettings, cfg).cg_iters == 5
-    assert app_state.spec_from_cfg(SigmaRange, cfg) == SigmaRange(0.7, 2.5)
-    assert app_state.spec_from_cfg(RegretSettings, cfg).rounds == 4
+    assert url.spec_from_cfg(SweepSettings, cfg).cg_iters == 5
+    assert url.spec_from_cfg(SigmaRange, cfg) == SigmaRange(0.7, 2.5)
+    assert url.spec_from_cfg(RegretSettings, cfg).rounds == 4
     # an uploaded file cannot travel in a link: no dataset= is written for it
-    assert "dataset" not in app_state.to_query({**cfg, "dataset": "digits", "data_file": "/x.npz"})
-    assert app_state.to_query({**cfg, "dataset": "digits"})["dataset"] == "digits"
+    assert "dataset" not in url.to_query({**cfg, "dataset": "digits", "data_file": "/x.npz"})
+    assert url.to_query({**cfg, "dataset": "digits"})["dataset"] == "digits"
 
 
 def test_bad_link_values_give_one_warning_each():
-    cfg, warnings = app_state.from_query({"n": "lots", "k": "5", "classes": "3", "t": "0"})
+    cfg, warnings = url.from_query({"n": "lots", "k": "5", "classes": "3", "t": "0"})
     assert cfg == {"k": 5}
     assert len(warnings) == 3  # t is in two tables (sweep, conditioning): one warning
     assert [any(f"{k}=" in w for w in warnings) for k in ("n", "classes", "t")] == [True] * 3
@@ -197,17 +200,17 @@ def test_bad_link_values_give_one_warning_each():
 
 def test_cross_field_rules_come_from_the_specs():
     with pytest.raises(InvalidParameterError, match="must be smaller than n"):
-        app_state.spec_from_cfg(ProblemSpec, {"n": 20, "labeled": 20})
+        url.spec_from_cfg(ProblemSpec, {"n": 20, "labeled": 20})
     with pytest.raises(InvalidParameterError, match="sigma_min"):
-        app_state.spec_from_cfg(SigmaRange, {"sigma_min": 3.0, "sigma_max": 1.0})
+        url.spec_from_cfg(SigmaRange, {"sigma_min": 3.0, "sigma_max": 1.0})
 
 
 def test_cap_errors_estimate_complete_graph_memory():
-    big = ProblemSpec(family="complete", n=app_state.MAX_COMPLETE_N + 1)
-    assert any("kNN" in e for e in app_state.cap_errors(big))
-    assert not app_state.cap_errors(big.replace(n=100))
-    assert not app_state.cap_errors(ProblemSpec(family="knn", n=app_state.MAX_COMPLETE_N + 1))
-    assert any("cap" in e for e in app_state.cap_errors(ProblemSpec(n=app_state.MAX_N + 1)))
+    big = ProblemSpec(family="complete", n=caps.MAX_COMPLETE_N + 1)
+    assert any("kNN" in e for e in caps.cap_errors(big))
+    assert not caps.cap_errors(big.replace(n=100))
+    assert not caps.cap_errors(ProblemSpec(family="knn", n=caps.MAX_COMPLETE_N + 1))
+    assert any("cap" in e for e in caps.cap_errors(ProblemSpec(n=caps.MAX_N + 1)))
 
 
 def test_use_suggested_restores_the_suggested_sigma_range():
@@ -226,8 +229,8 @@ def test_settings_survive_page_switches():
     at = start()
     at.number_input(key="w_n").set_value(70)
     at.selectbox(key="w_family").set_value("mutual-knn").run()
-    at.switch_page("app_pages/2_Conditioning.py").run()
-    at.switch_page("home.py").run()  # Home (app.py only declares the navigation)
+    at.switch_page("pages/Conditioning.py").run()
+    at.switch_page("pages/home.py").run()  # Home (app.py only declares the navigation)
     assert not at.exception
     assert at.number_input(key="w_n").value == 70
     assert at.selectbox(key="w_family").value == "mutual-knn"

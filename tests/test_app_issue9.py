@@ -23,10 +23,9 @@ from apptest_helpers import (
     values,
 )
 
-import app_cache
-import app_state
 from sslviz.problem import build_problem, suggest_sigma_range
 from sslviz.specs import ProblemSpec
+from ui import cache, sidebar, url
 
 SMALL = {"n": "60", "labeled": "6"}
 TIMED = {"time per interval"}  # metrics measured anew by every run
@@ -70,7 +69,7 @@ def suggested(**changes) -> tuple[float, float]:
 
 def forget_regret_results() -> None:
     """Empty the app's regret memo, so the next Run computes the experiment anew."""
-    app_cache._REGRET.clear()
+    cache._REGRET.clear()
 
 
 def title_row(at) -> int:
@@ -310,13 +309,13 @@ def test_b_uploaded_file_writes_no_dataset_and_says_so(tmp_path):
     cfg = {"data_file": str(path), "data_file_name": "blobs.npz", "n": 60, "labeled": 6, "pca": 0}
     at = start(None, cfg=cfg)
     assert not at.exception and not at.error
-    assert at.selectbox(key="w_source").value == app_state.UPLOAD
+    assert at.selectbox(key="w_source").value == sidebar.UPLOAD
     assert "dataset" not in at.query_params
     assert at.query_params["n"] == "60"
     assert any("cannot travel in a link" in c.value for c in at.sidebar.caption)
     at.switch_page(PAGES["loss"]).run()  # still the file on another page, still no dataset=
     assert not at.exception and not at.error
-    assert at.selectbox(key="w_source").value == app_state.UPLOAD
+    assert at.selectbox(key="w_source").value == sidebar.UPLOAD
     assert "dataset" not in at.query_params
     assert "--data-file" in code_lines(at)[0]
 
@@ -537,7 +536,7 @@ def test_e_cli_json_is_the_apps_download(tmp_path):
         assert download(at, key) == (tmp_path / name).read_bytes(), name  # byte for byte
 
     # nodes are instance rows (None for a range end); the unlabeled index only in *_u
-    spec = app_state.spec_from_cfg(ProblemSpec, at.session_state["cfg"])
+    spec = url.spec_from_cfg(ProblemSpec, at.session_state["cfg"])
     unlabeled_rows = build_problem(spec).model.unlabeled_idx
     csv = pd.read_csv(__import__("io").BytesIO(download(at, "li_dl_intervals.csv")))
     for side in ("lo", "hi"):
@@ -611,7 +610,7 @@ def test_f_drill_down_shows_the_selected_node(tmp_path):
            "family": "complete", "t": 5}  # fmt: skip
     at = start(PAGES["loss"], cfg=cfg)  # classes 0, 1 are not in the file: (3, 8) instead
     assert not at.exception and not at.error
-    assert at.selectbox(key="w_source").value == app_state.UPLOAD
+    assert at.selectbox(key="w_source").value == sidebar.UPLOAD
     at.selectbox(key="w_classes_0").set_value(8).run()  # set the pair as a user would
     at.selectbox(key="w_classes_0").set_value(3).run()
     at.selectbox(key="w_classes_1").set_value(8).run()
@@ -619,7 +618,7 @@ def test_f_drill_down_shows_the_selected_node(tmp_path):
     assert at.session_state["cfg"]["classes"] == (3, 8)
     assert int(metrics(at)["missed"].replace(",", "")) > 0
 
-    spec = app_state.spec_from_cfg(ProblemSpec, at.session_state["cfg"], data_file=path)
+    spec = url.spec_from_cfg(ProblemSpec, at.session_state["cfg"], data_file=path)
     problem = build_problem(spec)
     rows = list(problem.model.unlabeled_idx)
     node = at.selectbox(key="w_node")
@@ -640,7 +639,7 @@ def test_f_drill_down_shows_the_selected_node(tmp_path):
     check(other)
     at.number_input(key="w_n").set_value(70).run()  # new instance: the options change
     assert not at.exception and not at.error
-    spec = app_state.spec_from_cfg(ProblemSpec, at.session_state["cfg"], data_file=path)
+    spec = url.spec_from_cfg(ProblemSpec, at.session_state["cfg"], data_file=path)
     problem = build_problem(spec)
     rows = list(problem.model.unlabeled_idx)
     check(at.selectbox(key="w_node").value)
@@ -676,10 +675,10 @@ def test_g_sessions_do_not_share_what_they_compute(monkeypatch):
     a, b = start(PAGES["loss"], qa), start(PAGES["loss"], qb)
     shared = []
     with monkeypatch.context() as m:  # the sessions' cached problems, not new ones
-        m.setattr(app_cache, "build_problem", lambda spec: pytest.fail("not the cached one"))
+        m.setattr(cache, "build_problem", lambda spec: pytest.fail("not the cached one"))
         for at in (a, b):
-            spec = app_state.spec_from_cfg(ProblemSpec, at.session_state["cfg"])
-            p = app_cache.problem(spec)
+            spec = url.spec_from_cfg(ProblemSpec, at.session_state["cfg"])
+            p = cache.problem(spec)
             shared += [p.model, p.model.graph, p.instance]
     before = [_fingerprint(o) for o in shared]
     for t in (3, 7, 20):

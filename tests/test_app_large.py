@@ -5,15 +5,16 @@ cap is lowered here so that the digits pool (360 points for 0 vs 1) counts as la
 import pytest
 from apptest_helpers import start
 
-import app_state
+from sslviz.specs import ProblemSpec
+from ui import caps
 
-LOSS = "app_pages/1_Loss_intervals.py"
+LOSS = "pages/Loss_intervals.py"
 
 
 @pytest.fixture
 def small_cap(monkeypatch):
-    monkeypatch.setattr(app_state, "MAX_N", 200)
-    monkeypatch.setitem(app_state.CAPS, "n", 200)
+    monkeypatch.setattr(caps, "MAX_N", 200)
+    monkeypatch.setitem(caps.CAPS, "n", 200)
 
 
 def test_large_option_takes_the_whole_pool_and_says_what_it_costs(small_cap):
@@ -51,14 +52,14 @@ def test_a_large_link_keeps_its_n_and_complete_graphs_are_not_offered(small_cap)
         at.get_by_key("w_large")
     at = start(LOSS, {"classes": "0,1", "n": "360", "family": "complete"})
     assert not at.exception and at.get_by_key("w_n").value == 200  # held at the usual cap
-    assert app_state.cap_errors(app_state.ProblemSpec(classes=(0, 1), n=360)) == [
+    assert caps.cap_errors(ProblemSpec(classes=(0, 1), n=360)) == [
         "n = 360 is above this server's cap of 200 points (15,000 for the kNN families, "
         "with the large option)."
     ]
 
 
 def test_a_large_request_uses_the_large_time_cap(small_cap, monkeypatch):
-    monkeypatch.setattr(app_state, "MAX_LARGE_SECONDS", 0.01)
+    monkeypatch.setattr(caps, "MAX_LARGE_SECONDS", 0.01)
     at = start(LOSS, {"classes": "0,1", "n": "360", "family": "knn"})
     assert not at.exception and not at.get("plotly_chart")
     [err] = [e.value for e in at.error]

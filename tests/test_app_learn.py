@@ -8,7 +8,7 @@ from apptest_helpers import chart, code_lines, download, run_cli, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
-PAGE = "app_pages/6_Learn.py"
+PAGE = "pages/Learn.py"
 SMALL = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete",
          "sigma_min": "0.6", "sigma_max": "3", "instances": "4", "test_instances": "3",
          "curve": "1,2,4", "curve_repeats": "2", "compare_t": "5,20"}  # fmt: skip

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest, element_tree
 from sslviz import specs as S
 from sslviz.specs import LossView
 
-PAGE = "app_pages/1_Loss_intervals.py"
+PAGE = "pages/Loss_intervals.py"
 MISSES = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"}
 PANEL = ["cannot be trusted here", "error max|f_t − f|", "margin min|f − ½|", "t needed, CG",
          "t needed, PCG", "t used"]  # fmt: skip
@@ -227,7 +227,7 @@ def test_the_default_drill_down_node_is_not_on_the_range_edge():
     at σ_min (a large instance's first miss) its chart would show no iteration."""
     from types import SimpleNamespace
 
-    import app_cache
+    from ui import cache
 
     p = SimpleNamespace(
         model=SimpleNamespace(n_unlabeled=6), rows=lambda nd: [10 + int(u) for u in nd]
@@ -235,7 +235,7 @@ def test_the_default_drill_down_node_is_not_on_the_range_edge():
     sc = SimpleNamespace(
         sigma_min=1.0, sigma_max=3.0, misses=[(1.0, [4]), (1.05, [5]), (2.0, [1]), (2.95, [0, 2])]
     )
-    order, missed = app_cache.drill_down_nodes(p, sc)
+    order, missed = cache.drill_down_nodes(p, sc)
     assert missed == [11, 14, 15, 10, 12] and order == [11, 14, 15, 10, 12, 13]
 
 

@@ -5,7 +5,9 @@ from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
-PAGE = "app_pages/3_Online_regret.py"
+from ui import cache
+
+PAGE = "pages/Online_regret.py"
 
 
 def start(query: dict | None = None) -> AppTest:
@@ -16,17 +18,16 @@ def costly_rounds(repeats: int = 2, feedback: tuple | None = None) -> int:
     """Rounds (default instance, ``repeats`` repetitions) estimated to cost more than what
     runs by itself yet less than this server's time cap (midway, geometrically): such
     settings wait for the Run button (larger ones are refused: tests/test_app_caps.py)."""
-    import app_cache
-    import app_state
     from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
+    from ui import cache, caps
 
     spec, settings = ProblemSpec(), SweepSettings()
-    budget = max(app_cache.AUTO_SECONDS,
-                 app_cache.regret_seconds(spec, settings, RegretSettings()))  # fmt: skip
+    budget = max(cache.AUTO_SECONDS,
+                 cache.regret_seconds(spec, settings, RegretSettings()))  # fmt: skip
     one = RegretSettings(rounds=1, repeats=repeats)
-    per = app_cache.regret_seconds(spec, settings, one.replace(feedback=feedback or one.feedback))
-    rounds = int((budget * app_state.MAX_SECONDS) ** 0.5 / per)
-    assert budget < rounds * per < app_state.MAX_SECONDS and rounds <= app_state.MAX_ROUNDS
+    per = cache.regret_seconds(spec, settings, one.replace(feedback=feedback or one.feedback))
+    rounds = int((budget * caps.MAX_SECONDS) ** 0.5 / per)
+    assert budget < rounds * per < caps.MAX_SECONDS and rounds <= caps.MAX_ROUNDS
     return rounds
 
 
@@ -40,10 +41,9 @@ def run_small(at: AppTest, rounds: int = 3, repeats: int = 2) -> AppTest:
 def test_default_page_runs_by_itself():
     """First visit with the defaults of sslviz.specs: the experiment runs without a press
     (its cost is the budget), then Run (pressed twice) shows the same memoised result."""
-    import app_cache
     from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
 
-    assert app_cache.regret_autoruns(ProblemSpec(), SweepSettings(), RegretSettings())
+    assert cache.regret_autoruns(ProblemSpec(), SweepSettings(), RegretSettings())
     at = start()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 3

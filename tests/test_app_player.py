@@ -1,23 +1,21 @@
-"""The Algorithm 4 player page (app_pages/5_Algorithm_4.py, issue 11), run on its own."""
+"""The Algorithm 4 player page (pages/Algorithm_4.py)."""
 
 import json
 
-from apptest_helpers import ROOT, assert_refuses, download, values
+from apptest_helpers import assert_refuses, download, start, values
 from streamlit.testing.v1 import AppTest
 
-import app_state
 from sslviz.intervals import sweep
 from sslviz.problem import build_problem
 from sslviz.specs import ProblemSpec, SigmaRange, SweepSettings
+from ui import url
 
-PAGE = str(ROOT / "app_pages" / "5_Algorithm_4.py")
+PAGE = "pages/Algorithm_4.py"
 SMALL = {"n": "60", "family": "knn", "labeled": "6"}
 
 
 def _run(query=None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=300)
-    at.query_params.update(query or {})
-    return at.run()
+    return start(PAGE, query, timeout=300)
 
 
 def _figure(at: AppTest) -> dict:
@@ -38,9 +36,9 @@ def _frame_intervals(fig: dict, frame: dict) -> list[tuple]:
 def _direct(at: AppTest, **change) -> list[tuple]:
     """The intervals of the page's settings, computed without the app."""
     cfg = at.session_state["cfg"]
-    spec = app_state.spec_from_cfg(ProblemSpec, cfg)
-    rng = app_state.spec_from_cfg(SigmaRange, cfg)
-    settings = app_state.spec_from_cfg(SweepSettings, cfg, **change)
+    spec = url.spec_from_cfg(ProblemSpec, cfg)
+    rng = url.spec_from_cfg(SigmaRange, cfg)
+    settings = url.spec_from_cfg(SweepSettings, cfg, **change)
     p = build_problem(spec)
     res = sweep(p.model, p.y_unlabeled, rng.sigma_min, rng.sigma_max, settings)
     return [(iv.lo, iv.hi, iv.loss) for iv in res.intervals]

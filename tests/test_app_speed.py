@@ -5,7 +5,9 @@ from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
-PAGE = "app_pages/4_Speed.py"
+from ui import cache
+
+PAGE = "pages/Speed.py"
 
 
 def start(query: dict | None = None) -> AppTest:
@@ -21,12 +23,12 @@ def run_small(at: AppTest, sizes=(50,)) -> AppTest:
 def test_default_page_times_the_default_grid_by_itself():
     """First visit with the SpeedGrid defaults of sslviz.specs: a chart without a press
     (the whole default grid, or its cheapest part with a note); Run twice never crashes."""
-    import app_cache
     from sslviz.specs import SpeedGrid, SweepSettings
+    from ui import cache
 
     g = SpeedGrid()
     configs = [(n, f, sv) for n in sorted(g.sizes) for f in g.families for sv in g.solvers]
-    auto = app_cache.speed_autorun(configs, SweepSettings())
+    auto = cache.speed_autorun(configs, SweepSettings())
     at = start()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 1
@@ -40,13 +42,12 @@ def test_default_page_times_the_default_grid_by_itself():
 
 
 def test_a_costly_grid_times_its_cheapest_part_and_says_so():
-    import app_cache
     from sslviz.specs import SweepSettings
 
     configs = [(n, "complete", "inverse") for n in (100, 300)]
-    assert app_cache.speed_autorun(configs, SweepSettings())[0] == (100, "complete", "inverse")
+    assert cache.speed_autorun(configs, SweepSettings())[0] == (100, "complete", "inverse")
     big = [(1000, "complete", sv) for sv in ("cg", "inverse", "exact")]
-    assert len(app_cache.speed_autorun(big, SweepSettings())) == 1  # at least one
+    assert len(cache.speed_autorun(big, SweepSettings())) == 1  # at least one
 
 
 def test_run_times_cg_and_inverse_on_complete_and_knn():

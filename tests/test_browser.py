@@ -11,6 +11,7 @@ opened in a new session.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -72,11 +73,12 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> Non
     raise TimeoutError(f"streamlit did not answer on {url} within {timeout} s")
 
 
-@pytest.fixture(scope="module")
-def server():
+@contextlib.contextmanager
+def streamlit_server(log_name: str = "streamlit.log"):
+    """``streamlit run app.py`` on a free local port, as the README runs it; yields its URL."""
     ARTIFACTS.mkdir(exist_ok=True)
     port = free_port()
-    log = open(ARTIFACTS / "streamlit.log", "w")  # noqa: SIM115 - closed in the finally
+    log = open(ARTIFACTS / log_name, "w")  # noqa: SIM115 - closed in the finally
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -113,6 +115,12 @@ def server():
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
 
 
 def chart_signature(page, index: int = 0) -> str:

@@ -38,7 +38,7 @@ def test_the_default_path_does_not_import_scikit_learn():
     exact loss curve and a kNN instance's fast sweep (the loss page) import it, and all of
     this leaves scikit-learn unimported: its import was about half of a cold start."""
     code = (
-        "import sys, app_cache, app_state\n"
+        "import sys, ui.cache, ui.sidebar, ui.widgets\n"
         "from sslviz import cli, plots\n"
         "from sslviz.problem import build_problem, loss_curve, suggest_sigma_range\n"
         "from sslviz.specs import ProblemSpec\n"

@@ -153,11 +153,11 @@ def test_a_row_added_to_a_table_reaches_the_widgets():
         sys.path.insert(0, ".")
         import streamlit as st
 
-        import app_state
         from tests.test_specs import SweepPlus
+        from ui import widgets
 
-        app_state.widget(st, SweepPlus, "restarts")
-        st.write(f"built {app_state.controls(SweepPlus).restarts}")
+        widgets.widget(st, SweepPlus, "restarts")
+        st.write(f"built {widgets.controls(SweepPlus).restarts}")
 
     at = AppTest.from_function(page, default_timeout=60).run()
     assert not at.exception

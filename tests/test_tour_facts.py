@@ -15,14 +15,13 @@ import string
 import numpy as np
 import pytest
 
-import app_cache
-import app_state
 from sslviz import export, tours
 from sslviz import specs as S
 from sslviz.conditioning import condition_curve, trust_curve
 from sslviz.convergence import convergence
 from sslviz.intervals import score, sweep
 from sslviz.problem import build_problem, loss_curve
+from ui import cache, url
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
@@ -40,19 +39,19 @@ def close(shown: float, source: list[float]) -> bool:
 
 def _loss_view(tour: tours.Tour) -> tuple[dict, dict]:
     """The tour's loss-page view computed as the page does: its facts, and the JSON."""
-    cfg, _ = app_state.tour_cfg(tour)
-    spec = app_state.spec_from_cfg(S.ProblemSpec, cfg)
-    settings = app_state.spec_from_cfg(S.SweepSettings, cfg)
-    view = app_state.spec_from_cfg(S.LossView, cfg)
+    cfg, _ = url.tour_cfg(tour)
+    spec = url.spec_from_cfg(S.ProblemSpec, cfg)
+    settings = url.spec_from_cfg(S.SweepSettings, cfg)
+    view = url.spec_from_cfg(S.LossView, cfg)
     lo, hi = cfg["sigma_min"], cfg["sigma_max"]
     p = build_problem(spec)
     truth = loss_curve(p, lo, hi)
     res = sweep(p.model, p.y_unlabeled, lo, hi, settings)
     sc = score(res, truth, model=p.model)
     grid = np.linspace(lo, hi, view.trust_points)
-    trust = trust_curve(p.model, grid, solver=app_cache.trust_solver(settings),
+    trust = trust_curve(p.model, grid, solver=cache.trust_solver(settings),
                         cg_iters=settings.cg_iters)  # fmt: skip
-    cmp_settings = app_cache.comparison(settings, view.compare)
+    cmp_settings = cache.comparison(settings, view.compare)
     cmp_res = cmp_sc = None
     if cmp_settings is not None:
         cmp_res = sweep(p.model, p.y_unlabeled, lo, hi, cmp_settings)
@@ -129,7 +128,7 @@ LOSS_TOURS = [t for t in tours.TOURS if t.page == tours.LOSS]
 @pytest.mark.parametrize("tour", LOSS_TOURS, ids=[t.id for t in LOSS_TOURS])
 def test_every_number_of_a_loss_tour_comes_from_its_json(tour):
     facts, json = _loss_view(tour)
-    json["node_row"] = int(app_state.tour_cfg(tour)[0].get("node") or 0)
+    json["node_row"] = int(url.tour_cfg(tour)[0].get("node") or 0)
     for field in _fields(tour):
         assert field in REGISTRY, f"{tour.id}: field {field!r} has no JSON source"
         assert field in facts, f"{tour.id}: the page does not compute {field!r}"
@@ -140,8 +139,8 @@ def test_every_number_of_a_loss_tour_comes_from_its_json(tour):
 
 def test_conditioning_tour_numbers_come_from_its_json():
     tour = tours.get("conditioning")
-    cfg, _ = app_state.tour_cfg(tour)
-    spec = app_state.spec_from_cfg(S.ProblemSpec, cfg).replace(n=60, n_labeled=6)
+    cfg, _ = url.tour_cfg(tour)
+    spec = url.spec_from_cfg(S.ProblemSpec, cfg).replace(n=60, n_labeled=6)
     curves, trusts, docs = {}, {}, {}
     for fam in ("complete", "knn"):
         p = build_problem(spec.replace(family=fam))
@@ -172,9 +171,9 @@ def test_cg_iterations_tour_numbers_come_from_its_json():
     """The CG-iterations tour states its facts as the page computes them, each a number of
     the page's download (``convergence.json``) or the tour's t."""
     tour = tours.get("cg-converges")
-    cfg, _ = app_state.tour_cfg(tour)
-    spec = app_state.spec_from_cfg(S.ProblemSpec, cfg)
-    view = app_state.spec_from_cfg(S.ConvergenceView, cfg)
+    cfg, _ = url.tour_cfg(tour)
+    spec = url.spec_from_cfg(S.ProblemSpec, cfg)
+    view = url.spec_from_cfg(S.ConvergenceView, cfg)
     lo, hi = cfg["sigma_min"], cfg["sigma_max"]
     p = build_problem(spec)
     conv = convergence(p.model, p.y_unlabeled, loss_curve(p, lo, hi), iterations=view.iterations)

@@ -8,9 +8,9 @@ import pytest
 from apptest_helpers import ROOT, start
 from streamlit.testing.v1 import AppTest
 
-import app_state
 from sslviz import specs as S
 from sslviz import tours
+from ui import cache, caps, nav, presenter, sidebar, url
 
 PAGE_TABLES = {
     tours.LOSS: S.LossView, tours.CONDITIONING: S.ConditionSettings,
@@ -42,24 +42,24 @@ def test_tour_settings_parse_and_are_within_the_apps_caps(tour):
     """Every value parses with no warning, builds every spec, is inside the app's caps, and
     the tour names an existing page and known controls."""
     assert (ROOT / tour.page).is_file() and tour.page in PAGE_TABLES
-    assert tour.page in [row[0] for row in app_state.nav_pages()]
-    cfg, warnings = app_state.tour_cfg(tour)
+    assert tour.page in [row[0] for row in nav.nav_pages()]
+    cfg, warnings = url.tour_cfg(tour)
     assert not warnings
     assert set(cfg) == set(tour.settings)  # every key is one of the app's URL keys
     assert "sigma_min" in cfg and "sigma_max" in cfg  # reproducible: no "follow the data"
-    spec = app_state.spec_from_cfg(S.ProblemSpec, cfg)
-    assert not app_state.cap_errors(spec)
+    spec = url.spec_from_cfg(S.ProblemSpec, cfg)
+    assert not caps.cap_errors(spec)
     assert spec.dataset == "digits" and spec.data_file is None  # works everywhere
-    rng = app_state.spec_from_cfg(S.SigmaRange, cfg)
-    app_state.spec_from_cfg(S.SweepSettings, cfg)
-    page_spec = app_state.spec_from_cfg(PAGE_TABLES[tour.page], cfg)
-    for key, cap in app_state.CAPS.items():
+    rng = url.spec_from_cfg(S.SigmaRange, cfg)
+    url.spec_from_cfg(S.SweepSettings, cfg)
+    page_spec = url.spec_from_cfg(PAGE_TABLES[tour.page], cfg)
+    for key, cap in caps.CAPS.items():
         assert cfg.get(key, 0) <= cap, key
     if tour.page == tours.SPEED:
-        assert max(page_spec.sizes) <= min(app_state.MAX_N, 1000)
-    suggested = app_state.app_cache.suggested_range(spec)
-    assert app_state.range_warning(rng.sigma_min, rng.sigma_max, suggested) is None
-    known = set(app_state._ROWS) | {r.url for _, r in S.table(PAGE_TABLES[tour.page]) if r.url}
+        assert max(page_spec.sizes) <= min(caps.MAX_N, 1000)
+    suggested = cache.suggested_range(spec)
+    assert sidebar.range_warning(rng.sigma_min, rng.sigma_max, suggested) is None
+    known = set(url.ROWS) | {r.url for _, r in S.table(PAGE_TABLES[tour.page]) if r.url}
     assert tour.controls and set(tour.controls) <= known
     assert 2 <= _sentences(tour.text) <= 5, tour.text
     assert tour.title and tour.teaser and tour.look and "?" in tour.ask
@@ -85,15 +85,15 @@ def test_tour_texts_state_no_number_they_do_not_compute(tour):
 
 def test_to_query_keeps_tour_and_present():
     cfg = {"n": 70, "tour": "cg-misses", "present": True}
-    query = app_state.to_query(cfg)
+    query = url.to_query(cfg)
     assert query["tour"] == "cg-misses" and query["present"] == "1" and query["n"] == "70"
-    assert app_state.from_query(query) == (cfg, [])
-    assert "present" not in app_state.to_query({"present": False})
-    assert "tour" not in app_state.to_query({"tour": None})
+    assert url.from_query(query) == (cfg, [])
+    assert "present" not in url.to_query({"present": False})
+    assert "tour" not in url.to_query({"tour": None})
 
 
 def test_bad_tour_link_values_warn():
-    cfg, warnings = app_state.from_query({"tour": "nope", "present": "maybe", "n": "70"})
+    cfg, warnings = url.from_query({"tour": "nope", "present": "maybe", "n": "70"})
     assert cfg == {"n": 70}
     assert any("tour='nope'" in w and "cg-misses" in w for w in warnings)
     assert any("present='maybe'" in w for w in warnings)
@@ -106,14 +106,14 @@ def test_scale_figure_for_a_projector():
     fig = make_subplots(rows=2, cols=1, subplot_titles=("a", "b"))
     fig.add_scatter(x=[0, 1], y=[0, 1], row=1, col=1)
     fig.update_layout(margin=dict(l=60, r=20, t=50, b=50))
-    big = app_state.scale_figure(fig)
-    assert big.layout.height == round(450 * app_state.PRESENT_HEIGHT)
-    assert big.layout.font.size == pytest.approx(12 * app_state.PRESENT_FONT)
-    assert big.layout.annotations[0].font.size == pytest.approx(16 * app_state.PRESENT_FONT)
+    big = presenter.scale_figure(fig)
+    assert big.layout.height == round(450 * presenter.PRESENT_HEIGHT)
+    assert big.layout.font.size == pytest.approx(12 * presenter.PRESENT_FONT)
+    assert big.layout.annotations[0].font.size == pytest.approx(16 * presenter.PRESENT_FONT)
     assert big.layout.margin.l > 60
     assert fig.layout.height is None  # the input is not changed
     small = go.Figure(layout=dict(height=300, font=dict(size=10)))
-    assert app_state.scale_figure(small).layout.height == round(300 * app_state.PRESENT_HEIGHT)
+    assert presenter.scale_figure(small).layout.height == round(300 * presenter.PRESENT_HEIGHT)
 
 
 # --- the tours in the app -----------------------------------------------------------------
@@ -121,7 +121,7 @@ def test_scale_figure_for_a_projector():
 
 def _tour_widgets_match(at: AppTest, tour: tours.Tour) -> None:
     """The tour's settings are in the widgets that show them, and in the link."""
-    cfg, _ = app_state.tour_cfg(tour)
+    cfg, _ = url.tour_cfg(tour)
     present = at.query_params.get("present") == "1"
     for key, value in cfg.items():
         if present and key not in tour.controls:  # not drawn: the link says it (below)
@@ -137,10 +137,7 @@ def _tour_widgets_match(at: AppTest, tour: tours.Tour) -> None:
         assert shown == pytest.approx(value) if isinstance(value, float) else shown == value, key
     assert at.query_params["tour"] == tour.id
     for key, text in tour.settings.items():
-        assert (
-            app_state.from_query({key: at.query_params[key]})[0]
-            == app_state.from_query({key: text})[0]
-        ), key
+        assert url.from_query({key: at.query_params[key]})[0] == url.from_query({key: text})[0], key
 
 
 def _chart(at: AppTest) -> AppTest:
@@ -226,7 +223,7 @@ def test_gallery_button_next_and_leave():
 def test_starting_a_tour_again_resets_its_settings():
     at = start(None, {"tour": "cg-misses"})
     at.number_input(key="w_t").set_value(7).run()
-    at.switch_page("home.py").run()
+    at.switch_page("pages/home.py").run()
     at.button(key="w_tour_cg-misses").click().run()
     assert not at.exception
     assert at.number_input(key="w_t").value == int(tours.get("cg-misses").settings["t"])
@@ -287,8 +284,8 @@ def test_cg_tour_misses_fewer_breakpoints_as_t_grows():
     from sslviz.problem import build_problem, loss_curve
 
     tour = tours.get("cg-misses")
-    cfg, _ = app_state.tour_cfg(tour)
-    spec = app_state.spec_from_cfg(S.ProblemSpec, cfg)
+    cfg, _ = url.tour_cfg(tour)
+    spec = url.spec_from_cfg(S.ProblemSpec, cfg)
     lo, hi = cfg["sigma_min"], cfg["sigma_max"]
     p = build_problem(spec)
     truth = loss_curve(p, lo, hi)
@@ -310,8 +307,8 @@ def test_sparse_tour_kNN_has_fewer_pieces_as_n_grows():
     from sslviz.problem import build_problem, loss_curve
 
     tour = tours.get("sparse-vs-complete")
-    cfg, _ = app_state.tour_cfg(tour)
-    spec = app_state.spec_from_cfg(S.ProblemSpec, cfg)
+    cfg, _ = url.tour_cfg(tour)
+    spec = url.spec_from_cfg(S.ProblemSpec, cfg)
     lo, hi = cfg["sigma_min"], cfg["sigma_max"]
     pieces = {}
     for n in cfg["sizes"]:

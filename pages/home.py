@@ -2,11 +2,10 @@
 
 import streamlit as st
 
-import app_cache
-import app_state
 from sslviz import plots, tours
+from ui import cache, frame, nav, presenter, widgets
 
-s = app_state.page(
+s = frame.page(
     "sslviz: learning the graph for semi-supervised learning", stop_on_errors=False
 )  # the tours are shown whatever the settings
 st.markdown(
@@ -19,9 +18,15 @@ st.markdown(
 )
 
 first = tours.TOURS[0]
-st.button(f"Start here: {first.title}", key="w_start_here", type="primary",
-          icon=":material/play_arrow:", on_click=app_state.request_tour, args=(first.id,),
-          help="The first guided tour; each ends with a button to the next.")  # fmt: skip
+st.button(
+    f"Start here: {first.title}",
+    key="w_start_here",
+    type="primary",
+    icon=":material/play_arrow:",
+    on_click=presenter.request_tour,
+    args=(first.id,),
+    help="The first guided tour; each ends with a button to the next.",
+)
 
 
 def instance_section() -> None:
@@ -31,9 +36,9 @@ def instance_section() -> None:
         return
     try:
         with st.spinner("Building the instance and its graph…"):
-            info = app_cache.summary(s.spec)
+            info = cache.summary(s.spec)
     except (ValueError, TypeError, FileNotFoundError) as exc:
-        st.error(app_state.readable(exc))
+        st.error(widgets.readable(exc))
         return
     st.subheader("The instance")
     m = st.columns(6)
@@ -47,17 +52,19 @@ def instance_section() -> None:
     m[3].metric("graph edges", f"{info['edges']:,}")
     m[4].metric("degree range", f"{info['degree_min']}–{info['degree_max']}")
     m[5].metric("connected components", info["components"])
-    ds = app_cache.dataset(s.spec.dataset, s.spec.data_file)
+    ds = cache.dataset(s.spec.dataset, s.spec.data_file)
     names = [ds.class_names.get(c, str(c)) for c in s.spec.classes]
     left, right = st.columns(2)
     if ds.image_shape is not None:
-        imgs = app_cache.samples(s.spec.dataset, s.spec.data_file, s.spec.classes)
-        app_state.chart(left, plots.samples_figure(imgs, names, ds.image_shape),
-                        key="home_samples")  # fmt: skip
+        imgs = cache.samples(s.spec.dataset, s.spec.data_file, s.spec.classes)
+        widgets.chart(left, plots.samples_figure(imgs, names, ds.image_shape), key="home_samples")
     else:
         left.info("The uploaded file has no image shape, so no sample images are shown.")
-    app_state.chart(right, plots.instance_figure(info["X2"], info["y"], info["is_labeled"], names),
-                    key="home_instance")  # fmt: skip
+    widgets.chart(
+        right,
+        plots.instance_figure(info["X2"], info["y"], info["is_labeled"], names),
+        key="home_instance",
+    )
     st.caption(
         f"Suggested σ range for this instance: [{s.suggested[0]:g}, {s.suggested[1]:g}] "
         "(PCA-space distance units)."
@@ -78,16 +85,25 @@ for start in range(0, len(tours.TOURS), per_row):
     for col, tour in zip(cols, tours.TOURS[start : start + per_row], strict=False):
         card = col.container(border=True, height="stretch")
         card.markdown(f"**{tour.title}**")
-        card.caption(f"{tour.teaser}  \n:material/arrow_forward: {app_state.page_title(tour.page)}"
-                     f" · `?tour={tour.id}`")  # fmt: skip
-        card.button("Start tour", key=f"w_tour_{tour.id}", icon=":material/tour:",
-                    on_click=app_state.request_tour, args=(tour.id,))  # fmt: skip
+        card.caption(
+            f"{tour.teaser}  \n:material/arrow_forward: {nav.page_title(tour.page)}"
+            f" · `?tour={tour.id}`"
+        )
+        card.button(
+            "Start tour",
+            key=f"w_tour_{tour.id}",
+            icon=":material/tour:",
+            on_click=presenter.request_tour,
+            args=(tour.id,),
+        )
 
 st.subheader("Views")
-pages = [p for p in app_state.nav_pages() if p[0] != "home.py"]
-labels = {"app_pages/1_Loss_intervals.py": "Loss intervals (Figure 3)",
-          "app_pages/2_Conditioning.py": "Conditioning (Figure 5)",
-          "app_pages/4_Speed.py": "Speed (Table 1)"}  # fmt: skip
+pages = [p for p in nav.nav_pages() if p[0] != "pages/home.py"]
+labels = {
+    "pages/Loss_intervals.py": "Loss intervals (Figure 3)",
+    "pages/Conditioning.py": "Conditioning (Figure 5)",
+    "pages/Speed.py": "Speed (Table 1)",
+}
 per_row = 3  # the longest label whole at 1400 px
 for start in range(0, len(pages), per_row):
     row = pages[start : start + per_row]

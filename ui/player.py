@@ -1,4 +1,4 @@
-"""Cached computations of the Algorithm 4 player page (app_pages/5_Algorithm_4.py).
+"""Cached computations of the Algorithm 4 player page (pages/Algorithm_4.py).
 
 The recorded sweep reports progress while it runs, so it is memoised here without Streamlit
 (:func:`record`; a ``st.cache_data`` function may not draw into a progress bar made outside
@@ -15,13 +15,13 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-import app_cache
 from sslviz import animation
 from sslviz.intervals import Sweep, sweep
 from sslviz.specs import ProblemSpec, SweepSettings
+from ui import cache
 
 MODES = ("paper", "fast")
-_RECORDED = app_cache.Memo(4)  # a paper-mode log on a complete graph: ~30,000 events, ~10 MB
+_RECORDED = cache.Memo(4)  # a paper-mode log on a complete graph: ~30,000 events, ~10 MB
 
 
 def replay_settings(settings: SweepSettings, mode: str) -> SweepSettings:
@@ -41,12 +41,12 @@ def record(
 ) -> Sweep:
     """The recorded sweep (``sweep(..., record=True)``), memoised per settings; ``progress``
     is called only when it is computed. Only a finished sweep is memoised: a stopped one
-    (Stop, see ``app_state.progress``) raises out of ``sweep`` before the memo is written."""
+    (Stop, see ``ui.progress.progress``) raises out of ``sweep`` before the memo is written."""
     key = (spec, lo, hi, settings)
     found = _RECORDED.get(key)
     if found is not None:
         return found
-    p = app_cache.problem(spec)
+    p = cache.problem(spec)
     res = sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=progress, record=True)
     _RECORDED.put(key, res)
     return res
@@ -58,14 +58,17 @@ def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> di
     instance rows), ``intervals`` (the sweep's, ``[(lo, hi, loss)]``), ``steps``, ``frames``,
     ``solves`` and ``mode``."""
     res = record(spec, lo, hi, settings)
-    p = app_cache.problem(spec)
+    p = cache.problem(spec)
     rows = p.rows(range(p.model.n_unlabeled))
-    truth = app_cache.truth(spec, lo, hi)
+    truth = cache.truth(spec, lo, hi)
     fig = animation.player_figure(
-        res.events, (lo, hi), truth=truth, rows=rows,
+        res.events,
+        (lo, hi),
+        truth=truth,
+        rows=rows,
         title=f"Algorithm 4, {settings.mode} mode, {settings.label}: {len(res.intervals)} interval"
         + "s" * (len(res.intervals) != 1),
-    )  # fmt: skip
+    )
     return {
         "figure": fig,
         "table": pd.DataFrame(animation.event_rows(res.events, rows)),
@@ -82,9 +85,12 @@ def step_figure(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings
     """The player's figure at one real step (0-based): :func:`sslviz.animation.player_figure`
     with ``at_step``, for the single-step view (±1, arrow keys, a slider over every step)."""
     res = record(spec, lo, hi, settings)
-    p = app_cache.problem(spec)
+    p = cache.problem(spec)
     return animation.player_figure(
-        res.events, (lo, hi), truth=app_cache.truth(spec, lo, hi),
-        rows=p.rows(range(p.model.n_unlabeled)), at_step=step,
+        res.events,
+        (lo, hi),
+        truth=cache.truth(spec, lo, hi),
+        rows=p.rows(range(p.model.n_unlabeled)),
+        at_step=step,
         title=f"Algorithm 4, {settings.mode} mode, {settings.label}, one step at a time",
-    )  # fmt: skip
+    )

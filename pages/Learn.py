@@ -3,14 +3,13 @@ domain, measured on held-out instances (the paper's §3, DESIGN §10)."""
 
 import streamlit as st
 
-import app_cache
-import app_state
 from sslviz import costs, export, plots
 from sslviz.cli import command_line
 from sslviz.learn import compared, readings
 from sslviz.specs import LearnSettings, SigmaRange
+from ui import cache, caps, frame, progress, widgets
 
-s = app_state.page(
+s = frame.page(
     "Learning σ from many instances (§3)",
     "Each instance is a fresh draw from the domain in the sidebar (same dataset, classes, "
     "n, |L| and graph; new points and labeled nodes per seed). Its loss l_i(σ) is exact and "
@@ -28,49 +27,58 @@ if spec.data_file is not None:
     )
     st.stop()
 c = st.columns([1, 1, 2])
-app_state.widget(c[0], LearnSettings, "instances", high=64)
-app_state.widget(c[1], LearnSettings, "test_instances", high=64)
-app_state.widget(c[2], LearnSettings, "curve")
+widgets.widget(c[0], LearnSettings, "instances", high=64)
+widgets.widget(c[1], LearnSettings, "test_instances", high=64)
+widgets.widget(c[2], LearnSettings, "curve")
 with st.expander("More settings: k range, the learner, compared t, curve repetitions"):
-    app_state.more_controls(
+    widgets.more_controls(
         st, LearnSettings, "instances", "test_instances", "curve", "cg_iters", "mode"
     )  # t and mode: the sidebar's (shared rows)
 try:
-    settings = app_state.controls(LearnSettings, jobs=1)
+    settings = widgets.controls(LearnSettings, jobs=1)
 except (ValueError, TypeError) as exc:
-    st.error(app_state.readable(exc))
+    st.error(widgets.readable(exc))
     st.stop()
 if settings.k_values is not None and spec.family not in ("knn", "mutual-knn"):
-    st.error("A k range needs the knn or mutual-knn family (sidebar); clear the k range or "
-             "switch the family.")  # fmt: skip
+    st.error(
+        "A k range needs the knn or mutual-knn family (sidebar); clear the k range or "
+        "switch the family."
+    )
     st.stop()
 approx = compared(settings) if spec.gaussian else ()
 key = (spec, lo, hi, settings, approx)
-result = app_cache.learn_cached(key)
+result = cache.learn_cached(key)
 
 
 def estimate(sp, a, b):  # the whole run's cost at other settings
     return costs.learn(sp, a, b, settings, approx, s.suggested)
 
 
-if result is None and app_state.refuse(app_state.over_cap(
-        f"{settings.instances} + {settings.test_instances} instances", estimate, spec, lo, hi,
-        ("fewer instances",))):  # fmt: skip
+if result is None and caps.refuse(
+    caps.over_cap(
+        f"{settings.instances} + {settings.test_instances} instances",
+        estimate,
+        spec,
+        lo,
+        hi,
+        ("fewer instances",),
+    )
+):
     st.stop()
 try:
-    with app_state.progress("Computing every instance's exact loss…", key=("learn", key)) as tick:
-        result = app_cache.learn(spec, lo, hi, settings, approx, progress=tick)
+    with progress.progress("Computing every instance's exact loss…", key=("learn", key)) as tick:
+        result = cache.learn(spec, lo, hi, settings, approx, progress=tick)
 except (ValueError, TypeError, FileNotFoundError) as exc:
-    st.error(app_state.readable(exc))
+    st.error(widgets.readable(exc))
     st.stop()
 said = readings(result)
-app_state.chart(st, plots.learn_figure(result), key="learn_chart")
+widgets.chart(st, plots.learn_figure(result), key="learn_chart")
 st.caption(said["erm"])
 if result.curve is not None and "curve" in said:
-    app_state.chart(st, plots.learning_curve_figure(result.curve), key="learn_curve_chart")
+    widgets.chart(st, plots.learning_curve_figure(result.curve), key="learn_curve_chart")
     st.caption(said["curve"])
 if result.grid:
-    app_state.chart(st, plots.k_sigma_figure(result), key="learn_k_chart")
+    widgets.chart(st, plots.k_sigma_figure(result), key="learn_k_chart")
     st.caption(said["grid"])
 if result.approximate and "approximate" in said:
     st.subheader("ERM on Algorithm 4's estimates")
@@ -78,6 +86,7 @@ if result.approximate and "approximate" in said:
     st.caption(said["approximate"])
 with st.expander("Export and the command line"):
     doc = export.learn_document(result, spec, settings)
-    app_state.downloads("learn", {"learn.json": export.download_text(doc)})
-    app_state.commands(command_line("learn", spec, SigmaRange(lo, hi),
-                                    settings.replace(jobs=-1), out="learn.json"))  # fmt: skip
+    widgets.downloads("learn", {"learn.json": export.download_text(doc)})
+    widgets.commands(
+        command_line("learn", spec, SigmaRange(lo, hi), settings.replace(jobs=-1), out="learn.json")
+    )

@@ -3,12 +3,11 @@ loss, scrubbed in the browser (issue 29's t-scrubber)."""
 
 import streamlit as st
 
-import app_cache
-import app_state
 from sslviz import costs, export, tours
 from sslviz.specs import ConvergenceView
+from ui import cache, caps, frame, presenter, progress, widgets
 
-s = app_state.page(
+s = frame.page(
     "CG iterations: watch the estimate converge",
     "Black: the exact loss l(σ). Blue (CG) and dashed orange (Jacobi-PCG): the loss "
     "l̃_t(σ) that t iterations give, the one Algorithm 4 estimates with t iterations. Markers: "
@@ -23,30 +22,33 @@ lo, hi = s.sigma
 if not spec.gaussian:
     st.info("The threshold family has no CG iterations to watch: pick a Gaussian family.")
     st.stop()
-app_state.widget(st.columns([1, 3])[0], ConvergenceView, "iterations")
-view = app_state.controls(ConvergenceView)
+widgets.widget(st.columns([1, 3])[0], ConvergenceView, "iterations")
+view = widgets.controls(ConvergenceView)
 
 
 def estimate(sp, a, b):  # the exact curve and the runs
     return costs.loss_curve(sp, a, b, s.suggested) + costs.convergence(sp, view.iterations)
 
 
-if app_state.refuse(app_state.over_cap("this view (the exact loss and the runs)", estimate,
-                                       spec, lo, hi)):  # fmt: skip
+if caps.refuse(caps.over_cap("this view (the exact loss and the runs)", estimate, spec, lo, hi)):
     st.stop()
 try:
-    with app_state.progress("Computing…", key=("converge", spec, lo, hi, view)) as tick:
-        app_cache.truth(spec, lo, hi, _progress=app_cache.scaled(
-            tick, 0.0, 0.6, f"the exact loss l(σ) on [{lo:g}, {hi:g}]: "))  # fmt: skip
+    with progress.progress("Computing…", key=("converge", spec, lo, hi, view)) as tick:
+        cache.truth(
+            spec,
+            lo,
+            hi,
+            _progress=cache.scaled(tick, 0.0, 0.6, f"the exact loss l(σ) on [{lo:g}, {hi:g}]: "),
+        )
         tick(0.6, f"CG and Jacobi-PCG, t = 1..{view.iterations}, at every σ read…")
-        v = app_cache.convergence_view(spec, lo, hi, view.iterations, settings.cg_iters)
+        v = cache.convergence_view(spec, lo, hi, view.iterations, settings.cg_iters)
 except (ValueError, TypeError, FileNotFoundError, MemoryError) as exc:
-    st.error(app_state.readable(exc))
+    st.error(widgets.readable(exc))
     st.stop()
 
 conv = v["result"]
-app_state.tour_facts(tours.convergence_facts(conv, v["start"]))
-app_state.chart(st, v["figure"], key="converge_chart")
+presenter.tour_facts(tours.convergence_facts(conv, v["start"]))
+widgets.chart(st, v["figure"], key="converge_chart")
 st.markdown(conv.reading(v["start"]))
 st.caption(
     f"{conv.sigmas.size} σ read: {conv.breakpoints.size} breakpoints ∓ {conv.tol:g} (the "
@@ -58,4 +60,4 @@ st.caption(
     f"t = {settings.cg_iters} is past T)."
 )
 with st.expander("Export", expanded=False):
-    app_state.downloads("converge", {"convergence.json": export.dumps(v["document"])})
+    widgets.downloads("converge", {"convergence.json": export.dumps(v["document"])})

@@ -2,12 +2,10 @@
 
 import streamlit as st
 
-import app_cache
-import app_player
-import app_state
 from sslviz import costs
+from ui import cache, caps, frame, player, progress, widgets
 
-s = app_state.page("Algorithm 4, step by step", stop_on_errors=False)
+s = frame.page("Algorithm 4, step by step", stop_on_errors=False)
 st.markdown(
     "Algorithm 4 finds the constant-loss interval around a start **σ0**: every unlabeled node "
     "u iterates on g_u(σ) = (f_u(σ) − ½)² with the smaller of a gradient and a Newton step; a "
@@ -33,30 +31,47 @@ if st.session_state.get("player_sidebar_mode") != settings.mode:
     st.session_state["player_sidebar_mode"] = settings.mode
     st.session_state["player_mode"] = settings.mode
 mode = st.radio(
-    "replay", app_player.MODES, key="player_mode", horizontal=True,
+    "replay",
+    player.MODES,
+    key="player_mode",
+    horizontal=True,
     format_func=lambda m: f"{m} mode" + (" (sidebar)" if m == settings.mode else ""),
     help="Paper mode: each node's own iteration, side by side. Fast mode: shared solves, a "
     "σ grid and the crossing search.",
-)  # fmt: skip
-rs = app_player.replay_settings(settings, mode)
-if app_state.refuse(app_state.over_cap(
-        f"recording Algorithm 4 ({mode} mode)", lambda sp, a, b: costs.recording(
-            sp, a, b, rs, s.suggested), spec, lo, hi)):  # fmt: skip
+)
+rs = player.replay_settings(settings, mode)
+if caps.refuse(
+    caps.over_cap(
+        f"recording Algorithm 4 ({mode} mode)",
+        lambda sp, a, b: costs.recording(sp, a, b, rs, s.suggested),
+        spec,
+        lo,
+        hi,
+    )
+):
     st.stop()
 try:
-    with app_state.progress(f"Recording Algorithm 4 ({mode} mode)…",
-                            key=("record", spec, lo, hi, rs)) as tick:  # fmt: skip
-        app_cache.truth(spec, lo, hi, _progress=app_cache.scaled(
-            tick, 0.0, 0.3, f"the exact loss l(σ) on [{lo:g}, {hi:g}]: "))  # fmt: skip
-        app_player.record(spec, lo, hi, rs, progress=app_cache.scaled(tick, 0.3, 1.0))
+    with progress.progress(
+        f"Recording Algorithm 4 ({mode} mode)…", key=("record", spec, lo, hi, rs)
+    ) as tick:
+        cache.truth(
+            spec,
+            lo,
+            hi,
+            _progress=cache.scaled(tick, 0.0, 0.3, f"the exact loss l(σ) on [{lo:g}, {hi:g}]: "),
+        )
+        player.record(spec, lo, hi, rs, progress=cache.scaled(tick, 0.3, 1.0))
     with st.spinner("Building the animation…"):
-        v = app_player.view(spec, lo, hi, rs)
+        v = player.view(spec, lo, hi, rs)
 except (ValueError, TypeError, FileNotFoundError, MemoryError) as exc:
-    st.error(app_state.readable(exc))
+    st.error(widgets.readable(exc))
     st.stop()
 
-thinned = (f"; {v['frames']} of them are frames (the slider's steps), the counter shows the "
-           "real step" if v["frames"] < v["steps"] else "")  # fmt: skip
+thinned = (
+    f"; {v['frames']} of them are frames (the slider's steps), the counter shows the real step"
+    if v["frames"] < v["steps"]
+    else ""
+)
 st.caption(
     f"{v['steps']} steps, {len(v['intervals'])} interval{'s' * (len(v['intervals']) != 1)}, "
     f"{v['solves']} solves{thinned}. "
@@ -66,10 +81,13 @@ st.caption(
 if settings.certify and mode == "paper":
     st.caption("Paper mode replays the uncertified iteration (the certified search is fast mode).")
 how = st.segmented_control(
-    "view", ("play", "one step at a time"), default="play", key="player_view",
+    "view",
+    ("play", "one step at a time"),
+    default="play",
+    key="player_view",
     help="Play: the animation (its slider jumps between recorded frames). One step at a "
     "time: every real step, with ◀ / ▶ (or the ← → keys) and a slider over all of them.",
-)  # fmt: skip
+)
 if how == "one step at a time":
     n = v["steps"]
     st.session_state["player_step"] = min(max(st.session_state.get("player_step", 1), 1), n)
@@ -78,15 +96,27 @@ if how == "one step at a time":
         st.session_state["player_step"] = min(max(st.session_state["player_step"] + by, 1), n)
 
     c = st.columns([1, 8, 1], vertical_alignment="bottom")
-    c[0].button("◀ step", key="player_prev", shortcut="Left", on_click=_move, args=(-1,),
-                disabled=st.session_state["player_step"] <= 1)  # fmt: skip
+    c[0].button(
+        "◀ step",
+        key="player_prev",
+        shortcut="Left",
+        on_click=_move,
+        args=(-1,),
+        disabled=st.session_state["player_step"] <= 1,
+    )
     c[1].slider(f"step (1 to {n})", 1, max(n, 2), key="player_step", disabled=n < 2)
-    c[2].button("step ▶", key="player_next", shortcut="Right", on_click=_move, args=(1,),
-                disabled=st.session_state["player_step"] >= n)  # fmt: skip
-    fig = app_player.step_figure(spec, lo, hi, rs, st.session_state["player_step"] - 1)
-    app_state.chart(st, fig, key="player_step_chart")
+    c[2].button(
+        "step ▶",
+        key="player_next",
+        shortcut="Right",
+        on_click=_move,
+        args=(1,),
+        disabled=st.session_state["player_step"] >= n,
+    )
+    fig = player.step_figure(spec, lo, hi, rs, st.session_state["player_step"] - 1)
+    widgets.chart(st, fig, key="player_step_chart")
 else:
-    app_state.chart(st, v["figure"], key="player_chart")
+    widgets.chart(st, v["figure"], key="player_chart")
 with st.expander(f"Event log ({v['steps']} steps; nodes are instance rows)"):
     st.dataframe(v["table"], hide_index=True)
-    app_state.downloads("player", {"algorithm4_events.csv": v["table"].to_csv(index=False)})
+    widgets.downloads("player", {"algorithm4_events.csv": v["table"].to_csv(index=False)})

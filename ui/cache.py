@@ -9,13 +9,13 @@ memoised here without Streamlit (a cached function may not draw into an element 
 outside it: a rerun would fail to replay that).
 
 Progress: cached functions take the page's ``tick(fraction, message)`` (from
-``app_state.progress``) as ``_progress`` (underscore: not part of the cache key) and hand
-it to the computation through :func:`_unrecorded`, so the bar's updates are not recorded
+``ui.progress.progress``) as ``_progress`` (underscore: not part of the cache key) and hand
+it to the computation through :func:`ui.compat.unrecorded`, so the bar's updates are not recorded
 for replay. A cache hit returns at once and draws nothing.
 
-Stop (``app_state.progress``): a click interrupts the computation at its next progress
+Stop (``ui.progress.progress``): a click interrupts the computation at its next progress
 update by an exception, so nothing partial is kept: ``st.cache_data`` stores only returned
-values, and the memo of :func:`regret` (like ``app_player.record``'s) is written only after
+values, and the memo of :func:`regret` (like ``ui.player.record``'s) is written only after
 the experiment returns.
 """
 
@@ -47,31 +47,7 @@ from sslviz.specs import (
     SweepSettings,
 )
 from sslviz.truth import LossCurve
-
-Tick = Callable[[float, str], None]
-"""``tick(fraction, message)``: a progress callback (``app_state.progress``)."""
-
-
-def _unrecorded(progress: Tick | None) -> Tick | None:
-    """``progress`` wrapped so that, called inside an ``st.cache_data`` function, its
-    updates of a progress bar made outside the function are not recorded as the
-    function's output: Streamlit would replay them on a cache hit, into a bar that no
-    longer exists (``CacheReplayClosureError``)."""
-    if progress is None:
-        return None
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_function
-    except ImportError:  # pragma: no cover - a Streamlit without it: no bar is safer
-        return None
-
-    def tick(fraction: float, message: str = "") -> None:
-        token = in_cached_function.set(False)
-        try:
-            progress(fraction, message)
-        finally:
-            in_cached_function.reset(token)
-
-    return tick
+from ui.compat import Tick, unrecorded
 
 
 def scaled(tick: Tick | None, start: float, stop: float, prefix: str = "") -> Tick | None:
@@ -81,8 +57,7 @@ def scaled(tick: Tick | None, start: float, stop: float, prefix: str = "") -> Ti
         return None
 
     def part(fraction: float, message: str = "") -> None:
-        tick(start + (stop - start) * min(max(float(fraction), 0.0), 1.0),
-             f"{prefix}{message}")  # fmt: skip
+        tick(start + (stop - start) * min(max(float(fraction), 0.0), 1.0), f"{prefix}{message}")
 
     return part
 
@@ -146,47 +121,68 @@ def samples(
 @st.cache_data(max_entries=32, show_spinner=False)
 def truth(spec: ProblemSpec, lo: float, hi: float, _progress: Tick | None = None) -> LossCurve:
     """The exact loss curve l(σ) on [lo, hi] (exact solver)."""
-    return loss_curve(problem(spec), lo, hi, progress=_unrecorded(_progress))
+    return loss_curve(problem(spec), lo, hi, progress=unrecorded(_progress))
 
 
 def intervals(
-    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
     _progress: Tick | None = None,
-) -> Sweep:  # fmt: skip
+) -> Sweep:
     """Estimated constant-loss intervals (Algorithm 4, paper or fast mode), computed once
     per :meth:`~sslviz.specs.SweepSettings.effective` settings (a fast-mode change of η,
     say, computes nothing), returned with ``settings`` as given."""
-    return replace(_intervals(spec, lo, hi, settings.effective(), _progress=_progress),
-                   settings=settings)  # fmt: skip
+    return replace(
+        _intervals(spec, lo, hi, settings.effective(), _progress=_progress), settings=settings
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _intervals(
-    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
     _progress: Tick | None = None,
-) -> Sweep:  # fmt: skip
+) -> Sweep:
     p = problem(spec)
-    return sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=_unrecorded(_progress))
+    return sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=unrecorded(_progress))
 
 
 def scored(
-    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
-    max_attributed: int | None = None, _progress: Tick | None = None,
-) -> Score:  # fmt: skip
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    max_attributed: int | None = None,
+    _progress: Tick | None = None,
+) -> Score:
     """The score of :func:`intervals` against :func:`truth`, every miss's cause looked for
     (at ``max_attributed`` of them at most); once per effective settings, as there."""
-    return replace(_scored(spec, lo, hi, settings.effective(), max_attributed,
-                           _progress=_progress), settings=settings)  # fmt: skip
+    return replace(
+        _scored(spec, lo, hi, settings.effective(), max_attributed, _progress=_progress),
+        settings=settings,
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _scored(
-    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
-    max_attributed: int | None = None, _progress: Tick | None = None,
-) -> Score:  # fmt: skip
-    return score(intervals(spec, lo, hi, settings), truth(spec, lo, hi),
-                 model=problem(spec).model, max_attributed=max_attributed,
-                 progress=_unrecorded(_progress))  # fmt: skip
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    max_attributed: int | None = None,
+    _progress: Tick | None = None,
+) -> Score:
+    return score(
+        intervals(spec, lo, hi, settings),
+        truth(spec, lo, hi),
+        model=problem(spec).model,
+        max_attributed=max_attributed,
+        progress=unrecorded(_progress),
+    )
 
 
 ATTRIBUTION_SECONDS = 20.0
@@ -203,26 +199,45 @@ def scoring(spec: ProblemSpec, settings: SweepSettings, n_breakpoints: int) -> S
 
 
 def node_curves(
-    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, u: int, n_grid: int = 120,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    u: int,
+    n_grid: int = 120,
     _progress: Tick | None = None,
-) -> dict:  # fmt: skip
+) -> dict:
     """f_u(σ) on a grid from the chosen solver and from the exact solver, and the chosen
     solver's name (``'CG-20'``). Each is cached by what it depends on: a change of
     Algorithm 4's search settings recomputes neither, a change of t only the first."""
-    f = _node_curve(spec, lo, hi, settings.solver, settings.cg_iters, u, n_grid,
-                    _progress=scaled(_progress, 0.0, 0.5))  # fmt: skip
+    f = _node_curve(
+        spec,
+        lo,
+        hi,
+        settings.solver,
+        settings.cg_iters,
+        u,
+        n_grid,
+        _progress=scaled(_progress, 0.0, 0.5),
+    )
     fe = _node_curve(spec, lo, hi, "exact", 1, u, n_grid, _progress=scaled(_progress, 0.5, 1.0))
     return {"sigma": np.linspace(lo, hi, n_grid), "f": f, "f_exact": fe, "label": settings.label}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _node_curve(
-    spec: ProblemSpec, lo: float, hi: float, solver: str, cg_iters: int, u: int, n_grid: int,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    solver: str,
+    cg_iters: int,
+    u: int,
+    n_grid: int,
     _progress: Tick | None = None,
-) -> np.ndarray:  # fmt: skip
+) -> np.ndarray:
     """f_u(σ) of ``solver`` (``cg_iters`` iterations where iterative) on an even grid."""
     model = problem(spec).model
-    tick = _unrecorded(_progress)
+    tick = unrecorded(_progress)
     grid = np.linspace(lo, hi, n_grid)
     f = np.empty(n_grid)
     for i in range(0, n_grid, NODE_CHUNK):
@@ -240,12 +255,17 @@ NODE_CHUNK = 10
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def node_traces(
-    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, u: int, sigma0: float,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    u: int,
+    sigma0: float,
     _progress: Tick | None = None,
-) -> dict:  # fmt: skip
+) -> dict:
     """Iterates of Algorithm 4 for node u from σ0 under each step rule (Figure 2)."""
     p = problem(spec)
-    tick = _unrecorded(_progress)
+    tick = unrecorded(_progress)
     s = replace(settings, mode="paper")
     out = {}
     for i, rule in enumerate(("gradient", "newton", "hybrid")):
@@ -257,31 +277,48 @@ def node_traces(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def conditioning(
-    spec: ProblemSpec, lo: float, hi: float, settings: ConditionSettings,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: ConditionSettings,
     _progress: Tick | None = None,
-) -> tuple[ConditionCurve, float]:  # fmt: skip
+) -> tuple[ConditionCurve, float]:
     """κ, CG iterations needed and t-iteration CG error on a σ grid, and the seconds taken."""
     t0 = time.perf_counter()
     curve = condition_curve(
-        problem(spec).model, np.linspace(lo, hi, settings.points), solver=settings.solver,
-        cg_iters=settings.cg_iters, rtol=settings.rtol, progress=_unrecorded(_progress),
-    )  # fmt: skip
+        problem(spec).model,
+        np.linspace(lo, hi, settings.points),
+        solver=settings.solver,
+        cg_iters=settings.cg_iters,
+        rtol=settings.rtol,
+        progress=unrecorded(_progress),
+    )
     return curve, time.perf_counter() - t0
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def trust(
-    spec: ProblemSpec, lo: float, hi: float, solver: str, cg_iters: int, points: int,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    solver: str,
+    cg_iters: int,
+    points: int,
     _progress: Tick | None = None,
-) -> TrustCurve:  # fmt: skip
+) -> TrustCurve:
     """Where ``solver`` with ``cg_iters`` iterations can be trusted, on ``points`` evenly
     spaced σ over [lo, hi] (error against margin, t needed by CG and PCG). The t needed
     come from :func:`_trust_base`: a change of t or of CG/PCG does not search them again."""
     base = _trust_base(spec, lo, hi, points, _progress=_progress)
     if (solver, cg_iters) == (base.solver, base.cg_iters):
         return base
-    return trust_curve(problem(spec).model, np.linspace(lo, hi, points), solver=solver,
-                       cg_iters=cg_iters, reuse=base)  # fmt: skip
+    return trust_curve(
+        problem(spec).model,
+        np.linspace(lo, hi, points),
+        solver=solver,
+        cg_iters=cg_iters,
+        reuse=base,
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -289,8 +326,12 @@ def _trust_base(
     spec: ProblemSpec, lo: float, hi: float, points: int, _progress: Tick | None = None
 ) -> TrustCurve:
     """The trust curve of CG with the default t on the grid: its t needed serve every t."""
-    return trust_curve(problem(spec).model, np.linspace(lo, hi, points), solver="cg",
-                       progress=_unrecorded(_progress))  # fmt: skip
+    return trust_curve(
+        problem(spec).model,
+        np.linspace(lo, hi, points),
+        solver="cg",
+        progress=unrecorded(_progress),
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -327,10 +368,19 @@ def trust_solver(settings: SweepSettings) -> str:
 # -- page helpers of the loss page (plain functions: cheap, nothing cached) --------------------
 
 
-COMPARISONS = dict(zip(specs.COMPARISONS, (
-    None, dict(solver="cg", cg_iters=5), dict(solver="cg", cg_iters=50), "mode",
-    dict(solver="exact"),
-), strict=True))  # fmt: skip
+COMPARISONS = dict(
+    zip(
+        specs.COMPARISONS,
+        (
+            None,
+            dict(solver="cg", cg_iters=5),
+            dict(solver="cg", cg_iters=50),
+            "mode",
+            dict(solver="exact"),
+        ),
+        strict=True,
+    )
+)
 """The loss page's "compare with" choices (LossView.compare, labels from its table row) →
 the changes they make, in the row's order."""
 
@@ -412,8 +462,14 @@ def regret_cached(key: tuple):
     return _REGRET.get(key)
 
 
-def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
-           regret_settings: RegretSettings, progress: Tick | None = None):  # fmt: skip
+def regret(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    regret_settings: RegretSettings,
+    progress: Tick | None = None,
+):
     """Online regret experiment (Algorithm 1), sequential inside the app; memoised by its
     settings (results are identical for identical settings). ``progress(fraction,
     message)`` hears each instance built ("instance 7 of 40")."""
@@ -436,8 +492,14 @@ def learn_cached(key: tuple):
     return _LEARN.get(key)
 
 
-def learn(spec: ProblemSpec, lo: float, hi: float, settings: LearnSettings,
-          approx: tuple[SweepSettings, ...], progress: Tick | None = None):  # fmt: skip
+def learn(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: LearnSettings,
+    approx: tuple[SweepSettings, ...],
+    progress: Tick | None = None,
+):
     """σ (and k) learned from instances drawn from ``spec``'s dataset
     (:func:`sslviz.learn.learn`), sequential inside the app; memoised by its settings.
     ``progress(fraction, message)`` hears each instance finished."""
@@ -448,20 +510,32 @@ def learn(spec: ProblemSpec, lo: float, hi: float, settings: LearnSettings,
     found = learn_cached(key)
     if found is not None:
         return found
-    train, test, pools = drawn_instances(spec, settings.instances, settings.test_instances,
-                                         settings.curve, settings.repeats)  # fmt: skip
-    result = run(train, test, (lo, hi), k_values=settings.k_values, approx=approx,
-                 curve_sizes=settings.curve if pools else (), curve_pools=pools, n_jobs=1,
-                 progress=progress)  # fmt: skip
+    train, test, pools = drawn_instances(
+        spec, settings.instances, settings.test_instances, settings.curve, settings.repeats
+    )
+    result = run(
+        train,
+        test,
+        (lo, hi),
+        k_values=settings.k_values,
+        approx=approx,
+        curve_sizes=settings.curve if pools else (),
+        curve_pools=pools,
+        n_jobs=1,
+        progress=progress,
+    )
     _LEARN.put(key, result)
     return result
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def speed_row(
-    spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
     _progress: Tick | None = None,
-) -> dict:  # fmt: skip
+) -> dict:
     """One row of the live Table 1: M, work counts and the robust timing of one configuration
     (:func:`sweep_timing`), taken when it was first computed on this server."""
     res = intervals(spec, lo, hi, settings, _progress=_progress)
@@ -482,8 +556,12 @@ def _sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettin
     from sslviz.measure import timed
 
     p = problem(spec)
-    return timed(lambda: sweep(p.model, p.y_unlabeled, lo, hi, settings), budget=SPEED_BUDGET,
-                 min_repeats=TIMING_RUNS, max_repeats=TIMING_RUNS)[1]  # fmt: skip
+    return timed(
+        lambda: sweep(p.model, p.y_unlabeled, lo, hi, settings),
+        budget=SPEED_BUDGET,
+        min_repeats=TIMING_RUNS,
+        max_repeats=TIMING_RUNS,
+    )[1]
 
 
 def timing_seconds(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> float:
@@ -502,8 +580,7 @@ SPEED_BUDGET = 1.5
 @st.cache_data(max_entries=32, show_spinner=False)
 def loss_json(spec: ProblemSpec, lo: float, hi: float) -> str:
     """The ``sslviz loss`` document of this view."""
-    return export.download_text(export.loss_document(problem(spec), truth(spec, lo, hi),
-                                                     (lo, hi)))  # fmt: skip
+    return export.download_text(export.loss_document(problem(spec), truth(spec, lo, hi), (lo, hi)))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -511,10 +588,15 @@ def intervals_json(
     spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, scoring: ScoreSettings
 ) -> str:
     """The ``sslviz intervals --score`` document of this view."""
-    return export.download_text(export.intervals_document(
-        problem(spec), intervals(spec, lo, hi, settings), settings,
-        scored(spec, lo, hi, settings, scoring.max_attributed), scoring,
-    ))  # fmt: skip
+    return export.download_text(
+        export.intervals_document(
+            problem(spec),
+            intervals(spec, lo, hi, settings),
+            settings,
+            scored(spec, lo, hi, settings, scoring.max_attributed),
+            scoring,
+        )
+    )
 
 
 # -- what runs by itself on a first visit (estimates of sslviz.costs; plain functions) -------
@@ -524,9 +606,13 @@ AUTO_SECONDS = 20.0
 runs by itself when a page opens; a longer one waits for its Run button."""
 
 
-def regret_seconds(spec: ProblemSpec, settings: SweepSettings, regret: RegretSettings,
-                   sigma: tuple[float, float] | None = None,
-                   ref: tuple[float, float] | None = None) -> float:  # fmt: skip
+def regret_seconds(
+    spec: ProblemSpec,
+    settings: SweepSettings,
+    regret: RegretSettings,
+    sigma: tuple[float, float] | None = None,
+    ref: tuple[float, float] | None = None,
+) -> float:
     """Estimated wall time of an online experiment (:func:`sslviz.costs.regret`) on the σ
     range ``sigma`` relative to the suggested range ``ref`` (both None: the suggested
     range itself)."""
@@ -534,9 +620,13 @@ def regret_seconds(spec: ProblemSpec, settings: SweepSettings, regret: RegretSet
     return costs.regret(spec, lo, hi, settings, regret, ref if sigma else None).seconds
 
 
-def regret_autoruns(spec: ProblemSpec, settings: SweepSettings, regret: RegretSettings,
-                    sigma: tuple[float, float] | None = None,
-                    ref: tuple[float, float] | None = None) -> bool:  # fmt: skip
+def regret_autoruns(
+    spec: ProblemSpec,
+    settings: SweepSettings,
+    regret: RegretSettings,
+    sigma: tuple[float, float] | None = None,
+    ref: tuple[float, float] | None = None,
+) -> bool:
     """Whether the regret page runs this experiment by itself: when it costs at most
     :data:`AUTO_SECONDS`, or no more than the default view (which thus always runs)."""
     budget = max(AUTO_SECONDS, regret_seconds(ProblemSpec(), SweepSettings(), RegretSettings()))
@@ -545,29 +635,45 @@ def regret_autoruns(spec: ProblemSpec, settings: SweepSettings, regret: RegretSe
 
 def speed_spec(spec: ProblemSpec, n: int, family: str) -> ProblemSpec:
     """The Speed page's instance of size ``n`` on ``family`` (else the sidebar's)."""
-    return spec.replace(n=n, family=family, n_labeled=min(spec.n_labeled, n - 1),
-                        k=min(spec.k, n - 1))  # fmt: skip
+    return spec.replace(
+        n=n, family=family, n_labeled=min(spec.n_labeled, n - 1), k=min(spec.k, n - 1)
+    )
 
 
-def speed_seconds(n: int, family: str, solver: str, settings: SweepSettings,
-                  spec: ProblemSpec | None = None, sigma: tuple[float, float] | None = None,
-                  ref: tuple[float, float] | None = None) -> float:  # fmt: skip
+def speed_seconds(
+    n: int,
+    family: str,
+    solver: str,
+    settings: SweepSettings,
+    spec: ProblemSpec | None = None,
+    sigma: tuple[float, float] | None = None,
+    ref: tuple[float, float] | None = None,
+) -> float:
     """Estimated wall time of one speed configuration (:func:`sslviz.costs.speed_config`)."""
     lo, hi = sigma or (0.0, 1.0)
     spec_i = speed_spec(spec or ProblemSpec(), n, family)
-    return costs.speed_config(spec_i, lo, hi, settings.with_solver(solver),
-                              ref if sigma else None).seconds  # fmt: skip
+    return costs.speed_config(
+        spec_i, lo, hi, settings.with_solver(solver), ref if sigma else None
+    ).seconds
 
 
-def speed_autorun(configs: list[tuple], settings: SweepSettings, spec: ProblemSpec | None = None,
-                  sigma: tuple[float, float] | None = None,
-                  ref: tuple[float, float] | None = None) -> list[tuple]:  # fmt: skip
+def speed_autorun(
+    configs: list[tuple],
+    settings: SweepSettings,
+    spec: ProblemSpec | None = None,
+    sigma: tuple[float, float] | None = None,
+    ref: tuple[float, float] | None = None,
+) -> list[tuple]:
     """The configurations ``(n, family, solver)`` the speed page times by itself: all when
     they fit the budget (:data:`AUTO_SECONDS`, or the default grid's cost if larger),
     else the cheapest ones that fit, smallest n first (at least one)."""
     grid = SpeedGrid()
-    default = sum(speed_seconds(n, f, sv, SweepSettings()) for n in grid.sizes
-                  for f in grid.families for sv in grid.solvers)  # fmt: skip
+    default = sum(
+        speed_seconds(n, f, sv, SweepSettings())
+        for n in grid.sizes
+        for f in grid.families
+        for sv in grid.solvers
+    )
     budget = max(AUTO_SECONDS, default) * 1.001
 
     def cost(c: tuple) -> float:

@@ -4,14 +4,13 @@ where t-iteration CG can be trusted (error against margin, t needed) per family.
 import pandas as pd
 import streamlit as st
 
-import app_cache
-import app_state
 from sslviz import costs, export, plots, tours
 from sslviz.cli import command_line
 from sslviz.conditioning import TRUST_RULE
 from sslviz.specs import ConditionSettings, SigmaRange
+from ui import cache, caps, frame, presenter, progress, widgets
 
-s = app_state.page(
+s = frame.page(
     "Conditioning across σ (Figure 5)",
     "First chart: √κ of the harmonic system I − P_UU (or of Delalleau's A) against σ, one "
     "panel per graph family: CG needs about √κ iterations, so where √κ is large t-iteration "
@@ -24,11 +23,11 @@ s = app_state.page(
 cfg, spec = s.cfg, s.spec
 lo, hi = s.sigma
 c0, c1, c2 = st.columns([2, 1, 1])
-app_state.widget(c0, ConditionSettings, "families")
-app_state.widget(c1, ConditionSettings, "points")
-app_state.widget(c2, ConditionSettings, "solver", radio=True)
+widgets.widget(c0, ConditionSettings, "families")
+widgets.widget(c1, ConditionSettings, "points")
+widgets.widget(c2, ConditionSettings, "solver", radio=True)
 try:
-    settings = app_state.controls(ConditionSettings)
+    settings = widgets.controls(ConditionSettings)
 except (ValueError, TypeError) as exc:
     st.info(f"Pick at least one graph family. ({exc})")
     st.stop()
@@ -40,43 +39,66 @@ def estimate(sp, a, b):  # one family's cost (condition and trust curves)
     return costs.condition(sp, settings) + costs.trust(sp, settings.points, settings.cg_iters)
 
 
-with app_state.progress("Computing condition numbers…", key=("cond", spec, lo, hi,
-                                                            settings)) as tick:  # fmt: skip
+with progress.progress(
+    "Computing condition numbers…", key=("cond", spec, lo, hi, settings)
+) as tick:
     for i, fam in enumerate(settings.families):
         try:
             spec_f = spec.replace(family=fam)
-            errors = app_state.cap_errors(spec_f)
+            errors = caps.cap_errors(spec_f)
             if errors:
                 st.error(f"{fam}: " + " ".join(errors))
                 continue
-            if app_state.refuse(app_state.over_cap(
-                    f"the {fam} graph's curves", estimate, spec_f, lo, hi,
-                    ("fewer σ points",))):  # fmt: skip
+            if caps.refuse(
+                caps.over_cap(
+                    f"the {fam} graph's curves", estimate, spec_f, lo, hi, ("fewer σ points",)
+                )
+            ):
                 continue
-            curves[fam], seconds = app_cache.conditioning(
-                spec_f, lo, hi, settings, _progress=app_cache.scaled(
-                    tick, i / n_fam, (i + 0.5) / n_fam,
-                    f"{fam} graph, eigenvalues and CG runs: "))  # fmt: skip
-            trusts[fam] = app_cache.trust(
-                spec_f, lo, hi, settings.solver, settings.cg_iters, settings.points,
-                _progress=app_cache.scaled(tick, (i + 0.5) / n_fam, (i + 1) / n_fam,
-                                           f"{fam} graph, where CG-t can be trusted: "),
-            )  # fmt: skip
+            curves[fam], seconds = cache.conditioning(
+                spec_f,
+                lo,
+                hi,
+                settings,
+                _progress=cache.scaled(
+                    tick, i / n_fam, (i + 0.5) / n_fam, f"{fam} graph, eigenvalues and CG runs: "
+                ),
+            )
+            trusts[fam] = cache.trust(
+                spec_f,
+                lo,
+                hi,
+                settings.solver,
+                settings.cg_iters,
+                settings.points,
+                _progress=cache.scaled(
+                    tick,
+                    (i + 0.5) / n_fam,
+                    (i + 1) / n_fam,
+                    f"{fam} graph, where CG-t can be trusted: ",
+                ),
+            )
         except (ValueError, TypeError, FileNotFoundError) as exc:
             st.error(f"{fam}: {exc}")
             continue
         with_trust = settings.replace(trust=True)
-        docs[f"condition_{fam}.json"] = export.download_text(export.condition_document(
-            app_cache.problem(spec_f), curves[fam], with_trust, seconds, trusts[fam]))  # fmt: skip
-        lines.append(command_line("condition", spec_f, SigmaRange(lo, hi), with_trust,
-                                  out=f"condition_{fam}.json"))  # fmt: skip
+        docs[f"condition_{fam}.json"] = export.download_text(
+            export.condition_document(
+                cache.problem(spec_f), curves[fam], with_trust, seconds, trusts[fam]
+            )
+        )
+        lines.append(
+            command_line(
+                "condition", spec_f, SigmaRange(lo, hi), with_trust, out=f"condition_{fam}.json"
+            )
+        )
 if not curves:
     st.stop()
-app_state.tour_facts(tours.condition_facts(curves, trusts))
-app_state.chart(st, plots.condition_figure(curves), key="cond_chart")
-app_state.chart(st, plots.cg_figure(curves), key="cond_cg_chart")
+presenter.tour_facts(tours.condition_facts(curves, trusts))
+widgets.chart(st, plots.condition_figure(curves), key="cond_chart")
+widgets.chart(st, plots.cg_figure(curves), key="cond_cg_chart")
 for fam, tc in trusts.items():
-    app_state.chart(st, plots.trust_figure(tc, name=f"{fam} graph"), key=f"cond_trust_{fam}")
+    widgets.chart(st, plots.trust_figure(tc, name=f"{fam} graph"), key=f"cond_trust_{fam}")
     st.caption(f"{fam}: {tc.reading()}")
 if trusts:
     tc = next(iter(trusts.values()))
@@ -85,7 +107,8 @@ if trusts:
 df = pd.concat([export.to_frame(c).assign(family=fam) for fam, c in curves.items()])
 with st.expander("Table, export and the command lines", expanded=False):
     st.dataframe(df, hide_index=True)
-    trust_csv = {f"trust_{f}.csv": export.to_frame(t).to_csv(index=False)
-                 for f, t in trusts.items()}  # fmt: skip
-    app_state.downloads("cond", {"condition.csv": df.to_csv(index=False), **docs, **trust_csv})
-    app_state.commands(*lines)
+    trust_csv = {
+        f"trust_{f}.csv": export.to_frame(t).to_csv(index=False) for f, t in trusts.items()
+    }
+    widgets.downloads("cond", {"condition.csv": df.to_csv(index=False), **docs, **trust_csv})
+    widgets.commands(*lines)

@@ -2,13 +2,12 @@
 
 import streamlit as st
 
-import app_cache
-import app_state
 from sslviz import costs, export, plots
 from sslviz.cli import command_line
 from sslviz.specs import RegretSettings, RegretView, SigmaRange
+from ui import cache, caps, frame, progress, url, widgets
 
-s = app_state.page(
+s = frame.page(
     "Online tuning of σ: regret (Algorithm 1)",
     "Each round draws a new instance (same settings, new seed); the learner picks σ_t from its "
     "density, suffers l_t(σ_t) and updates on the feedback: approx = the interval Algorithm 4 "
@@ -22,21 +21,22 @@ if not spec.gaussian:
     st.error("Online regret needs a Gaussian family (complete, knn, mutual-knn).")
     st.stop()
 c = st.columns([1, 1, 2, 1])
-app_state.widget(c[0], RegretSettings, "rounds")
-app_state.widget(c[1], RegretSettings, "repeats")
-app_state.widget(c[2], RegretSettings, "feedback")
+widgets.widget(c[0], RegretSettings, "rounds")
+widgets.widget(c[1], RegretSettings, "repeats")
+widgets.widget(c[2], RegretSettings, "feedback")
 with st.expander("More settings (step size λ)"):
-    app_state.more_controls(st, RegretSettings, "rounds", "repeats", "feedback")
+    widgets.more_controls(st, RegretSettings, "rounds", "repeats", "feedback")
 try:
-    regret = app_state.controls(RegretSettings, jobs=1)
+    regret = widgets.controls(RegretSettings, jobs=1)
 except (ValueError, TypeError) as exc:
-    st.info("Pick at least one feedback model." if not s.cfg.get("feedback")
-            else app_state.readable(exc))  # fmt: skip
+    st.info(
+        "Pick at least one feedback model." if not s.cfg.get("feedback") else widgets.readable(exc)
+    )
     st.stop()
 key = (spec, lo, hi, settings, regret)
-exp = app_cache.regret_cached(key)  # this server ran these settings: shown at once
-seconds = app_cache.regret_seconds(spec, settings, regret, (lo, hi), s.suggested)
-auto = app_cache.regret_autoruns(spec, settings, regret, (lo, hi), s.suggested)  # small
+exp = cache.regret_cached(key)  # this server ran these settings: shown at once
+seconds = cache.regret_seconds(spec, settings, regret, (lo, hi), s.suggested)
+auto = cache.regret_autoruns(spec, settings, regret, (lo, hi), s.suggested)  # small
 
 
 def estimate(sp, a, b, r=regret):  # the experiment's cost at other settings
@@ -44,23 +44,23 @@ def estimate(sp, a, b, r=regret):  # the experiment's cost at other settings
 
 
 one = estimate(spec, lo, hi, regret.replace(rounds=1, repeats=1)).seconds
-fit = int(app_state.MAX_SECONDS / max(one * regret.repeats, 1e-9))
+fit = int(caps.MAX_SECONDS / max(one * regret.repeats, 1e-9))
 fewer = (f"{fit} rounds",) if 1 <= fit < regret.rounds else ()
-if exp is None and app_state.refuse(
-    app_state.over_cap(f"{regret.repeats} × {regret.rounds} rounds", estimate, spec, lo, hi, fewer)
+if exp is None and caps.refuse(
+    caps.over_cap(f"{regret.repeats} × {regret.rounds} rounds", estimate, spec, lo, hi, fewer)
 ):
     st.stop()
 pressed = c[3].button("Run the experiment", key="reg_run", type="primary")
-if exp is None and (pressed or auto or app_state.pending(("regret", key))):
+if exp is None and (pressed or auto or progress.pending(("regret", key))):
     try:
-        with app_state.progress(
+        with progress.progress(
             f"Running {regret.repeats} × {regret.rounds} rounds (about {seconds:.0f} s)…",
             key=("regret", key),
             restart=pressed,
         ) as tick:
-            exp = app_cache.regret(spec, lo, hi, settings, regret, progress=tick)
+            exp = cache.regret(spec, lo, hi, settings, regret, progress=tick)
     except (ValueError, TypeError, FileNotFoundError) as exc:
-        st.error(app_state.readable(exc))
+        st.error(widgets.readable(exc))
 if exp is None:
     st.info(
         f"Press **Run the experiment**: each round builds an instance and its exact loss, so "
@@ -74,21 +74,24 @@ if all(float(m.regret_mean[-1]) == 0.0 for m in exp.models.values()):
         "as good as the best one (e.g. digits 0 vs 1 is separable). Try classes 3 vs 8, "
         "a complete graph or a wider σ range."
     )
-app_state.chart(st, plots.regret_figure(exp), key="reg_chart")
+widgets.chart(st, plots.regret_figure(exp), key="reg_chart")
 st.caption(
     f"Coloured lines (each its own dash and markers): the mean cumulative regret R_t of each "
     f"feedback model over {exp.repeats} repetitions (left axis), "
-    + ("with its 95% band. " if exp.repeats >= plots.BAND_REPEATS else
-       f"without bands (drawn from {plots.BAND_REPEATS} repetitions on: with fewer, the "
-       "interval of the mean is far wider than the lines). ")
+    + (
+        "with its 95% band. "
+        if exp.repeats >= plots.BAND_REPEATS
+        else f"without bands (drawn from {plots.BAND_REPEATS} repetitions on: with fewer, the "
+        "interval of the mean is far wider than the lines). "
+    )
     + "Grey: Theorem 3.1's rate, on its own scale (right axis): an upper bound, usually far "
     "above the measured regret."
-)  # fmt: skip
+)
 left, right = st.columns(2)
-app_state.chart(left, plots.average_regret_figure(exp), key="reg_avg_chart")
-pick = app_state.widget(right, RegretView, "density_model", options=list(exp.models))
-app_state.sync_url()  # the picker is drawn after the page's other controls
-app_state.chart(right, plots.density_figure(exp.models[pick].runs[0]), key="reg_density_chart")
+widgets.chart(left, plots.average_regret_figure(exp), key="reg_avg_chart")
+pick = widgets.widget(right, RegretView, "density_model", options=list(exp.models))
+url.sync_url()  # the picker is drawn after the page's other controls
+widgets.chart(right, plots.density_figure(exp.models[pick].runs[0]), key="reg_density_chart")
 right.caption(
     f"The {pick} learner's probability density p_t(σ) over the σ range (x axis) in each "
     "round t (y axis, first repetition): bright colours mark the σ it is most likely to "
@@ -106,7 +109,15 @@ st.caption(
 with st.expander("Table, export and the command line"):
     st.dataframe(export.regret_summary_frame(exp), hide_index=True)
     doc = export.regret_document(spec, (lo, hi), settings, regret, exp)
-    app_state.downloads("reg", {"regret.csv": export.to_frame(exp).to_csv(index=False),
-                                "regret.json": export.download_text(doc)})  # fmt: skip
-    app_state.commands(command_line("regret", spec, SigmaRange(lo, hi), settings,
-                                    regret.replace(jobs=-1), out="regret.json"))  # fmt: skip
+    widgets.downloads(
+        "reg",
+        {
+            "regret.csv": export.to_frame(exp).to_csv(index=False),
+            "regret.json": export.download_text(doc),
+        },
+    )
+    widgets.commands(
+        command_line(
+            "regret", spec, SigmaRange(lo, hi), settings, regret.replace(jobs=-1), out="regret.json"
+        )
+    )

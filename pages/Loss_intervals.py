@@ -1,0 +1,398 @@
+"""Loss intervals: the exact l(σ) against Algorithm 4's intervals (Figure 3), why each miss
+happened, where CG-t can be trusted, and a node drill-down (Figure 2)."""
+
+from contextlib import ExitStack
+
+import streamlit as st
+
+from sslviz import costs, export, measure, plots, sentences, tours
+from sslviz.cli import command_line
+from sslviz.conditioning import TRUST_RULE
+from sslviz.specs import ConditionSettings, LossView, SigmaRange
+from ui import cache, caps, frame, presenter, progress, widgets
+
+_THRESHOLD_CAPTION = (
+    "Black: the exact loss l(r) (share of U misclassified) over the threshold radius r: it "
+    "only changes at edge lengths. Grey: r where some unlabeled nodes are cut off from L."
+)
+_GAUSSIAN_CAPTION = (
+    "Top chart, black line: the exact loss l(σ) (share of U misclassified). Blue: Algorithm "
+    "4's intervals at their estimated loss. Small markers by cause: missed true breakpoints "
+    "(filled; no estimated endpoint within 10⁻³) and spurious endpoints (open); hover for the "
+    "evidence, click one (or a breakpoint, or an interval end) for its node's drill-down "
+    "further down. The two panels under it: t-iteration CG's largest error against the "
+    "smallest margin |f_u − ½| (shaded where CG-t cannot be trusted, as defined under the "
+    "chart), and the t that puts every node on its exact side (CG, Jacobi-PCG). Grey: σ "
+    "where some unlabeled nodes are cut off from L."
+)
+s = frame.page(
+    "Constant-loss intervals (Figure 3)",
+    lambda state: (
+        _THRESHOLD_CAPTION if state.cfg.get("family") == "threshold" else _GAUSSIAN_CAPTION
+    ),
+)
+spec, settings = s.spec, s.settings
+lo, hi = s.sigma
+threshold = not spec.gaussian
+other = "paper mode" if settings.mode == "fast" else "fast mode"
+c0, c1 = st.columns([3, 1])
+widgets.widget(
+    c0,
+    LossView,
+    "compare",
+    disabled=threshold,
+    format_func=lambda c: other if c == "other mode" else c,
+)
+widgets.widget(c1, LossView, "trust_points", disabled=threshold)
+view = widgets.controls(LossView)
+cmp_settings = cache.comparison(settings, view.compare)
+param = "r" if threshold else "σ"
+
+
+def estimate(sp, a, b):  # this view's cost at other settings (for the cap's advice)
+    c = costs.loss_curve(sp, a, b, s.suggested)
+    if sp.gaussian:
+        c += costs.sweep(sp, a, b, settings, s.suggested)
+        c += costs.trust(sp, view.trust_points, settings.cg_iters)
+        if cmp_settings is not None:
+            c += costs.sweep(sp, a, b, cmp_settings, s.suggested)
+    return c
+
+
+if caps.refuse(
+    caps.over_cap(
+        "this view (the exact loss"
+        + (", Algorithm 4 and the trust panel)" if not threshold else ")"),
+        estimate,
+        spec,
+        lo,
+        hi,
+    )
+):
+    st.stop()
+try:
+    res = sc = cmp_res = trust = None
+    with progress.progress(
+        "Computing…", key=("loss", spec, lo, hi, settings, view.compare, view.trust_points)
+    ) as tick:
+        part = cache.scaled  # each step's share of the bar
+        truth = cache.truth(
+            spec,
+            lo,
+            hi,
+            _progress=part(
+                tick,
+                0.0,
+                1.0 if threshold else 0.3,
+                f"the exact loss l({param}) on [{lo:g}, {hi:g}]: ",
+            ),
+        )
+        if not threshold:
+            res = cache.intervals(
+                spec,
+                lo,
+                hi,
+                settings,
+                _progress=part(
+                    tick,
+                    0.3,
+                    0.4,
+                    f"Algorithm 4 ({settings.mode} mode, {settings.solver}, "
+                    f"t = {settings.cg_iters}): ",
+                ),
+            )
+            scoring = cache.scoring(spec, settings, truth.breakpoints.size)
+            sc = cache.scored(
+                spec,
+                lo,
+                hi,
+                settings,
+                scoring.max_attributed,
+                _progress=part(
+                    tick,
+                    0.4,
+                    0.55,
+                    "the causes of the misses"
+                    + (
+                        ""
+                        if scoring.max_attributed is None
+                        else f" (at {scoring.max_attributed} of them, spread over σ)"
+                    )
+                    + ": ",
+                ),
+            )
+            stop = 0.9 if cmp_settings is None else 0.8
+            trust = cache.trust(
+                spec,
+                lo,
+                hi,
+                cache.trust_solver(settings),
+                settings.cg_iters,
+                view.trust_points,
+                _progress=part(tick, 0.55, stop, f"where t = {settings.cg_iters} can be trusted: "),
+            )
+            if cmp_settings is not None:
+                cmp_res = cache.intervals(
+                    spec,
+                    lo,
+                    hi,
+                    cmp_settings,
+                    _progress=part(tick, 0.8, 0.9, f"the comparison ({view.compare}): "),
+                )
+                cmp_scoring = cache.scoring(spec, cmp_settings, truth.breakpoints.size)
+                cmp_sc = cache.scored(spec, lo, hi, cmp_settings, cmp_scoring.max_attributed)
+            tick(
+                0.9,
+                "timing Algorithm 4 (its sweep again, without this bar's updates: about "
+                f"{costs.seconds_text(cache.timing_seconds(spec, lo, hi, settings))})…",
+            )
+            timing = cache.sweep_timing(spec, lo, hi, settings)
+    problem = cache.problem(spec)
+except (ValueError, TypeError, FileNotFoundError) as exc:
+    st.error(widgets.readable(exc))
+    st.stop()
+rows = problem.rows(range(problem.model.n_unlabeled))
+presenter.tour_facts(
+    tours.loss_facts(
+        truth,
+        score=sc,
+        sweep=res,
+        compare_score=cmp_sc if cmp_res is not None else None,
+        compare_sweep=cmp_res,
+        trust=trust,
+        problem=problem,
+        lo=lo,
+        hi=hi,
+        node=st.session_state["cfg"].get("node"),
+    )
+)
+
+
+def _open_drill_down() -> None:  # a clicked marker: its node, from Algorithm 4's σ0
+    if pick := plots.selected_point(st.session_state["li_chart"].selection.points):
+        row, sigma, sigma0 = pick
+        st.session_state["cfg"]["node"], st.session_state["cfg"]["sigma0"] = row, sigma0
+        st.session_state["li_focus"] = (row, sigma)  # a miss's marker: explained up close
+        st.session_state.pop("w_node", None), st.session_state.pop("w_sigma0", None)
+
+
+def _close_focus() -> None:
+    st.session_state.pop("li_focus", None)
+
+
+drawing = ExitStack()  # a spinner while the chart and tables are built and sent (~5 s at
+drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # 12,000 points)
+if sc is not None:
+    st.info(sentences.verdict(sc, settings, trust), icon=":material/troubleshoot:")
+fig = cache.figure(
+    ("loss", spec, lo, hi, settings, view.compare, view.trust_points),
+    lambda: plots.loss_intervals_figure(
+        truth,
+        res,
+        score=sc,
+        rows=rows,
+        compare=cmp_res,
+        compare_name=f"compare: {view.compare}",
+        trust=trust,
+    ),
+)
+widgets.chart(st, fig, key="li_chart", on_select=_open_drill_down, selection_mode="points")
+focus = st.session_state.get("li_focus")
+record = None
+if sc is not None and focus is not None and focus[0] in rows:
+    record = sc.record_at(rows.index(focus[0]), focus[1])
+if record is not None:  # the clicked miss, up close, right under the chart
+    with st.container(border=True, key="miss_panel"):
+        st.markdown(sentences.explain_miss(record, sc, rows))
+        b, near = record.sigma, record.evidence.get("estimated_endpoint")
+        half = max(2.5 * abs(near - b) if near is not None else 0.0, 4 * sc.tol, 0.005 * (hi - lo))
+        zoom = cache.node_curves(
+            spec, max(lo, b - half), min(hi, b + half), settings, rows.index(focus[0]), 81
+        )
+        widgets.chart(
+            st,
+            plots.miss_figure(zoom, u=f"node {focus[0]}", sigma_true=b, tol=sc.tol, estimate=near),
+            key="li_miss_chart",
+        )
+        st.button("close", key="li_focus_close", on_click=_close_focus, type="tertiary")
+if threshold:
+    st.info(
+        "The threshold family's loss over r is exact (it only changes at edge lengths); "
+        "Algorithm 4 needs a Gaussian family."
+    )
+else:
+    direct = settings.solver not in ("cg", "pcg") or settings.certify
+    st.caption(
+        (
+            ""
+            if not direct
+            else f"The {settings.label} solver needs no trust panel; it shows "
+            f"{trust.label} for comparison. "
+        )
+        + trust.reading(*trust.missed_by(sc))
+        + " "
+        + TRUST_RULE.format(label=trust.label, t=trust.cg_iters)
+        + f" Grid: {view.trust_points} σ."
+    )
+    # two rows, so every label and value fits its column at 1400 px (and on a projector)
+    widgets.metrics(
+        {
+            "intervals M": sc.M,
+            "true breakpoints": sc.true_breakpoints,
+            "missed": sc.missed,
+            "spurious endpoints": sc.spurious,
+        }
+    )
+    ms = 1e3 * timing.cpu / max(sc.M, 1)
+    widgets.metrics(
+        {
+            "ε-volume": f"{sc.eps_volume:.3g}",
+            "time per interval": f"{ms:.3g} ms" if ms < 1000 else f"{ms / 1e3:.3g} s",
+            "solves": res.solves,
+        }
+    )
+    work = export.to_dict(res, problem)["work"]
+    st.caption(
+        f"Work per interval: {measure.describe_work(work, per=sc.M)}. Time: CPU time of the "
+        f"sweep, minimum of {timing.repeats} run{'s' * (timing.repeats != 1)}"
+        + (
+            f", taken while {timing.busy} other computation{'s' * (timing.busy != 1)} ran on "
+            "this server."
+            if timing.busy
+            else "."
+        )
+    )
+    if cmp_res is not None:
+        st.caption(
+            f"Compare ({view.compare}): M = {cmp_sc.M}, missed {cmp_sc.missed}, spurious "
+            f"{cmp_sc.spurious}, ε-volume {cmp_sc.eps_volume:.3g}, "
+            f"{1e3 * cmp_res.time_per_interval:.1f} ms per interval, {cmp_res.solves} solves."
+        )
+
+rng = SigmaRange(lo, hi)
+t1, t2, t3, t5, t4 = st.tabs(
+    ["Estimated intervals", "Missed breakpoints", "True loss", "Trust panel", "Export"]
+)
+t3.dataframe(export.to_frame(truth, problem), hide_index=True)
+files = {
+    "true_loss.csv": export.to_frame(truth, problem).to_csv(index=False),
+    "true_loss.json": cache.loss_json(spec, lo, hi),
+}
+lines = [command_line("loss", spec, rng, out="true_loss.json")]
+if sc is None:
+    t1.info("No estimate: Algorithm 4 needs a Gaussian family.")
+    t2.info("No estimate to score.")
+    t5.info("No iterative solve: the threshold family's loss is exact.")
+else:
+    t1.dataframe(export.to_frame(res, problem), hide_index=True)
+    if sc.misses:
+        t2.dataframe(export.to_frame(sc, problem), hide_index=True)
+    else:
+        t2.success("No true breakpoint missed.")
+    t5.dataframe(export.to_frame(trust), hide_index=True)
+    files |= {
+        "intervals.csv": export.to_frame(res, problem).to_csv(index=False),
+        "intervals.json": cache.intervals_json(spec, lo, hi, settings, scoring),
+        "trust.csv": export.to_frame(trust).to_csv(index=False),
+        "trust_panel.json": export.dumps(export.to_dict(trust, score=sc)),
+    }
+    lines.append(command_line("intervals", spec, rng, settings, scoring, out="intervals.json"))
+    lines.append(
+        command_line(
+            "condition",
+            spec,
+            rng,
+            ConditionSettings(
+                points=view.trust_points,
+                solver=cache.trust_solver(settings),
+                cg_iters=settings.cg_iters,
+                trust=True,
+            ),
+            out="trust.json",
+        )
+    )
+    if cmp_res is not None:
+        lines.append(
+            command_line("intervals", spec, rng, cmp_settings, cmp_scoring, out="compare.json")
+        )
+with t4:
+    widgets.downloads("li", files)
+    widgets.commands(*lines)
+
+drawing.close()
+if threshold:
+    st.stop()
+st.subheader("Drill-down: one node's soft label (Figure 2)")
+order, missed_rows = cache.drill_down_nodes(problem, sc)
+
+
+def _node_changed() -> None:  # a new node starts from its own default σ0
+    st.session_state["cfg"]["sigma0"] = None
+    st.session_state.pop("w_sigma0", None)
+
+
+c0, c1 = st.columns(2)
+widgets.widget(
+    c0,
+    LossView,
+    "node",
+    options=order,
+    on_change=_node_changed,
+    format_func=lambda r: f"row {r}" + " — missed" * (r in missed_rows),
+)
+row = st.session_state["cfg"]["node"]
+u = rows.index(row)
+node_bps = [b for b, nd in zip(truth.breakpoints, truth.nodes, strict=True) if u in set(nd)]
+if not lo <= (st.session_state["cfg"].get("sigma0") or -1.0) <= hi:
+    st.session_state["cfg"]["sigma0"] = cache.default_sigma0(node_bps, lo, hi)
+    st.session_state.pop("w_sigma0", None)
+widgets.widget(c1, LossView, "sigma0")
+view = widgets.controls(LossView)
+sigma0 = min(max(view.sigma0, lo), hi)
+try:
+    with progress.progress(
+        f"Row {row}:", key=("node", spec, lo, hi, settings, u, float(sigma0))
+    ) as tick:
+        # a large instance's exact solves cost ~0.3 s each: a coarser grid
+        curves = cache.node_curves(
+            spec,
+            lo,
+            hi,
+            settings,
+            u,
+            caps.LARGE_NODE_GRID if spec.n > caps.MAX_N else 120,
+            _progress=cache.scaled(tick, 0.0, 0.8, "f_u(σ), its solver and exact, "),
+        )
+        tr = cache.node_traces(
+            spec, lo, hi, settings, u, float(sigma0), _progress=cache.scaled(tick, 0.8, 1.0)
+        )
+except (ValueError, TypeError) as exc:
+    st.error(widgets.readable(exc))
+    st.stop()
+node_key = ("node", spec, lo, hi, settings, u, len(curves["sigma"]), float(sigma0))
+widgets.chart(
+    st,
+    cache.figure(
+        node_key,
+        lambda: plots.soft_label_figure(
+            curves["sigma"],
+            curves["f"],
+            u=f"row {row}",
+            f_exact=curves["f_exact"],
+            traces={r: its for r, (its, _) in tr.items()},
+            breakpoints=node_bps,
+            label=curves["label"],
+            sigma0=float(sigma0),
+        ),
+    ),
+    key="li_node_chart",
+)
+st.caption(
+    " · ".join(
+        f"{r}: {len(its)} iterate{'s' * (len(its) != 1)}, stops at "
+        + (f"σ = {root:.5g}" if root is not None else "no root")
+        for r, (its, root) in tr.items()
+    )
+    + f" (an iteration stops where |f_u − ½| ≤ root_tol = {settings.root_tol:g}, near "
+    "a crossing, not at it: the true breakpoints are the red dashed lines)."
+)

@@ -1,0 +1,115 @@
+"""This server's caps on what a request may cost.
+
+From the environment: ``SSLVIZ_MAX_N``, ``SSLVIZ_MAX_COMPLETE_N``, ``SSLVIZ_MAX_ROUNDS``,
+``SSLVIZ_MAX_REPEATS`` bound the widgets; ``SSLVIZ_MAX_SECONDS`` (default 60) and
+``SSLVIZ_MAX_MEMORY_MB`` (default 1000) bound every computation by its estimated time and
+memory (:mod:`sslviz.costs`): a request over them is refused with the estimate and the
+nearest settings that fit (:func:`refuse`), before anything is computed.
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from sslviz import costs
+from sslviz.specs import ProblemSpec
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return max(1, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+MAX_N = _env_int("SSLVIZ_MAX_N", 3000)
+
+
+MAX_LARGE_N = _env_int("SSLVIZ_MAX_LARGE_N", 15000)
+
+
+MAX_LARGE_SECONDS = _env_int("SSLVIZ_MAX_LARGE_SECONDS", 120)
+"""The large option: a sparse graph on a whole class pool above ``MAX_N`` points (up to
+``MAX_LARGE_N``), each computation capped at ``MAX_LARGE_SECONDS`` of estimated time."""
+
+
+LARGE_NODE_GRID = 40  # σ of the drill-down's f_u(σ) above MAX_N (~0.3 s an exact solve)
+
+
+MAX_COMPLETE_N = _env_int("SSLVIZ_MAX_COMPLETE_N", 1500)
+
+
+MAX_ROUNDS = _env_int("SSLVIZ_MAX_ROUNDS", 300)
+
+
+MAX_REPEATS = _env_int("SSLVIZ_MAX_REPEATS", 10)
+
+
+MAX_MEMORY_MB = _env_int("SSLVIZ_MAX_MEMORY_MB", 1000)
+
+
+MAX_SECONDS = _env_int("SSLVIZ_MAX_SECONDS", 60)
+
+
+DENSE_COPIES = costs.DENSE_COPIES
+
+
+CAPS = {"n": MAX_N, "labeled": MAX_N, "subset": MAX_N, "rounds": MAX_ROUNDS, "repeats": MAX_REPEATS}
+"""Upper bounds of widgets (URL key → cap) that the app sets below the tables' bounds."""
+
+
+def complete_bytes(n: int) -> int:
+    """Memory estimate of a complete-graph instance: a few dense n×n float64 arrays."""
+    return DENSE_COPIES * 8 * n * n
+
+
+def cap_errors(spec: ProblemSpec) -> list[str]:
+    """This server's caps on the instance itself (n, and the memory of building it; the
+    time of each computation is checked by the page: :func:`over_cap`)."""
+    errs = []
+    cap = MAX_N if spec.family == "complete" else MAX_LARGE_N
+    if spec.n > cap:
+        errs.append(
+            f"n = {spec.n:,} is above this server's cap of {cap:,} points"
+            + (
+                "."
+                if cap == MAX_LARGE_N
+                else f" ({MAX_LARGE_N:,} for the kNN families, with the large option)."
+            )
+        )
+    mb = costs.memory(spec).memory_mb
+    if spec.n > (MAX_COMPLETE_N if spec.family == "complete" else cap) or mb > MAX_MEMORY_MB:
+        if spec.family == "complete":
+            errs.append(
+                f"A complete graph on n = {spec.n} points needs about {mb:,.0f} MB "
+                f"({DENSE_COPIES} dense n×n arrays); the cap is n ≤ {MAX_COMPLETE_N} and "
+                f"{MAX_MEMORY_MB} MB. Use the kNN family (sparse) for large n."
+            )
+        elif spec.n <= cap:
+            errs.append(f"The instance needs about {mb:,.0f} MB (cap {MAX_MEMORY_MB} MB).")
+    return errs
+
+
+def over_cap(
+    what: str,
+    estimate: costs.Estimate,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    extra: tuple[str, ...] = (),
+) -> str | None:
+    """The refusal of ``what`` when ``estimate(spec, lo, hi)`` (:mod:`sslviz.costs`) is over
+    this server's time or memory cap (the large option's for n above ``MAX_N``), with the
+    nearest settings that fit; else None."""
+    seconds = MAX_LARGE_SECONDS if spec.n > MAX_N else MAX_SECONDS
+    return costs.over_cap(what, estimate, spec, lo, hi, seconds, MAX_MEMORY_MB, extra)
+
+
+def refuse(message: str | None) -> bool:
+    """Show an over-cap message (from :func:`over_cap`) as an error; True when there was one
+    (the page then computes nothing)."""
+    if message:
+        st.error(message, icon=":material/hourglass_disabled:")
+    return bool(message)

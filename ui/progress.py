@@ -1,0 +1,108 @@
+"""Progress bars with a Stop button for long computations (:class:`progress`).
+
+A stopped computation is remembered in the session, so the page does not restart it by
+itself; its Run button starts it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import streamlit as st
+
+STOPPED = "_sslviz_stopped"
+"""Session-state key: the keys of the computations whose Stop button was pressed."""
+
+
+def _stop(key: str) -> None:  # the Stop button's callback (runs first in the next run)
+    st.session_state.setdefault(STOPPED, set()).add(key)
+
+
+RESUMED = "_sslviz_resumed"
+"""Session-state key: stopped computations whose Run button was pressed (until they start)."""
+
+
+def _resume(key: str) -> None:  # the Run button's callback
+    st.session_state.setdefault(STOPPED, set()).discard(key)
+    st.session_state.setdefault(RESUMED, set()).add(key)
+
+
+def pending(key: Any) -> bool:
+    """Whether the computation of ``key`` was stopped in this session, or its Run button
+    (after a stop) was just pressed: a page whose computation waits for its own button
+    enters its :class:`progress` block then too (to show "Stopped", or to run)."""
+    k = _stop_key(key)
+    return k in st.session_state.get(STOPPED, ()) or k in st.session_state.get(RESUMED, ())
+
+
+def _stop_key(key: Any) -> str:
+    return hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+
+
+class progress:  # noqa: N801 - used as a context manager: ``with progress("…") as tick:``
+    """A progress bar and a Stop button for one computation: ``tick(fraction, message)``
+    updates the bar (the callback the ``sslviz`` functions take); both are removed when the
+    block ends.
+
+    ``key`` names the computation (its settings; default: ``text``); ``restart``: the
+    page's own Run button was pressed, so a stopped ``key`` runs again. How Stop works:
+    Streamlit interrupts a running script at its next Streamlit call when a widget is
+    clicked, and every ``tick`` is such a call, so a click on Stop ends the computation
+    within one progress step (an exception unwinds it: ``st.cache_data`` stores nothing,
+    and the app's memo dicts store only finished results). The Stop button's callback
+    remembers ``key`` in the session, so in the rerun that follows, entering this block
+    draws "Stopped. Press Run to compute again" and a Run button instead, and stops the
+    script (``st.stop()``): the page never restarts a stopped computation by itself. Changed
+    settings interrupt a running computation the same way (the rerun computes the new
+    request), and so does a closed browser tab: Streamlit stops the session's script at its
+    next Streamlit call, which the progress callbacks provide, so an abandoned computation
+    does not keep a CPU busy for longer than one progress step.
+    """
+
+    def __init__(
+        self, text: str, container: Any = None, *, key: Any = None, restart: bool = False
+    ) -> None:
+        self.text, self.container = text, container
+        self.key = _stop_key(text if key is None else key)
+        if restart:  # the page's own Run button was pressed: a stopped request runs again
+            st.session_state.get(STOPPED, set()).discard(self.key)
+
+    def __enter__(self):
+        where = self.container or st
+        st.session_state.get(RESUMED, set()).discard(self.key)
+        if self.key in st.session_state.get(STOPPED, ()):
+            # columns, not the running row's container: a block of another kind replaces the
+            # row whole, so no stale Stop button lingers next to these (and vice versa)
+            note, box = where.columns([6, 1], vertical_alignment="center")
+            note.info("Stopped. Press Run to compute again.", icon=":material/stop_circle:")
+            box.button(
+                "Run",
+                key=f"w_run_{self.key}",
+                type="primary",
+                icon=":material/play_arrow:",
+                on_click=_resume,
+                args=(self.key,),
+            )
+            st.stop()
+        # a placeholder holds the row: emptying it removes bar and button at the end
+        # (``container.empty()`` would only add an empty element inside the row)
+        self.slot = where.empty()
+        self.box = self.slot.container(horizontal=True, vertical_alignment="center")
+        self.bar = self.box.progress(0.0, text=self.text, width="stretch")
+        self.box.button(
+            "Stop",
+            key=f"w_stop_{self.key}",
+            icon=":material/stop:",
+            on_click=_stop,
+            args=(self.key,),
+            help="Stop this computation (nothing partial is kept).",
+        )
+        return self.tick
+
+    def tick(self, fraction: float, message: str = "") -> None:
+        f = min(max(float(fraction), 0.0), 1.0)
+        self.bar.progress(f, text=f"{self.text} {message}".strip())
+
+    def __exit__(self, *exc: Any) -> None:
+        self.slot.empty()

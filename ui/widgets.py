@@ -1,0 +1,234 @@
+"""Controls, charts and outputs, drawn the same way on every page.
+
+Every control is drawn by :func:`widget` from its row in a settings table of
+``sslviz.specs`` (label, bounds, options, help), so the app, the CLI and the URL share one
+default, one bound and one help text per setting. Every chart goes through :func:`chart`,
+so presenter mode enlarges them in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+# Imported here, whole, before any session builds a figure: Plotly looks pandas up in
+# sys.modules without importing it, and under load one session's figure could find it
+# half-imported by another session's thread ("partially initialized module 'pandas' has
+# no attribute 'Series'", seen by benchmarks/load_test.py). ~0.25 s of a cold start.
+import numpy as np
+import pandas  # noqa: F401
+import streamlit as st
+
+from sslviz import specs as S
+from ui import caps, presenter, url
+
+METRIC_HELP = {
+    "ε-volume": "Total σ length where the estimated loss differs from the true loss "
+    "(Definition 3.1; uncovered σ counts too).",
+    "spurious endpoints": "Estimated endpoints with no true breakpoint within 10⁻³.",
+    "solves": "Linear systems solved (each CG solve runs t matrix-vector products).",
+    "time per interval": "CPU time of the whole sweep divided by M: the minimum over a few "
+    "runs, so it does not depend on what else the server is doing.",
+}
+
+
+def _fit(row: S.Setting, value: Any, options: list | None, high: Any) -> Any:
+    """``value`` made acceptable to its widget (inside the bounds, among the options)."""
+    rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
+    if options is not None:
+        if isinstance(rule, S.Tuple):
+            return [v for v in value if v in options]
+        return value if value in options else options[0]
+    low = getattr(rule, "low", None)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if high is not None and value > high:
+            value = high
+        if low is not None and value < low and getattr(rule, "closed", "both") in ("both", "left"):
+            value = low
+    return list(value) if isinstance(value, tuple) else value
+
+
+def widget(
+    container: Any,
+    cls: type,
+    name: str,
+    *,
+    options: list | None = None,
+    label: str | None = None,
+    radio: bool = False,
+    empty_ok: bool = False,
+    high: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """Draw the control of setting ``name`` of ``cls`` in ``container`` and return its value.
+
+    Label, bounds, options and help come from the setting's row; ``options`` overrides the
+    row's options (e.g. the classes of the loaded dataset); ``kwargs`` go to the widget
+    (``disabled``, ``format_func``, ``step``, ``on_change``...). ``empty_ok``: a number box
+    of an optional setting may be emptied (None, the row's "auto" meaning); otherwise it is
+    empty only until the app fills it. ``high`` replaces this server's cap on the value
+    (:data:`CAPS`; the large option's n).
+
+    In presenter mode on a tour's page, a control the tour does not use is not drawn (its
+    value is returned as if it were), and the tour's sidebar controls are drawn on the page.
+    """
+    row = S.setting(cls, name)
+    cfg = url.session_cfg()
+    if row.url not in url.ROWS:  # a table the app did not know at start: read its link value
+        url.ROWS[row.url] = row
+        values, warns = S.from_query(cls, dict(st.query_params))
+        if name in values:
+            cfg[row.url] = values[name]
+        for w in warns:
+            st.warning(w)
+    key = f"w_{row.url}"
+    rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
+    cap = caps.CAPS.get(row.url) if high is None else high
+    high = getattr(rule, "high", None)
+    if cap is not None:
+        high = min(high, cap) if high is not None else cap
+    if options is None and isinstance(rule, S.Choice | S.Tuple) and rule.options:
+        options = list(rule.options)
+    container = presenter.placement(container, row.url)
+    if container is None:  # presenter mode: a control the tour does not use (not drawn)
+        value = st.session_state[key] if key in st.session_state else cfg.get(row.url, row.default)
+        if value is None:  # what the empty widget returns: no items, its first option, None
+            out = () if isinstance(rule, S.Tuple) else options[0] if options else None
+        else:
+            value = _fit(row, value, options, high) if options is None or options else value
+            out = tuple(value) if isinstance(rule, S.Tuple) else value
+        cfg[row.url] = out
+        return out
+    # The widget's own state is the latest choice (changed in this run, or this control on
+    # the page just left: widget ids include the page, so a switch starts the widget anew);
+    # re-seed it every run so a page switch keeps the value instead of the widget default.
+    value = st.session_state[key] if key in st.session_state else cfg.get(row.url, row.default)
+    if value is not None:
+        st.session_state[key] = _fit(row, value, options, high)
+    step = kwargs.pop("step", None)
+    args = {"key": key, "help": row.help, **kwargs}
+    if (
+        isinstance(row.rule, S.Optional)
+        and isinstance(rule, S.Int | S.Float)
+        and options is None
+        and (empty_ok or value is None)
+    ):
+        # an empty box means the row's None (e.g. λ = auto), not the widget's minimum; with
+        # value=None as its default the box can be emptied again (its state is seeded above)
+        args |= {"value": None, "placeholder": f"auto: {row.rule.none_means}"}
+    text = label or row.label or name
+    if isinstance(rule, S.Tuple):
+        out = tuple(container.multiselect(text, options, **args))
+    elif isinstance(rule, S.Choice) or options is not None:
+        pick = container.radio if radio else container.selectbox
+        out = pick(text, options, **({"horizontal": True} if radio else {}), **args)
+    elif isinstance(rule, S.Flag):
+        out = container.checkbox(text, **args)
+    elif isinstance(rule, S.Text):  # an optional text: empty means the row's None
+        none = row.rule.none_means if isinstance(row.rule, S.Optional) else ""
+        out = container.text_input(text, placeholder=none, **args).strip() or None
+    elif isinstance(rule, S.Float):
+        low = rule.low if rule.closed in ("both", "left") else None
+        out = container.number_input(
+            text, min_value=low, max_value=high, format=rule.fmt, step=step, **args
+        )
+    else:
+        out = container.number_input(text, min_value=rule.low, max_value=high, step=step, **args)
+    cfg[row.url] = out
+    return out
+
+
+def more_controls(container: Any, cls: type, *drawn: str) -> None:
+    """Draw, in table order, every setting of ``cls`` that has a URL key and is not among
+    ``drawn`` (so a setting added to a table gets its control without an edit here)."""
+    for name, row in S.table(cls):
+        if row.url and name not in drawn:
+            widget(container, cls, name, empty_ok=True)
+
+
+def controls(cls: type, **overrides: Any):
+    """The page spec ``cls`` built from the current settings (after its widgets are drawn),
+    and the URL updated with them."""
+    cfg = url.session_cfg()
+    url.sync_url()
+    return url.spec_from_cfg(cls, cfg, **overrides)
+
+
+def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
+    """Draw a Plotly figure (every page's charts go through here, so presenter mode can
+    enlarge them in one place); ``kwargs`` go to ``plotly_chart`` (``on_select``...).
+    In presenter mode the figure is drawn taller with larger fonts (:func:`scale_figure`)."""
+    view = presenter.run_view()
+    if view.get("stage") is not None and not view.get("staged"):  # a tour's first chart
+        view["staged"] = True
+        fig = presenter.scale_figure(fig, font=presenter.STAGE_FONT, px=presenter.STAGE_HEIGHT)
+        right = any(getattr(a, "side", None) == "right" for a in fig.select_yaxes())
+        fig.update_layout(
+            legend=dict(
+                orientation="v", x=1.16 if right else 1.02, y=1, xanchor="left", yanchor="top"
+            )
+        )
+        return view["stage"].plotly_chart(fig, key=key, **kwargs)
+    if url.session_cfg().get("present"):
+        fig = presenter.scale_figure(fig)
+    return container.plotly_chart(fig, key=key, **kwargs)
+
+
+def metrics(values: dict) -> None:
+    """A row of ``st.metric`` (label → value), with help for the paper's terms; counts are
+    written with thousands separators (3,575), as in the verdict above them."""
+    for col, (label, value) in zip(st.columns(len(values)), values.items(), strict=True):
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            value = f"{value:,}"
+        col.metric(label, value, help=METRIC_HELP.get(label))
+
+
+def downloads(prefix: str, files: dict[str, str]) -> None:
+    """One download button per ``{file name: text}`` (CSV or JSON by extension). A click
+    downloads the file and does not rerun the page: nothing is recomputed (with the rerun a
+    click started, one download on a busy server was canceled in ``benchmarks/load_test.py``)."""
+    for col, (name, text) in zip(st.columns(len(files)), files.items(), strict=True):
+        mime = "application/json" if name.endswith(".json") else "text/csv"
+        col.download_button(name, text, name, mime, key=f"{prefix}_dl_{name}", on_click="ignore")
+
+
+def commands(*lines: str) -> None:
+    """The command lines that reproduce every number of the page."""
+    cfg = url.session_cfg()
+    note = (
+        " The data file is this server's copy of your upload: run it where that file is."
+        if cfg.get("data_file")
+        else ""
+    )
+    st.caption("Reproduce on the command line (nodes are instance rows there and here)." + note)
+    st.code("\n".join(lines), language="bash")
+
+
+_PARAMETER = re.compile(r"^The '(\w+)' parameter of [\w.]+ (is inconsistent: )?")
+
+
+def _label(name: str) -> str:
+    """The widget label of the setting whose field is ``name`` (the name itself if none)."""
+    for cls in S.ALL_SPECS:
+        for field_name, row in S.table(cls):
+            if field_name == name:
+                return row.label or name
+    return name
+
+
+def readable(exc: BaseException) -> str:
+    """An error as a person reads it on the page: an uploaded file by the name it was
+    uploaded under (never this server's copy), a setting by its label (never the class or
+    function that checked it)."""
+    text = " ".join(str(exc).split())
+    cfg = url.session_cfg()
+    if cfg.get("data_file") and cfg.get("data_file_name"):
+        copy = str(cfg["data_file"])
+        text = text.replace(copy, cfg["data_file_name"])
+        text = text.replace(Path(copy).name, cfg["data_file_name"])
+    m = _PARAMETER.match(text)
+    if m:
+        rest = text[m.end() :]
+        text = rest if m.group(2) else f"{_label(m.group(1))} {rest}"
+    return text
