@@ -143,7 +143,7 @@ def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate,
     np.testing.assert_array_equal(fig.data[names(fig).index("t needed, CG")].y,
                                   trust.t_needed_cg)  # fmt: skip
     # the shaded bands: one rectangle per band in each of the two panel rows
-    bands = [sh for sh in lay.shapes if sh.fillcolor == plots._TRUST["band"]]
+    bands = [sh for sh in lay.shapes if sh.fillcolor == plots.trust.TRUST["band"]]
     assert len(bands) == 2 * len(trust.bands(trust.missed_by(scored)[0])) > 0
     assert {(sh.xref, sh.yref) for sh in bands} == {("x2", "y2 domain"), ("x3", "y3 domain")}
 
@@ -412,13 +412,13 @@ def test_every_log_axis_is_labelled_in_powers_of_ten(problem, truth, estimate, s
             for text in ax.ticktext or ():
                 assert not any(c in text for c in "µnpf"), (name, text)
     # a narrow range gets 1-2-5 ticks written in full
-    ticks = plots._log_ticks([8.0, 95.0])
+    ticks = plots.style.log_ticks([8.0, 95.0])
     assert ticks["ticktext"] == ["5", "10", "20", "50", "100", "200"]
     # narrower: at least three labels on the data itself, whatever its span
     for lo, hi in ((0.8, 1.3), (2.0, 2.6), (1.01, 1.05), (30.0, 90.0)):
-        vals = plots._log_ticks([lo, hi])["tickvals"]
+        vals = plots.style.log_ticks([lo, hi])["tickvals"]
         assert sum(lo <= x <= hi for x in vals) >= 3, (lo, hi, vals)
-    assert plots._number(2e-6) == "2·10⁻⁶" and plots._number(1e-9) == "10⁻⁹"
+    assert plots.style.number(2e-6) == "2·10⁻⁶" and plots.style.number(1e-9) == "10⁻⁹"
 
 
 def test_cause_markers_stay_under_the_true_loss(truth, estimate, scored):

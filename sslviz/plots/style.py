@@ -1,0 +1,93 @@
+"""Shared style of the figures: axis titles, colours, the base layout, number and log-axis
+formatting."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+SIGMA_TITLE = "σ (bandwidth, PCA-space distance)"
+
+
+R_TITLE = "r (threshold radius, PCA-space distance)"
+
+
+LOSS_TITLE = "loss l(σ) (share of U misclassified)"
+
+
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
+
+
+LAYOUT = dict(
+    template="plotly_white",
+    margin=dict(l=70, r=20, t=60, b=50),
+    hovermode="closest",
+    font=dict(size=14),
+)  # readable on a projector (titles scale with it)
+
+
+BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0)
+"""A legend under the plot, left-aligned, wrapping to more rows when it is long."""
+
+
+def rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def number(x: float) -> str:
+    """A tick value: ``'0.02'``, ``'500'``, ``'2·10⁻⁶'``."""
+    if 1e-3 <= abs(x) < 1e5:
+        return f"{x:g}"
+    e = int(np.floor(np.log10(abs(x))))
+    m = x / 10.0**e
+    power = f"10{str(e).translate(SUPERSCRIPT)}"
+    return power if round(m, 6) == 1 else f"{m:g}·{power}"
+
+
+def log_ticks(*arrays) -> dict:
+    """Ticks of a log axis over ``arrays``, labelled as powers of ten (10⁻⁶, not "1µ"):
+    at most about five labelled decades when they span more than three, every decade
+    over two or three, 1-2-5 over less; minor ticks unlabelled and without grid lines
+    (Plotly's defaults label every minor digit on a narrow range and write small values
+    with SI prefixes: 1µ, 1n, 1p, 1f)."""
+    v = np.concatenate([np.ravel(np.asarray(a, float)) for a in arrays]) if arrays else []
+    v = v[np.isfinite(v) & (v > 0)] if len(v) else v
+    span = float(np.log10(v.max() / v.min())) if len(v) else 0.0
+    out = {"exponentformat": "power", "showexponent": "all",
+           "minor": dict(showgrid=False, ticks="")}  # fmt: skip
+    if span > 1.5:
+        return out | {"dtick": int(np.ceil(span / 5)) if span > 3 else 1}
+    if not len(v):
+        return out
+    # a narrow range: 1-2-5 ticks written in full (Plotly's "D2" writes 20 and 50 as "2", "5"),
+    # denser where fewer than three of them fall on the data (the axis shows little more)
+    lo, hi = float(v.min()), float(v.max())
+    k0, k1 = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+    for mantissas, reach in (((1, 2, 5), 2.5), ((1, 1.5, 2, 3, 5, 7), 1.0),
+                             ((1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9), 1.0)):  # fmt: skip
+        vals = [m * 10.0**k for k in range(k0, k1 + 1) for m in mantissas
+                if lo / reach <= m * 10.0**k <= hi * reach]  # fmt: skip
+        if sum(lo <= x <= hi for x in vals) >= 3:
+            break
+    else:  # within a few percent: the ends and the middle, to three digits
+        vals = sorted({float(f"{x:.3g}") for x in np.geomspace(lo, hi, 3)}) if hi > lo else [lo]
+    return out | {"tickvals": vals, "ticktext": [number(x) for x in vals]}
+
+
+def log_axis(
+    fig: go.Figure, *arrays, row: int | None = None, col: int | None = None, **kwargs
+) -> None:
+    """Make one y axis of ``fig`` logarithmic with :func:`_log_ticks` over ``arrays``."""
+    where = {"row": row, "col": col} if row is not None else {}
+    fig.update_yaxes(type="log", **log_ticks(*arrays), **kwargs, **where)
+
+
+def wrap(text: str, width: int = 70) -> str:
+    import textwrap
+
+    return "<br>".join(textwrap.wrap(text, width)) if text else ""
