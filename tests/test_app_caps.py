@@ -56,6 +56,7 @@ def stop_after_first_tick(monkeypatch):
     return fired
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("page", [LOSS, "pages/Conditioning.py", REGRET,
                                   "pages/Speed.py", PLAYER])  # fmt: skip
 def test_every_page_refuses_a_request_over_the_time_cap(monkeypatch, calls, page):
@@ -99,6 +100,7 @@ def test_a_link_over_the_cap_names_the_settings_that_fit(calls):
     assert not calls
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_after_first_tick):
     query = {"n": "70", "labeled": "7", "seed": "103"}
     at = start(LOSS, query)

@@ -1,6 +1,7 @@
 """The CG-iterations page (issue 29's t-scrubber): it draws the scrubber from one cached
 result, its sentences are that result's, and moving t reruns nothing on the server."""
 
+import pytest
 from apptest_helpers import chart, download_json, start
 
 from sslviz import animation, tours
@@ -9,6 +10,7 @@ from ui import cache
 PAGE = "pages/CG_iterations.py"
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_the_tour_view_draws_the_scrubber_and_states_its_result():
     at = start(PAGE, {"tour": "cg-converges"})
     assert not at.exception and not at.error
@@ -35,6 +37,7 @@ def test_the_threshold_family_says_what_to_pick():
     assert any("Gaussian family" in i.value for i in at.info)
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_a_bad_t_max_is_refused_in_words():
     at = start(PAGE, {"t_max": "900"})
     assert not at.exception

@@ -80,6 +80,7 @@ def test_changing_t_changes_cg_error_and_trust():
     assert values(trust["data"][1], "y") == pytest.approx(values(chart(at, 1)["data"][3], "y"))
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("case", list(INVALID))
 def test_invalid_input_shows_error_not_exception(case):
     assert_refuses(start(), case)

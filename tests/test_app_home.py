@@ -81,6 +81,7 @@ def test_changing_n_changes_summary_and_url():
     assert at.query_params["n"] == "80"
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("case", list(INVALID))
 def test_invalid_input_shows_error_not_exception(case):
     at = start()

@@ -96,6 +96,7 @@ def digits_38_csv(path) -> str:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_a_regret_rerun_and_second_session_show_the_same_result():
     """Bug a — "Online regret page crashes on a rerun".
 
@@ -143,6 +144,7 @@ def _same_view_from_link(at, page: str, *, run_button: str | None = None) -> Non
     assert numbers(again) == numbers(at)
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_b_home_link_carries_every_sidebar_setting():
     """Bug b — "A shared link shows a different view" (sidebar).
 
@@ -201,6 +203,7 @@ def test_b_every_setting_in_the_link_has_a_control(page, tables):
                 assert special.get(row.url, {f"w_{row.url}"}) <= keys, (name, field)
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_b_loss_page_link_carries_compare_node_and_sigma0():
     """Bug b — page controls of the loss page (compare choice, drill-down node and σ0).
 
@@ -273,6 +276,7 @@ def test_b_regret_link_carries_rounds_repeats_and_models():
     _same_view_from_link(at, PAGES["regret"], run_button="reg_run")  # computed anew
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_b_speed_link_carries_sizes_families_and_solvers():
     """Bug b — page controls of the speed page.
 
@@ -373,6 +377,7 @@ def test_c_far_off_range_warns_with_a_one_click_fix():
     )
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_c_digits_to_fashion_mnist_moves_the_range():
     """Bug c — "Switch digits → fashion-mnist: the range stays [0.5, 2.8] while the suggested
     range is [1.6, 9.5], with no warning".
@@ -510,6 +515,7 @@ def test_d_speed_commands_reproduce_every_row(tmp_path):
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_e_cli_json_is_the_apps_download(tmp_path):
     """Bug e — "Two JSON formats for the same result". Since issue 14 the shown command
     (with ``--no-timings``) writes the download's bytes exactly.
@@ -592,6 +598,7 @@ def test_e_default_regret_view_is_the_cli_json_byte_for_byte(tmp_path):
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_f_drill_down_shows_the_selected_node(tmp_path):
     """Bug f — "The drill-down can show the wrong node" (digits 3/8 CSV, c0 = 3, c1 = 8).
 

@@ -17,6 +17,7 @@ def small_cap(monkeypatch):
     monkeypatch.setitem(caps.CAPS, "n", 200)
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_large_option_takes_the_whole_pool_and_says_what_it_costs(small_cap):
     at = start(LOSS, {"classes": "0,1", "n": "150", "family": "knn", "node": "149"})
     assert not at.exception and not at.error

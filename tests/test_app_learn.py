@@ -42,6 +42,7 @@ def test_default_view_is_the_learning_tour():
     assert values(excess, "x") == [1, 2, 4, 8] and mean[0] > mean[-1] >= 0
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_sentences_and_download_come_from_the_run(tmp_path):
     """The ERM sentence's numbers are the download's (σ range, σ̂, losses), and the shown
     command writes the same JSON, byte for byte."""

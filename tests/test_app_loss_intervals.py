@@ -88,6 +88,7 @@ def test_the_default_view_shows_the_phenomenon():
     assert len(work) == 1 and "solves" in work[0] and "minimum of" in work[0]
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_changing_cg_iterations_changes_the_estimate():
     at = start()
     before = values(chart(at)["data"][1])
@@ -187,6 +188,7 @@ def test_clicking_a_miss_opens_its_drill_down():
         assert at.selectbox(key="w_node").value == first == drill_down_row(at)
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("case", list(INVALID))
 def test_invalid_input_shows_error_not_exception(case):
     assert_refuses(start(), case)

@@ -38,6 +38,7 @@ def run_small(at: AppTest, rounds: int = 3, repeats: int = 2) -> AppTest:
     return at.run()
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_default_page_runs_by_itself():
     """First visit with the defaults of sslviz.specs: the experiment runs without a press
     (its cost is the budget), then Run (pressed twice) shows the same memoised result."""
@@ -102,6 +103,7 @@ def test_changing_models_and_density_model_changes_the_result():
     assert not at.exception and chart(at) == shown
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("case", list(INVALID))
 def test_invalid_input_shows_error_not_exception(case):
     assert_refuses(start(), case)

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from apptest_helpers import assert_refuses, download, start, values
 from streamlit.testing.v1 import AppTest
 
@@ -44,6 +45,7 @@ def _direct(at: AppTest, **change) -> list[tuple]:
     return [(iv.lo, iv.hi, iv.loss) for iv in res.intervals]
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_default_settings_draw_the_animation_and_end_on_the_sweeps_intervals():
     at = _run()
     assert not at.exception and not at.error
@@ -62,6 +64,7 @@ def test_default_settings_draw_the_animation_and_end_on_the_sweeps_intervals():
     assert table.splitlines()[0].startswith("step,kind,") and len(table.splitlines()) == n + 1
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_paper_mode_replay_on_a_small_instance():
     at = _run(SMALL)
     assert not at.exception
@@ -88,6 +91,7 @@ def test_invalid_sidebar_input_is_an_error_not_a_traceback():
     assert_refuses(at, "sigma_min >= sigma_max")
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_one_step_at_a_time_moves_by_one_real_step():
     """The single-step view: a slider over every real step, ◀ / ▶ buttons (also the ← → keys)
     that move by exactly one, and the figure's counter at the step shown."""

@@ -123,6 +123,7 @@ def test_families_and_solvers_choose_the_configurations():
     assert at.query_params["speed_solvers"] == "cg,exact"
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("case", list(INVALID))
 def test_invalid_input_shows_error_not_exception(case):
     assert_refuses(start(), case)

@@ -328,6 +328,7 @@ def test_score_without_the_model_keeps_the_old_interface():
         score(res, truth, model=_chains()[0])
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_max_attributed_examines_an_evenly_spread_sample():
     """``max_attributed``: the misses examined get the very records of a full attribution;
     the others are 'unattributed' ("not examined"), and the verdict says how many were."""

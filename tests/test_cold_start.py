@@ -32,6 +32,7 @@ def _python(code: str) -> str:
                           text=True, check=True, timeout=300).stdout  # fmt: skip
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_the_default_path_does_not_import_scikit_learn():
     """Importing the app's modules, loading the digits, building the default instance and
     its suggested σ range (all the home page computes) leave Numba unimported (0.25 s); the

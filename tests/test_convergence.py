@@ -62,6 +62,7 @@ def test_delalleau_falls_back_to_one_solve_per_t():
     assert np.array_equal(sides[1, 2], sl.f > 0.5)
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("name", ["complete", "knn"])
 @pytest.mark.parametrize("solver", ["cg", "pcg"])
 @pytest.mark.parametrize("t", [5, 20])

@@ -212,6 +212,7 @@ def test_fashion_from_debian_style_folder(tmp_path, monkeypatch):
     assert not (tmp_path / "root").exists()  # read in place, nothing unpacked
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_usps_from_bz2(tmp_path):
     pytest.importorskip("torchvision", reason="torchvision reads USPS; not installed")
     rng = np.random.default_rng(0)

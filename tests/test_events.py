@@ -42,6 +42,7 @@ def recorded(request, harmonic):
     return model, y_u, s, sweep(model, y_u, LO, HI, s), sweep(model, y_u, LO, HI, s, record=True)
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_recording_changes_nothing(recorded):
     _, _, _, plain, rec = recorded
     assert plain.events is None
@@ -51,6 +52,7 @@ def test_recording_changes_nothing(recorded):
     assert len(rec.intervals) > 1
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("labeling", ["harmonic", "delalleau"])
 @pytest.mark.parametrize("mode", ["paper", "fast"])
 def test_recording_changes_nothing_other_models(labeling, mode):
@@ -135,6 +137,7 @@ def test_fast_refine_steps_stay_in_their_bracket(recorded):
             assert (np.abs(e.f - 0.5)[:-1] <= np.abs(e.f - 0.5)[1:] + 1e-15).all()
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_events_are_frozen(recorded):
     e = recorded[-1].events[0]
     with pytest.raises(AttributeError):
@@ -173,6 +176,7 @@ def test_true_loss_curve_progress(harmonic):
     assert np.array_equal(plain.loss.values, with_cb.loss.values)
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("mode", ["paper", "fast"])
 def test_sweep_progress_in_both_modes(harmonic, mode):
     model, y_u = harmonic

@@ -40,6 +40,7 @@ def _reference(model, sigma: float, digits: int = 50) -> np.ndarray:
         return np.array([float(f[i]) for i in range(n_u)])
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("sigma", [0.2238, 0.2264])
 def test_exact_labels_match_50_digit_reference_where_lu_was_wrong(sigma):
     problem = build_problem(SPEC.with_seed(30))

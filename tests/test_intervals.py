@@ -131,6 +131,7 @@ def test_paper_mode_without_batched_solves_is_algorithm_4(family, labeling, solv
     assert _check_against_node_by_node(family, labeling, solver, (1,), (1.3,)) >= 1
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_fast_and_paper_agree_with_exact_solver():
     model, y_u = _problem(4, family="complete")
     paper = sweep(model, y_u, LO, HI, SweepSettings(solver="exact", mode="paper"))

@@ -640,6 +640,7 @@ def _attributes(model) -> dict:
         ("knn", "delalleau", 120),
     ],
 )
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_one_model_shared_by_four_threads(family, method, n):
     """Models are shared between app sessions (st.cache_resource): soft labels from 4
     threads at once are bit for bit the single-threaded ones, and the model is unchanged."""

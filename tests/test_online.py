@@ -128,6 +128,7 @@ def test_cells_do_not_duplicate_and_equal_neighbours_merge():
     assert w.n_cells == 3
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_log_weights_stay_finite_after_many_large_updates():
     rng = np.random.default_rng(0)
     w = Exp3SetWeights(0.1, 1.1)

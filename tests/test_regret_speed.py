@@ -86,6 +86,7 @@ def test_curves_identical_on_both_paths(spec, lo, hi, solver):
 @pytest.mark.parametrize(
     "spec, lo, hi, rounds, repeats", [(KNN, 0.5, 5.0, 12, 2), (COMPLETE, 0.2, 3.0, 3, 1)]
 )
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_regret_arrays_identical_on_both_paths(spec, lo, hi, rounds, repeats):
     provider = GraphRounds(spec, lo, hi, SweepSettings(solver="cg", cg_iters=20))
 

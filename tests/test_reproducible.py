@@ -57,6 +57,7 @@ def assert_same(a: list[np.ndarray], b: list[np.ndarray]) -> None:
         assert x.shape == y.shape and np.array_equal(x, y, equal_nan=True), f"array {i} differs"
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_one_and_two_blas_threads_give_the_same_bits(problem):
     with threadpool_limits(limits=1):
         one = arrays(problem)

@@ -214,6 +214,7 @@ COMPLETE = ProblemSpec(dataset="digits", classes=(3, 8), n=80, n_labeled=10, fam
 CONFIGS = [(KNN, 0.5, 5.0), (COMPLETE, 0.2, 3.0)]
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("spec, lo, hi", CONFIGS)
 def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
     """Exact and approximate (CG-20) curves of eight rounds, with the compiled steps and

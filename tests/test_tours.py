@@ -220,6 +220,7 @@ def test_gallery_button_next_and_leave():
     assert at.number_input(key="w_rounds").value == int(nxt.settings["rounds"])  # kept
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_starting_a_tour_again_resets_its_settings():
     at = start(None, {"tour": "cg-misses"})
     at.number_input(key="w_t").set_value(7).run()

@@ -23,6 +23,7 @@ def _right(model, sigma, t, solver, want, keep) -> bool:
     return bool(np.all((sl.f[keep] > 0.5) == want) and not sl.degenerate[keep].any())
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("family, seed", [("complete", 0), ("knn", 1), ("complete", 3)])
 def test_t_needed_against_a_scan_of_every_t(family, seed):
     X, labeled, y = _instance(seed, n=40)

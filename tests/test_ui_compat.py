@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui import compat
 
-SCRIPT = '''
+SCRIPT = """
 import streamlit as st
 from ui import compat
 
@@ -26,7 +26,7 @@ def doubled(x, _tick):
 
 
 st.write(f"value={doubled(21, tick)}")
-'''
+"""
 
 
 def _texts(at: AppTest) -> set[str]:
