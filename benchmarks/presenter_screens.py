@@ -1,7 +1,7 @@
 """Screenshots of every tour in presenter mode at 1920×1080 and 1280×720, and where the
 first chart sits on the screen (issue 26 §3).
 
-Runs the browser test ``tests/test_browser_presenter.py`` (which opens each tour with
+Runs the browser test ``tests/browser/test_browser_presenter.py`` (which opens each tour with
 ``?tour=<id>&present=1`` and checks the chart is wholly on the first screen), then copies
 its screenshots (colours reduced to 128, for the repository) and the measured boxes to
 ``results/presenter/``, with a table in ``results/presenter.md``.
@@ -27,7 +27,7 @@ OUT = ROOT / "benchmarks" / "results" / "presenter"
 def main() -> int:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-m", "slow or not slow",
-         "tests/test_browser_presenter.py"], cwd=ROOT,
+         "tests/browser/test_browser_presenter.py"], cwd=ROOT,
     )  # fmt: skip
     if done.returncode:
         print("the presenter browser test failed: screenshots not copied")

@@ -13,8 +13,8 @@ ruff check .
 ruff format --check .
 pytest=(python -m pytest -q -p no:cacheprovider -m "slow or not slow" "$@")
 "${pytest[@]}"
-# tests/test_cross_dispatch.py runs every dispatch itself: once is enough.
-others=(--ignore=tests/test_cross_dispatch.py)
+# tests/unit/test_cross_dispatch.py runs every dispatch itself: once is enough.
+others=(--ignore=tests/unit/test_cross_dispatch.py)
 echo "== NumPy baseline dispatch: NPY_DISABLE_CPU_FEATURES='$(python tests/dispatch.py)'"
 NPY_DISABLE_CPU_FEATURES="$(python tests/dispatch.py)" "${pytest[@]}" "${others[@]}"
 echo "== compiled kernels for a generic CPU: NUMBA_CPU_NAME=generic"

@@ -399,7 +399,7 @@ def _cg_one(indptr, indices, values, b, iterations, diag_inv, precondition):
 def harmonic_cg_one(x, d, dl, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src,
                     iterations, precondition):  # fmt: skip
     """:func:`harmonic_cg` (with f') at the one σ ``x``: the same arithmetic in the same order
-    as a batch of one, so the same bits (tests/test_search_kernels.py), 2.3× as fast at
+    as a batch of one, so the same bits (tests/unit/test_search_kernels.py), 2.3× as fast at
     n = 100 (41 against 96 µs; a batch of 40 σ is 2× as fast as 40 of these, so both stay).
     Returns f, f' (n_u,) and the products, or products −1 where a weight or a row sum
     underflows (f and f' are then empty)."""
@@ -479,7 +479,7 @@ def cg_dense(A, b, iterations, trace):
     ``maxiter=iterations, rtol=0`` and no preconditioner, operation for operation (the
     products by BLAS ``dgemv``/``ddot`` through ``np.dot``, the updates element by element,
     as NumPy does them), without the interpreter's cost per iteration. Returns ``(x,
-    matvecs)``; ``tests/test_regret_speed.py`` checks the bits against ``solve_cg``.
+    matvecs)``; ``tests/unit/test_regret_speed.py`` checks the bits against ``solve_cg``.
     ``trace`` (t, n) bool, if it has rows, gets x > 1/2 after each iteration."""
     n = b.shape[0]
     x = np.zeros(n)

@@ -455,7 +455,7 @@ def trust_curve(
     ``t_max + 1``, "more than t_max"), then bisecting between the last failing and the first
     working t. The result is right at t and not at t − 1; it is the *smallest* such t
     whenever, once every side is right, more iterations keep it so (not guaranteed for CG,
-    whose soft labels need not converge monotonically; tests/test_trust.py scans every t on
+    whose soft labels need not converge monotonically; tests/unit/test_trust.py scans every t on
     small instances). At each doubling or bisection step all σ that need the same t are
     solved in one call of ``model.soft_labels_many`` (batched for CG/PCG on sparse graphs).
     A σ where some node underflows for the solver skips the search (no t can help).

@@ -204,7 +204,7 @@ def neighbours(
     differences of a pair summed in feature order, then the square root, as scikit-learn's
     ball tree computes them, so the same distances bit for bit, and the same neighbours
     wherever distances differ (the same arrays on 405 digits instances and Fashion-MNIST
-    instances up to 2,000 points; ``tests/test_graphs.py``). Exactly equal distances
+    instances up to 2,000 points; ``tests/unit/test_graphs.py``). Exactly equal distances
     (duplicate points) are ordered by index; the tree orders them as it happens to visit
     them. No scikit-learn (its import took 1.5 s of every kNN command and of the app's
     first kNN page). Up to :data:`_NUMPY_MAX` points with NumPy, one feature at a time over

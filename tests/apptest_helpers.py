@@ -1,4 +1,4 @@
-"""Helpers shared by the app tests (tests/test_app_*.py): start a page, read its charts,
+"""Helpers shared by the app tests (tests/app/): start a page, read its charts,
 its download buttons and its command lines, and run those commands."""
 
 import base64

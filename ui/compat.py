@@ -1,7 +1,7 @@
 """The app's only contact with Streamlit internals, each with a fallback.
 
 Streamlit has no public API for these three facts, so they are read here and nowhere else
-(``tests/test_ui_compat.py`` checks each against the installed Streamlit):
+(``tests/app/test_ui_compat.py`` checks each against the installed Streamlit):
 
 - :func:`page_file`: which page file this run draws (fallback: None, "unknown");
 - :func:`in_sidebar`: whether a container is the sidebar (fallback: False);

@@ -23,7 +23,7 @@ PRESENT_HEIGHT, PRESENT_FONT = 1.35, 1.4
 STAGE_HEIGHT, STAGE_FONT = 590, 1.2
 """Height (px) and font scale of a tour's first chart in presenter mode: with the tour's
 header row above it, the whole chart fits a 1280×720 projector screen
-(tests/test_browser_presenter.py)."""
+(tests/browser/test_browser_presenter.py)."""
 
 
 def scale_figure(

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from test_intervals import _problem as toy_problem
+from instances import two_clouds
 
 from sslviz.animation import KEY_KINDS, event_rows, frame_steps, player_figure
 from sslviz.intervals import EVENT_KINDS, Event, sweep
@@ -22,7 +22,7 @@ FAST = ("grid", "split", "degenerate", "refine", "breakpoint", "interval")
 
 
 def _problem(seed=0, n=60, family="knn", labeling="harmonic"):
-    return toy_problem(seed, n, family, labeling, subset=20)
+    return two_clouds(seed, n, family, labeling, subset=20)
 
 
 def _same(ivs):

@@ -17,7 +17,7 @@ import re
 import urllib.parse
 
 import pytest
-from test_browser import (
+from browser_helpers import (
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -28,8 +28,6 @@ from test_browser import (
 )
 
 from ui import nav
-
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 WATCH = """
 window.sslvizSeen = {autoNav: 0, notFound: 0, sidebars: []};

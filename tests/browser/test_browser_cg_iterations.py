@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import re
 
-from test_browser import (
+from browser_helpers import (
     ARTIFACTS,
     CHART,
     CHROMIUM,
     CHROMIUM_ARGS,
     EXCEPTION,
-    pytestmark,
-    server,
     sync_playwright,
 )  # fmt: skip
 
@@ -22,7 +20,6 @@ from sslviz import tours
 
 TIMEOUT_MS = 120_000
 TOUR = tours.get("cg-converges")
-__all__ = ["pytestmark", "server"]  # the shared server fixture and markers of test_browser
 
 
 def _t(page) -> int:

@@ -9,7 +9,7 @@ import graphlib
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def imports(package: str) -> dict[str, set[str]]:

@@ -610,7 +610,7 @@ def test_f_drill_down_shows_the_selected_node(tmp_path):
     ("2 (row 8) — missed" / "soft label f_u(σ), node 2"), but the title named the node by
     that index while the tables and the CLI name instance rows. Now the selector's value
     is the row, the title names it, and the chart draws that row's exact f_u(σ); the
-    browser half is in tests/test_browser.py.
+    browser half is in tests/browser/test_browser.py.
     """
     path = digits_38_csv(tmp_path / "digits38.csv")
     cfg = {"data_file": path, "data_file_name": "digits38.csv", "n": 60, "labeled": 6,

@@ -23,7 +23,7 @@ from sslviz import data, graphs
 from sslviz.problem import build_problem, suggest_sigma_range
 from sslviz.specs import ProblemSpec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _python(code: str) -> str:

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from instances import two_clouds
 from reference import algorithm4
 
 import sslviz.algorithm4 as algorithm4_module
@@ -13,28 +14,16 @@ from sslviz.intervals import (
     score,
     sweep,
 )
-from sslviz.labeling import make_model
-from sslviz.specs import GraphSpec, LabelingSpec, SweepSettings
+from sslviz.specs import SweepSettings
 from sslviz.truth import true_loss_curve
 
 LO, HI = 0.6, 6.0
 
 
-def _problem(seed=0, n=60, family="knn", labeling="harmonic", subset=25):
-    """Two Gaussian clouds in 4-D, 3 labeled points per class: ``(model, y_unlabeled)``."""
-    rng = np.random.default_rng(seed)
-    y = np.repeat([0, 1], n // 2)
-    X = rng.normal(size=(n, 4)) + 1.0 * y[:, None]
-    labeled = np.zeros(n, bool)
-    labeled[[0, 1, 2, n // 2, n // 2 + 1, n // 2 + 2]] = True
-    model = make_model(X, labeled, y, GraphSpec(family, 5), LabelingSpec(labeling, subset))
-    return model, y[model.unlabeled_idx]
-
-
 @pytest.mark.parametrize("family", ["complete", "knn"])
 @pytest.mark.parametrize("labeling", ["harmonic", "delalleau"])
 def test_fast_mode_with_exact_solver_finds_every_breakpoint(family, labeling):
-    model, y_u = _problem(1, family=family, labeling=labeling)
+    model, y_u = two_clouds(1, family=family, labeling=labeling)
     truth = true_loss_curve(model, y_u, LO, HI)
     settings = SweepSettings(solver="exact", mode="fast")  # locates endpoints to ε = 1e-4
     res = sweep(model, y_u, LO, HI, settings)
@@ -50,7 +39,7 @@ def test_paper_mode_exact_solver_endpoints_are_converged_iterates():
     """With exact soft labels Algorithm 4's endpoints are where some node's iteration
     converged (|f_u − 1/2| ≤ root_tol), each interval's loss is the true loss at its σ0,
     and every endpoint that is a true breakpoint is also found by fast mode."""
-    model, y_u = _problem(2)
+    model, y_u = two_clouds(2)
     settings = SweepSettings(solver="exact", mode="paper")
     truth = true_loss_curve(model, y_u, LO, HI)
     res = sweep(model, y_u, LO, HI, settings)
@@ -78,7 +67,7 @@ def test_more_cg_iterations_never_score_worse():
     for t in (5, 10, 20):
         vol = missed = 0.0
         for seed in range(3):
-            model, y_u = _problem(seed, n=80)
+            model, y_u = two_clouds(seed, n=80)
             truth = true_loss_curve(model, y_u, LO, HI)
             res = sweep(model, y_u, LO, HI, SweepSettings(solver="pcg", cg_iters=t))
             sc = score(res, truth)
@@ -94,7 +83,7 @@ def _check_against_node_by_node(family, labeling, solver, seeds, sigma0s):
     s = SweepSettings(solver=solver, cg_iters=10, mode="paper")
     tight = 0
     for seed in seeds:
-        model, y_u = _problem(seed, n=60, family=family, labeling=labeling)
+        model, y_u = two_clouds(seed, n=60, family=family, labeling=labeling)
 
         def labels_at(x, model=model):
             sl = model.soft_labels(x, solver=solver, cg_iters=s.cg_iters)
@@ -133,7 +122,7 @@ def test_paper_mode_without_batched_solves_is_algorithm_4(family, labeling, solv
 
 @pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_fast_and_paper_agree_with_exact_solver():
-    model, y_u = _problem(4, family="complete")
+    model, y_u = two_clouds(4, family="complete")
     paper = sweep(model, y_u, LO, HI, SweepSettings(solver="exact", mode="paper"))
     fast = sweep(model, y_u, LO, HI, SweepSettings(solver="exact", mode="fast"))
     est = fast.estimated_loss()
@@ -142,7 +131,7 @@ def test_fast_and_paper_agree_with_exact_solver():
 
 
 def test_counts_and_sweep_bookkeeping():
-    model, y_u = _problem(5)
+    model, y_u = two_clouds(5)
     res = sweep(model, y_u, LO, HI, SweepSettings(solver="cg", cg_iters=7, mode="paper"))
     assert res.solves == sum(iv.solves for iv in res.intervals)
     assert res.matvecs == sum(iv.matvecs for iv in res.intervals)
@@ -156,7 +145,7 @@ def test_counts_and_sweep_bookkeeping():
 
 @pytest.mark.parametrize("rule", ["hybrid", "gradient", "newton"])
 def test_node_trace_rules(rule):
-    model, y_u = _problem(1)
+    model, y_u = two_clouds(1)
     truth = true_loss_curve(model, y_u, LO, HI)
     b, u = truth.breakpoints[0], int(truth.nodes[0][0])
     trace, root = node_trace(
@@ -173,7 +162,7 @@ def test_node_trace_rules(rule):
 
 
 def test_score_counts_misses_spurious_and_volume():
-    model, y_u = _problem(1)
+    model, y_u = two_clouds(1)
     truth = true_loss_curve(model, y_u, LO, HI)
     b = truth.breakpoints
     # One interval over the whole range at the wrong loss everywhere but the first piece.

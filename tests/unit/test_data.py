@@ -26,7 +26,7 @@ from sslviz.data import (
     make_instance,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEBIAN_FASHION = Path("/usr/share/datasets/fashion-mnist")
 IDX_FILES = (
     "train-images-idx3-ubyte",

@@ -152,8 +152,8 @@ def test_a_row_added_to_a_table_reaches_the_widgets():
 
         sys.path.insert(0, ".")
         import streamlit as st
+        from tests.unit.test_specs import SweepPlus
 
-        from tests.test_specs import SweepPlus
         from ui import widgets
 
         widgets.widget(st, SweepPlus, "restarts")

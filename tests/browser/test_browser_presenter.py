@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import json
 
-from test_browser import (  # noqa: F401 - server is a fixture
+from browser_helpers import (
     ARTIFACTS,
     CHART,
     CHROMIUM,
     CHROMIUM_ARGS,
     TIMEOUT_MS,
     no_exception,
-    pytestmark,  # slow, browser; skipped without Chromium or Playwright
-    server,
     sync_playwright,
     wait_idle,
 )

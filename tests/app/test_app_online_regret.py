@@ -17,7 +17,7 @@ def start(query: dict | None = None) -> AppTest:
 def costly_rounds(repeats: int = 2, feedback: tuple | None = None) -> int:
     """Rounds (default instance, ``repeats`` repetitions) estimated to cost more than what
     runs by itself yet less than this server's time cap (midway, geometrically): such
-    settings wait for the Run button (larger ones are refused: tests/test_app_caps.py)."""
+    settings wait for the Run button (larger ones are refused: tests/app/test_app_caps.py)."""
     from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
     from ui import cache, caps
 

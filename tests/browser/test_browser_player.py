@@ -7,20 +7,17 @@ from __future__ import annotations
 
 import re
 
-from test_browser import (
+from browser_helpers import (
     ARTIFACTS,
     CHART,
     CHROMIUM,
     CHROMIUM_ARGS,
     EXCEPTION,
-    pytestmark,
-    server,
     sync_playwright,
 )  # fmt: skip
 
 TIMEOUT_MS = 120_000
 URL = "/Algorithm_4?n=60&labeled=6&family=knn&mode=paper"
-__all__ = ["pytestmark", "server"]  # the shared server fixture and markers of test_browser
 
 
 def _annotations(page) -> list[str]:

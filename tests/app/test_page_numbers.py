@@ -24,7 +24,7 @@ REFERENCE = re.compile(
 )  # fmt: skip
 """Numbers that are names, not results: paper references, solver labels ('CG-20': its t
 is a setting, checked below), the tolerance written as a power, and fractions k/|U| (both
-parts are checked by the tour registry, tests/test_tour_facts.py)."""
+parts are checked by the tour registry, tests/app/test_tour_facts.py)."""
 
 
 def numbers_in(text: str) -> list[float]:

@@ -1,0 +1,50 @@
+"""The test suite, by kind:
+
+- ``unit/``: the ``sslviz`` package, module by module, against independent references
+  (exact solves, brute force, finite differences, scikit-learn);
+- ``app/``: every page through Streamlit's AppTest (no browser);
+- ``browser/``: the app served by ``streamlit run`` and driven in headless Chromium
+  (the ``server`` fixture: one server per test module);
+- ``data/``: checks that need Debian's Fashion-MNIST (``scripts/install.sh test``).
+
+Markers: ``slow`` (over 1.5 s each, browser, real data, subprocesses: outside the quick
+run ``python -m pytest``; CI runs everything), ``browser``, ``data``. Helpers shared by
+several folders live here, beside this file: ``apptest_helpers`` (starting and reading
+pages), ``browser_helpers`` (Chromium, a server, waits on charts), ``instances`` (small
+instances), ``reference`` (independent implementations and their tolerances), ``dispatch``
+(the CPU dispatch CI runs under).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))  # the helpers above, from every folder
+HERE = os.path.dirname(__file__)
+KINDS = {"data": ("data", "slow"), "browser": ("browser", "slow")}
+"""Folder → the markers of every test in it."""
+
+
+def pytest_collection_modifyitems(config, items):
+    from browser_helpers import CHROMIUM, sync_playwright
+
+    for item in items:
+        folder = os.path.relpath(str(item.fspath), HERE).split(os.sep)[0]
+        for name in KINDS.get(folder, ()):
+            item.add_marker(getattr(pytest.mark, name))
+        if folder == "browser" and not os.path.exists(CHROMIUM):
+            item.add_marker(pytest.mark.skip(reason=f"{CHROMIUM} is missing"))
+        if folder == "browser" and sync_playwright is None:
+            item.add_marker(pytest.mark.skip(reason="playwright is not importable"))
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A ``streamlit run app.py`` server for the test module; yields its URL."""
+    from browser_helpers import streamlit_server
+
+    with streamlit_server() as url:
+        yield url
