@@ -24,11 +24,16 @@ from sslviz.specs import ProblemSpec
 from sslviz.truth import true_loss_curve
 
 CASES = [  # (dataset, n, family); digits 0/1 has 360 points, so its largest n is 300
-    ("digits", 100, "knn"), ("digits", 100, "complete"), ("digits", 300, "knn"),
-    ("digits", 300, "complete"), ("fashion-mnist", 100, "knn"),
-    ("fashion-mnist", 100, "complete"), ("fashion-mnist", 500, "knn"),
-    ("fashion-mnist", 500, "complete"), ("fashion-mnist", 2000, "knn"),
-]  # fmt: skip
+    ("digits", 100, "knn"),
+    ("digits", 100, "complete"),
+    ("digits", 300, "knn"),
+    ("digits", 300, "complete"),
+    ("fashion-mnist", 100, "knn"),
+    ("fashion-mnist", 100, "complete"),
+    ("fashion-mnist", 500, "knn"),
+    ("fashion-mnist", 500, "complete"),
+    ("fashion-mnist", 2000, "knn"),
+]
 """Complete n = 2000 is left out: its exact curve alone took over 8 minutes
 (benchmarks/loss_speed.py), and the certified search falls back to it (see the notes)."""
 
@@ -49,9 +54,15 @@ def run_case(dataset: str, n: int, family: str) -> dict:
     t0 = time.perf_counter()
     truth = loss_curve(p, lo, hi)
     t_exact = time.perf_counter() - t0
-    row = {"dataset": dataset, "n": n, "family": family, "sigma": [lo, hi],
-           "true_breakpoints": int(truth.breakpoints.size), "exact_seconds": t_exact,
-           "exact_factorizations": truth.factorizations}  # fmt: skip
+    row = {
+        "dataset": dataset,
+        "n": n,
+        "family": family,
+        "sigma": [lo, hi],
+        "true_breakpoints": int(truth.breakpoints.size),
+        "exact_seconds": t_exact,
+        "exact_factorizations": truth.factorizations,
+    }
     for name, kw in (("cg20", {"rtol": min(1e-3, 1e-4 / hi)}), ("certified", {"certify_cap": 400})):
         t0 = time.perf_counter()
         c = true_loss_curve(p.model, y, lo, hi, solver="cg", cg_iters=20, **kw)
@@ -82,8 +93,11 @@ def main() -> None:
             continue
         rows.append(run_case(*case))
         r = rows[-1]
-        print(f"{case}: exact {r['exact_seconds']:.2f}s, cg20 {r['cg20']['seconds']:.2f}s, "
-              f"certified {r['certified']['seconds']:.2f}s", flush=True)  # fmt: skip
+        print(
+            f"{case}: exact {r['exact_seconds']:.2f}s, cg20 {r['cg20']['seconds']:.2f}s, "
+            f"certified {r['certified']['seconds']:.2f}s",
+            flush=True,
+        )
     lines = [
         "| data | n | graph | true bps | exact s (LU) | CG-20 s / matvecs / missed / ε-vol "
         "| certified s / matvecs / LU / missed / ε-vol / fallbacks of evals | cert ÷ CG-20 "

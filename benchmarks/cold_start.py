@@ -100,9 +100,17 @@ new MutationObserver((_, observer) => {
 """In the page: the time (ms since the epoch) of the first frame with a chart's SVG in it:
 when the chart is on screen, without the delay of Playwright's polling for it."""
 
-EVENTS = ("healthy", "browser up", "page loaded", "websocket open", "Plotly JS requested",
-          "Plotly JS loaded", "chart message received", "chart on screen",
-          "first chart")  # fmt: skip
+EVENTS = (
+    "healthy",
+    "browser up",
+    "page loaded",
+    "websocket open",
+    "Plotly JS requested",
+    "Plotly JS loaded",
+    "chart message received",
+    "chart on screen",
+    "first chart",
+)
 """The events of a session's timeline, in seconds from the server's start. The chart's
 message is timed when Playwright reports the frame, which is when the page handles it: only
 once the page's thread is free (a hook on the page's WebSocket saw it at the same time,
@@ -111,16 +119,21 @@ found the chart."""
 
 
 def steps(root: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", STEPS], cwd=root, capture_output=True,
-                         text=True, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", STEPS], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
 def import_top(root: Path, n: int = 8) -> list[tuple[str, float]]:
     """The ``n`` packages with the largest import time (s) under ``import ui.cache``: per
     top-level package, the cumulative time of its first (outermost) import."""
-    err = subprocess.run([sys.executable, "-X", "importtime", "-c", "import ui.cache"],
-                         cwd=root, capture_output=True, text=True).stderr  # fmt: skip
+    err = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import ui.cache"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    ).stderr
     out: dict[str, float] = {}
     for line in err.splitlines():
         m = re.match(r"import time:\s+\d+ \|\s+(\d+) \|\s*(\S+)", line)
@@ -191,12 +204,18 @@ def summary(runs: list[dict]) -> dict:
     """min / median / max of the first chart on screen, the median of Playwright's finding
     it, and the median of every event."""
     charts = [r["chart on screen"] for r in runs]
-    return {"first_chart_min_s": min(charts), "first_chart_median_s": statistics.median(charts),
-            "first_chart_max_s": max(charts),
-            "found_by_playwright_median_s": statistics.median(r["first chart"] for r in runs),
-            "load_1min": [r["load_1min"] for r in runs],
-            "events_median_s": {e: statistics.median(r[e] for r in runs if e in r)
-                                for e in EVENTS if any(e in r for r in runs)}}  # fmt: skip
+    return {
+        "first_chart_min_s": min(charts),
+        "first_chart_median_s": statistics.median(charts),
+        "first_chart_max_s": max(charts),
+        "found_by_playwright_median_s": statistics.median(r["first chart"] for r in runs),
+        "load_1min": [r["load_1min"] for r in runs],
+        "events_median_s": {
+            e: statistics.median(r[e] for r in runs if e in r)
+            for e in EVENTS
+            if any(e in r for r in runs)
+        },
+    }
 
 
 def main() -> None:
@@ -235,23 +254,34 @@ def main() -> None:
             asyncio.run(session(floor, "", browser_first=True))
         )
     pages = {f"{name} / {page}": summary(r) for (name, page), r in runs.items()}
-    best = {name: {k: (sr[0][k] if isinstance(sr[0][k], bool) else min(s[k] for s in sr))
-                   for k in sr[0]} for name, sr in step_runs.items()}  # fmt: skip
+    best = {
+        name: {
+            k: (sr[0][k] if isinstance(sr[0][k], bool) else min(s[k] for s in sr)) for k in sr[0]
+        }
+        for name, sr in step_runs.items()
+    }
     imports = {name: import_top(root) for name, root in apps.items()}
 
-    md = ["# Cold start (`python benchmarks/cold_start.py"
-          + (f" --repeats {args.repeats}" if args.repeats != 3 else "")
-          + (" --baseline DIR`)" if args.baseline else "`)"), "",
-          f"{args.repeats} fresh servers per page and app"
-          + (" (current and baseline interleaved)" if args.baseline else "")
-          + f". Machine: {json.dumps(machine())}, shared: 1-minute load average before "
-          "each run in the last column.", "",
-          "## Server start to first chart (Chromium, s)", "",
-          "On screen: the first frame painted with a chart in it, timed in the page. Found by "
-          "Playwright: when its polling for the chart returned (later, by its polling delay; "
-          "the measure of earlier runs of this benchmark).", "",
-          "| app / page | on screen: min | median | max | found by Playwright: median | "
-          "load average |", "|---|---|---|---|---|---|"]  # fmt: skip
+    md = [
+        "# Cold start (`python benchmarks/cold_start.py"
+        + (f" --repeats {args.repeats}" if args.repeats != 3 else "")
+        + (" --baseline DIR`)" if args.baseline else "`)"),
+        "",
+        f"{args.repeats} fresh servers per page and app"
+        + (" (current and baseline interleaved)" if args.baseline else "")
+        + f". Machine: {json.dumps(machine())}, shared: 1-minute load average before "
+        "each run in the last column.",
+        "",
+        "## Server start to first chart (Chromium, s)",
+        "",
+        "On screen: the first frame painted with a chart in it, timed in the page. Found by "
+        "Playwright: when its polling for the chart returned (later, by its polling delay; "
+        "the measure of earlier runs of this benchmark).",
+        "",
+        "| app / page | on screen: min | median | max | found by Playwright: median | "
+        "load average |",
+        "|---|---|---|---|---|---|",
+    ]
     for key, r in pages.items():
         md.append(
             f"| {key} | {r['first_chart_min_s']:.2f} | {r['first_chart_median_s']:.2f} | "
@@ -259,10 +289,16 @@ def main() -> None:
             f"{', '.join(map(str, r['load_1min']))} |"
         )
     if args.baseline:
-        md += ["", "Baseline ÷ current, same session: " + ", ".join(
-            f"{page} {pages[f'baseline / {page}']['first_chart_median_s'] / pages[f'current / {page}']['first_chart_median_s']:.2f}× (median), "  # noqa: E501
-            f"{pages[f'baseline / {page}']['first_chart_min_s'] / pages[f'current / {page}']['first_chart_min_s']:.2f}× (min)"  # noqa: E501
-            for page in COMPARED) + "."]  # fmt: skip
+        md += [
+            "",
+            "Baseline ÷ current, same session: "
+            + ", ".join(
+                f"{page} {pages[f'baseline / {page}']['first_chart_median_s'] / pages[f'current / {page}']['first_chart_median_s']:.2f}× (median), "  # noqa: E501
+                f"{pages[f'baseline / {page}']['first_chart_min_s'] / pages[f'current / {page}']['first_chart_min_s']:.2f}× (min)"  # noqa: E501
+                for page in COMPARED
+            )
+            + ".",
+        ]
     md += [
         "",
         "## Where the time goes (median s from the server's start)",
@@ -271,9 +307,14 @@ def main() -> None:
         "|---|" + "---|" * len(pages),
     ]
     for e in EVENTS:
-        md.append(f"| {e} | " + " | ".join(
-            f"{r['events_median_s'][e]:.2f}" if e in r["events_median_s"] else "–"
-            for r in pages.values()) + " |")  # fmt: skip
+        md.append(
+            f"| {e} | "
+            + " | ".join(
+                f"{r['events_median_s'][e]:.2f}" if e in r["events_median_s"] else "–"
+                for r in pages.values()
+            )
+            + " |"
+        )
     md += [
         "",
         "## The app's path in one process (s, min over the runs)",
@@ -282,9 +323,14 @@ def main() -> None:
         "|---|" + "---|" * len(best),
     ]
     for k in best["current"]:
-        md.append(f"| {k} | " + " | ".join(
-            (("yes" if b[k] else "no") if isinstance(b[k], bool) else f"{b[k]:.3f}")
-            for b in best.values()) + " |")  # fmt: skip
+        md.append(
+            f"| {k} | "
+            + " | ".join(
+                (("yes" if b[k] else "no") if isinstance(b[k], bool) else f"{b[k]:.3f}")
+                for b in best.values()
+            )
+            + " |"
+        )
     for name, top in imports.items():
         md += [
             "",
@@ -293,10 +339,19 @@ def main() -> None:
             "| module | s |",
             "|---|---|",
         ] + [f"| {k} | {v:.3f} |" for k, v in top]
-    write("cold_start", {"machine": machine(), "repeats": args.repeats,
-                         "baseline": str(args.baseline) if args.baseline else None,
-                         "pages": pages, "runs": {f"{a} / {p}": r for (a, p), r in runs.items()},
-                         "steps": step_runs, "imports": imports}, "\n".join(md) + "\n")  # fmt: skip
+    write(
+        "cold_start",
+        {
+            "machine": machine(),
+            "repeats": args.repeats,
+            "baseline": str(args.baseline) if args.baseline else None,
+            "pages": pages,
+            "runs": {f"{a} / {p}": r for (a, p), r in runs.items()},
+            "steps": step_runs,
+            "imports": imports,
+        },
+        "\n".join(md) + "\n",
+    )
 
 
 if __name__ == "__main__":

@@ -61,8 +61,12 @@ def measure(root: Path) -> dict:
     t0 = time.perf_counter()
     at.run()
     out["rerun, nothing changed"] = time.perf_counter() - t0
-    keys = [w.key for kind in KINDS for w in at.get(kind)
-            if w.key and w.key.startswith("w_") and w.key not in SKIP]  # fmt: skip
+    keys = [
+        w.key
+        for kind in KINDS
+        for w in at.get(kind)
+        if w.key and w.key.startswith("w_") and w.key not in SKIP
+    ]
     for key in keys:
         w = at.get_by_key(key)
         if w.disabled:  # as for a user: nothing to change
@@ -98,12 +102,28 @@ def paint(root: Path) -> dict:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=root, env=os.environ | {"PYTHONPATH": str(root)}, stdout=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=root,
+        env=os.environ | {"PYTHONPATH": str(root)},
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    )
     url, out = f"http://127.0.0.1:{port}", {}
     try:
         for _ in range(100):
@@ -113,8 +133,7 @@ def paint(root: Path) -> dict:
             except OSError:
                 time.sleep(0.3)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                        args=["--no-sandbox"])  # fmt: skip
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.goto(url + "/Loss_intervals", timeout=120_000)
             page.wait_for_selector(".js-plotly-plot", timeout=120_000)
@@ -150,8 +169,14 @@ has drawn two frames after it."""
 
 def _run(root: Path, what: str = "--measure") -> dict:
     env = os.environ | {"PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, __file__, what, str(root)], cwd=root, env=env,
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, __file__, what, str(root)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -181,10 +206,12 @@ def main() -> None:
             for k, v in _run(root, "--paint").items():
                 painted[name][k] = min(v, painted[name].get(k, v))
     rows = [{"change": k, "old_s": best["old"].get(k), "new_s": v} for k, v in best["new"].items()]
-    paints = [{"change": k, "old_s": painted["old"].get(k), "new_s": v}
-              for k, v in painted["new"].items()]  # fmt: skip
-    rev = subprocess.run(["git", "rev-parse", "--short", args.old], cwd=ROOT,
-                         capture_output=True, text=True).stdout.strip()  # fmt: skip
+    paints = [
+        {"change": k, "old_s": painted["old"].get(k), "new_s": v} for k, v in painted["new"].items()
+    ]
+    rev = subprocess.run(
+        ["git", "rev-parse", "--short", args.old], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
 
     def s(x):
         return "—" if x is None else f"{x:.2f}"
@@ -206,8 +233,13 @@ def main() -> None:
         "| change | old (s) | new (s) |",
         "|---|---|---|",
     ] + [f"| {r['change']} | {s(r['old_s'])} | {s(r['new_s'])} |" for r in paints]
-    payload = {"old": rev, "rounds": args.rounds, "machine": machine(), "rows": rows,
-               "paint": paints}  # fmt: skip
+    payload = {
+        "old": rev,
+        "rounds": args.rounds,
+        "machine": machine(),
+        "rows": rows,
+        "paint": paints,
+    }
     write("control_reruns", payload, "\n".join(lines) + "\n")
 
 

@@ -45,8 +45,7 @@ def per_eval(spec: ProblemSpec, solver: str, t: int = 20, k: int = 6) -> float:
     lo, hi = suggest_sigma_range(p)
     sig = np.linspace(lo, hi, k)
     p.model.soft_labels(sig[0], solver=solver, cg_iters=t)  # warm
-    return clock(lambda: [p.model.soft_labels(s, solver=solver, cg_iters=t) for s in sig],
-                 2) / k  # fmt: skip
+    return clock(lambda: [p.model.soft_labels(s, solver=solver, cg_iters=t) for s in sig], 2) / k
 
 
 def fit_solves() -> dict:
@@ -82,7 +81,8 @@ def fit_solves() -> dict:
     a = np.random.default_rng(0).standard_normal((600, 600))
     a = a @ a.T + 600 * np.eye(600)
     c["eig_factor"] = clock(lambda: np.linalg.eigvalsh(a), 2) / clock(
-        lambda: np.linalg.solve(a, np.ones(600)), 3)  # fmt: skip
+        lambda: np.linalg.solve(a, np.ones(600)), 3
+    )
     # build
     bt = []
     for n in (300, 1500):
@@ -140,13 +140,16 @@ def fit_counts(c: dict) -> dict:
                 secs = time.perf_counter() - t0
                 rows["fast", fam].append((w, nu, sw.solves))
                 factors["fast", fam].append(secs / (sw.solves * costs.solve_seconds(spec, "cg")))
-                print(f"  {fam} n={n} w={w}: {cv.evaluations.size} evaluations, "
-                      f"{sw.solves} sweep solves", flush=True)  # fmt: skip
+                print(
+                    f"  {fam} n={n} w={w}: {cv.evaluations.size} evaluations, "
+                    f"{sw.solves} sweep solves",
+                    flush=True,
+                )
     for k, fac in (("truth", "truth_factor"), ("fast", "sweep_factor")):
-        out[f"{k}_base"], out[f"{k}_per_node"], out[f"{k}_power"] = _fit_count(
-            rows[k, "complete"])  # fmt: skip
+        out[f"{k}_base"], out[f"{k}_per_node"], out[f"{k}_power"] = _fit_count(rows[k, "complete"])
         _, out[f"{k}_per_node_sparse"], out[f"{k}_power_sparse"] = _fit_count(
-            rows[k, "knn"], base=out[f"{k}_base"])  # fmt: skip
+            rows[k, "knn"], base=out[f"{k}_base"]
+        )
         out[fac] = float(np.median(factors[k, "complete"]))
         out[f"{fac}_sparse"] = float(np.median(factors[k, "knn"]))
     out["paper_factor"], out["paper_factor_sparse"] = paper_factors()
@@ -160,10 +163,14 @@ def paper_factors() -> tuple[float, float]:
     for n, fam in ((100, "complete"), (300, "knn")):
         p = build_problem(replace(BASE, n=n, family=fam))
         lo, hi = suggest_sigma_range(p)
-        fast = clock(lambda p=p, lo=lo, hi=hi: sweep(p.model, p.y_unlabeled, lo, hi,
-                                                     SweepSettings()))  # fmt: skip
-        paper = clock(lambda p=p, lo=lo, hi=hi: sweep(p.model, p.y_unlabeled, lo, hi,
-                                                      SweepSettings(mode="paper")))  # fmt: skip
+        fast = clock(
+            lambda p=p, lo=lo, hi=hi: sweep(p.model, p.y_unlabeled, lo, hi, SweepSettings())
+        )
+        paper = clock(
+            lambda p=p, lo=lo, hi=hi: sweep(
+                p.model, p.y_unlabeled, lo, hi, SweepSettings(mode="paper")
+            )
+        )
         out.append(paper / fast)
     return out[0], out[1]
 
@@ -186,8 +193,11 @@ def checks() -> list[dict]:
                 "memory_mb": est.memory_mb,
             }
         )
-        print(f"{name:48s} est {est.seconds:8.2f} s  measured {secs:8.2f} s  "
-              f"ratio {out[-1]['ratio']:.2f}", flush=True)  # fmt: skip
+        print(
+            f"{name:48s} est {est.seconds:8.2f} s  measured {secs:8.2f} s  "
+            f"ratio {out[-1]['ratio']:.2f}",
+            flush=True,
+        )
 
     def truth_run(spec, lo, hi):
         loss_curve(build_problem(spec), lo, hi)
@@ -202,10 +212,17 @@ def checks() -> list[dict]:
         return run
 
     for n, fam in ((300, "complete"), (600, "complete"), (1500, "knn")):
-        row(f"exact loss, {fam} n={n}", replace(BASE, n=n, family=fam, seed=7 + n),
-            costs.loss_curve, truth_run)  # fmt: skip
-    for n, fam, solver in ((500, "complete", "cg"), (400, "complete", "inverse"),
-                           (1500, "knn", "exact")):  # fmt: skip
+        row(
+            f"exact loss, {fam} n={n}",
+            replace(BASE, n=n, family=fam, seed=7 + n),
+            costs.loss_curve,
+            truth_run,
+        )
+    for n, fam, solver in (
+        (500, "complete", "cg"),
+        (400, "complete", "inverse"),
+        (1500, "knn", "exact"),
+    ):
         st = SweepSettings(solver=solver)
         row(
             f"sweep fast {solver}, {fam} n={n}",
@@ -215,8 +232,12 @@ def checks() -> list[dict]:
         )
     st = SweepSettings(mode="paper")
     for n, fam in ((100, "complete"), (150, "knn")):
-        row(f"sweep paper cg, {fam} n={n}", replace(BASE, n=n, family=fam, seed=11),
-            lambda s, lo, hi, r: costs.sweep(s, lo, hi, st, r), sweep_run(st))  # fmt: skip
+        row(
+            f"sweep paper cg, {fam} n={n}",
+            replace(BASE, n=n, family=fam, seed=11),
+            lambda s, lo, hi, r: costs.sweep(s, lo, hi, st, r),
+            sweep_run(st),
+        )
     cs = ConditionSettings(points=15)
     row(
         "condition curve, complete n=400",
@@ -234,8 +255,12 @@ def checks() -> list[dict]:
         big = replace(BASE, classes=(0, 1), n=12000, family="knn")
         st = SweepSettings()
         row("exact loss, knn n=12000 (whole pool)", big, costs.loss_curve, truth_run)
-        row("sweep fast cg, knn n=12000 (whole pool)", big,
-            lambda s, lo, hi, r: costs.sweep(s, lo, hi, st, r), sweep_run(st))  # fmt: skip
+        row(
+            "sweep fast cg, knn n=12000 (whole pool)",
+            big,
+            lambda s, lo, hi, r: costs.sweep(s, lo, hi, st, r),
+            sweep_run(st),
+        )
         row(
             "trust curve, knn n=12000 (whole pool)",
             big,
@@ -265,18 +290,32 @@ def main() -> None:
     costs.CONSTANTS.update(fitted)
     table = checks()
     ratios = np.array([r["ratio"] for r in table])
-    md = ["# Cost model calibration (sslviz.costs)", "",
-          f"Command: `python {' '.join(sys.argv)}`", "",
-          ("Constants of `sslviz/costs.py` (from the last full run):" if "--check" in sys.argv
-           else "Fitted constants (paste them into `sslviz/costs.py`):"), "", "```",
-          *(f"{k}: {v:.3g}" for k, v in fitted.items()), "```", "",
-          "| computation | estimate s | measured s | estimate / measured |",
-          "|---|---|---|---|",
-          *(f"| {r['what']} | {r['estimate_s']:.2f} | {r['measured_s']:.2f} | "
-            f"{r['ratio']:.2f} |" for r in table), "",
-          f"Ratio range {ratios.min():.2f}–{ratios.max():.2f}, geometric mean "
-          f"{np.exp(np.mean(np.log(ratios))):.2f}; "
-          f"{time.perf_counter() - t0:.0f} s in all."]  # fmt: skip
+    md = [
+        "# Cost model calibration (sslviz.costs)",
+        "",
+        f"Command: `python {' '.join(sys.argv)}`",
+        "",
+        (
+            "Constants of `sslviz/costs.py` (from the last full run):"
+            if "--check" in sys.argv
+            else "Fitted constants (paste them into `sslviz/costs.py`):"
+        ),
+        "",
+        "```",
+        *(f"{k}: {v:.3g}" for k, v in fitted.items()),
+        "```",
+        "",
+        "| computation | estimate s | measured s | estimate / measured |",
+        "|---|---|---|---|",
+        *(
+            f"| {r['what']} | {r['estimate_s']:.2f} | {r['measured_s']:.2f} | {r['ratio']:.2f} |"
+            for r in table
+        ),
+        "",
+        f"Ratio range {ratios.min():.2f}–{ratios.max():.2f}, geometric mean "
+        f"{np.exp(np.mean(np.log(ratios))):.2f}; "
+        f"{time.perf_counter() - t0:.0f} s in all.",
+    ]
     write("costs", {"machine": machine(), "constants": fitted, "checks": table}, "\n".join(md))
 
 

@@ -58,10 +58,14 @@ def compare(new, old) -> dict:
 
 
 SCAN = [
-    ("digits", (0, 1), 300), ("digits", (3, 8), 300), ("digits", (4, 9), 300),
-    ("digits", (1, 7), 340), ("fashion-mnist", (2, 4), 400), ("fashion-mnist", (0, 6), 400),
+    ("digits", (0, 1), 300),
+    ("digits", (3, 8), 300),
+    ("digits", (4, 9), 300),
+    ("digits", (1, 7), 340),
+    ("fashion-mnist", (2, 4), 400),
+    ("fashion-mnist", (0, 6), 400),
     ("fashion-mnist", (5, 7), 250),
-]  # fmt: skip
+]
 
 
 def scan() -> None:
@@ -71,14 +75,25 @@ def scan() -> None:
     rows = []
     for dataset, classes, n in SCAN:
         for seed in (0, 1):
-            spec = ProblemSpec(dataset=dataset, classes=classes, n=n, n_labeled=10, seed=seed,
-                               family="complete")  # fmt: skip
+            spec = ProblemSpec(
+                dataset=dataset, classes=classes, n=n, n_labeled=10, seed=seed, family="complete"
+            )
             problem = build_problem(spec)
             lo, hi = suggest_sigma_range(problem)
             new, old = (run(problem, flag, (lo, hi)) for flag in (True, False))
             same = compare(new.pop("curve"), old.pop("curve"))
-            rows.append({"dataset": dataset, "classes": list(classes), "n": n, "seed": seed,
-                         "sigma": [lo, hi], "new": new, "old": old, **same})  # fmt: skip
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "classes": list(classes),
+                    "n": n,
+                    "seed": seed,
+                    "sigma": [lo, hi],
+                    "new": new,
+                    "old": old,
+                    **same,
+                }
+            )
             print(rows[-1], flush=True)
     md = [
         "# Exact curves on complete graphs: Chebyshev vs Hermite search at the suggested σ",

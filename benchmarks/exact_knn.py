@@ -33,8 +33,13 @@ from _common import fashion_or_digits, machine, old_tree, write
 
 OLD_COMMIT = "97aaac9"
 # (n, σ_min, σ_max, seed): σ ∈ [1, 7] as in §1, and a small-σ range where LU pivots cancel.
-INSTANCES = [(500, 0.5, 3.0, 2), (1000, 1.0, 7.0, 0), (2000, 1.0, 7.0, 0), (4000, 1.0, 7.0, 0),
-             (12000, 1.0, 7.0, 0)]  # fmt: skip
+INSTANCES = [
+    (500, 0.5, 3.0, 2),
+    (1000, 1.0, 7.0, 0),
+    (2000, 1.0, 7.0, 0),
+    (4000, 1.0, 7.0, 0),
+    (12000, 1.0, 7.0, 0),
+]
 
 
 def _problem(dataset: str, n: int, seed: int):
@@ -42,8 +47,9 @@ def _problem(dataset: str, n: int, seed: int):
     from sslviz.specs import ProblemSpec
 
     classes = (0, 1) if dataset == "fashion-mnist" else (3, 8)
-    return build_problem(ProblemSpec(dataset=dataset, classes=classes, n=n, n_labeled=10,
-                                     seed=seed, family="knn"))  # fmt: skip
+    return build_problem(
+        ProblemSpec(dataset=dataset, classes=classes, n=n, n_labeled=10, seed=seed, family="knn")
+    )
 
 
 def side(dataset: str, n: int, lo: float, hi: float, seed: int, check: bool) -> dict:
@@ -99,8 +105,12 @@ def _check(p, curve, lo: float, hi: float) -> dict:
     for s in sigmas:
         wrong = np.mean((h(s) > 0) != (p.y_unlabeled == 1))
         loss_ok += bool(wrong == float(curve.loss(s)))
-    return {"breakpoints_checked": len(picked), "breakpoints_ok": nodes_ok,
-            "sigmas_checked": len(sigmas), "losses_ok": loss_ok}  # fmt: skip
+    return {
+        "breakpoints_checked": len(picked),
+        "breakpoints_ok": nodes_ok,
+        "sigmas_checked": len(sigmas),
+        "losses_ok": loss_ok,
+    }
 
 
 def timed(args: list[str], cap: float, tree: Path | None) -> dict | None:
@@ -110,8 +120,7 @@ def timed(args: list[str], cap: float, tree: Path | None) -> dict | None:
         env["PYTHONPATH"] = str(tree)
     cmd = [sys.executable, __file__, "--side", *args]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=cap, check=True,
-                             env=env)  # fmt: skip
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=cap, check=True, env=env)
     except subprocess.TimeoutExpired:
         return None
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -170,13 +179,22 @@ def main() -> None:
     ]
     for r in rows:
         new, old = r["new"], r["old"]
-        ratio = f"{old['seconds'] / new['seconds']:.1f}×" if new and old else (
-            f"> {a.cap / new['seconds']:.0f}×" if new else "–")  # fmt: skip
+        ratio = (
+            f"{old['seconds'] / new['seconds']:.1f}×"
+            if new and old
+            else (f"> {a.cap / new['seconds']:.0f}×" if new else "–")
+        )
         diff = r.get("max_rel_diff")
         ck = new["check"] if new else None
         peak = f"{new['peak_mb']:,.0f} MB" if new else "–"
-        check = (f"{ck['breakpoints_ok']}/{ck['breakpoints_checked']}, "
-                 f"{ck['losses_ok']}/{ck['sigmas_checked']}") if ck else "–"  # fmt: skip
+        check = (
+            (
+                f"{ck['breakpoints_ok']}/{ck['breakpoints_checked']}, "
+                f"{ck['losses_ok']}/{ck['sigmas_checked']}"
+            )
+            if ck
+            else "–"
+        )
         lines.append(
             f"| {r['n']} | [{r['sigma'][0]}, {r['sigma'][1]}] | {cell(new, 'seconds', '.1f')} | "
             f"{cell(old, 'seconds', '.1f')} | {ratio} | "
@@ -187,8 +205,11 @@ def main() -> None:
             f"{r.get('losses_equal', '–')} | {check} | "
             f"{peak} | {r['load']:.1f} |"
         )
-    write("exact_knn", {"machine": machine(), "cap": a.cap, "old_commit": a.old, "rows": rows},
-          "\n".join(lines) + "\n")  # fmt: skip
+    write(
+        "exact_knn",
+        {"machine": machine(), "cap": a.cap, "old_commit": a.old, "rows": rows},
+        "\n".join(lines) + "\n",
+    )
 
 
 if __name__ == "__main__":

@@ -53,11 +53,14 @@ def run_curve() -> dict:
     c = r.curve
     return {
         "title": "learning curve, digits 2 vs 3, n = 100, complete, M = 32, R = 5, 16 test",
-        "seconds": seconds, "target": 20, "sigma_range": rng,
-        "m": c.m.tolist(), "excess_mean": c.excess.mean(axis=0).tolist(),
+        "seconds": seconds,
+        "target": 20,
+        "sigma_range": rng,
+        "m": c.m.tolist(),
+        "excess_mean": c.excess.mean(axis=0).tolist(),
         "gap_mean": c.uniform_gap.mean(axis=0).tolist(),
         "union_pieces_mean": c.union_pieces.mean(axis=0).tolist(),
-    }  # fmt: skip
+    }
 
 
 def run_kmap() -> dict:
@@ -66,10 +69,14 @@ def run_kmap() -> dict:
     r, seconds = _timed(lambda: learn(train, test, rng, k_values=range(2, 17)))
     return {
         "title": "(k, σ) map, k = 2..16, m = 16, digits 2 vs 3, n = 300, |L| = 20, kNN",
-        "seconds": seconds, "target": 30, "sigma_range": rng, "k_hat": r.k,
-        "erm_loss": r.erm.loss, "sigma_hat": r.erm.sigma_hat,
+        "seconds": seconds,
+        "target": 30,
+        "sigma_range": rng,
+        "k_hat": r.k,
+        "erm_loss": r.erm.loss,
+        "sigma_hat": r.erm.sigma_hat,
         "pieces_per_k": [row.average.edges.size - 1 for row in r.grid],
-    }  # fmt: skip
+    }
 
 
 def run_many() -> dict:
@@ -88,10 +95,14 @@ def run_many() -> dict:
     )
     return {
         "title": f"64 instances, {dataset} 0 vs 1, n = 1,000, |L| = 20, kNN-6",
-        "seconds": seconds, "target": 60, "dask_seconds": dask_seconds, "same_bits": same,
-        "sigma_range": rng, "union_pieces": local.average.union_breakpoints + 1,
+        "seconds": seconds,
+        "target": 60,
+        "dask_seconds": dask_seconds,
+        "same_bits": same,
+        "sigma_range": rng,
+        "union_pieces": local.average.union_breakpoints + 1,
         "sigma_hat": local.erm.sigma_hat,
-    }  # fmt: skip
+    }
 
 
 def run_approx() -> dict:
@@ -99,15 +110,31 @@ def run_approx() -> dict:
     train, test, rng = _domain(spec, 16, 16)
     approx = [SweepSettings(solver="cg", cg_iters=t) for t in (5, 10, 20)]
     r, seconds = _timed(lambda: learn(train, test, rng, approx=approx))
-    rows = [{"solver": "exact", "sigma_hat": r.erm.sigma_hat,
-             "test_loss": r.test.loss_at_sigma_hat, "excess_over_exact_erm": 0.0,
-             "curve_seconds": r.seconds_exact}]  # fmt: skip
-    rows += [{"solver": a.solver, "sigma_hat": a.erm.sigma_hat,
-              "test_loss": a.test.loss_at_sigma_hat,
-              "excess_over_exact_erm": a.excess_over_exact, "curve_seconds": a.seconds}
-             for a in r.approximate]  # fmt: skip
-    return {"title": "exact against approximate ERM, digits 2 vs 3, n = 100, complete, "
-            "m = 16, 16 test", "sigma_range": rng, "rows": rows, "seconds": seconds}  # fmt: skip
+    rows = [
+        {
+            "solver": "exact",
+            "sigma_hat": r.erm.sigma_hat,
+            "test_loss": r.test.loss_at_sigma_hat,
+            "excess_over_exact_erm": 0.0,
+            "curve_seconds": r.seconds_exact,
+        }
+    ]
+    rows += [
+        {
+            "solver": a.solver,
+            "sigma_hat": a.erm.sigma_hat,
+            "test_loss": a.test.loss_at_sigma_hat,
+            "excess_over_exact_erm": a.excess_over_exact,
+            "curve_seconds": a.seconds,
+        }
+        for a in r.approximate
+    ]
+    return {
+        "title": "exact against approximate ERM, digits 2 vs 3, n = 100, complete, m = 16, 16 test",
+        "sigma_range": rng,
+        "rows": rows,
+        "seconds": seconds,
+    }
 
 
 _PAGE = """
@@ -141,12 +168,17 @@ def run_page() -> dict:
 
     from _common import ROOT
 
-    out = subprocess.run([sys.executable, "-c", _PAGE], cwd=ROOT, capture_output=True,
-                         text=True, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", _PAGE], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     process, _, warm = (float(x) for x in out.stdout.split()[-3:])
-    return {"title": "the learning page's default view, computed with nothing cached in a "
-            "running server (AppTest)", "seconds": warm, "target": 3,
-            "fresh_process_seconds": process}  # fmt: skip
+    return {
+        "title": "the learning page's default view, computed with nothing cached in a "
+        "running server (AppTest)",
+        "seconds": warm,
+        "target": 3,
+        "fresh_process_seconds": process,
+    }
 
 
 RUNS = {
@@ -167,25 +199,37 @@ def main() -> None:
     if args.only and saved.is_file():  # one run again: the others' last figures stay
         kept = json.loads(saved.read_text())
         out = {name: out.get(name, kept.get(name)) for name in RUNS if name in out or name in kept}
-    lines = ["# Learning from many instances: speed", "",
-             "`python benchmarks/learn_speed.py`, all cores (2 here).", ""]  # fmt: skip
+    lines = [
+        "# Learning from many instances: speed",
+        "",
+        "`python benchmarks/learn_speed.py`, all cores (2 here).",
+        "",
+    ]
     for name, res in out.items():
         if name == "approx":
-            lines += [f"## {res['title']}", "", "| learned on | σ̂ | true test loss | excess "
-                      "over exact ERM | curves (s) |", "|---|---|---|---|---|"]  # fmt: skip
-            lines += [f"| {w['solver']} | {w['sigma_hat']:.4g} | {w['test_loss']:.4f} | "
-                      f"{w['excess_over_exact_erm']:+.4f} | {w['curve_seconds']:.2f} |"
-                      for w in res["rows"]]  # fmt: skip
+            lines += [
+                f"## {res['title']}",
+                "",
+                "| learned on | σ̂ | true test loss | excess over exact ERM | curves (s) |",
+                "|---|---|---|---|---|",
+            ]
+            lines += [
+                f"| {w['solver']} | {w['sigma_hat']:.4g} | {w['test_loss']:.4f} | "
+                f"{w['excess_over_exact_erm']:+.4f} | {w['curve_seconds']:.2f} |"
+                for w in res["rows"]
+            ]
             lines.append("")
             continue
         extra = ""
         if name == "page":
             extra = f"; in a fresh process, imports included: {res['fresh_process_seconds']:.1f} s"
         if name == "many":
-            extra = (f"; Dask LocalCluster {res['dask_seconds']:.1f} s, same bits: "
-                     f"{res['same_bits']}")  # fmt: skip
-        lines += [f"- **{res['title']}**: {res['seconds']:.1f} s (target < {res['target']} s)"
-                  f"{extra}"]  # fmt: skip
+            extra = (
+                f"; Dask LocalCluster {res['dask_seconds']:.1f} s, same bits: {res['same_bits']}"
+            )
+        lines += [
+            f"- **{res['title']}**: {res['seconds']:.1f} s (target < {res['target']} s){extra}"
+        ]
     write("learn", {"machine": machine(), **out}, "\n".join(lines) + "\n")
 
 

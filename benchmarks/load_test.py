@@ -51,9 +51,15 @@ from _common import machine, write
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update",
-        "--disable-sync"]  # fmt: skip
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 CHART = ".js-plotly-plot"
 EXCEPTION = '[data-testid="stException"]'
 TIMEOUT_MS = 180_000
@@ -90,10 +96,16 @@ SIGNATURE = """() => JSON.stringify([...document.querySelectorAll('.js-plotly-pl
 def source_state() -> str:
     """The commit the run used, and whether the working tree had uncommitted changes."""
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, timeout=10,
-                              capture_output=True, text=True).stdout.strip()  # fmt: skip
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, timeout=10,
-                               capture_output=True, text=True).stdout.strip()  # fmt: skip
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            timeout=10,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=ROOT, timeout=10, capture_output=True, text=True
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return head + (" + uncommitted changes" if dirty else "")
@@ -110,11 +122,26 @@ def start_server(port: int, log: Path, root: Path = ROOT, poll: float = 0.3) -> 
     answers (checked every ``poll`` s). The app's own ``.streamlit/config.toml`` applies:
     the server runs as the README starts it."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=root, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=root,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -157,8 +184,9 @@ async def screenshot(page, url: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     name = "".join(ch if ch.isalnum() else "_" for ch in url.split("/", 3)[-1]) or "home"
     try:
-        await page.screenshot(path=SCREENSHOTS / f"{name}_{time.time():.0f}.png", full_page=True,
-                              timeout=10_000)  # fmt: skip
+        await page.screenshot(
+            path=SCREENSHOTS / f"{name}_{time.time():.0f}.png", full_page=True, timeout=10_000
+        )
     except Exception:  # a screenshot is a diagnosis aid only
         pass
 
@@ -224,16 +252,17 @@ async def json_downloads(page) -> dict:
         out[name] = {"bytes": Path(path).read_bytes(), "command": commands[name]}
         await wait_idle(page)  # a download button reruns the script
     if not out:
-        raise RuntimeError(f"no JSON download written by a shown command; buttons {names}, "
-                           f"commands for {sorted(commands)}")  # fmt: skip
+        raise RuntimeError(
+            f"no JSON download written by a shown command; buttons {names}, "
+            f"commands for {sorted(commands)}"
+        )
     return out
 
 
 async def open_view(browser, url: str, downloads: bool = False) -> dict:
     """Open ``url`` in a new context; time to the last chart with the app idle; with
     ``downloads``, then the page's JSON downloads (:func:`json_downloads`)."""
-    ctx = await browser.new_context(viewport={"width": 1400, "height": 900},
-                                    accept_downloads=True)  # fmt: skip
+    ctx = await browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
     page = await ctx.new_page()
     t0 = time.perf_counter()
     out = {"url": url}
@@ -272,8 +301,13 @@ def run_cli(line: str, folder: Path, timeout: float) -> dict:
     argv[argv.index("--out") + 1] = str(out)
     t0 = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-c", CLI, *argv[1:]], cwd=ROOT, timeout=timeout,
-                              capture_output=True, text=True)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-c", CLI, *argv[1:]],
+            cwd=ROOT,
+            timeout=timeout,
+            capture_output=True,
+            text=True,
+        )
     except subprocess.TimeoutExpired:
         return {"error": f"timeout after {timeout:g} s"}
     if done.returncode != 0 or not out.is_file():
@@ -316,8 +350,7 @@ def diff_bytes(a: bytes, b: bytes) -> list[str]:
         return [f"not JSON: {exc}"]
     if paths:
         return paths
-    i = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
-             min(len(a), len(b)))  # fmt: skip
+    i = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return [f"same JSON, bytes differ from offset {i}: {a[i : i + 40]!r} != {b[i : i + 40]!r}"]
 
 
@@ -336,33 +369,41 @@ def compare_json(loaded: list[dict], alone: list[dict], timeout: float) -> list[
                 if line not in cli:
                     cli[line] = run_cli(line, Path(tmp), timeout)
                 c = cli[line]
-                files = {"load": da.get("bytes"), "alone": db.get("bytes"),
-                         "cli": c.get("bytes")}  # fmt: skip
+                files = {"load": da.get("bytes"), "alone": db.get("bytes"), "cli": c.get("bytes")}
                 equal = None not in files.values() and len(set(files.values())) == 1
                 row = {
-                    "url": a["url"].split("/", 3)[-1], "file": name, "command": line,
+                    "url": a["url"].split("/", 3)[-1],
+                    "file": name,
+                    "command": line,
                     "same_command_alone": da.get("command") == db.get("command")
-                    if da and db else None,
+                    if da and db
+                    else None,
                     "bytes_equal": equal,
                     "sha256": {k: sha(v) for k, v in files.items()},
                     "size": {k: None if v is None else len(v) for k, v in files.items()},
-                    "cli_seconds": c.get("seconds"), "cli_error": c.get("error"),
-                }  # fmt: skip
+                    "cli_seconds": c.get("seconds"),
+                    "cli_error": c.get("error"),
+                }
                 if not equal:
                     row["differences"] = {
                         f"{x} vs {y}": diff_bytes(files[x], files[y])
                         for x, y in (("load", "cli"), ("alone", "cli"), ("load", "alone"))
-                        if files[x] is not None and files[y] is not None
-                        and files[x] != files[y]
-                    }  # fmt: skip
+                        if files[x] is not None and files[y] is not None and files[x] != files[y]
+                    }
                 rows.append(row)
             for which, v in (("load", a), ("alone", b)):
                 why = v.get("json_error")
                 if not why and not v.get("json"):
                     why = f"no download: the page did not load ({v.get('error')})"
                 if why:
-                    rows.append({"url": a["url"].split("/", 3)[-1], "file": None,
-                                 "bytes_equal": False, "error": f"{which}: {why}"})  # fmt: skip
+                    rows.append(
+                        {
+                            "url": a["url"].split("/", 3)[-1],
+                            "file": None,
+                            "bytes_equal": False,
+                            "error": f"{which}: {why}",
+                        }
+                    )
     return rows
 
 
@@ -383,8 +424,12 @@ async def run(args) -> dict:
     log.parent.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
     proc = start_server(port, log)
-    report: dict = {"machine": machine(), "source": source_state(), "sessions": args.sessions,
-                    "server_start_s": round(time.perf_counter() - t_start, 2)}  # fmt: skip
+    report: dict = {
+        "machine": machine(),
+        "source": source_state(),
+        "sessions": args.sessions,
+        "server_start_s": round(time.perf_counter() - t_start, 2),
+    }
     try:
         views = (VIEWS * (1 + args.sessions // len(VIEWS)))[: args.sessions]
         urls = [f"{base}/{path}" + (f"?{q}" if q else "") for path, q in views]
@@ -404,19 +449,29 @@ async def run(args) -> dict:
             base = base2
             rows = []
             for a, b in zip(loaded, alone, strict=True):
-                rows.append({
-                    "url": a["url"].split("/", 3)[-1], "seconds_under_load": a["seconds"],
-                    "seconds_alone": b["seconds"], "exceptions": a["exceptions"],
-                    "same_numbers_alone": a.get("signature") is not None
-                    and a.get("signature") == b.get("signature"),
-                    "error": a.get("error") or b.get("error"),
-                } | ({"diagnosis": a["diagnosis"]} if a.get("diagnosis") else {}))  # fmt: skip
+                rows.append(
+                    {
+                        "url": a["url"].split("/", 3)[-1],
+                        "seconds_under_load": a["seconds"],
+                        "seconds_alone": b["seconds"],
+                        "exceptions": a["exceptions"],
+                        "same_numbers_alone": a.get("signature") is not None
+                        and a.get("signature") == b.get("signature"),
+                        "error": a.get("error") or b.get("error"),
+                    }
+                    | ({"diagnosis": a["diagnosis"]} if a.get("diagnosis") else {})
+                )
             report["views"] = rows
             times = [r["seconds_under_load"] for r in rows if r["seconds_under_load"] is not None]
             report["time_to_chart_s"] = (
-                {"min": round(min(times), 2), "median": round(statistics.median(times), 2),
-                 "max": round(max(times), 2)} if times else None
-            )  # fmt: skip
+                {
+                    "min": round(min(times), 2),
+                    "median": round(statistics.median(times), 2),
+                    "max": round(max(times), 2),
+                }
+                if times
+                else None
+            )
             if args.json:
                 report["json"] = compare_json(loaded, alone, args.cli_timeout)
             report["exceptions"] = sum(r["exceptions"] or 0 for r in rows)
@@ -434,10 +489,12 @@ async def run(args) -> dict:
                     idle_after = round(time.perf_counter() - t_closed, 1)
                     break
                 last = now
-            report["long_request"] = {"url": long_url.removeprefix(base),
-                                      "closed_after_s": args.close_after,
-                                      "idle_after_close_s": idle_after,
-                                      "idle_cap_s": args.idle_cap}  # fmt: skip
+            report["long_request"] = {
+                "url": long_url.removeprefix(base),
+                "closed_after_s": args.close_after,
+                "idle_after_close_s": idle_after,
+                "idle_cap_s": args.idle_cap,
+            }
             await browser.close()
     finally:
         stop_server(proc)
@@ -445,24 +502,31 @@ async def run(args) -> dict:
 
 
 def markdown(r: dict) -> str:
-    lines = ["# Load test (`python benchmarks/load_test.py`)", "",
-             f"{r['sessions']} Chromium sessions at once on one server (127.0.0.1), then each "
-             "URL alone. Machine: " + json.dumps(r["machine"]) + " (the machine was shared with "
-             "other work while this ran). Source: " + r.get("source", "unknown") + ".", "",
-             f"- time to chart under load (s): {r['time_to_chart_s']}; wall {r['load_wall_s']} s",
-             f"- exceptions: {r['exceptions']}; failed sessions: {r['failed_sessions']}",
-             f"- server memory (RSS): {r['rss_before_mb']} MB before, {r['rss_after_mb']} MB "
-             "after the sessions",
-             f"- long request closed after {r['long_request']['closed_after_s']} s: server idle "
-             f"after {r['long_request']['idle_after_close_s']} s "
-             f"(cap {r['long_request']['idle_cap_s']} s; None = still busy at the cap)", "",
-             "| view | s under load | s alone | exceptions | same numbers alone |",
-             "|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "# Load test (`python benchmarks/load_test.py`)",
+        "",
+        f"{r['sessions']} Chromium sessions at once on one server (127.0.0.1), then each "
+        "URL alone. Machine: " + json.dumps(r["machine"]) + " (the machine was shared with "
+        "other work while this ran). Source: " + r.get("source", "unknown") + ".",
+        "",
+        f"- time to chart under load (s): {r['time_to_chart_s']}; wall {r['load_wall_s']} s",
+        f"- exceptions: {r['exceptions']}; failed sessions: {r['failed_sessions']}",
+        f"- server memory (RSS): {r['rss_before_mb']} MB before, {r['rss_after_mb']} MB "
+        "after the sessions",
+        f"- long request closed after {r['long_request']['closed_after_s']} s: server idle "
+        f"after {r['long_request']['idle_after_close_s']} s "
+        f"(cap {r['long_request']['idle_cap_s']} s; None = still busy at the cap)",
+        "",
+        "| view | s under load | s alone | exceptions | same numbers alone |",
+        "|---|---|---|---|---|",
+    ]
     for v in r["views"]:
         f = lambda x: "timeout" if x is None else f"{x:.2f}"  # noqa: E731
-        lines.append(f"| `{v['url'] or '/'}` | {f(v['seconds_under_load'])} | "
-                     f"{f(v['seconds_alone'])} | {v['exceptions']} | "
-                     f"{'yes' if v['same_numbers_alone'] else 'NO'} |")  # fmt: skip
+        lines.append(
+            f"| `{v['url'] or '/'}` | {f(v['seconds_under_load'])} | "
+            f"{f(v['seconds_alone'])} | {v['exceptions']} | "
+            f"{'yes' if v['same_numbers_alone'] else 'NO'} |"
+        )
     for v in r["views"]:
         if v.get("error"):
             lines += [
@@ -473,17 +537,23 @@ def markdown(r: dict) -> str:
     if "json" in r:
         js = r["json"]
         same = sum(bool(j["bytes_equal"]) for j in js)
-        lines += ["", "## JSON export: beside 7 other sessions, alone, and the CLI", "",
-                  "Each JSON download that a command line shown on the page writes "
-                  "(`--out NAME`), downloaded in the session under load and in the same URL "
-                  "alone (Playwright `expect_download`), and written by that shown command "
-                  "(`sslviz ... --no-timings`, run in a subprocess after the browser runs). "
-                  "sha256: first 16 hex digits. The Speed page's speed.json holds measured "
-                  "times and no command writes it: not compared.", "",
-                  f"**{same} of {len(js)} files: the same bytes in all three** (a row "
-                  "without a file is a download that failed).", "",
-                  "| view | file | bytes equal | sha256 under load | alone | CLI | size B | "
-                  "CLI s |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [
+            "",
+            "## JSON export: beside 7 other sessions, alone, and the CLI",
+            "",
+            "Each JSON download that a command line shown on the page writes "
+            "(`--out NAME`), downloaded in the session under load and in the same URL "
+            "alone (Playwright `expect_download`), and written by that shown command "
+            "(`sslviz ... --no-timings`, run in a subprocess after the browser runs). "
+            "sha256: first 16 hex digits. The Speed page's speed.json holds measured "
+            "times and no command writes it: not compared.",
+            "",
+            f"**{same} of {len(js)} files: the same bytes in all three** (a row "
+            "without a file is a download that failed).",
+            "",
+            "| view | file | bytes equal | sha256 under load | alone | CLI | size B | CLI s |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for j in js:
             if j.get("file") is None:
                 lines.append(f"| `{j['url'] or '/'}` | — | NO ({j['error']}) | | | | | |")
@@ -491,9 +561,11 @@ def markdown(r: dict) -> str:
             h, size = j["sha256"], j["size"]["cli"] or j["size"]["load"]
             note = " (command differs alone)" if j["same_command_alone"] is False else ""
             cli_s = f"{j['cli_seconds']:.1f}" if j["cli_seconds"] is not None else j["cli_error"]
-            lines.append(f"| `{j['url'] or '/'}` | {j['file']} | "
-                         f"{'yes' if j['bytes_equal'] else 'NO'}{note} | `{h['load']}` | "
-                         f"`{h['alone']}` | `{h['cli']}` | {size} | {cli_s} |")  # fmt: skip
+            lines.append(
+                f"| `{j['url'] or '/'}` | {j['file']} | "
+                f"{'yes' if j['bytes_equal'] else 'NO'}{note} | `{h['load']}` | "
+                f"`{h['alone']}` | `{h['cli']}` | {size} | {cli_s} |"
+            )
         for j in js:
             for pair, where in (j.get("differences") or {}).items():
                 lines += ["", f"`{j['url']}` {j['file']}, {pair}: " + "; ".join(where)]

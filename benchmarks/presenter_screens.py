@@ -26,9 +26,17 @@ OUT = ROOT / "benchmarks" / "results" / "presenter"
 
 def main() -> int:
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-m", "slow or not slow",
-         "tests/browser/test_browser_presenter.py"], cwd=ROOT,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-m",
+            "slow or not slow",
+            "tests/browser/test_browser_presenter.py",
+        ],
+        cwd=ROOT,
+    )
     if done.returncode:
         print("the presenter browser test failed: screenshots not copied")
         return done.returncode
@@ -38,10 +46,14 @@ def main() -> int:
         image.save(OUT / png.name, optimize=True)
     shutil.copy(SHOTS / "boxes.json", OUT / "boxes.json")
     boxes = json.loads((SHOTS / "boxes.json").read_text())
-    lines = ["# Presenter mode: the first chart of every tour", "",
-             "`python benchmarks/presenter_screens.py`; screenshots in `presenter/`.", "",
-             "| tour, screen | chart top (px) | chart bottom (px) | metric values (px) |",
-             "|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "# Presenter mode: the first chart of every tour",
+        "",
+        "`python benchmarks/presenter_screens.py`; screenshots in `presenter/`.",
+        "",
+        "| tour, screen | chart top (px) | chart bottom (px) | metric values (px) |",
+        "|---|---|---|---|",
+    ]
     for name, b in boxes.items():
         px = ", ".join(f"{v:g}" for v in sorted(set(b["metrics_px"]))) or "no metrics"
         lines.append(f"| {name} | {b['top']:.0f} | {b['bottom']:.0f} | {px} |")

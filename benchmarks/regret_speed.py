@@ -35,15 +35,19 @@ OLD_COMMIT = "5f98767"
 CONFIGS = {
     "readme": dict(
         spec=dict(dataset="digits", classes=(0, 1), n=100, n_labeled=10, family="knn", k=6),
-        sigma=(0.5, 5.0), rounds=100, repeats=5,
+        sigma=(0.5, 5.0),
+        rounds=100,
+        repeats=5,
         title="digits 0 vs 1, n = 100, |L| = 10, kNN-6, σ ∈ [0.5, 5], CG-20, T = 100, R = 5",
     ),
     "complete": dict(
         spec=dict(dataset="digits", classes=(3, 8), n=80, n_labeled=10, family="complete"),
-        sigma=(0.2, 3.0), rounds=40, repeats=3,
+        sigma=(0.2, 3.0),
+        rounds=40,
+        repeats=3,
         title="digits 3 vs 8, n = 80, |L| = 10, complete, σ ∈ [0.2, 3], CG-20, T = 40, R = 3",
     ),
-}  # fmt: skip
+}
 
 
 def run_one(name: str) -> dict:
@@ -72,9 +76,13 @@ def _side(name: str, tree: Path | None) -> dict:
         f"import regret_speed as b; print(json.dumps(b.run_one({name!r})))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=tempfile.gettempdir(), check=True,
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=tempfile.gettempdir(),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -97,10 +105,14 @@ def main() -> None:
         )
         ratio = old["wall"] / new["wall"]
         payload["configs"][name] = {
-            "title": CONFIGS[name]["title"], "old_seconds": old["wall"],
-            "new_seconds": new["wall"], "speedup": ratio, "regrets_identical": same,
-            "final_regret_mean": new["final_mean"], "load_average_before": load,
-        }  # fmt: skip
+            "title": CONFIGS[name]["title"],
+            "old_seconds": old["wall"],
+            "new_seconds": new["wall"],
+            "speedup": ratio,
+            "regrets_identical": same,
+            "final_regret_mean": new["final_mean"],
+            "load_average_before": load,
+        }
         rows.append(
             f"| {CONFIGS[name]['title']} | {old['wall']:.1f} | {new['wall']:.1f} | "
             f"{ratio:.1f}× | {'yes' if same else '**NO**'} | {load:.1f} |"

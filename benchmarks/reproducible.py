@@ -46,16 +46,17 @@ print(json.dumps({"seconds": seconds, "sha": h.hexdigest()[:16]}))
 CASES = {
     "default (digits 2 v 3, n = 100, complete)": {},
     "digits 3 v 8, n = 350, complete": {"classes": [3, 8], "n": 350, "n_labeled": 20},
-    "digits 3 v 8, n = 350, kNN-6": {"classes": [3, 8], "n": 350, "n_labeled": 20,
-                                      "family": "knn"},
-}  # fmt: skip
+    "digits 3 v 8, n = 350, kNN-6": {"classes": [3, 8], "n": 350, "n_labeled": 20, "family": "knn"},
+}
 
 
 def child(spec: dict, threads: int, copies: int = 1) -> list[dict]:
     env = os.environ | {"SSLVIZ_THREADS": str(threads)}
     code = CHILD.replace("SPEC", repr(json.dumps(spec)))
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
-                              text=True) for _ in range(copies)]  # fmt: skip
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(copies)
+    ]
     return [json.loads(p.communicate(timeout=900)[0].strip().splitlines()[-1]) for p in procs]
 
 
@@ -87,18 +88,24 @@ def main() -> None:
         row["ratio_2_over_1"] = row["min_s_2"] / row["min_s_1"]
         rows.append(row)
         print(row, flush=True)
-    md = ["# One BLAS thread vs two (`python benchmarks/reproducible.py`)", "",
-          f"Minimum of {args.reps} fresh processes each; 'two at once' = two processes "
-          "started together (two users), slowest of the two. Machine: "
-          + json.dumps(machine()), "",
-          "| case | 1 thread (s) | 2 threads (s) | 2 ÷ 1 | two at once, 1 thread | two at once, "
-          "2 threads | same bits (1 / 2 / 1 vs 2) |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    md = [
+        "# One BLAS thread vs two (`python benchmarks/reproducible.py`)",
+        "",
+        f"Minimum of {args.reps} fresh processes each; 'two at once' = two processes "
+        "started together (two users), slowest of the two. Machine: " + json.dumps(machine()),
+        "",
+        "| case | 1 thread (s) | 2 threads (s) | 2 ÷ 1 | two at once, 1 thread | two at once, "
+        "2 threads | same bits (1 / 2 / 1 vs 2) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         yn = lambda b: "yes" if b else "NO"  # noqa: E731
-        md.append(f"| {r['case']} | {r['min_s_1']:.3f} | {r['min_s_2']:.3f} | "
-                  f"{r['ratio_2_over_1']:.2f} | {r['pair_max_s_1']:.3f} | {r['pair_max_s_2']:.3f} "
-                  f"| {yn(r['bits_same_within_1'])} / {yn(r['bits_same_within_2'])} / "
-                  f"{yn(r['bits_same_1_vs_2'])} |")  # fmt: skip
+        md.append(
+            f"| {r['case']} | {r['min_s_1']:.3f} | {r['min_s_2']:.3f} | "
+            f"{r['ratio_2_over_1']:.2f} | {r['pair_max_s_1']:.3f} | {r['pair_max_s_2']:.3f} "
+            f"| {yn(r['bits_same_within_1'])} / {yn(r['bits_same_within_2'])} / "
+            f"{yn(r['bits_same_1_vs_2'])} |"
+        )
     write("reproducible", {"machine": machine(), "rows": rows}, "\n".join(md) + "\n")
 
 

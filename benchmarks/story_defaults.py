@@ -50,12 +50,19 @@ def loss_page(spec: ProblemSpec) -> dict:
     seconds = time.perf_counter() - t0
     values = truth.loss.values
     return {
-        "classes": list(spec.classes), "n": spec.n, "labeled": spec.n_labeled,
-        "family": spec.family, "k": spec.k, "sigma": [lo, hi],
-        "breakpoints": len(truth.breakpoints), "missed": sc.missed, "spurious": sc.spurious,
+        "classes": list(spec.classes),
+        "n": spec.n,
+        "labeled": spec.n_labeled,
+        "family": spec.family,
+        "k": spec.k,
+        "sigma": [lo, hi],
+        "breakpoints": len(truth.breakpoints),
+        "missed": sc.missed,
+        "spurious": sc.spurious,
         "loss_range": [float(np.nanmin(values)), float(np.nanmax(values))],
-        "causes": sc.cause_counts(), "seconds": round(seconds, 2),
-    }  # fmt: skip
+        "causes": sc.cause_counts(),
+        "seconds": round(seconds, 2),
+    }
 
 
 def regret_run(spec: ProblemSpec, lo: float, hi: float) -> dict:
@@ -66,11 +73,13 @@ def regret_run(spec: ProblemSpec, lo: float, hi: float) -> dict:
     final = {m: float(r.regret_mean[-1]) for m, r in exp.models.items()}
     learners = {m: v for m, v in final.items() if m != "uniform"}
     return {
-        "rounds": regret.rounds, "repeats": regret.repeats, "final_regret": final,
+        "rounds": regret.rounds,
+        "repeats": regret.repeats,
+        "final_regret": final,
         "learners_differ": len(set(np.round(list(learners.values()), 12))) > 1,
         "beat_uniform": all(v < final["uniform"] for v in learners.values()),
         "seconds": round(time.perf_counter() - t0, 2),
-    }  # fmt: skip
+    }
 
 
 def main() -> None:
@@ -86,38 +95,55 @@ def main() -> None:
     pairs, sizes = (PAIRS[:3], SIZES[:2]) if args.quick else (PAIRS, SIZES)
     rows = []
     for pair, n, n_l, (family, k) in itertools.product(pairs, sizes, LABELED, GRAPHS):
-        spec = ProblemSpec(dataset="digits", classes=pair, n=n, n_labeled=n_l, family=family,
-                           k=k)  # fmt: skip
+        spec = ProblemSpec(dataset="digits", classes=pair, n=n, n_labeled=n_l, family=family, k=k)
         row = loss_page(spec)
         row["passes"] = row["breakpoints"] >= 10 and row["missed"] >= 1 and row["seconds"] < 3
         rows.append(row)
         print(row, flush=True)
-    passing = sorted((r for r in rows if r["passes"]),
-                     key=lambda r: (r["seconds"], -r["missed"]))  # fmt: skip
+    passing = sorted((r for r in rows if r["passes"]), key=lambda r: (r["seconds"], -r["missed"]))
     default = ProblemSpec()  # the app's default instance: always timed
     chosen = passing[: args.regret_top] + [
-        r for r in passing[args.regret_top:]
+        r
+        for r in passing[args.regret_top :]
         if (tuple(r["classes"]), r["n"], r["labeled"], r["family"], r["k"])
         == (default.classes, default.n, default.n_labeled, default.family, default.k)
-    ]  # fmt: skip
+    ]
     for row in chosen:
-        spec = ProblemSpec(dataset="digits", classes=tuple(row["classes"]), n=row["n"],
-                           n_labeled=row["labeled"], family=row["family"], k=row["k"])  # fmt: skip
+        spec = ProblemSpec(
+            dataset="digits",
+            classes=tuple(row["classes"]),
+            n=row["n"],
+            n_labeled=row["labeled"],
+            family=row["family"],
+            k=row["k"],
+        )
         row["regret"] = regret_run(spec, *row["sigma"])
-        print("regret", row["classes"], row["n"], row["labeled"], row["family"], row["regret"],
-              flush=True)  # fmt: skip
-    md = ["# Default view scan (issue 11)", "",
-          "`python benchmarks/story_defaults.py` — digits, suggested σ range, CG-20 fast mode; "
-          "seconds = the loss page's work (exact curve, sweep, scoring with attribution, trust "
-          "panel) from a cold instance build. Passes: ≥ 10 breakpoints, ≥ 1 missed, < 3 s.", "",
-          "| classes | n | L | graph | σ range | breakpoints | missed | spurious | s | passes "
-          "| regret (T×R) final mean per model | regret s |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        print(
+            "regret",
+            row["classes"],
+            row["n"],
+            row["labeled"],
+            row["family"],
+            row["regret"],
+            flush=True,
+        )
+    md = [
+        "# Default view scan (issue 11)",
+        "",
+        "`python benchmarks/story_defaults.py` — digits, suggested σ range, CG-20 fast mode; "
+        "seconds = the loss page's work (exact curve, sweep, scoring with attribution, trust "
+        "panel) from a cold instance build. Passes: ≥ 10 breakpoints, ≥ 1 missed, < 3 s.",
+        "",
+        "| classes | n | L | graph | σ range | breakpoints | missed | spurious | s | passes "
+        "| regret (T×R) final mean per model | regret s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         g = f"{r['family']}" + (f"-{r['k']}" if r["family"] != "complete" else "")
         reg = r.get("regret")
-        reg_txt = ("" if reg is None else ", ".join(f"{m} {v:.3f}" for m, v in
-                                                    reg["final_regret"].items()))  # fmt: skip
+        reg_txt = (
+            "" if reg is None else ", ".join(f"{m} {v:.3f}" for m, v in reg["final_regret"].items())
+        )
         md.append(
             f"| {r['classes'][0]} v {r['classes'][1]} | {r['n']} | {r['labeled']} | {g} | "
             f"[{r['sigma'][0]:g}, {r['sigma'][1]:g}] | {r['breakpoints']} | {r['missed']} | "

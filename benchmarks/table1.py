@@ -113,8 +113,9 @@ def scale_run(classes=CLASSES):
     Trouser by default: 12,000 points)."""
     tracemalloc.start()
     t0 = time.perf_counter()
-    spec = ProblemSpec(dataset="fashion-mnist", classes=tuple(classes), n=12000, n_labeled=10,
-                       seed=0, family="knn")  # fmt: skip
+    spec = ProblemSpec(
+        dataset="fashion-mnist", classes=tuple(classes), n=12000, n_labeled=10, seed=0, family="knn"
+    )
     problem = build_problem(spec)
     build = time.perf_counter() - t0
     res = sweep(problem.model, problem.y_unlabeled, 1.0, 7.0, SweepSettings(solver="cg"))
@@ -171,8 +172,13 @@ def main() -> None:
         default=3.0,
         help="seconds the timed runs of one fast-mode sweep may take",
     )
-    ap.add_argument("--classes", type=int, nargs=2, default=list(CLASSES),
-                    help="the two classes of every instance (default 0 1)")  # fmt: skip
+    ap.add_argument(
+        "--classes",
+        type=int,
+        nargs=2,
+        default=list(CLASSES),
+        help="the two classes of every instance (default 0 1)",
+    )
     a = ap.parse_args()
     t_run = time.perf_counter()
     datasets = ["digits"] + ([d] if (d := fashion_or_digits()) != "digits" else [])
@@ -195,7 +201,7 @@ def main() -> None:
                                 a.repeats,
                                 a.time_budget,
                                 a.classes,
-                            )  # fmt: skip
+                            )
                         )
                         print(
                             {
@@ -267,7 +273,7 @@ def main() -> None:
                 "missed",
                 "true_breakpoints",
                 "eps_volume",
-            )  # fmt: skip
+            )
         }
         w = {
             k: float(np.mean([r["work"][k] for r in rs]))
@@ -289,8 +295,7 @@ def main() -> None:
         n0 = min(r["n"] for r in rows if r["dataset"] == ds)
         for r in rows:
             if (r["dataset"], r["n"], r["seed"]) == (ds, n0, 0):
-                md.append(f"- {ds}, n = {n0}, {r['column']}, {r['mode']}: "
-                          f"{r['work_per_interval']}")  # fmt: skip
+                md.append(f"- {ds}, n = {n0}, {r['column']}, {r['mode']}: {r['work_per_interval']}")
     payload = {"machine": mach, "command": command, "total_seconds": total, "rows": rows}
     if sc is not None:
         payload["scale"] = sc

@@ -38,8 +38,9 @@ def configs() -> list[tuple[str, ProblemSpec, SweepSettings]]:
     for n in specs.default(SpeedGrid, "sizes"):
         for fam in specs.default(SpeedGrid, "families"):
             for sv in specs.default(SpeedGrid, "solvers"):
-                out.append((f"n={n} {fam} {sv}", base.replace(n=n, family=fam),
-                            SweepSettings(solver=sv)))  # fmt: skip
+                out.append(
+                    (f"n={n} {fam} {sv}", base.replace(n=n, family=fam), SweepSettings(solver=sv))
+                )
     return out
 
 
@@ -56,8 +57,12 @@ def measure_all(budget: float) -> dict:
         run()  # one plain wall-clock measurement, as a page would take it
         naive = time.perf_counter() - t0
         res, t = timed(run, budget=budget)
-        rows[name] = {"timing": t, "naive_wall": naive, "work": to_dict(res, p)["work"],
-                      "M": len(res.intervals)}  # fmt: skip
+        rows[name] = {
+            "timing": t,
+            "naive_wall": naive,
+            "work": to_dict(res, p)["work"],
+            "M": len(res.intervals),
+        }
     p = build_problem(ProblemSpec())
     lo, hi = suggest_sigma_range(p)
 
@@ -70,9 +75,11 @@ def measure_all(budget: float) -> dict:
     naive = time.perf_counter() - t0
     (curve, res), t = timed(view, budget=budget)
     rows["loss page default view"] = {
-        "timing": t, "naive_wall": naive, "M": len(res.intervals),
+        "timing": t,
+        "naive_wall": naive,
+        "M": len(res.intervals),
         "work": {"exact curve": to_dict(curve, p)["work"], "sweep": to_dict(res, p)["work"]},
-    }  # fmt: skip
+    }
     return rows
 
 
@@ -90,19 +97,24 @@ def verdicts(rows: dict) -> dict:
             out[f"n={n} {fam}"] = {
                 "robust": verdict(a["timing"], b["timing"], ("CG", "inverse")).split(" (")[0],
                 "one wall-clock run": verdict(*naive, ("CG", "inverse")).split(" (")[0],
-            }  # fmt: skip
+            }
     return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budget", type=float, default=3.0, help="seconds per configuration")
-    ap.add_argument("--hog-seconds", type=float, default=300.0,
-                    help="the CPU hogs stop by themselves after this long")  # fmt: skip
+    ap.add_argument(
+        "--hog-seconds",
+        type=float,
+        default=300.0,
+        help="the CPU hogs stop by themselves after this long",
+    )
     args = ap.parse_args()
     alone = measure_all(args.budget)
-    hogs = [subprocess.Popen([sys.executable, "-c", HOG.format(s=args.hog_seconds)])
-            for _ in range(2)]  # fmt: skip
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", HOG.format(s=args.hog_seconds)]) for _ in range(2)
+    ]
     try:
         time.sleep(0.5)
         loaded = measure_all(args.budget)
@@ -113,34 +125,65 @@ def main() -> None:
     v_alone, v_loaded = verdicts(alone), verdicts(loaded)
     same_counts = all(alone[k]["work"] == loaded[k]["work"] for k in alone)
     same_robust = all(v_alone[k]["robust"] == v_loaded[k]["robust"] for k in v_alone)
-    md = ["# Timings alone and beside two CPU hogs (`python benchmarks/timing_load.py`)", "",
-          "Robust = minimum CPU time of the computing thread over repetitions "
-          f"(`sslviz.measure.timed`, budget {args.budget} s per configuration); plain = one "
-          "wall-clock run. Machine: " + str(machine()), "",
-          "| configuration | M | robust CPU s alone | under load | plain wall s alone | "
-          "under load | repeats alone / load | work counts identical |",
-          "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    md = [
+        "# Timings alone and beside two CPU hogs (`python benchmarks/timing_load.py`)",
+        "",
+        "Robust = minimum CPU time of the computing thread over repetitions "
+        f"(`sslviz.measure.timed`, budget {args.budget} s per configuration); plain = one "
+        "wall-clock run. Machine: " + str(machine()),
+        "",
+        "| configuration | M | robust CPU s alone | under load | plain wall s alone | "
+        "under load | repeats alone / load | work counts identical |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for k in alone:
         a, b = alone[k], loaded[k]
         same = "yes" if a["work"] == b["work"] else "NO"
-        md.append(f"| {k} | {a['M']} | {a['timing'].cpu:.4f} | {b['timing'].cpu:.4f} | "
-                  f"{a['naive_wall']:.4f} | {b['naive_wall']:.4f} | {a['timing'].repeats} / "
-                  f"{b['timing'].repeats} | {same} |")  # fmt: skip
-    md += ["", "| graph | robust verdict alone | under load | plain verdict alone | under load |",
-           "|---|---|---|---|---|"]  # fmt: skip
+        md.append(
+            f"| {k} | {a['M']} | {a['timing'].cpu:.4f} | {b['timing'].cpu:.4f} | "
+            f"{a['naive_wall']:.4f} | {b['naive_wall']:.4f} | {a['timing'].repeats} / "
+            f"{b['timing'].repeats} | {same} |"
+        )
+    md += [
+        "",
+        "| graph | robust verdict alone | under load | plain verdict alone | under load |",
+        "|---|---|---|---|---|",
+    ]
     for k in v_alone:
         md.append(
             f"| {k} | {v_alone[k]['robust']} | {v_loaded[k]['robust']} | "
             f"{v_alone[k]['one wall-clock run']} | {v_loaded[k]['one wall-clock run']} |"
         )
-    md += ["", f"Robust verdicts the same alone and under load: {same_robust}; work counts "
-           f"identical: {same_counts}.", ""]  # fmt: skip
-    serial = {which: {k: {"timing": r["timing"].as_dict(), "naive_wall": r["naive_wall"],
-                          "work": r["work"], "M": r["M"]} for k, r in rows.items()}
-              for which, rows in (("alone", alone), ("loaded", loaded))}  # fmt: skip
-    write("timing_load", {"machine": machine(), "runs": serial, "verdicts_alone": v_alone,
-                          "verdicts_loaded": v_loaded, "same_robust_verdicts": same_robust,
-                          "same_counts": same_counts}, "\n".join(md))  # fmt: skip
+    md += [
+        "",
+        f"Robust verdicts the same alone and under load: {same_robust}; work counts "
+        f"identical: {same_counts}.",
+        "",
+    ]
+    serial = {
+        which: {
+            k: {
+                "timing": r["timing"].as_dict(),
+                "naive_wall": r["naive_wall"],
+                "work": r["work"],
+                "M": r["M"],
+            }
+            for k, r in rows.items()
+        }
+        for which, rows in (("alone", alone), ("loaded", loaded))
+    }
+    write(
+        "timing_load",
+        {
+            "machine": machine(),
+            "runs": serial,
+            "verdicts_alone": v_alone,
+            "verdicts_loaded": v_loaded,
+            "same_robust_verdicts": same_robust,
+            "same_counts": same_counts,
+        },
+        "\n".join(md),
+    )
 
 
 if __name__ == "__main__":

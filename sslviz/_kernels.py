@@ -71,8 +71,9 @@ NO_TRACE_ONE = np.zeros((0, 1), dtype=np.bool_)
 
 
 @_jit(error_model="numpy")
-def _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, j0, j1, X, mvs,
-              trace):  # fmt: skip
+def _cg_block(
+    indptr, indices, values, B, iterations, diag_inv, precondition, j0, j1, X, mvs, trace
+):
     # CG on the systems j0..j1-1, which run along the last axis: each loop over them is
     # contiguous, and each system's own arithmetic is in the same order whatever the batch.
     # A ``trace`` of shape (iterations, n, m) gets x > 1/2 after each iteration (a stopped
@@ -176,8 +177,9 @@ def cg_shared_pattern(indptr, indices, values, B, iterations, diag_inv, precondi
     n, m = B.shape
     X = np.zeros((n, m))
     matvecs = np.zeros(m, dtype=np.int64)
-    _cg_block(indptr, indices, values, B, iterations, diag_inv, precondition, 0, m, X, matvecs,
-              trace)  # fmt: skip
+    _cg_block(
+        indptr, indices, values, B, iterations, diag_inv, precondition, 0, m, X, matvecs, trace
+    )
     return X, matvecs
 
 
@@ -193,8 +195,24 @@ def edge_weight(d2, s2):
 
 
 @_jit(error_model="numpy")
-def harmonic_cg(d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src,
-                iterations, precondition, derivative, trace):  # fmt: skip
+def harmonic_cg(
+    d,
+    dl,
+    sig,
+    uu_ptr,
+    uu_col,
+    ul_ptr,
+    y_ul,
+    keep,
+    kept,
+    L_ptr,
+    L_idx,
+    L_src,
+    iterations,
+    precondition,
+    derivative,
+    trace,
+):
     """Equations (1)–(2) by fixed-t CG for m values of σ (systems along the last axis).
 
     d (E,), dl (E_L,): squared distances of the U–U edges (row-major, ``uu_ptr``/``uu_col``)
@@ -261,8 +279,9 @@ def harmonic_cg(d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_i
                 Bk[r, j] = b[i, j]
             if precondition:
                 diag_inv[r, j] = 1.0 / deg[i, j] if ok[j] else 1.0
-    X, matvecs = cg_shared_pattern(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition,
-                                   trace)  # fmt: skip
+    X, matvecs = cg_shared_pattern(
+        L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition, trace
+    )
     f = np.full((n_u, m), 0.5)
     for r in range(nk):
         f[kept[r]] = X[r]
@@ -293,8 +312,16 @@ def harmonic_cg(d, dl, sig, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_i
                     to_l[j] += 2.0 * WL[e, j] * dl[e] / s3[j] * y_ul[e]
             for j in range(m):
                 Bk[r, j] = (to_l[j] - (ddeg[j] * f[i, j] - acc[j])) if ok[j] else 0.0
-        X, mv = cg_shared_pattern(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition,
-                                  np.zeros((0, 1, 1), dtype=np.bool_))  # fmt: skip
+        X, mv = cg_shared_pattern(
+            L_ptr,
+            L_idx,
+            values,
+            Bk,
+            iterations,
+            diag_inv,
+            precondition,
+            np.zeros((0, 1, 1), dtype=np.bool_),
+        )
         for r in range(nk):
             df[kept[r]] = X[r]
         matvecs += mv
@@ -396,8 +423,22 @@ def _cg_one(indptr, indices, values, b, iterations, diag_inv, precondition):
 
 
 @_jit(error_model="numpy")
-def harmonic_cg_one(x, d, dl, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src,
-                    iterations, precondition):  # fmt: skip
+def harmonic_cg_one(
+    x,
+    d,
+    dl,
+    uu_ptr,
+    uu_col,
+    ul_ptr,
+    y_ul,
+    keep,
+    kept,
+    L_ptr,
+    L_idx,
+    L_src,
+    iterations,
+    precondition,
+):
     """:func:`harmonic_cg` (with f') at the one σ ``x``: the same arithmetic in the same order
     as a batch of one, so the same bits (tests/unit/test_search_kernels.py), 2.3× as fast at
     n = 100 (41 against 96 µs; a batch of 40 σ is 2× as fast as 40 of these, so both stay).
@@ -659,8 +700,9 @@ def warm_up() -> None:
     ptr = np.array([0, 1, 2], dtype=np.uint64)
     idx = np.array([0, 1], dtype=np.uint64)
     for pre in (False, True):
-        cg_shared_pattern(ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre,
-                          NO_TRACE)  # fmt: skip
+        cg_shared_pattern(
+            ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre, NO_TRACE
+        )
     cg_dense(np.eye(2), np.ones(2), 2, NO_TRACE_ONE)
     A = np.array([[0.0, 1.0], [1.0, 0.0]])
     piv, cut = gth_dense_factor(A, np.ones(2))
@@ -672,10 +714,24 @@ def warm_up() -> None:
     piv, lv, uv, cut = gth_sparse_factor(one_ptr, one_idx, np.ones(2), np.ones(2), lp, li, up, ui)
     gth_sparse_solve(lp, li, lv, up, ui, uv, piv, cut, np.ones(2))
     iptr = np.array([0, 0, 1], dtype=np.int64)
-    harmonic_cg(np.ones(1), np.ones(1), np.ones(1), iptr, np.zeros(1, np.int64),
-                np.array([0, 1, 1], dtype=np.int64), np.ones(1), np.ones(2, np.bool_),
-                np.arange(2, dtype=np.int64), ptr, idx, np.full(2, -1, np.int64), 2, True,
-                True, NO_TRACE)  # fmt: skip
+    harmonic_cg(
+        np.ones(1),
+        np.ones(1),
+        np.ones(1),
+        iptr,
+        np.zeros(1, np.int64),
+        np.array([0, 1, 1], dtype=np.int64),
+        np.ones(1),
+        np.ones(2, np.bool_),
+        np.arange(2, dtype=np.int64),
+        ptr,
+        idx,
+        np.full(2, -1, np.int64),
+        2,
+        True,
+        True,
+        NO_TRACE,
+    )
 
 
 @_jit(error_model="numpy")
@@ -731,8 +787,9 @@ def hermite_split(a, b, ha, hb, da, db, ga, gb, basis, touch):
 
 
 @_jit(error_model="numpy")
-def refine_step(x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, fast,
-                newton_ok, rtol):  # fmt: skip
+def refine_step(
+    x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, fast, newton_ok, rtol
+):
     """One step of the bracketed root search of :func:`sslviz.truth._refine_roots`, in
     place, element for element as its NumPy form did it (so the same bits).
 
@@ -817,8 +874,9 @@ def root_proposals(a, b, ha, hb, da, db, s, basis):
             vals[t] = (first + basis[2, t] * hb[i]) + basis[3, t] * w * db[i]
         for t in range(q - 1):
             if _sgn(vals[t]) != _sgn(vals[t + 1]):
-                prop[i] = a + (b - a) * (s[t] + (s[t + 1] - s[t]) * vals[t]
-                                         / (vals[t] - vals[t + 1]))  # fmt: skip
+                prop[i] = a + (b - a) * (
+                    s[t] + (s[t + 1] - s[t]) * vals[t] / (vals[t] - vals[t + 1])
+                )
                 break
     return prop
 
@@ -837,8 +895,22 @@ def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
     if k == H.shape[0]:  # grow the rows first (the caller's arrays are replaced in the state)
         return -2
     uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src = pattern
-    f, df, m = harmonic_cg_one(x, d, dl, uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx,
-                               L_src, iterations, precondition)  # fmt: skip
+    f, df, m = harmonic_cg_one(
+        x,
+        d,
+        dl,
+        uu_ptr,
+        uu_col,
+        ul_ptr,
+        y_ul,
+        keep,
+        kept,
+        L_ptr,
+        L_idx,
+        L_src,
+        iterations,
+        precondition,
+    )
     if m < 0:
         return -1
     for u in range(f.shape[0]):
@@ -851,8 +923,25 @@ def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
 
 
 @_jit(error_model="numpy")
-def cg_search(grid, todo, st, d, dl, pattern, iterations, precondition, degenerate, basis,
-              root_s, root_basis, rtol, touch, min_width, max_evaluations, pause_at):  # fmt: skip
+def cg_search(
+    grid,
+    todo,
+    st,
+    d,
+    dl,
+    pattern,
+    iterations,
+    precondition,
+    degenerate,
+    basis,
+    root_s,
+    root_basis,
+    rtol,
+    touch,
+    min_width,
+    max_evaluations,
+    pause_at,
+):
     """The Hermite search of :func:`sslviz.truth.true_loss_curve` on fixed-t CG soft labels
     of a sparse harmonic model (Algorithm 4's fast mode), compiled: the same σ in the same
     order, the same split test (:func:`hermite_split`) and root steps (:func:`refine_step`,
@@ -930,8 +1019,9 @@ def cg_search(grid, todo, st, d, dl, pattern, iterations, precondition, degenera
             for i in range(k):
                 hn[i] = H[r, nodes[i]]
                 dn[i] = D[r, nodes[i]]
-            x, j = refine_step(x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act,
-                               fast, False, rtol)  # fmt: skip
+            x, j = refine_step(
+                x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, fast, False, rtol
+            )
         for i in range(k):
             if root[i] != root[i]:
                 root[i] = 0.5 * (lo[i] + hi[i])

@@ -190,8 +190,9 @@ def map_tasks(
     try:
         from dask.distributed import Client, as_completed
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("Running on a Dask cluster needs dask[distributed]; install "
-                          "sslviz[dask].") from exc  # fmt: skip
+        raise ImportError(
+            "Running on a Dask cluster needs dask[distributed]; install sslviz[dask]."
+        ) from exc
     with Client(dask, set_as_default=False) as client:
         futures = client.map(func, items, pure=False)
         for i, _ in enumerate(as_completed(futures, loop=client.loop), start=1):

@@ -42,8 +42,17 @@ from sslviz.specs import SweepSettings
 from sslviz.truth import Certificates, LossCurve, true_loss_curve
 
 STEP_RULES = ("hybrid", "gradient", "newton")
-EVENT_KINDS = ("start", "step", "bracket", "interval", "grid", "split", "degenerate",
-               "refine", "breakpoint")  # fmt: skip
+EVENT_KINDS = (
+    "start",
+    "step",
+    "bracket",
+    "interval",
+    "grid",
+    "split",
+    "degenerate",
+    "refine",
+    "breakpoint",
+)
 """Kinds of :class:`Event`: paper mode 'start' (an interval's search begins at σ0), 'step'
 (the running nodes took one step), 'bracket' (a step in which [σ_l, σ_h] moved),
 'interval'; fast mode 'grid', 'split', 'degenerate' (a σ evaluated: on the starting grid,
@@ -165,18 +174,43 @@ class _Recorder:
         self.sigma0 = math.nan
         self.intervals = 0
 
-    def emit(self, kind: str, *, bracket, nodes=(), sigma=None, f=(), node=-1, at=math.nan,
-             loss=math.nan, interval=None, text="", names=()) -> None:  # fmt: skip
+    def emit(
+        self,
+        kind: str,
+        *,
+        bracket,
+        nodes=(),
+        sigma=None,
+        f=(),
+        node=-1,
+        at=math.nan,
+        loss=math.nan,
+        interval=None,
+        text="",
+        names=(),
+    ) -> None:
         nodes = np.array(nodes, dtype=int)
         f = np.array(f, dtype=float)
         sigma = np.full(nodes.size, at, float) if sigma is None else np.array(sigma, float)
         for a in (nodes, sigma, f):
             a.setflags(write=False)
-        self.events.append(Event(
-            len(self.events), kind, float(self.sigma0), (float(bracket[0]), float(bracket[1])),
-            nodes, sigma, f, int(node), float(at), float(loss), interval, text,
-            tuple(int(u) for u in names),
-        ))  # fmt: skip
+        self.events.append(
+            Event(
+                len(self.events),
+                kind,
+                float(self.sigma0),
+                (float(bracket[0]), float(bracket[1])),
+                nodes,
+                sigma,
+                f,
+                int(node),
+                float(at),
+                float(loss),
+                interval,
+                text,
+                tuple(int(u) for u in names),
+            )
+        )
 
     # -- paper mode ---------------------------------------------------------------------
 
@@ -184,13 +218,25 @@ class _Recorder:
         self.sigma0 = sigma0
         self.intervals += 1
         k = run.u.size
-        who = (f"{{0}} starts from σ0 (the {n} nodes run one at a time)" if k == 1 else
-               f"all {n} nodes start from σ0, side by side" if k == n else
-               f"the first {k} of {n} nodes start from σ0, side by side")  # fmt: skip
-        self.emit("start", bracket=(lo, hi), nodes=run.u, sigma=run.sigma, f=run.f,
-                  at=sigma0, loss=loss, names=run.u[:1] if k == 1 else (),
-                  text=f"interval {self.intervals}: σ0 = {_g(sigma0)}, l̃(σ0) = {loss:.3g}; "
-                       f"{who} · bracket [{_g(lo)}, {_g(hi)}]")  # fmt: skip
+        who = (
+            f"{{0}} starts from σ0 (the {n} nodes run one at a time)"
+            if k == 1
+            else f"all {n} nodes start from σ0, side by side"
+            if k == n
+            else f"the first {k} of {n} nodes start from σ0, side by side"
+        )
+        self.emit(
+            "start",
+            bracket=(lo, hi),
+            nodes=run.u,
+            sigma=run.sigma,
+            f=run.f,
+            at=sigma0,
+            loss=loss,
+            names=run.u[:1] if k == 1 else (),
+            text=f"interval {self.intervals}: σ0 = {_g(sigma0)}, l̃(σ0) = {loss:.3g}; "
+            f"{who} · bracket [{_g(lo)}, {_g(hi)}]",
+        )
 
     def step(self, run, stepped: int, notes: list, before, lo: float, hi: float) -> None:
         moved = (lo, hi) != before
@@ -205,19 +251,21 @@ class _Recorder:
             i = "{" + str(len(names)) + "}"
             names.append(u)
             rule = how[0] if how else ""
-            parts.append({
-                "hi": f"{i}'s root lowers σ_h to {_g(x)}",
-                "lo": f"{i}'s root raises σ_l to {_g(x)}",
-                "left": f"{i}'s {rule} step left the bracket (to σ = {_g(x)})"
-                        if rule != "parked" else
-                        f"{i}'s waiting iterate σ = {_g(x)} is outside the bracket",
-                "ignored": f"{i}'s root at σ = {_g(x)} does not count (not inside the "
-                           "bracket, or its iterates left it)",
-                "stalled": f"{i} stalled at σ = {_g(x)}, away from 1/2",
-                "cap": f"{i} hit the iteration cap at σ = {_g(x)}",
-                "flat": f"{i} stopped at σ = {_g(x)}: g' = 0",
-                "degenerate": f"{i} is cut off from L",
-            }[what])  # fmt: skip
+            parts.append(
+                {
+                    "hi": f"{i}'s root lowers σ_h to {_g(x)}",
+                    "lo": f"{i}'s root raises σ_l to {_g(x)}",
+                    "left": f"{i}'s {rule} step left the bracket (to σ = {_g(x)})"
+                    if rule != "parked"
+                    else f"{i}'s waiting iterate σ = {_g(x)} is outside the bracket",
+                    "ignored": f"{i}'s root at σ = {_g(x)} does not count (not inside the "
+                    "bracket, or its iterates left it)",
+                    "stalled": f"{i} stalled at σ = {_g(x)}, away from 1/2",
+                    "cap": f"{i} hit the iteration cap at σ = {_g(x)}",
+                    "flat": f"{i} stopped at σ = {_g(x)}: g' = 0",
+                    "degenerate": f"{i} is cut off from L",
+                }[what]
+            )
         if len(notes) + extra > 2:
             parts.append(f"{len(notes) + extra - 2} more stopped or settled")
         if stepped == 1 and run.u.size == 1 and not notes:
@@ -225,13 +273,26 @@ class _Recorder:
             f0 = float(run.f[0]) if abs(run.f[0]) >= 5e-5 else 0.0
             head = f"{{{len(names) - 1}}} steps to σ = {_g(run.sigma[0])} (f = {f0:.4f})"
         else:
-            head = (f"{stepped} nodes step" if stepped > 1 else "1 node steps" if stepped
-                    else "settling")  # fmt: skip
+            head = (
+                f"{stepped} nodes step"
+                if stepped > 1
+                else "1 node steps"
+                if stepped
+                else "settling"
+            )
         text = head + (": " + "; ".join(parts) if parts else "")
         text += f" · bracket [{_g(lo)}, {_g(hi)}]"
-        self.emit("bracket" if moved else "step", bracket=(lo, hi), nodes=run.u,
-                  sigma=run.sigma, f=run.f, node=notes[0][1] if notes else -1,
-                  at=notes[0][2] if notes else math.nan, names=names, text=text)  # fmt: skip
+        self.emit(
+            "bracket" if moved else "step",
+            bracket=(lo, hi),
+            nodes=run.u,
+            sigma=run.sigma,
+            f=run.f,
+            node=notes[0][1] if notes else -1,
+            at=notes[0][2] if notes else math.nan,
+            names=names,
+            text=text,
+        )
 
     def interval(self, iv: Interval, index: int) -> None:
         names, ends = [], []
@@ -241,31 +302,65 @@ class _Recorder:
                 names.append(u)
             else:
                 ends.append(f"{side} by the range end")
-        self.emit("interval", bracket=(iv.lo, iv.hi), at=iv.sigma0, loss=iv.loss,
-                  interval=iv, node=iv.hi_node, names=names,
-                  text=f"interval {index} found: [{_g(iv.lo)}, {_g(iv.hi)}], l̃ = "
-                       f"{iv.loss:.3g}; " + ", ".join(ends))  # fmt: skip
+        self.emit(
+            "interval",
+            bracket=(iv.lo, iv.hi),
+            at=iv.sigma0,
+            loss=iv.loss,
+            interval=iv,
+            node=iv.hi_node,
+            names=names,
+            text=f"interval {index} found: [{_g(iv.lo)}, {_g(iv.hi)}], l̃ = "
+            f"{iv.loss:.3g}; " + ", ".join(ends),
+        )
 
     # -- fast mode ----------------------------------------------------------------------
 
-    def fast(self, kind: str, *, at, bracket=(math.nan, math.nan), nodes=(), f=(), node=-1,
-             loss=math.nan, rule="", cell=None, degenerate=0) -> None:  # fmt: skip
+    def fast(
+        self,
+        kind: str,
+        *,
+        at,
+        bracket=(math.nan, math.nan),
+        nodes=(),
+        f=(),
+        node=-1,
+        loss=math.nan,
+        rule="",
+        cell=None,
+        degenerate=0,
+    ) -> None:
         a, b = bracket
         if kind == "grid":
             text = f"σ = {_g(at)} evaluated on the starting grid: loss {loss:.3g}"
         elif kind == "split":
-            text = (f"the Hermite test split [{_g(a)}, {_g(b)}] (a pair of crossings may hide "
-                    f"there): σ = {_g(at)} evaluated, loss {loss:.3g}")  # fmt: skip
+            text = (
+                f"the Hermite test split [{_g(a)}, {_g(b)}] (a pair of crossings may hide "
+                f"there): σ = {_g(at)} evaluated, loss {loss:.3g}"
+            )
         elif kind == "degenerate":
-            text = (f"σ = {_g(at)} evaluated to locate where nodes get cut off from L "
-                    f"({degenerate} cut off): loss {loss:.3g}")  # fmt: skip
+            text = (
+                f"σ = {_g(at)} evaluated to locate where nodes get cut off from L "
+                f"({degenerate} cut off): loss {loss:.3g}"
+            )
         elif kind == "refine":
-            text = (f"{rule} step for {{0}}'s crossing: σ = {_g(at)} in [{_g(a)}, {_g(b)}], "
-                    f"f = {float(f[list(nodes).index(node)]):.4f}")  # fmt: skip
+            text = (
+                f"{rule} step for {{0}}'s crossing: σ = {_g(at)} in [{_g(a)}, {_g(b)}], "
+                f"f = {float(f[list(nodes).index(node)]):.4f}"
+            )
         else:
             text = f"breakpoint: {{0}} crosses 1/2 at σ = {_g(at)}"
-        self.emit(kind, bracket=bracket, nodes=nodes, f=f, node=node, at=at, loss=loss,
-                  names=(node,) if node >= 0 else (), text=text)  # fmt: skip
+        self.emit(
+            kind,
+            bracket=bracket,
+            nodes=nodes,
+            f=f,
+            node=node,
+            at=at,
+            loss=loss,
+            names=(node,) if node >= 0 else (),
+            text=text,
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -332,8 +427,20 @@ class _NodeIterations:
     side by side only lets one solve call serve all of them.
     """
 
-    _PER_NODE = ("u", "sigma", "y_prev", "lam", "f_prev", "step", "it", "tmin", "tmax",
-                 "f", "df", "deg")  # fmt: skip
+    _PER_NODE = (
+        "u",
+        "sigma",
+        "y_prev",
+        "lam",
+        "f_prev",
+        "step",
+        "it",
+        "tmin",
+        "tmax",
+        "f",
+        "df",
+        "deg",
+    )
 
     def __init__(self, nodes: np.ndarray, sigma0: float, first, settings: SweepSettings, rule):
         k = nodes.size
@@ -349,8 +456,9 @@ class _NodeIterations:
         self.f, self.df, self.deg = first.f[nodes], first.df[nodes], first.degenerate[nodes]
         self.stop = ("running", float("nan"))  # set by advance() when it records a trace
 
-    def advance(self, lo: float, hi: float, trace: list | None = None, *, inner=None,
-                explain: bool = False):  # fmt: skip
+    def advance(
+        self, lo: float, hi: float, trace: list | None = None, *, inner=None, explain: bool = False
+    ):
         """One step of every node from its current point (soft labels known there).
 
         A node whose next point leaves [lo, hi] stops. ``inner`` = (lo_u, hi_u), per-node
@@ -402,10 +510,18 @@ class _NodeIterations:
             self.stop = (why, float(new[0]))
         if explain:
             capped = self.it + 1 >= s.max_iter
-            conds = [self.deg, converged & near, converged, flat & (h == 0.0), flat, outside,
-                     capped]  # fmt: skip
-            why = np.select(conds, ["degenerate", "root", "stalled", "root", "flat", "left",
-                                    "cap"], "running")  # fmt: skip
+            conds = [
+                self.deg,
+                converged & near,
+                converged,
+                flat & (h == 0.0),
+                flat,
+                outside,
+                capped,
+            ]
+            why = np.select(
+                conds, ["degenerate", "root", "stalled", "root", "flat", "left", "cap"], "running"
+            )
             self.why = (why, new.copy(), np.where(use_gd, "gradient", "Newton"))
         # Leaving the bracket, or the last point of the budget, ends without a root.
         finished |= outside | (self.it + 1 >= s.max_iter)
@@ -615,8 +731,7 @@ def _feedback_set(model, y_unlabeled, sigma0, sigma_min, sigma_max, settings, re
     oracle = _oracle(model, s)
     first = oracle.labels(sigma0)
     window = _WINDOW if model.batches(s.solver) else 1
-    lo, hi, lo_node, hi_node = _bracket(oracle, sigma0, lo, hi, s, first, window=window,
-                                        rec=rec)  # fmt: skip
+    lo, hi, lo_node, hi_node = _bracket(oracle, sigma0, lo, hi, s, first, window=window, rec=rec)
     return Interval(
         lo,
         hi,
@@ -677,10 +792,17 @@ def sweep(
         # Certified: breakpoints located as tightly as the exact curve's (the default rtol).
         rtol = {"rtol": min(1e-3, s.epsilon / hi)} if not s.certify else {}
         curve = true_loss_curve(
-            model, y_u, lo, hi, solver=s.solver, cg_iters=s.cg_iters,
-            certify_cap=s.certify_cap if s.certify else None, progress=progress,
-            on_event=rec.fast if rec is not None else None, **rtol,
-        )  # fmt: skip
+            model,
+            y_u,
+            lo,
+            hi,
+            solver=s.solver,
+            cg_iters=s.cg_iters,
+            certify_cap=s.certify_cap if s.certify else None,
+            progress=progress,
+            on_event=rec.fast if rec is not None else None,
+            **rtol,
+        )
         return _sweep_from_curve(curve, lo, hi, s, t0, rec)
     intervals: list[Interval] = []
     sigma0 = lo
@@ -728,10 +850,19 @@ def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0, rec=None) 
     ]
     for i, iv in enumerate(ivs if rec is not None else ()):
         rec.interval(iv, i + 1)
-    return Sweep(ivs, lo, hi, s, curve.solves, curve.matvecs, time.perf_counter() - t0,
-                 certificates=curve.certificates, curve=curve,
-                 events=rec.events if rec is not None else None,
-                 factorizations=curve.factorizations)  # fmt: skip
+    return Sweep(
+        ivs,
+        lo,
+        hi,
+        s,
+        curve.solves,
+        curve.matvecs,
+        time.perf_counter() - t0,
+        certificates=curve.certificates,
+        curve=curve,
+        events=rec.events if rec is not None else None,
+        factorizations=curve.factorizations,
+    )
 
 
 @one_thread

@@ -149,13 +149,17 @@ def player_figure(
         evals = [(e.step, e.sigma0, e.loss) for e in events if e.kind == "start"]
     else:
         cross = [(e.step, e.at) for e in events if e.kind == "breakpoint"]
-        evals = [(e.step, e.at, e.loss) for e in events
-                 if e.kind in ("grid", "split", "degenerate", "refine")]  # fmt: skip
+        evals = [
+            (e.step, e.at, e.loss)
+            for e in events
+            if e.kind in ("grid", "split", "degenerate", "refine")
+        ]
     cross_steps = [s for s, _ in cross]
     eval_steps = [s for s, *_ in evals]
     loss_top = max([float(np.max(truth.loss.values))] if truth is not None else [0.0])
-    loss_top = max(loss_top, *(iv.loss for _, iv in ivs), *(v for *_, v in evals if
-                                                            math.isfinite(v)), 0.05)  # fmt: skip
+    loss_top = max(
+        loss_top, *(iv.loss for _, iv in ivs), *(v for *_, v in evals if math.isfinite(v)), 0.05
+    )
     y_loss = 1.12 * loss_top
 
     def state(e) -> list[go.Scatter]:
@@ -177,62 +181,159 @@ def player_figure(
             go.Scatter(x=bx, y=by),
             go.Scatter(x=bx2, y=by2),
             go.Scatter(x=mx, y=[-0.05, 1.05] if len(mx) == 2 else [None]),
-            go.Scatter(x=list(map(float, e.sigma)) or [None], y=list(map(float, f)) or [None],
-                       text=txt or [None], customdata=[int(u) for u in e.nodes] or [None],
-                       marker=dict(color=[_NODE_COLORS[int(v > 0.5)] for v in f] or None)),
+            go.Scatter(
+                x=list(map(float, e.sigma)) or [None],
+                y=list(map(float, f)) or [None],
+                text=txt or [None],
+                customdata=[int(u) for u in e.nodes] or [None],
+                marker=dict(color=[_NODE_COLORS[int(v > 0.5)] for v in f] or None),
+            ),
             go.Scatter(x=fx, y=fy),
             go.Scatter(x=cr or [None], y=[0.5] * len(cr) or [None]),
             # float32 typed arrays: this trace grows with every frame (display only)
-            go.Scatter(x=np.array([x for _, x, _ in ev], np.float32) if ev else [None],
-                       y=np.array([v for *_, v in ev], np.float32) if ev else [None]),
+            go.Scatter(
+                x=np.array([x for _, x, _ in ev], np.float32) if ev else [None],
+                y=np.array([v for *_, v in ev], np.float32) if ev else [None],
+            ),
             go.Scatter(x=xs, y=ys),
-        ]  # fmt: skip
+        ]
 
     def notes(e) -> list[dict]:
         counter = f"<b>step {e.step + 1} / {n}</b> · {e.kind}"
         return [
-            dict(text=counter, x=0, y=1.0, xref="paper", yref="paper", xanchor="left",
-                 yanchor="bottom", yshift=44, showarrow=False,
-                 font=dict(size=16, color="#111111")),
-            dict(text=_wrap(e.describe(rows)), x=0, y=1.0, xref="paper", yref="paper",
-                 xanchor="left", yanchor="bottom", yshift=4, showarrow=False, align="left",
-                 font=dict(size=14, color="#111111")),
-        ]  # fmt: skip
+            dict(
+                text=counter,
+                x=0,
+                y=1.0,
+                xref="paper",
+                yref="paper",
+                xanchor="left",
+                yanchor="bottom",
+                yshift=44,
+                showarrow=False,
+                font=dict(size=16, color="#111111"),
+            ),
+            dict(
+                text=_wrap(e.describe(rows)),
+                x=0,
+                y=1.0,
+                xref="paper",
+                yref="paper",
+                xanchor="left",
+                yanchor="bottom",
+                yshift=4,
+                showarrow=False,
+                align="left",
+                font=dict(size=14, color="#111111"),
+            ),
+        ]
 
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.07,
-                        row_heights=[0.6, 0.4])  # fmt: skip
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.07, row_heights=[0.6, 0.4]
+    )
     static = 0
     if truth is not None:
         e_, v_ = truth.loss.edges, truth.loss.values
-        fig.add_trace(go.Scatter(x=e_, y=np.r_[v_, v_[-1]], mode="lines", line_shape="hv",
-                                 name="true loss l(σ)", line=dict(color="black", width=2),
-                                 hovertemplate="σ = %{x:.5g}<br>true loss %{y:.4f}"
-                                               "<extra></extra>"), 2, 1)  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=e_,
+                y=np.r_[v_, v_[-1]],
+                mode="lines",
+                line_shape="hv",
+                name="true loss l(σ)",
+                line=dict(color="black", width=2),
+                hovertemplate="σ = %{x:.5g}<br>true loss %{y:.4f}<extra></extra>",
+            ),
+            2,
+            1,
+        )
         static = 1
     first = state(events[keep[0]])
     styles = [
-        (1, dict(name="bracket [σ_l, σ_h]", mode="lines", fill="toself", fillcolor=_BAND,
-                 line=dict(width=0), hoverinfo="skip", legendgroup="band")),
-        (2, dict(name="bracket [σ_l, σ_h]", mode="lines", fill="toself", fillcolor=_BAND,
-                 line=dict(width=0), hoverinfo="skip", legendgroup="band", showlegend=False)),
-        (1, dict(name="σ0" if paper else "σ evaluated", mode="lines",
-                 line=dict(color="#ff7f0e", width=2, dash="dash"), hoverinfo="skip")),
-        (1, dict(name="running nodes" if paper else "nodes (f_u at σ)", mode="markers",
-                 marker=dict(size=9, line=dict(color="white", width=0.5)),
-                 hovertemplate="%{text}: σ = %{x:.5g}, f = %{y:.4f}<extra></extra>")),
-        (1, dict(name="this step's node", mode="markers", hoverinfo="skip",
-                 marker=dict(size=17, color="rgba(0,0,0,0)",
-                             line=dict(color="black", width=2)))),
-        (1, dict(name="crossings found", mode="markers",
-                 marker=dict(symbol="x-thin", size=11, line=dict(color="#2ca02c", width=2.5)),
-                 hovertemplate="crossing σ = %{x:.5g}<extra></extra>")),
-        (2, dict(name="starts σ0" if paper else "evaluations", mode="markers",
-                 marker=dict(symbol="star" if paper else "circle", size=10 if paper else 5,
-                             color="#ff7f0e" if paper else _EVAL),
-                 hovertemplate="σ = %{x:.5g}, l̃ = %{y:.4f}<extra></extra>")),
-        (2, dict(name="intervals found", mode="lines", line=dict(color=_INTERVAL, width=4),
-                 hovertemplate="interval end σ = %{x:.5g}, l̃ = %{y:.4f}<extra></extra>")),
-    ]  # fmt: skip
+        (
+            1,
+            dict(
+                name="bracket [σ_l, σ_h]",
+                mode="lines",
+                fill="toself",
+                fillcolor=_BAND,
+                line=dict(width=0),
+                hoverinfo="skip",
+                legendgroup="band",
+            ),
+        ),
+        (
+            2,
+            dict(
+                name="bracket [σ_l, σ_h]",
+                mode="lines",
+                fill="toself",
+                fillcolor=_BAND,
+                line=dict(width=0),
+                hoverinfo="skip",
+                legendgroup="band",
+                showlegend=False,
+            ),
+        ),
+        (
+            1,
+            dict(
+                name="σ0" if paper else "σ evaluated",
+                mode="lines",
+                line=dict(color="#ff7f0e", width=2, dash="dash"),
+                hoverinfo="skip",
+            ),
+        ),
+        (
+            1,
+            dict(
+                name="running nodes" if paper else "nodes (f_u at σ)",
+                mode="markers",
+                marker=dict(size=9, line=dict(color="white", width=0.5)),
+                hovertemplate="%{text}: σ = %{x:.5g}, f = %{y:.4f}<extra></extra>",
+            ),
+        ),
+        (
+            1,
+            dict(
+                name="this step's node",
+                mode="markers",
+                hoverinfo="skip",
+                marker=dict(size=17, color="rgba(0,0,0,0)", line=dict(color="black", width=2)),
+            ),
+        ),
+        (
+            1,
+            dict(
+                name="crossings found",
+                mode="markers",
+                marker=dict(symbol="x-thin", size=11, line=dict(color="#2ca02c", width=2.5)),
+                hovertemplate="crossing σ = %{x:.5g}<extra></extra>",
+            ),
+        ),
+        (
+            2,
+            dict(
+                name="starts σ0" if paper else "evaluations",
+                mode="markers",
+                marker=dict(
+                    symbol="star" if paper else "circle",
+                    size=10 if paper else 5,
+                    color="#ff7f0e" if paper else _EVAL,
+                ),
+                hovertemplate="σ = %{x:.5g}, l̃ = %{y:.4f}<extra></extra>",
+            ),
+        ),
+        (
+            2,
+            dict(
+                name="intervals found",
+                mode="lines",
+                line=dict(color=_INTERVAL, width=4),
+                hovertemplate="interval end σ = %{x:.5g}, l̃ = %{y:.4f}<extra></extra>",
+            ),
+        ),
+    ]
     for (row, style), tr in zip(styles, first, strict=True):
         tr.update(**style)
         fig.add_trace(tr, row, 1)
@@ -243,28 +344,47 @@ def player_figure(
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
     fig.update_yaxes(title_text="soft label f_u", range=[-0.05, 1.05], row=1, col=1)
     fig.update_yaxes(title_text="loss", range=[0, y_loss], row=2, col=1)
-    layout = dict(template="plotly_white", hovermode="closest",
-                  title=dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top",
-                             font=dict(size=15)),
-                  annotations=notes(events[keep[0]]))  # fmt: skip
+    layout = dict(
+        template="plotly_white",
+        hovermode="closest",
+        title=dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top", font=dict(size=15)),
+        annotations=notes(events[keep[0]]),
+    )
     if at_step is not None:
-        fig.update_layout(**layout, height=620, margin=dict(l=70, r=20, t=120, b=90),
-                          legend=dict(orientation="h", x=0, y=-0.13, yanchor="top"))  # fmt: skip
+        fig.update_layout(
+            **layout,
+            height=620,
+            margin=dict(l=70, r=20, t=120, b=90),
+            legend=dict(orientation="h", x=0, y=-0.13, yanchor="top"),
+        )
         return fig
     fig.frames = [
-        go.Frame(name=f"s{events[i].step}", data=state(events[i]), traces=animated,
-                 layout=dict(annotations=notes(events[i])))
+        go.Frame(
+            name=f"s{events[i].step}",
+            data=state(events[i]),
+            traces=animated,
+            layout=dict(annotations=notes(events[i])),
+        )
         for i in keep
-    ]  # fmt: skip
+    ]
 
     def play(ms: int) -> dict:
-        return {"frame": {"duration": ms, "redraw": True}, "fromcurrent": True,
-                "transition": {"duration": 0}, "mode": "immediate"}  # fmt: skip
+        return {
+            "frame": {"duration": ms, "redraw": True},
+            "fromcurrent": True,
+            "transition": {"duration": 0},
+            "mode": "immediate",
+        }
 
-    still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate",
-             "transition": {"duration": 0}}  # fmt: skip
-    buttons = [dict(label=f"▶ {name}", method="animate", args=[None, play(ms)])
-               for name, ms in SPEEDS.items()]  # fmt: skip
+    still = {
+        "frame": {"duration": 0, "redraw": True},
+        "mode": "immediate",
+        "transition": {"duration": 0},
+    }
+    buttons = [
+        dict(label=f"▶ {name}", method="animate", args=[None, play(ms)])
+        for name, ms in SPEEDS.items()
+    ]
     buttons += [
         dict(label="■ pause", method="animate", args=[[None], still]),
         dict(label="◀◀ reset", method="animate", args=[[fig.frames[0].name], still]),
@@ -274,24 +394,51 @@ def player_figure(
         height=720,
         margin=dict(l=70, r=20, t=120, b=150),
         legend=dict(orientation="h", x=0, y=-0.13, yanchor="top"),
-        updatemenus=[dict(type="buttons", direction="left", showactive=False, x=0, y=-0.3,
-                          xanchor="left", yanchor="top", pad=dict(t=0), buttons=buttons)],
-        sliders=[dict(
-            active=0, x=0.36, y=-0.3, len=0.64, yanchor="top", pad=dict(t=0),
-            currentvalue=dict(visible=False),
-            font=dict(color="rgba(0,0,0,0)"), ticklen=2,
-            steps=[dict(label=str(events[i].step + 1), method="animate",
-                        args=[[f"s{events[i].step}"], still]) for i in keep],
-        )],
-    )  # fmt: skip
+        updatemenus=[
+            dict(
+                type="buttons",
+                direction="left",
+                showactive=False,
+                x=0,
+                y=-0.3,
+                xanchor="left",
+                yanchor="top",
+                pad=dict(t=0),
+                buttons=buttons,
+            )
+        ],
+        sliders=[
+            dict(
+                active=0,
+                x=0.36,
+                y=-0.3,
+                len=0.64,
+                yanchor="top",
+                pad=dict(t=0),
+                currentvalue=dict(visible=False),
+                font=dict(color="rgba(0,0,0,0)"),
+                ticklen=2,
+                steps=[
+                    dict(
+                        label=str(events[i].step + 1),
+                        method="animate",
+                        args=[[f"s{events[i].step}"], still],
+                    )
+                    for i in keep
+                ],
+            )
+        ],
+    )
     return fig
 
 
 _SOLVER_STYLE = {  # name (sslviz.convergence.SOLVER_NAMES), colour, dash, miss marker
     s: (SOLVER_NAMES[s], *style)
-    for s, style in {"cg": ("#1f77b4", "solid", "x-thin"),
-                     "pcg": ("#ff7f0e", "dash", "circle-open")}.items()
-}  # fmt: skip
+    for s, style in {
+        "cg": ("#1f77b4", "solid", "x-thin"),
+        "pcg": ("#ff7f0e", "dash", "circle-open"),
+    }.items()
+}
 
 
 def convergence_counter(conv, t: int) -> str:
@@ -338,28 +485,64 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
         for s in conv.solvers:
             miss = conv.missed[s][t - 1]
             out.append(go.Scatter(y=conv.loss[s][t - 1]))
-            out.append(go.Scatter(x=conv.breakpoints[miss] if miss.any() else [None],
-                                  y=b_y[miss] if miss.any() else [None]))  # fmt: skip
+            out.append(
+                go.Scatter(
+                    x=conv.breakpoints[miss] if miss.any() else [None],
+                    y=b_y[miss] if miss.any() else [None],
+                )
+            )
         out.append(go.Scatter(x=[t, t], y=[0, 1.08 * most]))
         return out
 
     settled = [(s, conv.all_right_from(s)) for s in conv.solvers]
-    marks = [dict(text=f"{_SOLVER_STYLE[s][0]}: every side right from t = {k}", x=k,
-                  y=1.0 - 0.14 * i, xref="x2", yref="y2 domain", xanchor="left", xshift=4,
-                  yanchor="top", showarrow=False,
-                  font=dict(size=12, color=_SOLVER_STYLE[s][1]))
-             for i, (s, k) in enumerate(settled) if k is not None]  # fmt: skip
+    marks = [
+        dict(
+            text=f"{_SOLVER_STYLE[s][0]}: every side right from t = {k}",
+            x=k,
+            y=1.0 - 0.14 * i,
+            xref="x2",
+            yref="y2 domain",
+            xanchor="left",
+            xshift=4,
+            yanchor="top",
+            showarrow=False,
+            font=dict(size=12, color=_SOLVER_STYLE[s][1]),
+        )
+        for i, (s, k) in enumerate(settled)
+        if k is not None
+    ]
 
     def notes(t: int) -> list[dict]:
-        return [dict(text=convergence_counter(conv, t), x=0, y=1.0, xref="paper",
-                     yref="paper", xanchor="left", yanchor="bottom", yshift=6,
-                     showarrow=False, font=dict(size=16, color="#111111")), *marks]  # fmt: skip
+        return [
+            dict(
+                text=convergence_counter(conv, t),
+                x=0,
+                y=1.0,
+                xref="paper",
+                yref="paper",
+                xanchor="left",
+                yanchor="bottom",
+                yshift=6,
+                showarrow=False,
+                font=dict(size=16, color="#111111"),
+            ),
+            *marks,
+        ]
 
     fig = make_subplots(rows=2, cols=1, vertical_spacing=0.16, row_heights=[0.62, 0.38])
-    fig.add_trace(go.Scatter(x=x, y=conv.exact, mode="lines", line_shape="hv",
-                             name="exact loss l(σ)", line=dict(color="black", width=2.5),
-                             hovertemplate="σ = %{x:.5g}<br>l(σ) = %{y:.4f}<extra></extra>"),
-                  1, 1)  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=conv.exact,
+            mode="lines",
+            line_shape="hv",
+            name="exact loss l(σ)",
+            line=dict(color="black", width=2.5),
+            hovertemplate="σ = %{x:.5g}<br>l(σ) = %{y:.4f}<extra></extra>",
+        ),
+        1,
+        1,
+    )
     first = moving(t0)
     animated = []
     for i, s in enumerate(conv.solvers):
@@ -373,18 +556,30 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
             line=dict(color=color, width=2, dash=dash),
             hovertemplate="σ = %{x:.5g}<br>" + name + " l̃_t = %{y:.4f}<extra></extra>",
         )
-        miss.update(mode="markers", name=f"{name} misses at t", marker=dict(
-            symbol=symbol, size=12, color=color, line=dict(color=color, width=2.5)),
-            hovertemplate="missed breakpoint σ = %{x:.5g}<extra></extra>")  # fmt: skip
+        miss.update(
+            mode="markers",
+            name=f"{name} misses at t",
+            marker=dict(symbol=symbol, size=12, color=color, line=dict(color=color, width=2.5)),
+            hovertemplate="missed breakpoint σ = %{x:.5g}<extra></extra>",
+        )
         fig.add_trace(line, 1, 1)
         fig.add_trace(miss, 1, 1)
         animated += [len(fig.data) - 2, len(fig.data) - 1]
     for s in conv.solvers:
         name, color, dash, _ = _SOLVER_STYLE[s]
-        fig.add_trace(go.Scatter(x=np.arange(1, T + 1), y=conv.misses(s), mode="lines",
-                                 name=f"{name} misses", line=dict(color=color, dash=dash),
-                                 hovertemplate="t = %{x}: " + name + " misses %{y}"
-                                 "<extra></extra>", showlegend=False), 2, 1)  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(1, T + 1),
+                y=conv.misses(s),
+                mode="lines",
+                name=f"{name} misses",
+                line=dict(color=color, dash=dash),
+                hovertemplate="t = %{x}: " + name + " misses %{y}<extra></extra>",
+                showlegend=False,
+            ),
+            2,
+            1,
+        )
         k = conv.all_right_from(s)
         if k is not None:
             fig.add_vline(x=k, line=dict(color=color, width=1.5, dash="dot"), row=2, col=1)
@@ -404,37 +599,73 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
     fig.update_xaxes(title_text="t (iterations)", range=[0.5, T + 0.5], row=2, col=1)
     fig.update_yaxes(title_text="loss", range=[0, 1.1 * max(top, 0.05)], row=1, col=1)
     fig.update_yaxes(title_text="misses", range=[0, 1.08 * most], row=2, col=1)
-    layout = dict(template="plotly_white", hovermode="closest", annotations=notes(t0),
-                  legend=dict(orientation="h", x=0, y=-0.1, yanchor="top"))  # fmt: skip
+    layout = dict(
+        template="plotly_white",
+        hovermode="closest",
+        annotations=notes(t0),
+        legend=dict(orientation="h", x=0, y=-0.1, yanchor="top"),
+    )
     if at_t is not None:
         fig.update_layout(**layout, height=560, margin=dict(l=70, r=20, t=60, b=70))
         return fig
-    fig.frames = [go.Frame(name=f"t{t}", data=moving(t), traces=animated,
-                           layout=dict(annotations=notes(t))) for t in range(1, T + 1)]  # fmt: skip
-    still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate",
-             "transition": {"duration": 0}}  # fmt: skip
+    fig.frames = [
+        go.Frame(name=f"t{t}", data=moving(t), traces=animated, layout=dict(annotations=notes(t)))
+        for t in range(1, T + 1)
+    ]
+    still = {
+        "frame": {"duration": 0, "redraw": True},
+        "mode": "immediate",
+        "transition": {"duration": 0},
+    }
 
     def play(ms: int) -> dict:
-        return {"frame": {"duration": ms, "redraw": True}, "fromcurrent": True,
-                "transition": {"duration": 0}, "mode": "immediate"}  # fmt: skip
+        return {
+            "frame": {"duration": ms, "redraw": True},
+            "fromcurrent": True,
+            "transition": {"duration": 0},
+            "mode": "immediate",
+        }
 
-    buttons = [dict(label="▶ play", method="animate", args=[None, play(SPEEDS["2×"])]),
-               dict(label="■ pause", method="animate", args=[[None], still]),
-               dict(label="◀◀ t = 1", method="animate", args=[["t1"], still])]  # fmt: skip
+    buttons = [
+        dict(label="▶ play", method="animate", args=[None, play(SPEEDS["2×"])]),
+        dict(label="■ pause", method="animate", args=[[None], still]),
+        dict(label="◀◀ t = 1", method="animate", args=[["t1"], still]),
+    ]
     fig.update_layout(
         **layout,
         height=640,
         margin=dict(l=70, r=20, t=60, b=140),
-        updatemenus=[dict(type="buttons", direction="left", showactive=False, x=0, y=-0.2,
-                          xanchor="left", yanchor="top", pad=dict(t=0), buttons=buttons)],
-        sliders=[dict(
-            active=t0 - 1, x=0.36, y=-0.2, len=0.64, yanchor="top", pad=dict(t=0),
-            currentvalue=dict(prefix="t = ", font=dict(size=13)), ticklen=2,
-            font=dict(size=10),
-            steps=[dict(label=str(t), method="animate", args=[[f"t{t}"], still])
-                   for t in range(1, T + 1)],
-        )],
-    )  # fmt: skip
+        updatemenus=[
+            dict(
+                type="buttons",
+                direction="left",
+                showactive=False,
+                x=0,
+                y=-0.2,
+                xanchor="left",
+                yanchor="top",
+                pad=dict(t=0),
+                buttons=buttons,
+            )
+        ],
+        sliders=[
+            dict(
+                active=t0 - 1,
+                x=0.36,
+                y=-0.2,
+                len=0.64,
+                yanchor="top",
+                pad=dict(t=0),
+                currentvalue=dict(prefix="t = ", font=dict(size=13)),
+                ticklen=2,
+                font=dict(size=10),
+                steps=[
+                    dict(label=str(t), method="animate", args=[[f"t{t}"], still])
+                    for t in range(1, T + 1)
+                ],
+            )
+        ],
+    )
     return fig
 
 
@@ -443,16 +674,18 @@ def event_rows(events: Sequence, rows: Sequence[int] | None = None) -> list[dict
     σ_l, σ_h, running nodes, node (instance row when ``rows`` is given), σ, loss, caption."""
     out = []
     for e in events:
-        out.append({
-            "step": e.step + 1,
-            "kind": e.kind,
-            "σ0": e.sigma0,
-            "σ_l": e.bracket[0],
-            "σ_h": e.bracket[1],
-            "nodes shown": int(len(e.nodes)),
-            "node": (rows[e.node] if rows is not None else e.node) if e.node >= 0 else None,
-            "σ": e.at,
-            "loss": e.loss,
-            "caption": e.describe(rows),
-        })  # fmt: skip
+        out.append(
+            {
+                "step": e.step + 1,
+                "kind": e.kind,
+                "σ0": e.sigma0,
+                "σ_l": e.bracket[0],
+                "σ_h": e.bracket[1],
+                "nodes shown": int(len(e.nodes)),
+                "node": (rows[e.node] if rows is not None else e.node) if e.node >= 0 else None,
+                "σ": e.at,
+                "loss": e.loss,
+                "caption": e.describe(rows),
+            }
+        )
     return out

@@ -118,13 +118,17 @@ class Attribution:
         if s.solver == "exact" and not s.certify:
             return self.exact(sigmas)
         if s.certify and t is None:
-            sls = [self.model.certified_labels(x, solver=s.solver, cg_iters=s.cg_iters,
-                                               cap=s.certify_cap, derivative=False)
-                   for x in sigmas]  # fmt: skip
+            sls = [
+                self.model.certified_labels(
+                    x, solver=s.solver, cg_iters=s.cg_iters, cap=s.certify_cap, derivative=False
+                )
+                for x in sigmas
+            ]
         else:
             it = s.cg_iters if t is None else t
-            sls = self.model.soft_labels_many(sigmas, solver=s.solver, cg_iters=it,
-                                              derivative=False)  # fmt: skip
+            sls = self.model.soft_labels_many(
+                sigmas, solver=s.solver, cg_iters=it, derivative=False
+            )
         return [(sl.f, sl.degenerate) for sl in sls]
 
     def probe(self, items: list) -> list[dict]:
@@ -191,13 +195,23 @@ class Attribution:
         ap_deg = pr["deg"].any(axis=0) if nd else np.zeros(0, bool)
         if ex_deg.any() or ap_deg.any():
             j = int(np.argmax(ex_deg | ap_deg))
-            ev |= {"node": nd[j], "exact_degenerate": bool(ex_deg[j]),
-                   "approx_degenerate": bool(ap_deg[j])}  # fmt: skip
-            where = ("in the exact graph" if ex_deg[j] else
-                     f"for {self._label()} (its weights underflow unscaled)")  # fmt: skip
-            return Miss(b, nd, "degenerate",
-                        f"the node is cut off from every labeled node within tol of "
-                        f"σ = {b:.5g} {where}", ev)  # fmt: skip
+            ev |= {
+                "node": nd[j],
+                "exact_degenerate": bool(ex_deg[j]),
+                "approx_degenerate": bool(ap_deg[j]),
+            }
+            where = (
+                "in the exact graph"
+                if ex_deg[j]
+                else f"for {self._label()} (its weights underflow unscaled)"
+            )
+            return Miss(
+                b,
+                nd,
+                "degenerate",
+                f"the node is cut off from every labeled node within tol of σ = {b:.5g} {where}",
+                ev,
+            )
         if not nd:  # a breakpoint no node explains (cannot happen on a complete curve)
             return Miss(b, nd, "search", "no node changes side here", ev | {"how": "unknown"})
         crosses = pr["changes"]
@@ -205,16 +219,26 @@ class Attribution:
         u = nd[j]
         f_t, f = float(pr["f_x"][j]), float(ex[1][0][u])  # at σ*
         margin = min(abs(ex[0][0][u] - 0.5), abs(ex[-1][0][u] - 0.5))
-        ev |= {"node": u, "approx_value": f_t, "exact_value": f, "error": abs(f_t - f),
-               "margin": float(margin)}  # fmt: skip
+        ev |= {
+            "node": u,
+            "approx_value": f_t,
+            "exact_value": f,
+            "error": abs(f_t - f),
+            "margin": float(margin),
+        }
         if not crosses.any():
             ev |= {"t_needed": None, "t_cap": self.t_cap if self.iterative else None}
             want = np.array([_up(e)[idx] for e in (ex[0], ex[-1])])
             ev["_target"] = (ends, idx, want)
-            return Miss(b, nd, "solver",
-                        f"the node's soft label from {self._label()} does not cross 1/2 within "
-                        f"{self.tol:.2g} of σ = {b:.5g}: error |f_t − f| = {abs(f_t - f):.2g} "
-                        f"against a margin |f − ½| = {margin:.2g}", ev)  # fmt: skip
+            return Miss(
+                b,
+                nd,
+                "solver",
+                f"the node's soft label from {self._label()} does not cross 1/2 within "
+                f"{self.tol:.2g} of σ = {b:.5g}: error |f_t − f| = {abs(f_t - f):.2g} "
+                f"against a margin |f − ½| = {margin:.2g}",
+                ev,
+            )
         if self.s.mode == "paper":
             return self._paper_search(b, nd, u, ev)
         return self._fast_search(b, nd, u, ev)
@@ -224,17 +248,21 @@ class Attribution:
             for e in (a, c):
                 if self.lo < e < self.hi and abs(e - b) <= self.tol:
                     ev |= {"range_lo": float(a), "range_hi": float(c), "count": int(count)}
-                    return Miss(b, nd, "degenerate",
-                                f"{count} nodes are cut off from L on [{a:.4g}, {c:.4g}]; the "
-                                f"degenerate set changes at σ = {b:.5g}", ev)  # fmt: skip
+                    return Miss(
+                        b,
+                        nd,
+                        "degenerate",
+                        f"{count} nodes are cut off from L on [{a:.4g}, {c:.4g}]; the "
+                        f"degenerate set changes at σ = {b:.5g}",
+                        ev,
+                    )
         return Miss(b, nd, UNATTRIBUTED, f"{why}: nothing re-solved", ev)
 
     def unexamined(self, b: float, nodes, examined: int, missed: int) -> Miss:
         """A miss left out by ``max_attributed``: only what needs no solve (a change of
         the exact curve's degenerate set), else 'unattributed'."""
         nd = tuple(int(u) for u in np.atleast_1d(nodes))
-        ev: dict = {"node": nd[0] if nd else -1, **self._near(b),
-                    "examined": examined}  # fmt: skip
+        ev: dict = {"node": nd[0] if nd else -1, **self._near(b), "examined": examined}
         why = f"not examined (causes looked for at {examined} of the {missed} misses)"
         return self._miss_unsolved(b, nd, ev, why)
 
@@ -263,24 +291,37 @@ class Attribution:
                 nxt_lo = ivs[k + 1].lo if k + 1 < len(ivs) else None
                 left = f"; from there the node's iteration {self._classify(b, u, ev, nxt_lo)[1]}"
             if partner is not None:
-                ev |= gap | {"partner": partner, "distance": abs(b - partner),
-                             "separation": s.step}  # fmt: skip
-                return Miss(b, nd, "close pair",
-                            f"another true breakpoint at σ = {partner:.5g} is "
-                            f"{abs(b - partner):.2g} away, inside the restart gap "
-                            f"({iv.hi:.5g}, {start:.5g}] of step {s.step:g}{left}", ev)  # fmt: skip
+                ev |= gap | {"partner": partner, "distance": abs(b - partner), "separation": s.step}
+                return Miss(
+                    b,
+                    nd,
+                    "close pair",
+                    f"another true breakpoint at σ = {partner:.5g} is "
+                    f"{abs(b - partner):.2g} away, inside the restart gap "
+                    f"({iv.hi:.5g}, {start:.5g}] of step {s.step:g}{left}",
+                    ev,
+                )
             ev |= gap | {"how": "restart"}
-            return Miss(b, nd, "search",
-                        f"the sweep restarted at σ_h + step = {start:.5g} after the endpoint "
-                        f"{iv.hi:.5g}, jumping over it{left}", ev)  # fmt: skip
+            return Miss(
+                b,
+                nd,
+                "search",
+                f"the sweep restarted at σ_h + step = {start:.5g} after the endpoint "
+                f"{iv.hi:.5g}, jumping over it{left}",
+                ev,
+            )
         for iv in ivs:
             if iv.lo < b < iv.hi:
                 ev |= self._iteration(b, u, iv.sigma0)
                 how, text = self._classify(b, u, ev)
                 ev["how"] = how
-                return Miss(b, nd, "search",
-                            f"from σ0 = {iv.sigma0:.5g} the node's hybrid iteration {text}",
-                            ev)  # fmt: skip
+                return Miss(
+                    b,
+                    nd,
+                    "search",
+                    f"from σ0 = {iv.sigma0:.5g} the node's hybrid iteration {text}",
+                    ev,
+                )
         ev["how"] = "unswept"
         return Miss(b, nd, "search", "the sweep stopped before reaching it (time budget)", ev)
 
@@ -288,17 +329,21 @@ class Attribution:
         """Node u's iteration from σ0 over the whole range, for each step rule."""
         out: dict = {"sigma0": float(sigma0), "found_by": []}
         for rule in ("hybrid", "newton", "gradient"):
-            trace, root, (stop, nxt) = _trace(self.model, u, sigma0, self.lo, self.hi, self.s,
-                                              rule)  # fmt: skip
+            trace, root, (stop, nxt) = _trace(self.model, u, sigma0, self.lo, self.hi, self.s, rule)
             if root is not None and abs(root - b) <= self.tol:
                 out["found_by"].append(rule)
             if rule == "hybrid":
                 sig = [it.sigma for it in trace] or [sigma0]
-                out |= {"stop": stop, "root": root, "end": float(sig[-1]),
-                        "next": _num(nxt) if stop == "left" else None,
-                        "iterations": len(trace), "extent_lo": float(min(sig)),
-                        "extent_hi": float(max(sig)),
-                        "end_value": float(trace[-1].f) if trace else None}  # fmt: skip
+                out |= {
+                    "stop": stop,
+                    "root": root,
+                    "end": float(sig[-1]),
+                    "next": _num(nxt) if stop == "left" else None,
+                    "iterations": len(trace),
+                    "extent_lo": float(min(sig)),
+                    "extent_hi": float(max(sig)),
+                    "end_value": float(trace[-1].f) if trace else None,
+                }
         return out
 
     def _short_of(self, b: float, u: int, r: float) -> bool:
@@ -319,23 +364,31 @@ class Attribution:
         elif stop == "root" and abs(r - b) <= self.tol:
             how = "iterates"
             if next_lo is not None and next_lo > b:
-                text = (f"reaches it, but a root nearer σ0 set that interval's lower end "
-                        f"at {next_lo:.5g}")  # fmt: skip
+                text = (
+                    f"reaches it, but a root nearer σ0 set that interval's lower end "
+                    f"at {next_lo:.5g}"
+                )
             else:
-                text = (f"reaches it, but only through iterates in [{ev['extent_lo']:.5g}, "
-                        f"{ev['extent_hi']:.5g}], outside the bracket left by the nodes "
-                        f"before it")  # fmt: skip
+                text = (
+                    f"reaches it, but only through iterates in [{ev['extent_lo']:.5g}, "
+                    f"{ev['extent_hi']:.5g}], outside the bracket left by the nodes "
+                    f"before it"
+                )
         elif stop == "root" and self._short_of(b, u, r):
             how = "root_tol"
-            text = (f"stopped {abs(r - b):.2g} short of it, at σ = {r:.5g} where |f − ½| = "
-                    f"{abs(ev['end_value'] - 0.5):.2g} ≤ root_tol {self.s.root_tol:g} was "
-                    f"taken for the root")  # fmt: skip
+            text = (
+                f"stopped {abs(r - b):.2g} short of it, at σ = {r:.5g} where |f − ½| = "
+                f"{abs(ev['end_value'] - 0.5):.2g} ≤ root_tol {self.s.root_tol:g} was "
+                f"taken for the root"
+            )
         elif stop == "root":
             how, text = "iterates", f"converged to another root, σ = {r:.5g}"
         elif stop == "stalled":
             how = "iterates"
-            text = (f"stalled at σ = {end:.5g} with |f − ½| = {abs(ev['end_value'] - 0.5):.2g}"
-                    f" > root_tol (a minimum of g, not a root)")  # fmt: skip
+            text = (
+                f"stalled at σ = {end:.5g} with |f − ½| = {abs(ev['end_value'] - 0.5):.2g}"
+                f" > root_tol (a minimum of g, not a root)"
+            )
         elif stop == "left":
             how, text = "iterates", f"stepped out of the range from σ = {end:.5g}"
         elif stop == "flat":
@@ -356,10 +409,15 @@ class Attribution:
             s = self.s
             rtol = {"rtol": min(1e-3, s.epsilon / self.hi)} if not s.certify else {}
             self._curve = true_loss_curve(
-                self.model, np.zeros(self.model.n_unlabeled), self.lo, self.hi,
-                solver=s.solver, cg_iters=s.cg_iters,
-                certify_cap=s.certify_cap if s.certify else None, **rtol,
-            )  # fmt: skip
+                self.model,
+                np.zeros(self.model.n_unlabeled),
+                self.lo,
+                self.hi,
+                solver=s.solver,
+                cg_iters=s.cg_iters,
+                certify_cap=s.certify_cap if s.certify else None,
+                **rtol,
+            )
         return self._curve
 
     def _fast_search(self, b, nd, u, ev) -> Miss:
@@ -373,21 +431,39 @@ class Attribution:
             partner = self._true_partner(b, a, c, node=u)
             if partner is not None:
                 ev |= {"partner": partner, "distance": abs(b - partner), "separation": c - a}
-                return Miss(b, nd, "close pair",
-                            f"the node crosses again at σ = {partner:.5g} ({abs(b - partner):.2g} "
-                            f"away); both crossings lie between the evaluated σ {a:.5g} and "
-                            f"{c:.5g}, where its approximate side is the same", ev)  # fmt: skip
+                return Miss(
+                    b,
+                    nd,
+                    "close pair",
+                    f"the node crosses again at σ = {partner:.5g} ({abs(b - partner):.2g} "
+                    f"away); both crossings lie between the evaluated σ {a:.5g} and "
+                    f"{c:.5g}, where its approximate side is the same",
+                    ev,
+                )
             how = "grid" if curve.complete else "budget"
-            why = ("the Hermite test did not split there" if curve.complete else
-                   "the search's evaluation budget was spent")  # fmt: skip
+            why = (
+                "the Hermite test did not split there"
+                if curve.complete
+                else "the search's evaluation budget was spent"
+            )
             ev["how"] = how
-            return Miss(b, nd, "search",
-                        f"the node's soft label from {self._label()} crosses 1/2 twice between the "
-                        f"evaluated σ {a:.5g} and {c:.5g}: {why}", ev)  # fmt: skip
+            return Miss(
+                b,
+                nd,
+                "search",
+                f"the node's soft label from {self._label()} crosses 1/2 twice between the "
+                f"evaluated σ {a:.5g} and {c:.5g}: {why}",
+                ev,
+            )
         ev["how"] = "refine"
-        return Miss(b, nd, "search",
-                    f"the search bracketed the node's sign change in [{a:.5g}, {c:.5g}] but "
-                    f"refined it to another crossing", ev)  # fmt: skip
+        return Miss(
+            b,
+            nd,
+            "search",
+            f"the search bracketed the node's sign change in [{a:.5g}, {c:.5g}] but "
+            f"refined it to another crossing",
+            ev,
+        )
 
     # -- spurious endpoints ------------------------------------------------------------------
 
@@ -405,14 +481,18 @@ class Attribution:
             ev["approx_value"] = float(pr["f_x"][j])
         if crosses.any():
             # No true breakpoint within tol: the exact side does not change there.
-            detail = (f"the node's soft label from {self._label()} crosses 1/2 within tol of "
-                      f"this endpoint; the exact one does not")  # fmt: skip
+            detail = (
+                f"the node's soft label from {self._label()} crosses 1/2 within tol of "
+                f"this endpoint; the exact one does not"
+            )
             return SpuriousEndpoint(x, u, "solver", detail, ev)
         if self.s.mode == "paper" and u >= 0:
             ev["root_tol"] = self.s.root_tol
-            detail = (f"the node's iteration stopped here with |f_t − ½| = "
-                      f"{abs(ev['approx_value'] - 0.5):.2g} ≤ root_tol {self.s.root_tol:g} and "
-                      f"was taken for a root, but f_t does not cross 1/2 within tol")  # fmt: skip
+            detail = (
+                f"the node's iteration stopped here with |f_t − ½| = "
+                f"{abs(ev['approx_value'] - 0.5):.2g} ≤ root_tol {self.s.root_tol:g} and "
+                f"was taken for a root, but f_t does not cross 1/2 within tol"
+            )
         else:
             detail = "no approximate soft label crosses 1/2 within tol of this endpoint"
         return SpuriousEndpoint(x, u, "search", detail, ev)

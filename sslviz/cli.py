@@ -75,25 +75,35 @@ def build_parser() -> argparse.ArgumentParser:
             S.add_options(q, cls, title=_TITLES[cls])
         if name == "learn":  # one instance per file, each used exactly as given
             for flag, what in (("--data-file", "a training"), ("--test-file", "a held-out")):
-                q.add_argument(flag, action="append", metavar="FILE.npz",
-                               help=f"{what} instance: a .npz with X, y and a boolean "
-                               "'labeled' mask (repeat the option, once per instance)")  # fmt: skip
+                q.add_argument(
+                    flag,
+                    action="append",
+                    metavar="FILE.npz",
+                    help=f"{what} instance: a .npz with X, y and a boolean "
+                    "'labeled' mask (repeat the option, once per instance)",
+                )
         if name == "condition":
             q.add_argument(
-                "--sigmas", metavar="X:Y:COUNT",
+                "--sigmas",
+                metavar="X:Y:COUNT",
                 help="σ grid shorthand: COUNT values from X to Y (sets --sigma-min, "
                 "--sigma-max, --points)",
-            )  # fmt: skip
+            )
         q.add_argument("--out", help="write JSON here (default: standard output)")
-        q.add_argument("--no-timings", dest="timings", action="store_false",
-                       help="leave out the measured times ('seconds', 'time_per_interval'): "
-                       "the rest is identical to the bit from run to run and machine to "
-                       "machine, and equals the app's download of the same view")  # fmt: skip
+        q.add_argument(
+            "--no-timings",
+            dest="timings",
+            action="store_false",
+            help="leave out the measured times ('seconds', 'time_per_interval'): "
+            "the rest is identical to the bit from run to run and machine to "
+            "machine, and equals the app's download of the same view",
+        )
     return p
 
 
-def command_line(command: str, *specs: S.Spec, out: str | None = None,
-                 timings: bool = False) -> str:  # fmt: skip
+def command_line(
+    command: str, *specs: S.Spec, out: str | None = None, timings: bool = False
+) -> str:
     """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``):
     with ``--no-timings`` unless ``timings``, so its output is the app's download, byte for
     byte."""
@@ -103,8 +113,9 @@ def command_line(command: str, *specs: S.Spec, out: str | None = None,
         if type(spec) not in tables:
             raise ValueError(f"sslviz {command} takes no {type(spec).__name__}")
         args += S.to_command(spec)
-    return shlex.join(args + ([] if timings else ["--no-timings"])
-                      + (["--out", out] if out else []))  # fmt: skip
+    return shlex.join(
+        args + ([] if timings else ["--no-timings"]) + (["--out", out] if out else [])
+    )
 
 
 def _problem(a: argparse.Namespace):
@@ -165,13 +176,17 @@ def cmd_condition(a) -> dict:
         sigmas = np.linspace(*_range(a, problem), settings.points)
     t0 = time.perf_counter()
     curve = condition_curve(
-        problem.model, sigmas, solver=settings.solver, cg_iters=settings.cg_iters,
+        problem.model,
+        sigmas,
+        solver=settings.solver,
+        cg_iters=settings.cg_iters,
         rtol=settings.rtol,
-    )  # fmt: skip
+    )
     trust = None
     if settings.trust:
-        trust = trust_curve(problem.model, sigmas, solver=settings.solver,
-                            cg_iters=settings.cg_iters)  # fmt: skip
+        trust = trust_curve(
+            problem.model, sigmas, solver=settings.solver, cg_iters=settings.cg_iters
+        )
     return condition_document(problem, curve, settings, time.perf_counter() - t0, trust)
 
 
@@ -225,8 +240,9 @@ def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
 
     for path in paths:
         if not Path(path).is_file():
-            raise _UsageError(f"--data-file/--test-file {path}: no such file; give an "
-                              ".npz per instance")  # fmt: skip
+            raise _UsageError(
+                f"--data-file/--test-file {path}: no such file; give an .npz per instance"
+            )
         ds = load_file(path)
         if ds.labeled is None:
             raise _UsageError(
@@ -235,8 +251,10 @@ def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
             )
         seen = {int(c) for c in ds.y[ds.labeled]}
         if not set(classes) <= seen:
-            raise _UsageError(f"{path}: its labeled nodes hold classes {sorted(seen)}; both "
-                              f"classes {classes[0]} and {classes[1]} must be labeled")  # fmt: skip
+            raise _UsageError(
+                f"{path}: its labeled nodes hold classes {sorted(seen)}; both "
+                f"classes {classes[0]} and {classes[1]} must be labeled"
+            )
 
 
 def cmd_learn(a) -> dict:
@@ -256,13 +274,18 @@ def cmd_learn(a) -> dict:
         pools = []
     elif "dataset" in S.given_options(a, S.ProblemSpec):
         if test_files:
-            raise _UsageError("--test-file goes with --data-file; with --dataset the test "
-                              "instances are drawn (--test-instances)")  # fmt: skip
-        train, test, pools = drawn_instances(base, settings.instances, settings.test_instances,
-                                             settings.curve, settings.repeats)  # fmt: skip
+            raise _UsageError(
+                "--test-file goes with --data-file; with --dataset the test "
+                "instances are drawn (--test-instances)"
+            )
+        train, test, pools = drawn_instances(
+            base, settings.instances, settings.test_instances, settings.curve, settings.repeats
+        )
     else:
-        raise _UsageError("learn needs training instances: give --data-file FILE.npz once "
-                          "per instance, or --dataset NAME with --instances M")  # fmt: skip
+        raise _UsageError(
+            "learn needs training instances: give --data-file FILE.npz once "
+            "per instance, or --dataset NAME with --instances M"
+        )
     if settings.k_values is not None and base.family not in ("knn", "mutual-knn"):
         raise _UsageError(f"--k-range needs the knn or mutual-knn family, not {base.family}")
     if settings.solver != "exact" and not base.gaussian:
@@ -288,11 +311,17 @@ def cmd_learn(a) -> dict:
             print(f"{message} done", file=sys.stderr)
 
     result = learn(
-        train, test, (lo, hi), k_values=settings.k_values,
+        train,
+        test,
+        (lo, hi),
+        k_values=settings.k_values,
         approx=compared(settings) if base.gaussian else (),
-        curve_sizes=sizes, curve_pools=pools, n_jobs=settings.jobs, dask=settings.dask,
+        curve_sizes=sizes,
+        curve_pools=pools,
+        n_jobs=settings.jobs,
+        dask=settings.dask,
         progress=progress,
-    )  # fmt: skip
+    )
     return learn_document(result, base, settings, files, test_files)
 
 

@@ -107,8 +107,10 @@ def _reporter(progress: Progress | None, caller: str) -> Progress:
     if progress is None:
         return lambda fraction, message="": None
     if not callable(progress):
-        raise TypeError(f"The 'progress' parameter of {caller} must be callable or None. "
-                        f"Got {progress!r} instead.")  # fmt: skip
+        raise TypeError(
+            f"The 'progress' parameter of {caller} must be callable or None. "
+            f"Got {progress!r} instead."
+        )
     last = [0.0]
 
     def report(fraction: float, message: str = "") -> None:
@@ -262,8 +264,11 @@ class TrustCurve:
     def untrusted(self) -> np.ndarray:
         """Grid σ where ``label`` cannot be trusted (:data:`TRUST_RULE`): its error reaches
         the margin, some node is on the wrong side, or the t needed is more than t."""
-        return (np.asarray(self.may_flip, bool) | (np.asarray(self.wrong) > 0)
-                | (self.t_needed(self.solver) > self.cg_iters))  # fmt: skip
+        return (
+            np.asarray(self.may_flip, bool)
+            | (np.asarray(self.wrong) > 0)
+            | (self.t_needed(self.solver) > self.cg_iters)
+        )
 
     def bands(self, missed: Sequence[float] = ()) -> list[tuple[float, float]]:
         """The σ bands where ``label`` cannot be trusted (:data:`TRUST_RULE`), as
@@ -354,21 +359,25 @@ class TrustCurve:
         shape = self._shape(bands)
         if shape == "none":
             first, last = float(self.sigma[0]), float(self.sigma[-1])
-            return (f"{self.label} can be trusted on the whole range, σ {first:.3g} to "
-                    f"{last:.3g}.")  # fmt: skip
+            return f"{self.label} can be trusted on the whole range, σ {first:.3g} to {last:.3g}."
         inside = np.zeros(self.sigma.size, bool)
         for lo, hi in bands:
             inside |= (self.sigma >= lo) & (self.sigma <= hi)
         bad = inside & self.untrusted
 
         def need(t: np.ndarray) -> str:
-            return (f"more than t = {self.t_max}" if np.any(t > self.t_max)
-                    else f"up to t = {int(t.max())}")  # fmt: skip
+            return (
+                f"more than t = {self.t_max}"
+                if np.any(t > self.t_max)
+                else f"up to t = {int(t.max())}"
+            )
 
         fix = []
         if bad.any():
-            fix.append(f"CG needs {need(self.t_needed_cg[bad])} at the grid σ, PCG "
-                       f"{need(self.t_needed_pcg[bad])}")  # fmt: skip
+            fix.append(
+                f"CG needs {need(self.t_needed_cg[bad])} at the grid σ, PCG "
+                f"{need(self.t_needed_pcg[bad])}"
+            )
         if len(missed_t):
             fix.append(f"the breakpoints {self.label} misses need up to t = {max(missed_t)}")
         fix_text = "; ".join(fix) if fix else "its misses lie there"
@@ -468,8 +477,7 @@ def trust_curve(
     exact = []
     for i in range(0, n, _EXACT_STEP):  # independent σ: the same numbers in any grouping
         report(0.2 * i / n, f"exact soft labels: σ {i} of {n}")
-        exact += model.soft_labels_many(sig[i:i + _EXACT_STEP], solver="exact",
-                                        derivative=False)  # fmt: skip
+        exact += model.soft_labels_many(sig[i : i + _EXACT_STEP], solver="exact", derivative=False)
     report(0.2, f"{solver_label(solver, cg_iters)} soft labels at {n} σ")
     keeps = [~sl.degenerate for sl in exact]
     want = [(sl.f > 0.5)[k] for sl, k in zip(exact, keeps, strict=True)]
@@ -500,8 +508,10 @@ def trust_curve(
     needed = {}
     if reuse is not None:
         if not (np.array_equal(reuse.sigma, sig) and reuse.t_max == t_max):
-            raise ValueError(f"{caller}: reuse must be a trust curve on the same σ grid and "
-                             "t_max; compute it afresh instead.")  # fmt: skip
+            raise ValueError(
+                f"{caller}: reuse must be a trust curve on the same σ grid and "
+                "t_max; compute it afresh instead."
+            )
         needed = {"cg": reuse.t_needed_cg.copy(), "pcg": reuse.t_needed_pcg.copy()}
     for j, w in enumerate(w for w in ("cg", "pcg") if w not in needed):
         base = 0.3 + 0.35 * j
@@ -516,9 +526,19 @@ def trust_curve(
         needed[w] = _search_t(n, keeps, under, t_max, right(w), settled)
     report(1.0, "done")
     return TrustCurve(
-        sig, error, margin, error >= margin, wrong, needed["cg"], needed["pcg"],
-        np.array([int((~k).sum()) for k in keeps]), under, solver, cg_iters, t_max,
-    )  # fmt: skip
+        sig,
+        error,
+        margin,
+        error >= margin,
+        wrong,
+        needed["cg"],
+        needed["pcg"],
+        np.array([int((~k).sum()) for k in keeps]),
+        under,
+        solver,
+        cg_iters,
+        t_max,
+    )
 
 
 def _search_t(n: int, keeps, under, t_max: int, right, settled=None) -> np.ndarray:

@@ -159,10 +159,16 @@ def exact_wrong(truth: LossCurve, sigmas: np.ndarray) -> np.ndarray:
 
 
 def convergence(
-    model, y_unlabeled: np.ndarray, truth: LossCurve, *,
+    model,
+    y_unlabeled: np.ndarray,
+    truth: LossCurve,
+    *,
     iterations: int = default(ConvergenceView, "iterations"),
-    solvers=SOLVERS, grid: int = GRID, tol: float = TOL, also=(),
-) -> Convergence:  # fmt: skip
+    solvers=SOLVERS,
+    grid: int = GRID,
+    tol: float = TOL,
+    also=(),
+) -> Convergence:
     """l̃_t(σ) for t = 1..``iterations`` from one run per σ and solver, against ``truth``.
 
     Parameters

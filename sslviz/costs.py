@@ -205,12 +205,14 @@ def truth_evaluations(spec: ProblemSpec, w: float = 1.0, ratio: float | None = N
         cells = max(1.0, np.ceil(np.log(ratio) / np.log(2.0) - 1e-9))
         return c["cheb_per_cell"] * cells + c["cheb_per_node" + _sfx(spec)] * nu
     sfx = _sfx(spec)
-    return c["truth_base"] * max(w, 0.5) + c[f"truth_per_node{sfx}"] * nu ** c[
-        f"truth_power{sfx}"] * w  # fmt: skip
+    return (
+        c["truth_base"] * max(w, 0.5) + c[f"truth_per_node{sfx}"] * nu ** c[f"truth_power{sfx}"] * w
+    )
 
 
-def loss_curve(spec: ProblemSpec, lo: float, hi: float,
-               ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+def loss_curve(
+    spec: ProblemSpec, lo: float, hi: float, ref: tuple[float, float] | None = None
+) -> Cost:
     """The exact loss curve l(σ) on [lo, hi] (``ref``: the suggested range)."""
     if spec.family == "threshold":
         return build(spec)
@@ -230,16 +232,20 @@ def sweep_solves(spec: ProblemSpec, settings: SweepSettings, w: float = 1.0) -> 
     large = _large_sparse(spec)
     if large:
         nu = c["fast_max_nodes_sparse"]
-    fast = c["fast_base"] * max(w, 0.5) + c[f"fast_per_node{sfx}"] * nu ** c[
-        f"fast_power{sfx}"] * w  # fmt: skip
+    fast = c["fast_base"] * max(w, 0.5) + c[f"fast_per_node{sfx}"] * nu ** c[f"fast_power{sfx}"] * w
     if large:
         fast = min(fast, c["fast_solves_large_sparse"] * max(w, 1.0))
     paper = c["paper_factor"] if _dense(spec) else c["paper_factor_sparse"]
     return fast * (paper if settings.mode == "paper" else 1.0)
 
 
-def sweep(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
-          ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+def sweep(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    ref: tuple[float, float] | None = None,
+) -> Cost:
     """Algorithm 4's intervals (fast or paper mode, any solver)."""
     w = width(lo, hi, ref)
     solves = sweep_solves(spec, settings, w)
@@ -310,8 +316,14 @@ def condition(spec: ProblemSpec, settings: ConditionSettings) -> Cost:
     return build(spec) + Cost(settings.points * per, memory(spec).memory_mb)
 
 
-def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
-           regret: RegretSettings, ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+def regret(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    regret: RegretSettings,
+    ref: tuple[float, float] | None = None,
+) -> Cost:
     """The online experiment: every round of every repetition builds an instance and its
     exact loss (shared by the feedback models); ``approx`` and ``full`` feedback run
     Algorithm 4 on it too."""
@@ -322,8 +334,14 @@ def regret(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
     return per.times(regret.rounds * regret.repeats)
 
 
-def learn(spec: ProblemSpec, lo: float, hi: float, settings, approx: Sequence = (),
-          ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+def learn(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings,
+    approx: Sequence = (),
+    ref: tuple[float, float] | None = None,
+) -> Cost:
     """Learning from many instances (:func:`sslviz.learn.learn` with ``settings``, a
     :class:`sslviz.specs.LearnSettings`, drawn from ``spec``'s dataset): an exact loss curve
     per instance (every k of a k range for the training ones), and Algorithm 4 with each of
@@ -339,14 +357,24 @@ def learn(spec: ProblemSpec, lo: float, hi: float, settings, approx: Sequence = 
     return total
 
 
-def speed_config(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
-                 ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+def speed_config(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    ref: tuple[float, float] | None = None,
+) -> Cost:
     """One configuration of the Speed page: build the instance, time Algorithm 4."""
     return sweep(spec, lo, hi, settings, ref)
 
 
-def recording(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings,
-              ref: tuple[float, float] | None = None) -> Cost:  # fmt: skip
+def recording(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    ref: tuple[float, float] | None = None,
+) -> Cost:
     """The Algorithm 4 player: the exact loss and a recorded sweep (the event log adds
     memory: ~300 bytes per event, at most a few per solve)."""
     sw = sweep(spec, lo, hi, settings, ref)
@@ -365,12 +393,18 @@ Estimate = Callable[[ProblemSpec, float, float], Cost]
 
 
 def _with_n(spec: ProblemSpec, n: int) -> ProblemSpec:
-    return replace(spec, n=n, n_labeled=min(spec.n_labeled, n - 1), k=min(spec.k, n - 1),
-                   subset=min(spec.subset, n))  # fmt: skip
+    return replace(
+        spec,
+        n=n,
+        n_labeled=min(spec.n_labeled, n - 1),
+        k=min(spec.k, n - 1),
+        subset=min(spec.subset, n),
+    )
 
 
-def largest_n(estimate: Estimate, spec: ProblemSpec, lo: float, hi: float,
-              max_seconds: float, max_mb: float) -> int | None:  # fmt: skip
+def largest_n(
+    estimate: Estimate, spec: ProblemSpec, lo: float, hi: float, max_seconds: float, max_mb: float
+) -> int | None:
     """The largest n (a multiple of 10 when ≥ 100) whose estimate fits, None if none ≥ 20."""
     low, high = 20, int(spec.n)
     if low >= high or not estimate(_with_n(spec, low), lo, hi).fits(max_seconds, max_mb):
@@ -384,8 +418,15 @@ def largest_n(estimate: Estimate, spec: ProblemSpec, lo: float, hi: float,
     return low - low % 10 if low >= 100 else low
 
 
-def advice(estimate: Estimate, spec: ProblemSpec, lo: float, hi: float, max_seconds: float,
-           max_mb: float, extra: tuple[str, ...] = ()) -> list[str]:  # fmt: skip
+def advice(
+    estimate: Estimate,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    max_seconds: float,
+    max_mb: float,
+    extra: tuple[str, ...] = (),
+) -> list[str]:
     """Nearby settings whose estimate fits the caps: a smaller n, the kNN family (for a
     complete graph), a narrower σ range (same centre), and ``extra`` (the page's own)."""
     out = []
@@ -397,8 +438,11 @@ def advice(estimate: Estimate, spec: ProblemSpec, lo: float, hi: float, max_seco
         if estimate(knn, lo, hi).fits(max_seconds, max_mb):
             out.append("the kNN family")
     mid = 0.5 * (lo + hi)
-    for frac, name in ((0.5, "half as wide"), (0.25, "a quarter as wide"),
-                       (0.1, "a tenth as wide")):  # fmt: skip
+    for frac, name in (
+        (0.5, "half as wide"),
+        (0.25, "a quarter as wide"),
+        (0.1, "a tenth as wide"),
+    ):
         half = 0.5 * frac * (hi - lo)
         if estimate(spec, mid - half, mid + half).fits(max_seconds, max_mb):
             out.append(f"a σ range {name} ([{mid - half:.3g}, {mid + half:.3g}])")
@@ -428,16 +472,25 @@ def seconds_text(s: float) -> str:
 
 
 def over_cap(
-    what: str, estimate: Estimate, spec: ProblemSpec, lo: float, hi: float,
-    max_seconds: float, max_mb: float, extra: tuple[str, ...] = (),
-) -> str | None:  # fmt: skip
+    what: str,
+    estimate: Estimate,
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    max_seconds: float,
+    max_mb: float,
+    extra: tuple[str, ...] = (),
+) -> str | None:
     """The message refusing ``what`` when its estimate is over the caps, else None."""
     cost = estimate(spec, lo, hi)
     if cost.fits(max_seconds, max_mb):
         return None
     ways = advice(estimate, spec, lo, hi, max_seconds, max_mb, extra)
     fix = f": {', or '.join(ways)}" if ways else ""
-    return (f"Not computed: {what} would take {describe(cost, max_seconds, max_mb)} on this "
-            f"server. Settings that fit{fix}." if ways else
-            f"Not computed: {what} would take {describe(cost, max_seconds, max_mb)} on this "
-            "server; choose smaller settings.")  # fmt: skip
+    return (
+        f"Not computed: {what} would take {describe(cost, max_seconds, max_mb)} on this "
+        f"server. Settings that fit{fix}."
+        if ways
+        else f"Not computed: {what} would take {describe(cost, max_seconds, max_mb)} on this "
+        "server; choose smaller settings."
+    )

@@ -137,9 +137,15 @@ def _work(problem, sigma: float, result) -> dict:
     problem for the system's size; ``{}`` without it)."""
     if problem is None:
         return {}
-    return {"work": work_counts(problem.model, float(sigma), solves=result.solves,
-                                matvecs=result.matvecs,
-                                factorizations=result.factorizations)}  # fmt: skip
+    return {
+        "work": work_counts(
+            problem.model,
+            float(sigma),
+            solves=result.solves,
+            matvecs=result.matvecs,
+            factorizations=result.factorizations,
+        )
+    }
 
 
 def _curve_frame(curve, problem=None):
@@ -187,7 +193,7 @@ def _certificates_dict(c) -> dict:
             "min": int(its.min(initial=0)),
             "median": float(np.median(its)) if its.size else 0.0,
             "max": int(its.max(initial=0)),
-        },  # fmt: skip
+        },
         "per_sigma": [
             {"sigma": float(s), "iterations": int(i), "certified": bool(ok)}
             for s, i, ok in zip(c.sigma, its, c.certified, strict=True)
@@ -199,10 +205,14 @@ def _sweep_frame(res, problem=None):
     """One row per interval; paper mode adds each interval's solves (fast mode's solves
     are shared by the whole search, see the sweep's ``solves``)."""
     records = [
-        d | {"lo_node_u": iv.lo_node if iv.lo_node >= 0 else None,
-             "hi_node_u": iv.hi_node if iv.hi_node >= 0 else None, "solves": iv.solves}
+        d
+        | {
+            "lo_node_u": iv.lo_node if iv.lo_node >= 0 else None,
+            "hi_node_u": iv.hi_node if iv.hi_node >= 0 else None,
+            "solves": iv.solves,
+        }
         for d, iv in zip(_sweep_dict(res, problem)["intervals"], res.intervals, strict=True)
-    ]  # fmt: skip
+    ]
     cols = ["lo", "hi", "loss", "sigma0", "lo_node", "hi_node", "lo_node_u", "hi_node_u"]
     per_interval = res.settings is None or res.settings.mode == "paper"
     return _frame(records, cols + ["solves"] * per_interval)
@@ -241,15 +251,20 @@ def _score_dict(sc, problem=None) -> dict:
         "spurious_causes": sc.cause_counts("spurious"),
         "attributed": sc.attributed,
         "misses": [
-            {"sigma": m.sigma, "nodes": _rows(problem, list(m.nodes)), "cause": m.cause,
-             "detail": m.detail} | evidence(m.evidence)
+            {
+                "sigma": m.sigma,
+                "nodes": _rows(problem, list(m.nodes)),
+                "cause": m.cause,
+                "detail": m.detail,
+            }
+            | evidence(m.evidence)
             for m in sc.miss_records
         ],
         "spurious_endpoints": [
             {"sigma": x.sigma, "cause": x.cause, "detail": x.detail} | evidence(x.evidence)
             for x in sc.spurious_records
         ],
-    }  # fmt: skip
+    }
 
 
 def _t_needed_text(ev: dict) -> str | None:
@@ -267,16 +282,36 @@ def _score_frame(sc, problem=None):
     for m in sc.miss_records:
         ev = m.evidence
         u = int(ev.get("node", -1))
-        records.append({
-            "sigma": m.sigma, "nodes": ", ".join(map(str, _rows(problem, list(m.nodes)))),
-            "nodes_u": ", ".join(str(int(v)) for v in m.nodes), "cause": m.cause,
-            "node": _rows(problem, u)[0] if u >= 0 else None, "node_u": u if u >= 0 else None,
-            "error": ev.get("error"), "margin": ev.get("margin"),
-            "t_needed": _t_needed_text(ev), "distance": ev.get("distance"),
-            "how": ev.get("how"), "detail": m.detail,
-        })  # fmt: skip
-    cols = ["sigma", "nodes", "nodes_u", "cause", "node", "node_u", "error", "margin",
-            "t_needed", "distance", "how", "detail"]  # fmt: skip
+        records.append(
+            {
+                "sigma": m.sigma,
+                "nodes": ", ".join(map(str, _rows(problem, list(m.nodes)))),
+                "nodes_u": ", ".join(str(int(v)) for v in m.nodes),
+                "cause": m.cause,
+                "node": _rows(problem, u)[0] if u >= 0 else None,
+                "node_u": u if u >= 0 else None,
+                "error": ev.get("error"),
+                "margin": ev.get("margin"),
+                "t_needed": _t_needed_text(ev),
+                "distance": ev.get("distance"),
+                "how": ev.get("how"),
+                "detail": m.detail,
+            }
+        )
+    cols = [
+        "sigma",
+        "nodes",
+        "nodes_u",
+        "cause",
+        "node",
+        "node_u",
+        "error",
+        "margin",
+        "t_needed",
+        "distance",
+        "how",
+        "detail",
+    ]
     return _frame(records, cols)
 
 
@@ -346,8 +381,19 @@ def _trust_dict(c, problem=None, score=None) -> dict:
 
 def _trust_frame(c, problem=None):
     d = _trust_dict(c)
-    cols = ["sigma", "error", "margin", "may_flip", "wrong", "t_needed_cg", "t_needed_pcg",
-            "reached_cg", "reached_pcg", "degenerate", "underflow"]  # fmt: skip
+    cols = [
+        "sigma",
+        "error",
+        "margin",
+        "may_flip",
+        "wrong",
+        "t_needed_cg",
+        "t_needed_pcg",
+        "reached_cg",
+        "reached_pcg",
+        "degenerate",
+        "underflow",
+    ]
     return _frame({k: d[k] for k in cols})
 
 
@@ -376,8 +422,14 @@ def _run_dict(run, problem=None) -> dict:
 
 
 def _run_frame(run, problem=None):
-    return _frame({"round": range(1, run.regret.size + 1), "sigma": run.sigmas,
-                   "loss": run.losses_played, "regret": run.regret})  # fmt: skip
+    return _frame(
+        {
+            "round": range(1, run.regret.size + 1),
+            "sigma": run.sigmas,
+            "loss": run.losses_played,
+            "regret": run.regret,
+        }
+    )
 
 
 def _regret_dict(exp, problem=None, *, include_runs: bool = False) -> dict:
@@ -417,22 +469,36 @@ def _regret_dict(exp, problem=None, *, include_runs: bool = False) -> dict:
 
 
 def _regret_frame(exp, problem=None):
-    return _frame([
-        {"model": name, "round": t + 1, "regret_mean": float(m.regret_mean[t]),
-         "regret_low": float(m.regret_low[t]), "regret_high": float(m.regret_high[t]),
-         "rate": float(m.rate[t])}
-        for name, m in exp.models.items() for t in range(exp.rounds)
-    ])  # fmt: skip
+    return _frame(
+        [
+            {
+                "model": name,
+                "round": t + 1,
+                "regret_mean": float(m.regret_mean[t]),
+                "regret_low": float(m.regret_low[t]),
+                "regret_high": float(m.regret_high[t]),
+                "rate": float(m.rate[t]),
+            }
+            for name, m in exp.models.items()
+            for t in range(exp.rounds)
+        ]
+    )
 
 
 def regret_summary_frame(exp):
     """One row per feedback model: final regret, best σ range, λ, seconds."""
-    return _frame([
-        {"model": n, "final regret": float(m.regret_mean[-1]),
-         "best σ range": f"[{m.best_sigma[0]:.4g}, {m.best_sigma[1]:.4g}]", "λ": m.lr,
-         "seconds": m.seconds}
-        for n, m in exp.models.items()
-    ])  # fmt: skip
+    return _frame(
+        [
+            {
+                "model": n,
+                "final regret": float(m.regret_mean[-1]),
+                "best σ range": f"[{m.best_sigma[0]:.4g}, {m.best_sigma[1]:.4g}]",
+                "λ": m.lr,
+                "seconds": m.seconds,
+            }
+            for n, m in exp.models.items()
+        ]
+    )
 
 
 def _convergence_dict(c, problem=None) -> dict:
@@ -654,12 +720,19 @@ def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict
     out: dict[str, Any] = {}
     if settings.solver != "exact":
         a = r.approximate[0]
-        out |= {"average_loss": _average_dict(a.average), "erm": _erm_dict(a.erm),
-                "sigma_hat": a.erm.sigma_hat, "solver": a.solver}  # fmt: skip
+        out |= {
+            "average_loss": _average_dict(a.average),
+            "erm": _erm_dict(a.erm),
+            "sigma_hat": a.erm.sigma_hat,
+            "solver": a.solver,
+        }
         if a.test is not None:
             out["test"] = _held_out_dict(a.test)
-        out |= {"exact_loss_at_sigma_hat": a.exact_train_loss, "exact": exact,
-                "excess_over_exact_erm": a.excess_over_exact}  # fmt: skip
+        out |= {
+            "exact_loss_at_sigma_hat": a.exact_train_loss,
+            "exact": exact,
+            "excess_over_exact_erm": a.excess_over_exact,
+        }
     else:
         out |= exact | {"sigma_hat": r.erm.sigma_hat, "solver": "exact"}
     out["approximate"] = [_approximate_dict(a) for a in r.approximate]
@@ -672,8 +745,10 @@ def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict
         "pseudo_dimension_bound": PSEUDO_DIMENSION[r.family],
     }
     if r.grid:
-        out["grid"] = [{"k": row.k, "average_loss": _average_dict(row.average),
-                        "erm": _erm_dict(row.erm)} for row in r.grid]  # fmt: skip
+        out["grid"] = [
+            {"k": row.k, "average_loss": _average_dict(row.average), "erm": _erm_dict(row.erm)}
+            for row in r.grid
+        ]
         out["erm_k"] = {"k": r.k} | _erm_dict(r.erm)
     if r.curve is not None:
         c = r.curve

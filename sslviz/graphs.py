@@ -217,8 +217,10 @@ def neighbours(
     Q = X if query is None else np.ascontiguousarray(query, dtype=np.float64)
     n = X.shape[0]
     if not 1 <= k <= n - (query is None):
-        raise ValueError(f"Expected 1 <= n_neighbors {'<' if query is None else '<='} "
-                         f"n_samples_fit, but n_neighbors = {k}, n_samples_fit = {n}")  # fmt: skip
+        raise ValueError(
+            f"Expected 1 <= n_neighbors {'<' if query is None else '<='} "
+            f"n_samples_fit, but n_neighbors = {k}, n_samples_fit = {n}"
+        )
     if n > _EXHAUSTIVE_MAX:
         from sklearn.neighbors import NearestNeighbors  # not at import: ~1.5 s
 

@@ -30,8 +30,27 @@ from sslviz.scoring import Score, score
 from sslviz.sentences import CAUSE_WORDS, cause_words, explain_miss, verdict
 
 __all__ = [
-    "CAUSES", "CAUSE_WORDS", "EVENT_KINDS", "MISS_CAUSES", "PROBE", "SPURIOUS_CAUSES",
-    "STEP_RULES", "T_CAP", "UNATTRIBUTED", "Event", "Interval", "Iterate", "Miss", "Score",
-    "SpuriousEndpoint", "Sweep", "cause_words", "explain_miss", "feedback_set", "node_trace",
-    "score", "sweep", "verdict",
-]  # fmt: skip
+    "CAUSES",
+    "CAUSE_WORDS",
+    "EVENT_KINDS",
+    "MISS_CAUSES",
+    "PROBE",
+    "SPURIOUS_CAUSES",
+    "STEP_RULES",
+    "T_CAP",
+    "UNATTRIBUTED",
+    "Event",
+    "Interval",
+    "Iterate",
+    "Miss",
+    "Score",
+    "SpuriousEndpoint",
+    "Sweep",
+    "cause_words",
+    "explain_miss",
+    "feedback_set",
+    "node_trace",
+    "score",
+    "sweep",
+    "verdict",
+]

@@ -399,9 +399,13 @@ class _HarmonicBatch:
         self.per_system = max(self.d.size + self.dl.size, 1)
 
     def solve(
-        self, sigmas: np.ndarray, solver: str, cg_iters: int, derivative: bool,
+        self,
+        sigmas: np.ndarray,
+        solver: str,
+        cg_iters: int,
+        derivative: bool,
         sides: np.ndarray | None = None,
-    ) -> list[SoftLabels | None]:  # fmt: skip
+    ) -> list[SoftLabels | None]:
         """SoftLabels at each σ, or None where a weight underflows (solve it singly).
         ``sides`` (m, t, n_u) bool, if given, gets f > ½ after each iteration (σ by row)."""
         chunk = max(1, self._BUDGET // self.per_system)
@@ -455,10 +459,16 @@ class _SoftLabelModel:
 
     @one_thread
     def certified_labels(
-        self, sigma: float, *, solver: str = "cg", cg_iters: int = CG_ITERS,
-        cap: int = CERTIFY_CAP, derivative: bool = True, h0: np.ndarray | None = None,
+        self,
+        sigma: float,
+        *,
+        solver: str = "cg",
+        cg_iters: int = CG_ITERS,
+        cap: int = CERTIFY_CAP,
+        derivative: bool = True,
+        h0: np.ndarray | None = None,
         attempt: bool = True,
-    ) -> SoftLabels:  # fmt: skip
+    ) -> SoftLabels:
         """Soft labels whose side of 1/2 is proven for every node (see the harmonic model).
 
         Delalleau's system A = λΔ_L + L is not an M-matrix in general (no entrywise
@@ -830,10 +840,16 @@ class HarmonicModel(_SoftLabelModel):
 
     @one_thread
     def certified_labels(
-        self, sigma: float, *, solver: str = "cg", cg_iters: int = CG_ITERS,
-        cap: int = CERTIFY_CAP, derivative: bool = True, h0: np.ndarray | None = None,
+        self,
+        sigma: float,
+        *,
+        solver: str = "cg",
+        cg_iters: int = CG_ITERS,
+        cap: int = CERTIFY_CAP,
+        derivative: bool = True,
+        h0: np.ndarray | None = None,
         attempt: bool = True,
-    ) -> SoftLabels:  # fmt: skip
+    ) -> SoftLabels:
         """Iterative soft labels with every node's side of 1/2 proven (DESIGN §8).
 
         ``cg_iters`` iterations of ``solver`` ('cg' or 'pcg') from zero on eq. (1), then
@@ -889,9 +905,14 @@ class HarmonicModel(_SoftLabelModel):
             cert = side_certificate(A, b, x, h)
         if not cert.all:
             sl = self._soft_labels_one(sigma, "exact", cg_iters, derivative, None)
-            return replace(sl, status="fallback", matvecs=sl.matvecs + matvecs,
-                           solves=sl.solves + solves, iterations=used,
-                           supersolution=h if cert.valid else None)  # fmt: skip
+            return replace(
+                sl,
+                status="fallback",
+                matvecs=sl.matvecs + matvecs,
+                solves=sl.solves + solves,
+                iterations=used,
+                supersolution=h if cert.valid else None,
+            )
         f = np.full(self.n_unlabeled, 0.5)
         f[keep] = x
         df = None
@@ -901,8 +922,18 @@ class HarmonicModel(_SoftLabelModel):
             df = np.zeros(self.n_unlabeled)
             df[keep] = d.x
             matvecs, solves = matvecs + d.matvecs, solves + 1
-        return SoftLabels(sigma, f, df, degenerate, solves, matvecs, 0, "certified",
-                          iterations=used, supersolution=h)  # fmt: skip
+        return SoftLabels(
+            sigma,
+            f,
+            df,
+            degenerate,
+            solves,
+            matvecs,
+            0,
+            "certified",
+            iterations=used,
+            supersolution=h,
+        )
 
     @one_thread
     def soft_labels_at_radius(self, r: float, *, solver: str = "exact") -> SoftLabels:

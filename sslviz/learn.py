@@ -362,8 +362,11 @@ def learn(
         """Exact curves of ``specs`` (and Algorithm 4's estimates of ``with_estimates``)
         not computed yet, as one batch of independent tasks (one per instance)."""
         wanted = set(with_estimates) if approx else set()
-        todo = list(dict.fromkeys(s for s in specs if s not in exact
-                                  or (s in wanted and s not in estimated)))  # fmt: skip
+        todo = list(
+            dict.fromkeys(
+                s for s in specs if s not in exact or (s in wanted and s not in estimated)
+            )
+        )
         base = len(exact)
 
         def tick(i: int) -> None:
@@ -371,8 +374,9 @@ def learn(
                 progress(min(1.0, (base + i) / planned), f"{base + i} of ~{planned} instances")
 
         tasks = [(s, (lo, hi), approx if s in wanted else (), s not in exact) for s in todo]
-        for s, c in zip(todo, map_tasks(_instance_task, tasks, n_jobs=n_jobs, dask=dask,
-                                        done=tick), strict=True):  # fmt: skip
+        for s, c in zip(
+            todo, map_tasks(_instance_task, tasks, n_jobs=n_jobs, dask=dask, done=tick), strict=True
+        ):
             if c.exact is not None:
                 seconds[0] += c.seconds_exact
                 exact[s] = c.exact
@@ -406,11 +410,17 @@ def learn(
         avg_t = average_loss([c.approx[i] for c in curves])
         found_t = erm(avg_t)
         rep_t = held_out_report(avg_t, test_avg, found_t.sigma_hat) if test_avg else None
-        estimates.append(ApproximateERM(
-            settings.label, avg_t, found_t, average.at(found_t.sigma_hat), rep_t,
-            None if report is None else rep_t.loss_at_sigma_hat - report.loss_at_sigma_hat,
-            float(sum(c.seconds_approx[i] for c in curves)),
-        ))  # fmt: skip
+        estimates.append(
+            ApproximateERM(
+                settings.label,
+                avg_t,
+                found_t,
+                average.at(found_t.sigma_hat),
+                rep_t,
+                None if report is None else rep_t.loss_at_sigma_hat - report.loss_at_sigma_hat,
+                float(sum(c.seconds_approx[i] for c in curves)),
+            )
+        )
     curve = None
     if curve_sizes and test_avg is not None:
         pools = [at_k(p, k) for p in curve_pools]
@@ -457,12 +467,18 @@ def compared(settings) -> tuple[SweepSettings, ...]:
     learns on exact losses) with each t of ``compare_t``."""
     variant = "cg" if settings.solver == "exact" else settings.solver
     ts = ([settings.cg_iters] if settings.solver != "exact" else []) + list(settings.compare_t)
-    return tuple(SweepSettings(solver=variant, cg_iters=t, mode=settings.mode)
-                 for t in dict.fromkeys(ts))  # fmt: skip
+    return tuple(
+        SweepSettings(solver=variant, cg_iters=t, mode=settings.mode) for t in dict.fromkeys(ts)
+    )
 
 
-def drawn_instances(spec: ProblemSpec, instances: int, test_instances: int,
-                    curve_sizes: Sequence[int] = (), repeats: int = 0) -> tuple:  # fmt: skip
+def drawn_instances(
+    spec: ProblemSpec,
+    instances: int,
+    test_instances: int,
+    curve_sizes: Sequence[int] = (),
+    repeats: int = 0,
+) -> tuple:
     """The specs of a domain drawn from ``spec``'s dataset: ``(train, test, pools)``, each
     instance ``spec.with_seed(s)`` with its seed from the streams of ``spec.seed``
     (:func:`instance_seeds`). ``pools``: the learning curve's ``max(curve_sizes)`` specs of
@@ -495,19 +511,26 @@ def readings(result: LearnResult) -> dict[str, str]:
     exact ERM's), ``'grid'`` (the best k)."""
     r = result
     n_iv = len(r.erm.intervals)
-    where = (f"[{r.erm.intervals[0][0]:.3g}, {r.erm.intervals[0][1]:.3g}]" if n_iv == 1
-             else f"{n_iv} intervals")  # fmt: skip
-    out = {"erm": (
-        f"ERM on m = {r.instances} training instances: the average loss is smallest, "
-        f"{_pct(r.erm.loss)}, for σ in {where}; σ̂ = {r.erm.sigma_hat:.3g} ({SIGMA_HAT_RULE}). "
-        f"The average changes at {r.average.edges.size - 2} of the "
-        f"{r.average.union_breakpoints} breakpoints of the instances.")}  # fmt: skip
+    where = (
+        f"[{r.erm.intervals[0][0]:.3g}, {r.erm.intervals[0][1]:.3g}]"
+        if n_iv == 1
+        else f"{n_iv} intervals"
+    )
+    out = {
+        "erm": (
+            f"ERM on m = {r.instances} training instances: the average loss is smallest, "
+            f"{_pct(r.erm.loss)}, for σ in {where}; σ̂ = {r.erm.sigma_hat:.3g} ({SIGMA_HAT_RULE}). "
+            f"The average changes at {r.average.edges.size - 2} of the "
+            f"{r.average.union_breakpoints} breakpoints of the instances."
+        )
+    }
     if r.test is not None:
         out["erm"] += (
             f" On {r.test_instances} held-out instances σ̂ loses {_pct(r.test.loss_at_sigma_hat)}"
             f", {_points(r.test.excess)} above the best σ there ({_pct(r.test.best_loss)}); "
             f"training and held-out averages differ by up to {_points(r.test.uniform_gap)} "
-            "over the range (the uniform gap).")  # fmt: skip
+            "over the range (the uniform gap)."
+        )
     if r.curve is not None and r.curve.m.size > 1:
         c = r.curve
         ex, gap, pieces = (np.mean(a, axis=0) for a in (c.excess, c.uniform_gap, c.union_pieces))
@@ -518,17 +541,23 @@ def readings(result: LearnResult) -> dict[str, str]:
             f"breakpoints grows from {pieces[0]:.0f} to {pieces[-1]:.0f} pieces. The "
             f"paper bounds the pseudo-dimension of these losses by {PSEUDO_DIMENSION[r.family]}"
             ": a rate without a constant, so the dashed 1/√m and dotted ∝ m are shapes, "
-            "not predictions.")  # fmt: skip
+            "not predictions."
+        )
     if r.approximate and r.test is not None:
-        parts = [f"{a.solver} picks σ̂ = {a.erm.sigma_hat:.3g}, held-out loss "
-                 f"{_pct(a.test.loss_at_sigma_hat)} ({a.excess_over_exact * 100:+.1f} points)"
-                 for a in r.approximate]  # fmt: skip
+        parts = [
+            f"{a.solver} picks σ̂ = {a.erm.sigma_hat:.3g}, held-out loss "
+            f"{_pct(a.test.loss_at_sigma_hat)} ({a.excess_over_exact * 100:+.1f} points)"
+            for a in r.approximate
+        ]
         out["approximate"] = (
             f"Exact ERM's σ̂ = {r.erm.sigma_hat:.3g} loses {_pct(r.test.loss_at_sigma_hat)} "
             "on held-out instances; learning on Algorithm 4's estimates instead: "
-            + "; ".join(parts) + ".")  # fmt: skip
+            + "; ".join(parts)
+            + "."
+        )
     if r.grid:
         out["grid"] = (
             f"Over k = {r.grid[0].k}..{r.grid[-1].k}, the smallest training average is "
-            f"{_pct(r.erm.loss)}, at k̂ = {r.k} and σ̂ = {r.erm.sigma_hat:.3g}.")  # fmt: skip
+            f"{_pct(r.erm.loss)}, at k̂ = {r.k} and σ̂ = {r.erm.sigma_hat:.3g}."
+        )
     return out

@@ -63,14 +63,22 @@ class Timing:
     busy: int
 
     def as_dict(self) -> dict:
-        return {"cpu_seconds": self.cpu, "wall_seconds": self.wall, "repeats": self.repeats,
-                "spread": self.spread, "busy": self.busy}  # fmt: skip
+        return {
+            "cpu_seconds": self.cpu,
+            "wall_seconds": self.wall,
+            "repeats": self.repeats,
+            "spread": self.spread,
+            "busy": self.busy,
+        }
 
 
 def timed(
-    func: Callable[[], Any], *, min_repeats: int = 3, max_repeats: int = 20,
+    func: Callable[[], Any],
+    *,
+    min_repeats: int = 3,
+    max_repeats: int = 20,
     budget: float = 2.0,
-) -> tuple[Any, Timing]:  # fmt: skip
+) -> tuple[Any, Timing]:
     """``(result, Timing)`` of ``func()`` run at least ``min_repeats`` times and more, up to
     ``max_repeats``, while the total stays under ``budget`` seconds (a run longer than the
     budget is run once). The result is the first run's (every run gives the same bits)."""
@@ -119,8 +127,7 @@ def system_size(model, sigma: float) -> tuple[int, int, bool]:
     return m, nnz, dense
 
 
-def work_counts(model, sigma: float, *, solves: int, matvecs: int,
-                factorizations: int) -> dict:  # fmt: skip
+def work_counts(model, sigma: float, *, solves: int, matvecs: int, factorizations: int) -> dict:
     """The work of a result in machine-independent units (see the module docstring).
 
     ``sigma`` is any σ of the computation (the system's pattern does not depend on it)."""
@@ -155,10 +162,14 @@ def describe_work(w: dict, per: int = 1, unit: str = "") -> str:
     m = w["system_size"]
     parts = []
     if mv:
-        ran = (f" (run dense: {w['system_nonzeros']:,} entries, faster at this size)"
-               if w.get("storage") == "dense" and graph < m * m else "")  # fmt: skip
-        parts.append(f"{mv / max(solves, 1e-300):.0f} products of L_UU's {graph:,} nonzeros "
-                     f"per solve{ran}")  # fmt: skip
+        ran = (
+            f" (run dense: {w['system_nonzeros']:,} entries, faster at this size)"
+            if w.get("storage") == "dense" and graph < m * m
+            else ""
+        )
+        parts.append(
+            f"{mv / max(solves, 1e-300):.0f} products of L_UU's {graph:,} nonzeros per solve{ran}"
+        )
     if fac:
         parts.append(f"{fac:,.0f} {w['factorization']} {m}×{m} factorisations")
     parts.append(f"{solves:,.0f} solves")
@@ -178,7 +189,11 @@ def speed_verdicts(rows: list[dict], names: tuple[str, str] = ("cg", "inverse"))
         other = by.get((n, fam, names[1]))
         if solver != names[0] or other is None:
             continue
-        per = [Timing(x["cpu_per_interval"], x["time_per_interval"], x["repeats"], x["spread"],
-                      x["busy"]) for x in (r, other)]  # fmt: skip
+        per = [
+            Timing(
+                x["cpu_per_interval"], x["time_per_interval"], x["repeats"], x["spread"], x["busy"]
+            )
+            for x in (r, other)
+        ]
         out[(n, fam)] = verdict(*per, names=(names[0].upper(), names[1]))
     return out

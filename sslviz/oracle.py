@@ -115,9 +115,13 @@ class LabelOracle:
                 # the rest exactly at once: a failed attempt costs up to the cap in CG.
                 skip = sum(self._failed[-8:]) >= 7 and len(self._failed) % 8 != 0
                 sl = self.model.certified_labels(
-                    float(x), solver=self.solver, cg_iters=self.cg_iters, cap=self.certify_cap,
-                    h0=self._supersolution, attempt=not skip,
-                )  # fmt: skip
+                    float(x),
+                    solver=self.solver,
+                    cg_iters=self.cg_iters,
+                    cap=self.certify_cap,
+                    h0=self._supersolution,
+                    attempt=not skip,
+                )
                 self._failed.append(sl.status == "fallback")
                 if sl.supersolution is not None:
                     self._supersolution = sl.supersolution

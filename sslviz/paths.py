@@ -53,8 +53,9 @@ NAMES = tuple(_SWITCHES)
 
 def taken() -> dict[str, bool]:
     """Which fast paths are taken now (name → bool)."""
-    return {name: bool(getattr(importlib.import_module(m), v)) for name, (m, v) in
-            _SWITCHES.items()}  # fmt: skip
+    return {
+        name: bool(getattr(importlib.import_module(m), v)) for name, (m, v) in _SWITCHES.items()
+    }
 
 
 @contextmanager
@@ -70,8 +71,9 @@ def fast_paths(**choices: bool) -> Iterator[dict[str, bool]]:
     """
     unknown = sorted(set(choices) - set(_SWITCHES))
     if unknown:
-        raise TypeError(f"fast_paths: unknown path {', '.join(unknown)}; the paths are "
-                        f"{', '.join(NAMES)}.")  # fmt: skip
+        raise TypeError(
+            f"fast_paths: unknown path {', '.join(unknown)}; the paths are {', '.join(NAMES)}."
+        )
     before = taken()
     try:
         for name, on in choices.items():

@@ -196,8 +196,13 @@ class GraphRounds(RoundProvider):
         k = max(1, min(len(rest), 4 * workers))
         chunks = [rest[i::k] for i in range(k)]  # interleaved: neighbours cost alike
         done = process_map(functools.partial(_graph_rounds_chunk, self), chunks, n_jobs)
-        table.update({s: pair for c, pairs in zip(chunks, done, strict=True)
-                      for s, pair in zip(c, pairs, strict=True)})  # fmt: skip
+        table.update(
+            {
+                s: pair
+                for c, pairs in zip(chunks, done, strict=True)
+                for s, pair in zip(c, pairs, strict=True)
+            }
+        )
         return _PrecomputedRounds(self, table)
 
     def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
@@ -240,9 +245,12 @@ class _PrecomputedRounds(RoundProvider):
         hit = self.table.get(int(round_seed))
         if hit is None:
             return _graph_round(
-                self.rounds.spec, self.sigma_min, self.sigma_max, self.rounds.settings,
+                self.rounds.spec,
+                self.sigma_min,
+                self.sigma_max,
+                self.rounds.settings,
                 int(round_seed),
-            )  # fmt: skip
+            )
         return hit
 
     def true_loss(self, round_seed: int) -> PiecewiseLoss:

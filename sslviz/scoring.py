@@ -57,8 +57,11 @@ class Score:
     def cause_counts(self, kind: str = "all") -> dict[str, int]:
         """Counts per cause of ``kind`` 'miss', 'spurious' or 'all' (= :attr:`causes`)."""
         check_option("kind", kind, "Score.cause_counts", ("all", "miss", "spurious"))
-        recs = {"miss": self.miss_records, "spurious": self.spurious_records,
-                "all": self.miss_records + self.spurious_records}[kind]  # fmt: skip
+        recs = {
+            "miss": self.miss_records,
+            "spurious": self.spurious_records,
+            "all": self.miss_records + self.spurious_records,
+        }[kind]
         keys = CAUSES if kind != "spurious" else (*SPURIOUS_CAUSES, UNATTRIBUTED)
         out = dict.fromkeys(keys, 0)
         for r in recs:
@@ -83,8 +86,10 @@ class Score:
         misses = [r for r in self.miss_records if r.cause == "solver"]
         invented = [r for r in self.spurious_records if r.cause == "solver"]
         known = [r.evidence.get("t_needed") for r in misses]
-        return ([float(r.sigma) for r in misses + invented],
-                [int(t) for t in known if t is not None])  # fmt: skip
+        return (
+            [float(r.sigma) for r in misses + invented],
+            [int(t) for t in known if t is not None],
+        )
 
 
 @one_thread
@@ -232,8 +237,10 @@ def score(
         examined = sorted({int(j) for j in spread})
     probes: dict = {}
     if model is not None:
-        items = [(float(tb[missed_idx[j]]), np.asarray(truth.nodes[missed_idx[j]], int))
-                 for j in examined]  # fmt: skip
+        items = [
+            (float(tb[missed_idx[j]]), np.asarray(truth.nodes[missed_idx[j]], int))
+            for j in examined
+        ]
         every = np.arange(n_u)
         for x in spur:
             u = att.end_node.get(x, -1)

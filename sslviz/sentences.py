@@ -69,19 +69,28 @@ def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> st
     node = f"node {rows[u]}" if rows is not None and u is not None and u >= 0 else "no node"
     words = cause_words(record.cause, s)
     if isinstance(record, SpuriousEndpoint):
-        return (f"Spurious endpoint at σ = {record.sigma:.5g} ({node}): no true breakpoint "
-                f"within the tolerance {score.tol:g}. Cause: {words}: "
-                f"{record.detail}.")  # fmt: skip
+        return (
+            f"Spurious endpoint at σ = {record.sigma:.5g} ({node}): no true breakpoint "
+            f"within the tolerance {score.tol:g}. Cause: {words}: "
+            f"{record.detail}."
+        )
     near = ev.get("estimated_endpoint")
-    est = ("no estimated endpoint" if near is None else
-           f"{s.label}'s nearest estimated endpoint is at σ = {near:.5g}, "
-           f"{abs(near - record.sigma):.2g} away (the tolerance is {score.tol:g})")  # fmt: skip
-    out = (f"Missed breakpoint of {node}: its exact soft label crosses ½ at σ = "
-           f"{record.sigma:.5g}; {est}.")  # fmt: skip
+    est = (
+        "no estimated endpoint"
+        if near is None
+        else f"{s.label}'s nearest estimated endpoint is at σ = {near:.5g}, "
+        f"{abs(near - record.sigma):.2g} away (the tolerance is {score.tol:g})"
+    )
+    out = (
+        f"Missed breakpoint of {node}: its exact soft label crosses ½ at σ = "
+        f"{record.sigma:.5g}; {est}."
+    )
     if "error" in ev:
-        out += (f" There {s.label} gives f = {ev['approx_value']:.4g} against the exact "
-                f"{ev['exact_value']:.4g}: an error of {ev['error']:.2g} against a margin "
-                f"|f − ½| of {ev['margin']:.2g}.")  # fmt: skip
+        out += (
+            f" There {s.label} gives f = {ev['approx_value']:.4g} against the exact "
+            f"{ev['exact_value']:.4g}: an error of {ev['error']:.2g} against a margin "
+            f"|f − ½| of {ev['margin']:.2g}."
+        )
     out += f" Cause: {words}"
     t = ev.get("t_needed")
     if record.cause == "solver" and t is not None:
@@ -105,11 +114,17 @@ def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> 
     """
     s = settings or score.settings or SweepSettings()
     name = {"cg": "CG", "pcg": "PCG"}.get(s.solver)
-    label = f"{name}-{s.cg_iters}" if name and not s.certify else (
-        f"certified {name}" if name else f"the {s.solver} solver")  # fmt: skip
+    label = (
+        f"{name}-{s.cg_iters}"
+        if name and not s.certify
+        else (f"certified {name}" if name else f"the {s.solver} solver")
+    )
     if score.missed == 0:
-        head = (f"No true breakpoint missed (of {score.true_breakpoints:,})."
-                if score.true_breakpoints else "No true breakpoint in the range.")  # fmt: skip
+        head = (
+            f"No true breakpoint missed (of {score.true_breakpoints:,})."
+            if score.true_breakpoints
+            else "No true breakpoint in the range."
+        )
     else:
         parts = []
         by: dict[str, list] = {}
@@ -126,8 +141,13 @@ def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> 
                     need = [r.evidence.get("t_needed") for r in recs]
                     known = [t for t in need if t is not None]
                     cap = recs[0].evidence.get("t_cap")
-                    extra = (f" (up to t = {max(known)} needed)" if known and len(known) == k
-                             else f" (some need more than t = {cap})" if cap else "")  # fmt: skip
+                    extra = (
+                        f" (up to t = {max(known)} needed)"
+                        if known and len(known) == k
+                        else f" (some need more than t = {cap})"
+                        if cap
+                        else ""
+                    )
                     if trust is not None:
                         where = trust.where_untrusted(trust.missed_by(score)[0])
                         note = f"; {extra[2:-1]}" if extra else ""
@@ -146,12 +166,18 @@ def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> 
                     _HOW.get(h, h).format(step=s.step, max_iter=s.max_iter, root_tol=s.root_tol)
                     for h, _ in ranked
                 ]
-                why = texts[0] if len(texts) == 1 else ", ".join(
-                    f"{c}: {t}" for (_, c), t in zip(ranked, texts, strict=True))  # fmt: skip
+                why = (
+                    texts[0]
+                    if len(texts) == 1
+                    else ", ".join(f"{c}: {t}" for (_, c), t in zip(ranked, texts, strict=True))
+                )
             elif cause == "close pair":
-                why = (f"closer than the restart step {s.step:g} to another true breakpoint, "
-                       f"in one restart gap" if s.mode == "paper" else
-                       "two crossings of one node between the same two evaluated σ")  # fmt: skip
+                why = (
+                    f"closer than the restart step {s.step:g} to another true breakpoint, "
+                    f"in one restart gap"
+                    if s.mode == "paper"
+                    else "two crossings of one node between the same two evaluated σ"
+                )
             elif cause == "degenerate":
                 why = "their nodes are cut off from every labeled node there"
             elif "examined" in recs[0].evidence:
@@ -161,8 +187,10 @@ def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> 
             parts.append(f"{k:,} {cause_words(cause, s)} — {why}")
         seen = [r.evidence["examined"] for r in score.miss_records if "examined" in r.evidence]
         sample = f" (causes looked for at {seen[0]:,} of them, spread over σ)" if seen else ""
-        head = (f"{score.missed:,} of {score.true_breakpoints:,} true breakpoints missed"
-                f"{sample}: " + "; ".join(parts) + ".")  # fmt: skip
+        head = (
+            f"{score.missed:,} of {score.true_breakpoints:,} true breakpoints missed"
+            f"{sample}: " + "; ".join(parts) + "."
+        )
     if score.spurious:
         sp = score.cause_counts("spurious")
         head += (

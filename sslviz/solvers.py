@@ -272,9 +272,13 @@ class Factorization:
     """
 
     def __init__(
-        self, A: np.ndarray | sp.spmatrix, method: str = "exact", *, dominant: bool = False,
+        self,
+        A: np.ndarray | sp.spmatrix,
+        method: str = "exact",
+        *,
+        dominant: bool = False,
         order: np.ndarray | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         check_option("method", method, "Factorization", ("exact", "inverse"))
         self.shape = A.shape
         self.A = A
@@ -326,8 +330,12 @@ def _ordered_splu(A: sp.spmatrix, order: np.ndarray):
     """SuperLU of A[order][:, order] as it stands (diagonal pivots, no reordering), for a
     matrix diagonally dominant by rows; the elimination order is ``order``."""
     A = sp.csr_matrix(A)[order][:, order]
-    lu = spla.splu(sp.csc_matrix(A), permc_spec="NATURAL", diag_pivot_thresh=0.0,
-                   options={"SymmetricMode": True})  # fmt: skip
+    lu = spla.splu(
+        sp.csc_matrix(A),
+        permc_spec="NATURAL",
+        diag_pivot_thresh=0.0,
+        options={"SymmetricMode": True},
+    )
     if not (np.array_equal(lu.perm_r, lu.perm_c) and np.all(lu.perm_c == np.arange(A.shape[0]))):
         raise RuntimeError("SuperLU reordered a diagonally dominant matrix")  # pragma: no cover
     return lu
@@ -350,8 +358,9 @@ def nested_dissection(pattern: sp.spmatrix) -> np.ndarray:
         return np.arange(n)
     import pymetis  # only sparse exact solves need it
 
-    adjacency = pymetis.CSRAdjacency(adj_starts=G.indptr.astype(np.int32),
-                                     adjacent=G.indices.astype(np.int32))  # fmt: skip
+    adjacency = pymetis.CSRAdjacency(
+        adj_starts=G.indptr.astype(np.int32), adjacent=G.indices.astype(np.int32)
+    )
     order, _ = pymetis.nested_dissection(adjacency)
     return np.asarray(order, dtype=np.int64)
 
@@ -433,9 +442,13 @@ class SparseGTHFactorization:
         self._upper = (upper.indptr.astype(np.int64), upper.indices.astype(np.int64))
         leak = np.asarray(leak, dtype=float)[self._inv]
         self._piv, self._lval, self._uval, cut = _kernels.gth_sparse_factor(
-            Wp.indptr.astype(np.int64), Wp.indices.astype(np.int64), Wp.data, leak,
-            *self._lower, *self._upper,
-        )  # fmt: skip
+            Wp.indptr.astype(np.int64),
+            Wp.indices.astype(np.int64),
+            Wp.data,
+            leak,
+            *self._lower,
+            *self._upper,
+        )
         self.cut = cut[order]
         self._cut = cut
 
@@ -563,9 +576,14 @@ class LinearSolver:
     """
 
     def __init__(
-        self, A, method: str, *, cg_iters: int = CG_ITERS, dominant: bool = False,
+        self,
+        A,
+        method: str,
+        *,
+        cg_iters: int = CG_ITERS,
+        dominant: bool = False,
         order: np.ndarray | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.method = check_option("solver", method, "LinearSolver", SOLVERS)
         self.dominant = dominant
         self.order = order

@@ -338,31 +338,43 @@ def _fail(caller: str, name: str, text: str) -> None:
 # --------------------------------------------------------------------------------------
 
 _SEED = Setting(
-    0, Int(0, 2**32 - 1),
+    0,
+    Int(0, 2**32 - 1),
     "Seed of the instance draw (which points, which are labeled) and of the online "
     "experiment's rounds.",
-    flag="--seed", url="seed", label="seed",
-)  # fmt: skip
+    flag="--seed",
+    url="seed",
+    label="seed",
+)
 _FAMILY = Setting(
-    "complete", Choice(FAMILIES),
+    "complete",
+    Choice(FAMILIES),
     "Graph family (Definition 1): complete Gaussian graph; kNN (symmetrised 'or', as in the "
     "paper's experiments); mutual kNN (Def. 1b); threshold 1[d_ij ≤ r] on the mutual-kNN "
     "pattern (Def. 1a), whose parameter is r instead of σ.",
-    flag="--family", url="family", label="graph family",
-)  # fmt: skip
+    flag="--family",
+    url="family",
+    label="graph family",
+)
 _K = Setting(
-    6, Int(1, 10**6),
+    6,
+    Int(1, 10**6),
     "Nearest neighbours per node, the point itself excluded (the paper's public code's "
     "'k = 7' is k = 6 here). Not used by the complete graph.",
-    flag="--k", url="k", label="k",
+    flag="--k",
+    url="k",
+    label="k",
     relevant=lambda s: getattr(s, "family", "knn") != "complete",
-)  # fmt: skip
+)
 _LABELING = Setting(
-    "harmonic", Choice(LABELINGS),
+    "harmonic",
+    Choice(LABELINGS),
     "Harmonic objective (Zhu et al. 2003; Algorithm 2) or Delalleau et al. 2005 "
     "(Algorithm 3: solve on L ∪ Ũ, extend to the rest of U).",
-    flag="--labeling", url="labeling", label="labeling",
-)  # fmt: skip
+    flag="--labeling",
+    url="labeling",
+    label="labeling",
+)
 
 
 def _delalleau(s: Any) -> bool:
@@ -370,34 +382,53 @@ def _delalleau(s: Any) -> bool:
 
 
 _SUBSET = Setting(
-    50, Int(1, 10**6),
+    50,
+    Int(1, 10**6),
     "Delalleau's m = |Ũ|: the unlabeled nodes solved for exactly (paper: 50).",
-    flag="--subset", url="subset", label="m = |Ũ|", relevant=_delalleau,
-)  # fmt: skip
+    flag="--subset",
+    url="subset",
+    label="m = |Ũ|",
+    relevant=_delalleau,
+)
 _LAM = Setting(
-    1.4, Float(0.0, None, "neither", "%.3g"),
+    1.4,
+    Float(0.0, None, "neither", "%.3g"),
     "Delalleau's λ > 0: weight of the fit to the labels (paper: 1.4).",
-    flag="--lam", url="lam", label="λ", relevant=_delalleau,
-)  # fmt: skip
+    flag="--lam",
+    url="lam",
+    label="λ",
+    relevant=_delalleau,
+)
 _CG_ITERS = Setting(
-    20, Int(1, 10_000),
+    20,
+    Int(1, 10_000),
     "t, the fixed number of CG iterations per solve, started from zero (paper: 5, 10, 20).",
-    flag="--cg-iters", url="t", label="CG iterations t",
-)  # fmt: skip
+    flag="--cg-iters",
+    url="t",
+    label="CG iterations t",
+)
 CG_ITERS: int = _CG_ITERS.default
 _MODE = Setting(
-    "fast", Choice(MODES),
+    "fast",
+    Choice(MODES),
     "paper = Algorithm 4 node by node (Appendix E.2); fast = one search for every "
     "crossing of the approximate f_u − 1/2, each solve shared by all nodes (DESIGN §5.4).",
-    flag="--mode", url="mode", label="mode",
-)  # fmt: skip
+    flag="--mode",
+    url="mode",
+    label="mode",
+)
 _JOBS = Setting(
-    -1, Int(-1, 1024), "Local worker processes (-1: all cores).", flag="--jobs",
-)  # fmt: skip
+    -1,
+    Int(-1, 1024),
+    "Local worker processes (-1: all cores).",
+    flag="--jobs",
+)
 _DASK = Setting(
-    None, Optional(Text(), "run locally"),
-    "Dask scheduler address; the work runs there (same results).", flag="--dask",
-)  # fmt: skip
+    None,
+    Optional(Text(), "run locally"),
+    "Dask scheduler address; the work runs there (same results).",
+    flag="--dask",
+)
 """The default t, for the library functions that take ``cg_iters`` directly."""
 
 
@@ -432,69 +463,100 @@ class ProblemSpec(Spec):
     """
 
     dataset: str = Setting(
-        "digits", Choice(DATASETS),
+        "digits",
+        Choice(DATASETS),
         "Source of the points. digits: scikit-learn's 8×8 digits, no download needed; the "
         "paper uses MNIST 0 vs 1, Fashion-MNIST T-shirt vs Trouser and USPS 0 vs 1.",
-        flag="--dataset", url="dataset", label="dataset",
+        flag="--dataset",
+        url="dataset",
+        label="dataset",
         relevant=lambda s: s.data_file is None,
-    ).field()  # fmt: skip
+    ).field()
     data_file: str | None = Setting(
-        None, Optional(Text(), "use --dataset"),
+        None,
+        Optional(Text(), "use --dataset"),
         "A local .npz (arrays X of shape (n, features) and y of n integer labels, and "
         "optionally a boolean 'labeled' mask: then its rows are used exactly as given) or a "
         ".csv with a header row, a column named 'label' (or 'y') and numeric features in "
         "the other columns. Replaces --dataset; cannot travel in a link.",
-        flag="--data-file", label="data file",
-    ).field()  # fmt: skip
+        flag="--data-file",
+        label="data file",
+    ).field()
     classes: tuple[int, int] = Setting(
-        (2, 3), Tuple(Int(0, 10**6), size=2),
+        (2, 3),
+        Tuple(Int(0, 10**6), size=2),
         "The two classes (c0, c1) of the binary problem; c1 becomes label 1.",
-        flag="--classes", url="classes", label="classes",
-    ).field()  # fmt: skip
+        flag="--classes",
+        url="classes",
+        label="classes",
+    ).field()
     n: int = Setting(
-        100, Int(3, 10**6),
+        100,
+        Int(3, 10**6),
         "Number of points n drawn from the two classes (labeled + unlabeled).",
-        flag="--n", url="n", label="n",
-    ).field()  # fmt: skip
+        flag="--n",
+        url="n",
+        label="n",
+    ).field()
     n_labeled: int = Setting(
-        10, Int(2, 10**6),
+        10,
+        Int(2, 10**6),
         "Size of the labeled set |L| (drawn stratified, both classes); the loss is measured "
         "on the n − |L| unlabeled points U.",
-        flag="--labeled", url="labeled", label="|L|",
-    ).field()  # fmt: skip
+        flag="--labeled",
+        url="labeled",
+        label="|L|",
+    ).field()
     seed: int = _SEED.field()
     pca: int = Setting(
-        45, Int(0, 100_000),
+        45,
+        Int(0, 100_000),
         "Principal components kept (the paper uses 45), fitted on the two-class pool; "
         "distances d_ij and σ are in this PCA space. 0 keeps the features as given.",
-        flag="--pca", url="pca", label="PCA dims",
-    ).field()  # fmt: skip
+        flag="--pca",
+        url="pca",
+        label="PCA dims",
+    ).field()
     family: str = _FAMILY.field()
     k: int = _K.field()
     labeling: str = _LABELING.field()
     subset: int = _SUBSET.field()
     lam: float = _LAM.field()
     data_root: str | None = Setting(
-        None, Optional(Text(), "$SSLVIZ_DATA or ~/.cache/sslviz"),
+        None,
+        Optional(Text(), "$SSLVIZ_DATA or ~/.cache/sslviz"),
         "Data folder for MNIST, Fashion-MNIST and USPS.",
         flag="--data-root",
-    ).field()  # fmt: skip
+    ).field()
     download: bool = Setting(
-        False, Flag(), "Download a missing MNIST / USPS / Fashion-MNIST through torchvision.",
+        False,
+        Flag(),
+        "Download a missing MNIST / USPS / Fashion-MNIST through torchvision.",
         flag="--download",
-    ).field()  # fmt: skip
+    ).field()
 
     def _cross(self, caller: str) -> None:
         n, nl = self.n, self.n_labeled
         if nl >= n:
-            _fail(caller, "n_labeled", f"|L| = {nl} must be smaller than n = {n}: the "
-                  "unlabeled set U would be empty. Lower |L| or raise n.")  # fmt: skip
+            _fail(
+                caller,
+                "n_labeled",
+                f"|L| = {nl} must be smaller than n = {n}: the "
+                "unlabeled set U would be empty. Lower |L| or raise n.",
+            )
         if self.family != "complete" and self.k >= n:
-            _fail(caller, "k", f"k = {self.k} must be smaller than n = {n} (each node needs "
-                  "k other points). Lower k or raise n.")  # fmt: skip
+            _fail(
+                caller,
+                "k",
+                f"k = {self.k} must be smaller than n = {n} (each node needs "
+                "k other points). Lower k or raise n.",
+            )
         if self.labeling == "delalleau" and self.subset > n - nl:
-            _fail(caller, "subset", f"Delalleau's m = {self.subset} must be at most "
-                  f"|U| = n − |L| = {n - nl}. Lower m.")  # fmt: skip
+            _fail(
+                caller,
+                "subset",
+                f"Delalleau's m = {self.subset} must be at most |U| = n − |L| = {n - nl}. Lower m.",
+            )
 
     @property
     def graph_spec(self) -> GraphSpec:
@@ -518,16 +580,22 @@ class SigmaRange(Spec):
     """The bandwidth range [σ_min, σ_max] (r for the threshold family); None: suggested."""
 
     sigma_min: float | None = Setting(
-        None, Optional(Float(0.0, None, "neither"), "the range suggested by the data"),
+        None,
+        Optional(Float(0.0, None, "neither"), "the range suggested by the data"),
         "σ_min of the bandwidth range (r_min for the threshold family), in PCA-space "
         "distance units.",
-        flag="--sigma-min", url="sigma_min", label="σ_min",
-    ).field()  # fmt: skip
+        flag="--sigma-min",
+        url="sigma_min",
+        label="σ_min",
+    ).field()
     sigma_max: float | None = Setting(
-        None, Optional(Float(0.0, None, "neither"), "the range suggested by the data"),
+        None,
+        Optional(Float(0.0, None, "neither"), "the range suggested by the data"),
         "σ_max of the bandwidth range (r_max for the threshold family).",
-        flag="--sigma-max", url="sigma_max", label="σ_max",
-    ).field()  # fmt: skip
+        flag="--sigma-max",
+        url="sigma_max",
+        label="σ_max",
+    ).field()
 
     def _cross(self, caller: str) -> None:
         lo, hi = self.sigma_min, self.sigma_max
@@ -556,53 +624,77 @@ class SweepSettings(Spec):
     """Settings of Algorithm 4 and its sweep (DESIGN §5.2; paper: ε = 1e-4, η = 1, 0.05)."""
 
     solver: str = Setting(
-        "cg", Choice(SOLVERS),
+        "cg",
+        Choice(SOLVERS),
         "Linear solver for the soft labels: cg = t iterations of conjugate gradient (the "
         "paper's approximation), pcg = t iterations of Jacobi-preconditioned CG, exact = LU, "
         "inverse = matrix inverse (the paper's 'MI' baseline in Table 1).",
-        flag="--solver", url="solver", label="solver",
-    ).field()  # fmt: skip
+        flag="--solver",
+        url="solver",
+        label="solver",
+    ).field()
     cg_iters: int = _CG_ITERS.field()
     epsilon: float = Setting(
-        1e-4, Float(0.0, 1.0, "right", "%.1e"),
+        1e-4,
+        Float(0.0, 1.0, "right", "%.1e"),
         "ε of Algorithm 4: a node's iteration stops when |Δσ| < ε and |Δf_u| < ε; the fast "
         "mode locates endpoints to ε.",
-        flag="--epsilon", url="epsilon", label="ε",
-    ).field()  # fmt: skip
+        flag="--epsilon",
+        url="epsilon",
+        label="ε",
+    ).field()
     eta: float = Setting(
-        1.0, Float(0.0, None, "neither", "%.3g"),
+        1.0,
+        Float(0.0, None, "neither", "%.3g"),
         "η, the gradient step size of Algorithm 4's hybrid iteration.",
-        flag="--eta", url="eta", label="η",
-    ).field()  # fmt: skip
+        flag="--eta",
+        url="eta",
+        label="η",
+    ).field()
     step: float = Setting(
-        0.05, Float(0.0, None, "neither", "%.3g"),
+        0.05,
+        Float(0.0, None, "neither", "%.3g"),
         "The paper-mode sweep restarts at σ_h + step after each interval.",
-        flag="--step", url="step", label="restart step",
-    ).field()  # fmt: skip
+        flag="--step",
+        url="step",
+        label="restart step",
+    ).field()
     max_iter: int = Setting(
-        100, Int(1, 100_000),
+        100,
+        Int(1, 100_000),
         "Iteration cap of each node's hybrid iteration (paper mode).",
-        flag="--max-iter", url="max_iter", label="iteration cap",
-    ).field()  # fmt: skip
+        flag="--max-iter",
+        url="max_iter",
+        label="iteration cap",
+    ).field()
     root_tol: float = Setting(
-        1e-2, Float(0.0, 0.5, "right", "%.2g"),
+        1e-2,
+        Float(0.0, 0.5, "right", "%.2g"),
         "A converged iterate counts as a root only if |f_u − 1/2| ≤ root_tol (paper mode).",
-        flag="--root-tol", url="root_tol", label="root tolerance",
-    ).field()  # fmt: skip
+        flag="--root-tol",
+        url="root_tol",
+        label="root tolerance",
+    ).field()
     certify: bool = Setting(
-        False, Flag(),
+        False,
+        Flag(),
         "Certified fast mode: at every σ it evaluates, CG/PCG runs on from t iterations until "
         "each node's side of 1/2 is proven (the M-matrix bound of DESIGN §8), or falls back "
         "to an exact solve past the cap; every true breakpoint is then found. Fast mode, "
         "harmonic labeling (Delalleau's system always takes the exact fallback).",
-        flag="--certify", url="certify", label="certify every side",
-    ).field()  # fmt: skip
+        flag="--certify",
+        url="certify",
+        label="certify every side",
+    ).field()
     certify_cap: int = Setting(
-        400, Int(1, 100_000),
+        400,
+        Int(1, 100_000),
         "Certified mode: CG iterations per σ before the exact fallback.",
-        flag="--certify-cap", url="certify_cap", label="certify cap",
+        flag="--certify-cap",
+        url="certify_cap",
+        label="certify cap",
         relevant=lambda s: s.certify,
-    ).field()  # fmt: skip
+    ).field()
     mode: str = _MODE.field()
 
     @property
@@ -628,11 +720,18 @@ class SweepSettings(Spec):
 
     def _cross(self, caller: str) -> None:
         if self.certify and self.mode != "fast":
-            _fail(caller, "certify", "the certified search is a fast-mode search; use "
-                  "--mode fast (or drop --certify).")  # fmt: skip
+            _fail(
+                caller,
+                "certify",
+                "the certified search is a fast-mode search; use --mode fast (or drop --certify).",
+            )
         if self.certify and self.solver not in ("cg", "pcg"):
-            _fail(caller, "certify", f"certifies iterative solves; solver {self.solver!r} "
-                  "is exact already. Use --solver cg or pcg.")  # fmt: skip
+            _fail(
+                caller,
+                "certify",
+                f"certifies iterative solves; solver {self.solver!r} "
+                "is exact already. Use --solver cg or pcg.",
+            )
 
 
 @dataclass(frozen=True)
@@ -640,20 +739,27 @@ class ScoreSettings(Spec):
     """Scoring an estimate against the exact curve (DESIGN §5.3)."""
 
     score: bool = Setting(
-        False, Flag(), "Score the intervals against the exact loss curve (missed and "
-        "spurious breakpoints, ε-volume of Definition 3.1).", flag="--score",
-    ).field()  # fmt: skip
+        False,
+        Flag(),
+        "Score the intervals against the exact loss curve (missed and "
+        "spurious breakpoints, ε-volume of Definition 3.1).",
+        flag="--score",
+    ).field()
     tol: float = Setting(
-        1e-3, Float(0.0, None, "neither", "%.1e"),
+        1e-3,
+        Float(0.0, None, "neither", "%.1e"),
         "An estimated endpoint within tol (σ units) of a true breakpoint counts as finding it.",
-        flag="--tol", label="scoring tolerance",
-    ).field()  # fmt: skip
+        flag="--tol",
+        label="scoring tolerance",
+    ).field()
     max_attributed: int | None = Setting(
-        None, Optional(Int(0, None), "every miss"),
+        None,
+        Optional(Int(0, None), "every miss"),
         "Look for the causes of at most this many misses, spread evenly over σ (each costs "
         "three exact solves of the whole system); the others are reported as unattributed.",
-        flag="--max-attributed", label="misses attributed at most",
-    ).field()  # fmt: skip
+        flag="--max-attributed",
+        label="misses attributed at most",
+    ).field()
 
 
 @dataclass(frozen=True)
@@ -661,34 +767,45 @@ class ConditionSettings(Spec):
     """The conditioning view (Figure 5): σ grid size, CG variant and tolerance, families."""
 
     points: int = Setting(
-        15, Int(1, 500),
+        15,
+        Int(1, 500),
         "Number of σ values, evenly spaced over [σ_min, σ_max].",
-        flag="--points", url="points", label="σ grid points",
-    ).field()  # fmt: skip
+        flag="--points",
+        url="points",
+        label="σ grid points",
+    ).field()
     solver: str = Setting(
-        "cg", Choice(("cg", "pcg")),
+        "cg",
+        Choice(("cg", "pcg")),
         "CG variant for 'iterations needed' and the t-iteration error: cg, or pcg "
         "(Jacobi-preconditioned; its rate is set by κ(I − P_UU)).",
-        flag="--solver", url="cond_solver", label="CG variant",
-    ).field()  # fmt: skip
+        flag="--solver",
+        url="cond_solver",
+        label="CG variant",
+    ).field()
     cg_iters: int = _CG_ITERS.field()
     rtol: float = Setting(
-        1e-6, Float(0.0, 1.0, "neither", "%.1e"),
+        1e-6,
+        Float(0.0, 1.0, "neither", "%.1e"),
         "Relative residual that 'CG iterations needed' must reach.",
-        flag="--rtol", label="tolerance",
-    ).field()  # fmt: skip
+        flag="--rtol",
+        label="tolerance",
+    ).field()
     trust: bool = Setting(
-        False, Flag(),
+        False,
+        Flag(),
         "Also say where t-iteration CG can be trusted on the grid: max_u |f_t,u − f_u| "
         "against the margin min_u |f_u − 1/2|, and the t needed by CG and by PCG.",
         flag="--trust",
-    ).field()  # fmt: skip
+    ).field()
     families: tuple[str, ...] = Setting(
-        ("complete", "knn"), Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
+        ("complete", "knn"),
+        Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
         "Graph families compared, one curve each on the same instance (threshold graphs "
         "have no σ). The command line computes one family per call (--family).",
-        url="families", label="graph families",
-    ).field()  # fmt: skip
+        url="families",
+        label="graph families",
+    ).field()
 
 
 @dataclass(frozen=True)
@@ -696,28 +813,39 @@ class RegretSettings(Spec):
     """The online experiment (Algorithm 1): rounds, repetitions, feedback models, λ."""
 
     rounds: int = Setting(
-        20, Int(1, 100_000),
+        20,
+        Int(1, 100_000),
         "T, the number of rounds: each draws a new instance (same settings, new seed).",
-        flag="--rounds", url="rounds", label="rounds T",
-    ).field()  # fmt: skip
+        flag="--rounds",
+        url="rounds",
+        label="rounds T",
+    ).field()
     repeats: int = Setting(
-        2, Int(1, 10_000),
-        "R, independent repetitions of the whole stream; the band is a 95% interval of "
-        "the mean.",
-        flag="--repeats", url="repeats", label="repetitions",
-    ).field()  # fmt: skip
+        2,
+        Int(1, 10_000),
+        "R, independent repetitions of the whole stream; the band is a 95% interval of the mean.",
+        flag="--repeats",
+        url="repeats",
+        label="repetitions",
+    ).field()
     feedback: tuple[str, ...] = Setting(
-        FEEDBACK_MODELS, Tuple(Choice(FEEDBACK_MODELS), options=FEEDBACK_MODELS),
+        FEEDBACK_MODELS,
+        Tuple(Choice(FEEDBACK_MODELS), options=FEEDBACK_MODELS),
         "Feedback models compared: approx = the interval Algorithm 4 finds around σ_t "
         "(semi-bandit, CG-t), exact = the true constant-loss interval, full = the whole "
         "approximate loss (full information), uniform = no learning.",
-        flag="--feedback", url="feedback", label="feedback models",
-    ).field()  # fmt: skip
+        flag="--feedback",
+        url="feedback",
+        label="feedback models",
+    ).field()
     lr: float | None = Setting(
-        None, Optional(Float(0.0, None, "neither", "%.3g"), "Theorem 3.1's choice"),
+        None,
+        Optional(Float(0.0, None, "neither", "%.3g"), "Theorem 3.1's choice"),
         "Exp3-Set step size λ; auto = the choice of Theorem 3.1.",
-        flag="--lr", url="lr", label="step size λ",
-    ).field()  # fmt: skip
+        flag="--lr",
+        url="lr",
+        label="step size λ",
+    ).field()
     jobs: int = _JOBS.field()
     dask: str | None = _DASK.field()
 
@@ -739,51 +867,71 @@ class LearnSettings(Spec):
     learning curve."""
 
     instances: int = Setting(
-        16, Int(1, 100_000),
+        16,
+        Int(1, 100_000),
         "m, the training instances drawn from the domain (fresh points and labeled nodes "
         "per seed); with --data-file, one instance per file instead.",
-        flag="--instances", url="instances", label="training instances m",
-    ).field()  # fmt: skip
+        flag="--instances",
+        url="instances",
+        label="training instances m",
+    ).field()
     test_instances: int = Setting(
-        16, Int(0, 100_000),
+        16,
+        Int(0, 100_000),
         "Held-out instances drawn from the domain, on which σ̂ is measured; with "
         "--test-file, one per file instead.",
-        flag="--test-instances", url="test_instances", label="test instances",
-    ).field()  # fmt: skip
+        flag="--test-instances",
+        url="test_instances",
+        label="test instances",
+    ).field()
     k_range: str | None = Setting(
-        None, Optional(Text(), "learn σ only"),
-        "K_MIN:K_MAX: learn k and σ together (kNN and mutual-kNN families), one exact "
-        "curve per k.",
-        flag="--k-range", url="k_range", label="k range",
-    ).field()  # fmt: skip
+        None,
+        Optional(Text(), "learn σ only"),
+        "K_MIN:K_MAX: learn k and σ together (kNN and mutual-kNN families), one exact curve per k.",
+        flag="--k-range",
+        url="k_range",
+        label="k range",
+    ).field()
     solver: str = Setting(
-        "exact", Choice(("exact", "cg", "pcg")),
+        "exact",
+        Choice(("exact", "cg", "pcg")),
         "The losses ERM runs on: exact, or Algorithm 4's estimate with t iterations of cg "
         "or pcg (its σ̂ is then measured by the exact test loss).",
-        flag="--solver", url="learn_solver", label="learn on",
-    ).field()  # fmt: skip
+        flag="--solver",
+        url="learn_solver",
+        label="learn on",
+    ).field()
     cg_iters: int = _CG_ITERS.field()
     mode: str = _MODE.field()
     compare_t: tuple[int, ...] = Setting(
-        (5, 10, 20), Tuple(Int(1, 10_000), options=COMPARE_T, nonempty=False),
+        (5, 10, 20),
+        Tuple(Int(1, 10_000), options=COMPARE_T, nonempty=False),
         "Also learn on Algorithm 4's estimates with these t (the variant of --solver, CG "
         "when it is exact) and report each σ̂'s true held-out loss ('' for none; paper: 5, "
         "10, 20).",
-        flag="--compare-t", url="compare_t", label="compare with t",
-    ).field()  # fmt: skip
+        flag="--compare-t",
+        url="compare_t",
+        label="compare with t",
+    ).field()
     curve: tuple[int, ...] = Setting(
-        (1, 2, 4, 8), Tuple(Int(1, 1024), options=CURVE_SIZES, nonempty=False),
+        (1, 2, 4, 8),
+        Tuple(Int(1, 1024), options=CURVE_SIZES, nonempty=False),
         "Training set sizes m of the learning curve: exact ERM on m instances, measured on "
         "the test instances ('' for none). With --data-file, sizes above the number of "
         "files are left out.",
-        flag="--curve", url="curve", label="learning curve m",
-    ).field()  # fmt: skip
+        flag="--curve",
+        url="curve",
+        label="learning curve m",
+    ).field()
     repeats: int = Setting(
-        5, Int(1, 10_000),
+        5,
+        Int(1, 10_000),
         "R, fresh draws of the training instances for the learning curve (its band is a "
         "95% interval of the mean).",
-        flag="--repeats", url="curve_repeats", label="curve repetitions",
-    ).field()  # fmt: skip
+        flag="--repeats",
+        url="curve_repeats",
+        label="curve repetitions",
+    ).field()
     jobs: int = _JOBS.field()
     dask: str | None = _DASK.field()
 
@@ -808,11 +956,13 @@ class RegretView(Spec):
     """Page controls of the online-regret view (URL and widgets only)."""
 
     density_model: str = Setting(
-        "approx", Choice(FEEDBACK_MODELS),
+        "approx",
+        Choice(FEEDBACK_MODELS),
         "Whose probability density over σ the heatmap shows, round by round (the first "
         "repetition; a model not in the run shows the first one that is).",
-        url="density", label="density of model",
-    ).field()  # fmt: skip
+        url="density",
+        label="density of model",
+    ).field()
 
 
 @dataclass(frozen=True)
@@ -820,28 +970,36 @@ class LossView(Spec):
     """Page controls of the loss-intervals view (URL and widgets only)."""
 
     compare: str = Setting(
-        "nothing", Choice(COMPARISONS),
+        "nothing",
+        Choice(COMPARISONS),
         "Overlay the intervals of a second setting (dotted orange): fewer or more CG "
         "iterations, the other mode, or the exact solver.",
-        url="compare", label="compare with",
-    ).field()  # fmt: skip
+        url="compare",
+        label="compare with",
+    ).field()
     node: int | None = Setting(
-        None, Optional(Int(0, 10**7), "a node behind a missed breakpoint"),
+        None,
+        Optional(Int(0, 10**7), "a node behind a missed breakpoint"),
         "Unlabeled node of the drill-down, as its instance row (nodes behind missed "
         "breakpoints are listed first).",
-        url="node", label="unlabeled node (instance row)",
-    ).field()  # fmt: skip
+        url="node",
+        label="unlabeled node (instance row)",
+    ).field()
     sigma0: float | None = Setting(
-        None, Optional(Float(0.0, None, "neither"), "a quarter range left of its first crossing"),
+        None,
+        Optional(Float(0.0, None, "neither"), "a quarter range left of its first crossing"),
         "Start σ0 of the node's iterations (Algorithm 4 starts here).",
-        url="sigma0", label="start σ0",
-    ).field()  # fmt: skip
+        url="sigma0",
+        label="start σ0",
+    ).field()
     trust_points: int = Setting(
-        40, Int(5, 400),
+        40,
+        Int(5, 400),
         "σ grid points of the trust panel under the chart (t-iteration CG's error against "
         "the margin, and the t needed), evenly spaced over [σ_min, σ_max].",
-        url="trust_points", label="trust panel σ points",
-    ).field()  # fmt: skip
+        url="trust_points",
+        label="trust panel σ points",
+    ).field()
 
 
 @dataclass(frozen=True)
@@ -849,11 +1007,13 @@ class ConvergenceView(Spec):
     """Page controls of the CG-iterations view (the t-scrubber)."""
 
     iterations: int = Setting(
-        100, Int(1, 200),
+        100,
+        Int(1, 200),
         "T: the scrubber shows t = 1..T iterations of CG and Jacobi-PCG, all read off one "
         "run of T iterations per σ.",
-        url="t_max", label="up to t =",
-    ).field()  # fmt: skip
+        url="t_max",
+        label="up to t =",
+    ).field()
 
 
 @dataclass(frozen=True)
@@ -861,26 +1021,44 @@ class SpeedGrid(Spec):
     """Page controls of the speed view (live Table 1)."""
 
     sizes: tuple[int, ...] = Setting(
-        (100,), Tuple(Int(3, 10**6), options=SPEED_SIZES),
-        "Instance sizes n to time.", url="sizes", label="sizes n",
-    ).field()  # fmt: skip
+        (100,),
+        Tuple(Int(3, 10**6), options=SPEED_SIZES),
+        "Instance sizes n to time.",
+        url="sizes",
+        label="sizes n",
+    ).field()
     families: tuple[str, ...] = Setting(
-        ("complete", "knn"), Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
-        "Graph families to time.", url="speed_families", label="graphs",
-    ).field()  # fmt: skip
+        ("complete", "knn"),
+        Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
+        "Graph families to time.",
+        url="speed_families",
+        label="graphs",
+    ).field()
     solvers: tuple[str, ...] = Setting(
-        ("cg", "inverse"), Tuple(Choice(SOLVERS), options=SOLVERS),
+        ("cg", "inverse"),
+        Tuple(Choice(SOLVERS), options=SOLVERS),
         "Solvers to time (Table 1 compares CG-t with the matrix inverse).",
-        url="speed_solvers", label="solvers",
-    ).field()  # fmt: skip
+        url="speed_solvers",
+        label="solvers",
+    ).field()
 
 
 CERTIFY_CAP: int = default(SweepSettings, "certify_cap")
 """The default iteration cap of certified solves, for the library functions."""
 
-ALL_SPECS = (ProblemSpec, SigmaRange, SweepSettings, ScoreSettings, ConditionSettings,
-             RegretSettings, LearnSettings, LossView, RegretView, SpeedGrid,
-             ConvergenceView)  # fmt: skip
+ALL_SPECS = (
+    ProblemSpec,
+    SigmaRange,
+    SweepSettings,
+    ScoreSettings,
+    ConditionSettings,
+    RegretSettings,
+    LearnSettings,
+    LossView,
+    RegretView,
+    SpeedGrid,
+    ConvergenceView,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -922,8 +1100,11 @@ def add_options(parser: Any, cls: type, *, title: str | None = None) -> None:
         if isinstance(row.rule, Flag):
             kw["action"] = "store_true"
         elif isinstance(rule, Tuple) and rule.size:
-            kw |= {"nargs": rule.size, "type": _named(rule.item.parse, rule.item),
-                   "metavar": tuple(f"C{i}" for i in range(rule.size))}  # fmt: skip
+            kw |= {
+                "nargs": rule.size,
+                "type": _named(rule.item.parse, rule.item),
+                "metavar": tuple(f"C{i}" for i in range(rule.size)),
+            }
         else:
             kw["type"] = _named(row.rule.parse, rule)
             if isinstance(rule, Choice):
@@ -1015,12 +1196,38 @@ def to_command(spec: Any, *, skip: Sequence[str] = ()) -> list[str]:
 
 
 __all__ = [
-    "ALL_SPECS", "COMPARISONS", "DATASETS", "FAMILIES", "FEEDBACK_MODELS", "GAUSSIAN_FAMILIES",
-    "LABELINGS", "MODES", "SOLVERS", "ConditionSettings", "ConvergenceView", "GraphSpec",
+    "ALL_SPECS",
+    "COMPARISONS",
+    "DATASETS",
+    "FAMILIES",
+    "FEEDBACK_MODELS",
+    "GAUSSIAN_FAMILIES",
+    "LABELINGS",
+    "MODES",
+    "SOLVERS",
+    "ConditionSettings",
+    "ConvergenceView",
+    "GraphSpec",
     "LabelingSpec",
-    "LearnSettings", "LossView", "ProblemSpec", "RegretSettings", "RegretView", "ScoreSettings",
-    "Setting", "SigmaRange", "Spec", "SpeedGrid", "SweepSettings", "add_options", "default",
-    "from_options", "from_query", "given_options", "setting", "solver_label", "table",
+    "LearnSettings",
+    "LossView",
+    "ProblemSpec",
+    "RegretSettings",
+    "RegretView",
+    "ScoreSettings",
+    "Setting",
+    "SigmaRange",
+    "Spec",
+    "SpeedGrid",
+    "SweepSettings",
+    "add_options",
+    "default",
+    "from_options",
+    "from_query",
+    "given_options",
+    "setting",
+    "solver_label",
+    "table",
     "to_command",
     "to_query",
-]  # fmt: skip
+]

@@ -65,8 +65,16 @@ class Tour:
     controls: tuple[str, ...] = ()
 
 
-_INSTANCE = {"dataset": "digits", "seed": "0", "pca": "45", "labeling": "harmonic",
-             "k": "6", "mode": "fast", "solver": "cg", "t": "20"}  # fmt: skip
+_INSTANCE = {
+    "dataset": "digits",
+    "seed": "0",
+    "pca": "45",
+    "labeling": "harmonic",
+    "k": "6",
+    "mode": "fast",
+    "solver": "cg",
+    "t": "20",
+}
 
 _DIGITS_38 = _INSTANCE | {"classes": "3,8", "n": "100", "labeled": "10"}
 """Digits 3 vs 8 with n = 100 and |L| = 10: the instance most tours start from."""
@@ -89,7 +97,7 @@ TOURS: tuple[Tour, ...] = (
             "sigma_min": "0.6",
             "sigma_max": "3.4",
             "node": "59",
-        },  # fmt: skip
+        },
         text="Each σ gives a Gaussian graph; the harmonic solution (Algorithm 2) gives every "
         "unlabeled node u a soft label f_u(σ), predicted 1 when f_u > ½. The loss l(σ) is "
         "the fraction of U misclassified, so it can change only where some f_u(σ) crosses "
@@ -115,7 +123,7 @@ TOURS: tuple[Tour, ...] = (
             "compare": "CG t = 5",
             "sigma_min": "0.6",
             "sigma_max": "3.4",
-        },  # fmt: skip
+        },
         text="Algorithm 4 finds the pieces by root finding on g_u(σ) = (f_u(σ) − ½)², with "
         "f_u and f'_u from t iterations of CG (Algorithm 2) instead of a matrix inverse. CG "
         "needs about √κ(I − P_UU) iterations; with fewer, f_u can sit on the wrong side of "
@@ -144,7 +152,7 @@ TOURS: tuple[Tour, ...] = (
             "t_max": "150",
             "sigma_min": "0.6",
             "sigma_max": "3.4",
-        },  # fmt: skip
+        },
         text="CG's iterates are nested: the first t iterations of a longer run are a "
         "t-iteration run, bit for bit. So one run per σ gives the estimate l̃_t(σ) that "
         "Algorithm 4 would see for every t at once, and the slider moves through t without "
@@ -172,7 +180,7 @@ TOURS: tuple[Tour, ...] = (
             "sizes": "50,100",
             "speed_families": "complete,knn",
             "speed_solvers": "cg,inverse",
-        },  # fmt: skip
+        },
         text="Table 1 of the paper: time per interval (TpI) and number of intervals M for "
         "CG (t = 20) against the matrix inverse (MI), on the complete graph and the kNN "
         "graph (k = 6). A CG iteration costs O(|E_G|): n² edges on the complete graph, "
@@ -204,7 +212,7 @@ TOURS: tuple[Tour, ...] = (
             "compare": "other mode",
             "sigma_min": "0.6",
             "sigma_max": "3.4",
-        },  # fmt: skip
+        },
         text="Paper mode runs Algorithm 4 as printed (with Appendix E.2's changes): node by "
         "node, a Newton / gradient hybrid from σ0, restarting at σ_h + 0.05 after each "
         "interval, so every node's iteration pays for its own solves. Fast mode searches "
@@ -236,7 +244,7 @@ TOURS: tuple[Tour, ...] = (
             "compare": "CG t = 5",
             "sigma_min": "0.6",
             "sigma_max": "3.4",
-        },  # fmt: skip
+        },
         text="Delalleau et al.'s method (Algorithm 3) solves only on L ∪ Ũ, a random subset "
         "of m unlabeled nodes, with a label-fit weight λ, and extends the soft labels to the "
         "rest of U by a Parzen-window average. Here the system has |L| + m = {unknowns} "
@@ -266,7 +274,7 @@ TOURS: tuple[Tour, ...] = (
             "rounds": "20",
             "repeats": "2",
             "feedback": "approx,exact,full,uniform",
-        },  # fmt: skip
+        },
         text="Algorithm 1 (Approximate Continuous Exp3-Set) learns σ over a stream of "
         "instances: each round it samples σ_t from its weights, suffers l_t(σ_t) and "
         "updates on the feedback: the interval Algorithm 4 returns around σ_t (approx, "
@@ -295,7 +303,7 @@ TOURS: tuple[Tour, ...] = (
             "families": "complete,knn",
             "points": "15",
             "cond_solver": "cg",
-        },  # fmt: skip
+        },
         text="Figure 5 plots √κ(I − P_UU) against σ. CG's error after t iterations shrinks "
         "like ((√κ − 1)/(√κ + 1))^t (Theorems 5.1–5.3), so t = 20 is plenty where √κ is "
         "small and hopeless where it is large. As σ → 0 each node's weight concentrates on "
@@ -324,7 +332,7 @@ TOURS: tuple[Tour, ...] = (
             "curve_repeats": "4",
             "compare_t": "5,10,20",
             "learn_solver": "exact",
-        },  # fmt: skip
+        },
         text="The paper's distributional setting (§3): instances come from one domain, "
         "here digits 3 vs 8 with n = 100 and |L| = 10 on the complete graph, and σ is "
         "learned by empirical risk minimisation on m of them. Every l_i(σ) is exact and "
@@ -373,9 +381,19 @@ def _plural(k: int, word: str) -> str:
     return f"{k:,} {word}{'s' * (k != 1)}"
 
 
-def loss_facts(truth, *, score=None, sweep=None, compare_score=None, compare_sweep=None,
-               trust=None, problem=None, node: int | None = None,
-               lo: float | None = None, hi: float | None = None) -> dict[str, str]:  # fmt: skip
+def loss_facts(
+    truth,
+    *,
+    score=None,
+    sweep=None,
+    compare_score=None,
+    compare_sweep=None,
+    trust=None,
+    problem=None,
+    node: int | None = None,
+    lo: float | None = None,
+    hi: float | None = None,
+) -> dict[str, str]:
     """The numbers a loss-page tour states, each read off the result the page draws:
     ``truth`` (:class:`~sslviz.truth.LossCurve`), the scored sweep and its comparison
     (:class:`~sslviz.intervals.Score`, :class:`~sslviz.intervals.Sweep`), the trust panel
@@ -402,25 +420,32 @@ def loss_facts(truth, *, score=None, sweep=None, compare_score=None, compare_swe
         at = [b for b, nd in zip(bps, truth.nodes, strict=True) if u in set(np.ravel(nd))]
         out["node_crossings"] = (
             f"row {node}'s exact soft label f_u(σ) crosses ½ at σ ≈ "
-            + ", ".join(_g(b) for b in at) + (" (a step of the staircase)" if len(at) == 1
-                                              else " (steps of the staircase)")
-            if at else f"row {node}'s exact soft label f_u(σ) does not cross ½ in this range"
-        )  # fmt: skip
+            + ", ".join(_g(b) for b in at)
+            + (" (a step of the staircase)" if len(at) == 1 else " (steps of the staircase)")
+            if at
+            else f"row {node}'s exact soft label f_u(σ) does not cross ½ in this range"
+        )
     if score is not None:
-        out |= {"true": f"{score.true_breakpoints:,}", "M": f"{score.M:,}",
-                "missed": _count(score.missed, score.true_breakpoints),
-                "missed_count": f"{score.missed:,}", "spurious": f"{score.spurious:,}"}  # fmt: skip
+        out |= {
+            "true": f"{score.true_breakpoints:,}",
+            "M": f"{score.M:,}",
+            "missed": _count(score.missed, score.true_breakpoints),
+            "missed_count": f"{score.missed:,}",
+            "spurious": f"{score.spurious:,}",
+        }
         if score.settings is not None:
             out["label"] = score.settings.label
     if sweep is not None:
         out["solves"] = f"{sweep.solves:,}"
         out.setdefault("label", sweep.settings.label)
     if compare_score is not None:
-        out |= {"compare_missed": "misses " + _count(compare_score.missed,
-                                                       compare_score.true_breakpoints),
-                "compare_missed_count": f"{compare_score.missed:,}",
-                "compare_M": f"{compare_score.M:,}",
-                "compare_spurious": f"{compare_score.spurious:,}"}  # fmt: skip
+        out |= {
+            "compare_missed": "misses "
+            + _count(compare_score.missed, compare_score.true_breakpoints),
+            "compare_missed_count": f"{compare_score.missed:,}",
+            "compare_M": f"{compare_score.M:,}",
+            "compare_spurious": f"{compare_score.spurious:,}",
+        }
     if compare_sweep is not None:
         out["compare_solves"] = f"{compare_sweep.solves:,}"
         out["compare_label"] = compare_sweep.settings.label
@@ -444,11 +469,14 @@ def condition_facts(curves: Mapping[str, Any], trusts: Mapping[str, Any]) -> dic
         t = int(c.iterations_needed[i])
         return "more than the cap" if t < 0 else f"{t:,}"
 
-    out = {"lo": _g(c0.sigma[0]), "hi": _g(c0.sigma[-1]),
-           "sqrt_kappa_lo": per(lambda c: _g(math.sqrt(c.kappa[0]))),
-           "sqrt_kappa_hi": per(lambda c: _g(math.sqrt(c.kappa[-1]))),
-           "iterations_lo": per(lambda c: it(c, 0)),
-           "iterations_hi": per(lambda c: it(c, -1))}  # fmt: skip
+    out = {
+        "lo": _g(c0.sigma[0]),
+        "hi": _g(c0.sigma[-1]),
+        "sqrt_kappa_lo": per(lambda c: _g(math.sqrt(c.kappa[0]))),
+        "sqrt_kappa_hi": per(lambda c: _g(math.sqrt(c.kappa[-1]))),
+        "iterations_lo": per(lambda c: it(c, 0)),
+        "iterations_hi": per(lambda c: it(c, -1)),
+    }
     out["trust_readings"] = " ".join(f"{f}: {trusts[f].reading()}" for f in fams if f in trusts)
     return out
 

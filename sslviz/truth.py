@@ -166,8 +166,9 @@ def _refine_roots(
     side = np.zeros(k, int)  # which end moved last (+1 lo, -1 hi): Illinois weighting
     newton_ok = ev.smooth  # a t-iteration CG's f' is not the derivative of its f
     # The roots of the nodes' Hermite cubics (secant roots where a cubic does not cross).
-    prop = _kernels.root_proposals(float(a), float(b), hlo, hhi, ea[1][nodes], eb[1][nodes],
-                                   _ROOT_S, _ROOT_BASIS)  # fmt: skip
+    prop = _kernels.root_proposals(
+        float(a), float(b), hlo, hhi, ea[1][nodes], eb[1][nodes], _ROOT_S, _ROOT_BASIS
+    )
     root = np.full(k, np.nan)
     prev_step = np.full(k, b - a)
     if on_event is not None:  # how each node's proposal was made (for the event log)
@@ -182,13 +183,36 @@ def _refine_roots(
         hn, dn = h[nodes], d[nodes]
         if on_event is not None:
             rule = how[j] if lo[j] < prop[j] < hi[j] else "bisection"
-            on_event("refine", at=x, bracket=(float(lo[j]), float(hi[j])), nodes=nodes,
-                     f=hn + 0.5, node=int(nodes[j]), rule=rule, cell=(a, b),
-                     loss=float(ev.wrong(x).mean()))  # fmt: skip
+            on_event(
+                "refine",
+                at=x,
+                bracket=(float(lo[j]), float(hi[j])),
+                nodes=nodes,
+                f=hn + 0.5,
+                node=int(nodes[j]),
+                rule=rule,
+                cell=(a, b),
+                loss=float(ev.wrong(x).mean()),
+            )
             found = np.isnan(root)
         # Move the brackets holding x, propose the next points, close the roots found.
-        x, j = _kernels.refine_step(float(x), hn, dn, lo, hi, hlo, hhi, side, prop, prev_step,
-                                    root, act, fast, newton_ok, float(rtol))  # fmt: skip
+        x, j = _kernels.refine_step(
+            float(x),
+            hn,
+            dn,
+            lo,
+            hi,
+            hlo,
+            hhi,
+            side,
+            prop,
+            prev_step,
+            root,
+            act,
+            fast,
+            newton_ok,
+            float(rtol),
+        )
         if on_event is not None:
             rules = np.where(fast[act], "Newton", "bisection")
             how[act] = rules if newton_ok else "secant (Illinois)"
@@ -335,8 +359,13 @@ def _chebyshev_pays(model, solver: str, certify_cap, on_event) -> bool:
     kNN-6 on [1, 7] (``benchmarks/exact_knn.py``), n = 1000, 84 / 97; n = 2000, 125 / 97;
     n = 4000, 774 / 385; n = 12,000, Chebyshev 97 (4,132 breakpoints).
     """
-    if not (CHEBYSHEV and solver == "exact" and certify_cap is None and on_event is None
-            and isinstance(model, HarmonicModel)):  # fmt: skip
+    if not (
+        CHEBYSHEV
+        and solver == "exact"
+        and certify_cap is None
+        and on_event is None
+        and isinstance(model, HarmonicModel)
+    ):
         return False
     return model.n_unlabeled >= chebyshev_min_unlabeled(model.graph.is_dense)
 
@@ -465,9 +494,15 @@ class _Watched(LabelOracle):
             h, _, deg = self.cache[x]
             near = np.argsort(np.where(deg, np.inf, np.abs(h)), kind="stable")[:_NEAR]
             near = near[~deg[near]]
-            self.on_event(self.context, at=x, bracket=self.cell, nodes=near, f=h[near] + 0.5,
-                          loss=float(self.wrong(x).mean()) if h.size else 0.0,
-                          degenerate=int(deg.sum()))  # fmt: skip
+            self.on_event(
+                self.context,
+                at=x,
+                bracket=self.cell,
+                nodes=near,
+                f=h[near] + 0.5,
+                loss=float(self.wrong(x).mean()) if h.size else 0.0,
+                degenerate=int(deg.sum()),
+            )
 
 
 _NEAR = 24
@@ -681,8 +716,9 @@ def _grid(a: float, b: float, grid_ratio: float) -> np.ndarray:
     return grid
 
 
-def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations,
-                     tick: _Progress | None = None) -> list | None:  # fmt: skip
+def _compiled_search(
+    ev, lo, hi, grid_ratio, rtol, touch, max_evaluations, tick: _Progress | None = None
+) -> list | None:
     """Run the whole search compiled where it applies (:data:`COMPILED_SEARCH`): fill
     ``ev``'s cache and work counts and return the roots ``[(σ, node)]``; None where it does
     not apply or a weight underflows at some σ (the caller's search then runs, from
@@ -690,8 +726,13 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations,
     progress (a stop request raises there); the σ, bits and roots are the same."""
     model = ev.model
     batch = getattr(model, "batched", None)
-    if not (COMPILED_SEARCH and ev.solver in ("cg", "pcg") and ev.certify_cap is None
-            and isinstance(model, HarmonicModel) and batch is not None):  # fmt: skip
+    if not (
+        COMPILED_SEARCH
+        and ev.solver in ("cg", "pcg")
+        and ev.certify_cap is None
+        and isinstance(model, HarmonicModel)
+        and batch is not None
+    ):
         return None
     grid = _grid(lo, hi, grid_ratio)
     degenerate = ~batch.keep
@@ -705,10 +746,24 @@ def _compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations,
     while True:
         pause_at = int(count[0]) + chunk if chunk is not None else np.iinfo(np.int64).max
         status, roots_s, roots_u, todo = _kernels.cg_search(
-            grid, todo, (S, H, D, mv, count), batch.d, batch.dl, batch.pattern,
-            ev.cg_iters, ev.solver == "pcg", degenerate, _S_BASIS, _ROOT_S, _ROOT_BASIS,
-            float(rtol), float(touch), _MIN_WIDTH, int(max_evaluations), pause_at,
-        )  # fmt: skip
+            grid,
+            todo,
+            (S, H, D, mv, count),
+            batch.d,
+            batch.dl,
+            batch.pattern,
+            ev.cg_iters,
+            ev.solver == "pcg",
+            degenerate,
+            _S_BASIS,
+            _ROOT_S,
+            _ROOT_BASIS,
+            float(rtol),
+            float(touch),
+            _MIN_WIDTH,
+            int(max_evaluations),
+            pause_at,
+        )
         roots += zip(roots_s, [int(u) for u in roots_u], strict=True)
         if status == -3:  # paused: report, then go on from the stack it returned
             tick(float(todo[-1, 0]), int(count[0]), len(roots))

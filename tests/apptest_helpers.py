@@ -100,10 +100,12 @@ def chart_data(at: AppTest) -> list:
     """Every chart's traces as (name, x, y) with decoded arrays: what the page draws."""
     out = []
     for i in range(len(at.get("plotly_chart"))):
-        out.append([
-            (t.get("name"), *(values(t, a) if a in t else None for a in ("x", "y")))
-            for t in chart(at, i)["data"]
-        ])  # fmt: skip
+        out.append(
+            [
+                (t.get("name"), *(values(t, a) if a in t else None for a in ("x", "y")))
+                for t in chart(at, i)["data"]
+            ]
+        )
     return out
 
 

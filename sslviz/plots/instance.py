@@ -66,8 +66,11 @@ def samples_figure(
         zeroline=False,
     )
     fig.update_xaxes(showticklabels=False, title_text="samples", showgrid=False, zeroline=False)
-    fig.update_layout(**LAYOUT | {"margin": dict(l=45 + 9 * widest, r=20, t=60, b=40)},
-                      title="Sample images of the two classes", height=450)  # fmt: skip
+    fig.update_layout(
+        **LAYOUT | {"margin": dict(l=45 + 9 * widest, r=20, t=60, b=40)},
+        title="Sample images of the two classes",
+        height=450,
+    )
     return fig
 
 

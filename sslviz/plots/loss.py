@@ -201,8 +201,10 @@ def _cause_traces(
                 vals = [float(est(min(max(r.sigma + d, est.lo), est.hi))) for d in (-span, span)]
                 vals = [v for v in vals if np.isfinite(v)]
                 y = float(np.mean(vals)) if vals else float(truth.loss(r.sigma))
-                head = (f"<b>spurious endpoint</b> at {param} = {r.sigma:.4g} (no true "
-                        f"breakpoint there)<br>cause: {cause}")  # fmt: skip
+                head = (
+                    f"<b>spurious endpoint</b> at {param} = {r.sigma:.4g} (no true "
+                    f"breakpoint there)<br>cause: {cause}"
+                )
                 nodes = _node_text(u, rows)
             s0 = algorithm4_start(sweep, r.sigma, ev)
             xs.append(r.sigma)
@@ -288,21 +290,29 @@ def loss_intervals_figure(
     param = "r" if getattr(truth, "parameter", "sigma") == "r" else "σ"
     sweep_label = sweep.settings.label if sweep is not None else None
     if trust is not None:
-        fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05,
-                            row_heights=[0.56, 0.22, 0.22])  # fmt: skip
+        fig = make_subplots(
+            rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05, row_heights=[0.56, 0.22, 0.22]
+        )
         main = 1
     else:
         fig = go.Figure()
         main = None
     col = 1 if main else None
     # the true loss; a breakpoint vertex names its node (a click opens its drill-down)
-    bp_node = {float(b): int(nd[0]) for b, nd in zip(truth.breakpoints, truth.nodes, strict=True)
-               if len(nd)}  # fmt: skip
+    bp_node = {
+        float(b): int(nd[0])
+        for b, nd in zip(truth.breakpoints, truth.nodes, strict=True)
+        if len(nd)
+    }
     cd = [
-        _click_data(bp_node.get(float(x), -1), rows, x,
-                    algorithm4_start(sweep, x) if sweep is not None else x)
+        _click_data(
+            bp_node.get(float(x), -1),
+            rows,
+            x,
+            algorithm4_start(sweep, x) if sweep is not None else x,
+        )
         for x in e
-    ]  # fmt: skip
+    ]
     fig.add_trace(
         go.Scatter(
             x=e,
@@ -320,8 +330,9 @@ def loss_intervals_figure(
         col=col,
     )
     if sweep is not None:
-        fig.add_trace(_interval_trace(sweep, truth, rows, name, COLORS[0], param=param),
-                      row=main, col=col)  # fmt: skip
+        fig.add_trace(
+            _interval_trace(sweep, truth, rows, name, COLORS[0], param=param), row=main, col=col
+        )
     if compare is not None:
         fig.add_trace(
             _interval_trace(compare, truth, rows, compare_name, COLORS[4], "dot", param),
@@ -333,9 +344,14 @@ def loss_intervals_figure(
         _cause_traces(fig, score.spurious_records, "spurious", truth, sweep, rows, main, param)
     deg = list(getattr(truth, "degenerate_ranges", []) or [])
     for lo, hi, _count in deg:
-        fig.add_vrect(x0=lo, x1=hi, fillcolor="rgba(128,128,128,0.25)", line_width=0,
-                      layer="below", **({"row": "all", "col": 1, "exclude_empty_subplots": False}
-                                        if main else {}))  # fmt: skip
+        fig.add_vrect(
+            x0=lo,
+            x1=hi,
+            fillcolor="rgba(128,128,128,0.25)",
+            line_width=0,
+            layer="below",
+            **({"row": "all", "col": 1, "exclude_empty_subplots": False} if main else {}),
+        )
     if deg:
         fig.add_trace(
             go.Scatter(
@@ -353,8 +369,9 @@ def loss_intervals_figure(
     if trust is not None:
         trust_traces(fig, trust, 2, 3, missed=trust.missed_by(score)[0])
         fig.update_xaxes(title_text=x_title, row=3, col=1)
-        fig.update_yaxes(title_text=f"loss l({param})", tickformat=".0%", rangemode="tozero",
-                         row=1, col=1)  # fmt: skip
+        fig.update_yaxes(
+            title_text=f"loss l({param})", tickformat=".0%", rangemode="tozero", row=1, col=1
+        )
         fig.update_layout(
             **LAYOUT | {"margin": dict(l=70, r=20, t=60, b=40)},
             height=820,
@@ -369,7 +386,10 @@ def loss_intervals_figure(
         return fig
     fig.update_xaxes(title_text=x_title)
     fig.update_yaxes(title_text=y_title, tickformat=".0%", rangemode="tozero")
-    title = ("Exact loss over the threshold radius r" if param == "r"
-             else "Constant-loss intervals (Figure 3)")  # fmt: skip
+    title = (
+        "Exact loss over the threshold radius r"
+        if param == "r"
+        else "Constant-loss intervals (Figure 3)"
+    )
     fig.update_layout(**LAYOUT, title=title, legend=BOTTOM_LEGEND)
     return fig

@@ -92,13 +92,18 @@ def soft_label_figure(
             words = "soft label f_u" if what == "f" else "g_u = (f_u − ½)²"
             fig.add_trace(
                 go.Scatter(
-                    x=sigmas, y=fv if what == "f" else gv, mode="lines", name=name,
-                    legend=legend[row], line=styles[(what, solver)],
+                    x=sigmas,
+                    y=fv if what == "f" else gv,
+                    mode="lines",
+                    name=name,
+                    legend=legend[row],
+                    line=styles[(what, solver)],
                     hovertemplate=f"σ = %{{x:.4g}} · {words} %{{y:.3g}} "
                     f"({label if solver == 'approx' else 'exact solve'})<extra></extra>",
                 ),
-                row, 1,
-            )  # fmt: skip
+                row,
+                1,
+            )
     g_all = [c[3] for c in curves]
     # ½ is named on its axis, not by a note on the line, which the curves cross there
     fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1)
@@ -110,23 +115,36 @@ def soft_label_figure(
             xs = [x for b in bps for x in (b, b, None)]
             ys = [y for _ in bps for y in (y0, y1, None)]
             fig.add_trace(
-                go.Scatter(x=xs, y=ys, mode="lines", name="true breakpoint",
-                           legend=legend[row], legendgroup=f"breakpoint{row}",
-                           line=dict(color="#d62728", width=1.5, dash="dash"),
-                           hovertemplate="true breakpoint: f_u crosses ½ at σ = %{x:.4g}"
-                           "<extra></extra>"),
-                row, 1,
-            )  # fmt: skip
+                go.Scatter(
+                    x=xs,
+                    y=ys,
+                    mode="lines",
+                    name="true breakpoint",
+                    legend=legend[row],
+                    legendgroup=f"breakpoint{row}",
+                    line=dict(color="#d62728", width=1.5, dash="dash"),
+                    hovertemplate="true breakpoint: f_u crosses ½ at σ = %{x:.4g}<extra></extra>",
+                ),
+                row,
+                1,
+            )
     if sigma0 is not None:
         f0 = float(np.interp(sigma0, sigmas, f)) if sigmas.size else 0.5
         fig.add_trace(
-            go.Scatter(x=[sigma0], y=[f0], mode="markers", name="start σ0",
-                       legend="legend",
-                       marker=dict(symbol="star", size=14, color="#ff7f0e",
-                                   line=dict(color="black", width=1)),
-                       hovertemplate="Algorithm 4 starts at σ0 = %{x:.4g}<extra></extra>"),
-            1, 1,
-        )  # fmt: skip
+            go.Scatter(
+                x=[sigma0],
+                y=[f0],
+                mode="markers",
+                name="start σ0",
+                legend="legend",
+                marker=dict(
+                    symbol="star", size=14, color="#ff7f0e", line=dict(color="black", width=1)
+                ),
+                hovertemplate="Algorithm 4 starts at σ0 = %{x:.4g}<extra></extra>",
+            ),
+            1,
+            1,
+        )
     for rule, its in (traces or {}).items():
         color, symbol, dash = _RULE_STYLE.get(rule, (COLORS[3], "circle", "solid"))
         xs = [it.sigma for it in its]
@@ -166,8 +184,7 @@ def soft_label_figure(
     log_axis(fig, *g_all, g_its, row=2, col=1, title_text="g_u(σ) (log)")
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
     top, bottom = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
-    side = dict(x=1.02, xanchor="left", yanchor="top", font=dict(size=13),
-                groupclick="toggleitem")  # fmt: skip
+    side = dict(x=1.02, xanchor="left", yanchor="top", font=dict(size=13), groupclick="toggleitem")
     fig.update_layout(
         **LAYOUT | {"margin": dict(l=70, r=20, t=60, b=50)},
         height=680,
@@ -188,20 +205,47 @@ def miss_figure(
     the tolerance band ``sigma_true ± tol`` shaded and the solver's nearest estimated
     endpoint ``estimate`` marked (dotted blue; legend ``'estimated endpoint (<label>)'``).
     """
-    fig = soft_label_figure(curves["sigma"], curves["f"], u=u, f_exact=curves["f_exact"],
-                            breakpoints=[sigma_true], label=curves["label"])  # fmt: skip
-    fig.add_vrect(x0=sigma_true - tol, x1=sigma_true + tol, fillcolor="rgba(214,39,40,0.15)",
-                  line_width=0, layer="below", row="all", col=1)  # fmt: skip
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"tolerance ± {tol:g}",
-                             marker=dict(symbol="square", size=12,
-                                         color="rgba(214,39,40,0.3)")), row=1, col=1)  # fmt: skip
+    fig = soft_label_figure(
+        curves["sigma"],
+        curves["f"],
+        u=u,
+        f_exact=curves["f_exact"],
+        breakpoints=[sigma_true],
+        label=curves["label"],
+    )
+    fig.add_vrect(
+        x0=sigma_true - tol,
+        x1=sigma_true + tol,
+        fillcolor="rgba(214,39,40,0.15)",
+        line_width=0,
+        layer="below",
+        row="all",
+        col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name=f"tolerance ± {tol:g}",
+            marker=dict(symbol="square", size=12, color="rgba(214,39,40,0.3)"),
+        ),
+        row=1,
+        col=1,
+    )
     if estimate is not None:
         for r in (1, 2):
-            fig.add_vline(x=estimate, line=dict(color=COLORS[0], dash="dot", width=2), row=r,
-                          col=1)  # fmt: skip
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines",
-                                 name=f"estimated endpoint ({curves['label']})",
-                                 line=dict(color=COLORS[0], dash="dot", width=2)),
-                      row=1, col=1)  # fmt: skip
+            fig.add_vline(x=estimate, line=dict(color=COLORS[0], dash="dot", width=2), row=r, col=1)
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                name=f"estimated endpoint ({curves['label']})",
+                line=dict(color=COLORS[0], dash="dot", width=2),
+            ),
+            row=1,
+            col=1,
+        )
     fig.update_layout(height=480, title=f"The miss up close: {u}")
     return fig

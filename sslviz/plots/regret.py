@@ -30,11 +30,17 @@ def _regret_layout(fig: go.Figure, y_title: str, rate_title: str, title: str) ->
     r_hi = 1.05 * max(float(right.max()) if right.size else 0.0, 1e-9)
     fig.update_xaxes(title_text="round t")
     fig.update_yaxes(title_text=y_title, range=[lo, hi], secondary_y=False)
-    fig.update_yaxes(title_text=rate_title, range=[lo / hi * r_hi, r_hi], showgrid=False,
-                     tickmode="auto", zeroline=False, title_font_color="#555555",
-                     tickfont_color="#555555", secondary_y=True)  # fmt: skip
-    fig.update_layout(**LAYOUT | {"hovermode": "x unified"}, title=title,
-                      legend=BOTTOM_LEGEND)  # fmt: skip
+    fig.update_yaxes(
+        title_text=rate_title,
+        range=[lo / hi * r_hi, r_hi],
+        showgrid=False,
+        tickmode="auto",
+        zeroline=False,
+        title_font_color="#555555",
+        tickfont_color="#555555",
+        secondary_y=True,
+    )
+    fig.update_layout(**LAYOUT | {"hovermode": "x unified"}, title=title, legend=BOTTOM_LEGEND)
 
 
 def regret_figure(exp) -> go.Figure:
@@ -101,8 +107,12 @@ def regret_figure(exp) -> go.Figure:
         secondary_y=True,
     )
     bands = ", 95% band" if exp.repeats >= BAND_REPEATS else ""
-    _regret_layout(fig, "cumulative regret R_t", "theoretical rate (grey, this axis)",
-                   f"Cumulative regret (mean over {exp.repeats} repetitions{bands})")  # fmt: skip
+    _regret_layout(
+        fig,
+        "cumulative regret R_t",
+        "theoretical rate (grey, this axis)",
+        f"Cumulative regret (mean over {exp.repeats} repetitions{bands})",
+    )
     return fig
 
 
@@ -138,8 +148,7 @@ def average_regret_figure(exp) -> go.Figure:
         ),
         secondary_y=True,
     )
-    _regret_layout(fig, "average regret R_t / t", "rate / t (grey, this axis)",
-                   "Average regret")  # fmt: skip
+    _regret_layout(fig, "average regret R_t / t", "rate / t (grey, this axis)", "Average regret")
     return fig
 
 

@@ -25,8 +25,9 @@ def speed_figure(rows: Sequence[Mapping]) -> go.Figure:
     go.Figure
         Two panels; one ``'time per interval'`` and one ``'M'`` bar trace per n.
     """
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(
-        "CPU ms per interval (min of repeats)", "intervals found M"))  # fmt: skip
+    fig = make_subplots(
+        rows=1, cols=2, subplot_titles=("CPU ms per interval (min of repeats)", "intervals found M")
+    )
     ns = sorted({int(r["n"]) for r in rows})
     for j, n in enumerate(ns):
         sel = [r for r in rows if int(r["n"]) == n]
@@ -65,6 +66,10 @@ def speed_figure(rows: Sequence[Mapping]) -> go.Figure:
     )
     fig.update_yaxes(title_text="M", row=1, col=2)
     fig.update_xaxes(title_text="graph / solver")
-    fig.update_layout(**LAYOUT, barmode="group", title="Speed: CG vs matrix inverse (Table 1)",
-                      legend=BOTTOM_LEGEND | {"y": -0.25})  # fmt: skip
+    fig.update_layout(
+        **LAYOUT,
+        barmode="group",
+        title="Speed: CG vs matrix inverse (Table 1)",
+        legend=BOTTOM_LEGEND | {"y": -0.25},
+    )
     return fig

@@ -58,8 +58,11 @@ def log_ticks(*arrays) -> dict:
     v = np.concatenate([np.ravel(np.asarray(a, float)) for a in arrays]) if arrays else []
     v = v[np.isfinite(v) & (v > 0)] if len(v) else v
     span = float(np.log10(v.max() / v.min())) if len(v) else 0.0
-    out = {"exponentformat": "power", "showexponent": "all",
-           "minor": dict(showgrid=False, ticks="")}  # fmt: skip
+    out = {
+        "exponentformat": "power",
+        "showexponent": "all",
+        "minor": dict(showgrid=False, ticks=""),
+    }
     if span > 1.5:
         return out | {"dtick": int(np.ceil(span / 5)) if span > 3 else 1}
     if not len(v):
@@ -68,10 +71,17 @@ def log_ticks(*arrays) -> dict:
     # denser where fewer than three of them fall on the data (the axis shows little more)
     lo, hi = float(v.min()), float(v.max())
     k0, k1 = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
-    for mantissas, reach in (((1, 2, 5), 2.5), ((1, 1.5, 2, 3, 5, 7), 1.0),
-                             ((1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9), 1.0)):  # fmt: skip
-        vals = [m * 10.0**k for k in range(k0, k1 + 1) for m in mantissas
-                if lo / reach <= m * 10.0**k <= hi * reach]  # fmt: skip
+    for mantissas, reach in (
+        ((1, 2, 5), 2.5),
+        ((1, 1.5, 2, 3, 5, 7), 1.0),
+        ((1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9), 1.0),
+    ):
+        vals = [
+            m * 10.0**k
+            for k in range(k0, k1 + 1)
+            for m in mantissas
+            if lo / reach <= m * 10.0**k <= hi * reach
+        ]
         if sum(lo <= x <= hi for x in vals) >= 3:
             break
     else:  # within a few percent: the ends and the middle, to three digits

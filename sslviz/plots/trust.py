@@ -12,8 +12,13 @@ from plotly.subplots import make_subplots
 
 from sslviz.plots.style import BOTTOM_LEGEND, LAYOUT, SIGMA_TITLE, log_axis
 
-TRUST = {"error": "#d62728", "margin": "#2ca02c", "cg": "#1f77b4", "pcg": "#17becf",
-          "band": "rgba(255,127,14,0.22)"}  # fmt: skip
+TRUST = {
+    "error": "#d62728",
+    "margin": "#2ca02c",
+    "cg": "#1f77b4",
+    "pcg": "#17becf",
+    "band": "rgba(255,127,14,0.22)",
+}
 
 
 def trust_traces(
@@ -31,37 +36,71 @@ def trust_traces(
         f"|f_u − ½|: {m:.2g}<br>nodes on the wrong side of ½ with t = {trust.cg_iters}: {w}"
         + (f"<br>{d} nodes cut off from L" if d else "")
         + (f"<br>{q} nodes underflow for CG" if q else "")
-        for x, e, m, w, d, q in zip(s, trust.error, trust.margin, trust.wrong,
-                                    trust.degenerate, trust.underflow, strict=True)
-    ]  # fmt: skip
+        for x, e, m, w, d, q in zip(
+            s,
+            trust.error,
+            trust.margin,
+            trust.wrong,
+            trust.degenerate,
+            trust.underflow,
+            strict=True,
+        )
+    ]
     for lo, hi in trust.bands(missed):
         for r in (row_err, row_t):
-            fig.add_vrect(x0=lo, x1=hi, fillcolor=TRUST["band"], line_width=0, layer="below",
-                          row=r, col=1, exclude_empty_subplots=False)  # fmt: skip
+            fig.add_vrect(
+                x0=lo,
+                x1=hi,
+                fillcolor=TRUST["band"],
+                line_width=0,
+                layer="below",
+                row=r,
+                col=1,
+                exclude_empty_subplots=False,
+            )
     fig.add_trace(
         go.Scatter(
-            x=[None], y=[None], mode="markers", name=f"{label} cannot be trusted here",
-            marker=dict(symbol="square", size=12, color=TRUST["band"]), hoverinfo="skip",
+            x=[None],
+            y=[None],
+            mode="markers",
+            name=f"{label} cannot be trusted here",
+            marker=dict(symbol="square", size=12, color=TRUST["band"]),
+            hoverinfo="skip",
             showlegend=legend,
         ),
-        row=row_err, col=1,
-    )  # fmt: skip
+        row=row_err,
+        col=1,
+    )
     fig.add_trace(
         go.Scatter(
-            x=s, y=err, mode="lines+markers", name=f"{label} error max|f_t − f|",
-            line=dict(color=TRUST["error"], width=2), marker=dict(size=5),
-            text=hover, hovertemplate="%{text}<extra></extra>", showlegend=legend,
+            x=s,
+            y=err,
+            mode="lines+markers",
+            name=f"{label} error max|f_t − f|",
+            line=dict(color=TRUST["error"], width=2),
+            marker=dict(size=5),
+            text=hover,
+            hovertemplate="%{text}<extra></extra>",
+            showlegend=legend,
         ),
-        row=row_err, col=1,
-    )  # fmt: skip
+        row=row_err,
+        col=1,
+    )
     fig.add_trace(
         go.Scatter(
-            x=s, y=margin, mode="lines+markers", name="margin min|f − ½|",
-            line=dict(color=TRUST["margin"], width=2, dash="dash"), marker=dict(size=5),
-            text=hover, hovertemplate="%{text}<extra></extra>", showlegend=legend,
+            x=s,
+            y=margin,
+            mode="lines+markers",
+            name="margin min|f − ½|",
+            line=dict(color=TRUST["margin"], width=2, dash="dash"),
+            marker=dict(size=5),
+            text=hover,
+            hovertemplate="%{text}<extra></extra>",
+            showlegend=legend,
         ),
-        row=row_err, col=1,
-    )  # fmt: skip
+        row=row_err,
+        col=1,
+    )
     cap = trust.t_max
     for solver, name, dash in (("cg", "CG", "solid"), ("pcg", "PCG", "dot")):
         t = np.asarray(trust.t_needed(solver), float)
@@ -69,33 +108,56 @@ def trust_traces(
         y = np.where(t <= 0, np.nan, t)
         fig.add_trace(
             go.Scatter(
-                x=s, y=y, mode="lines+markers", name=f"t needed, {name}",
+                x=s,
+                y=y,
+                mode="lines+markers",
+                name=f"t needed, {name}",
                 line=dict(color=TRUST[solver], width=2, dash=dash),
-                marker=dict(size=np.where(over, 9, 5).tolist(),
-                            symbol=np.where(over, "triangle-up", "circle").tolist()),
-                text=[f"more than {cap}" if o else f"{int(v)}" if v > 0 else "no node to decide"
-                      for o, v in zip(over, t, strict=True)],
+                marker=dict(
+                    size=np.where(over, 9, 5).tolist(),
+                    symbol=np.where(over, "triangle-up", "circle").tolist(),
+                ),
+                text=[
+                    f"more than {cap}" if o else f"{int(v)}" if v > 0 else "no node to decide"
+                    for o, v in zip(over, t, strict=True)
+                ],
                 hovertemplate=f"σ = %{{x:.4g}}<br>t needed, {name}: %{{text}}<extra></extra>",
                 showlegend=legend,
             ),
-            row=row_t, col=1,
-        )  # fmt: skip
+            row=row_t,
+            col=1,
+        )
     fig.add_trace(
         go.Scatter(
-            x=[s[0], s[-1]], y=[trust.cg_iters] * 2, mode="lines",
-            name=f"t used ({label})", line=dict(color="black", dash="dash", width=1),
-            hoverinfo="skip", showlegend=legend,
+            x=[s[0], s[-1]],
+            y=[trust.cg_iters] * 2,
+            mode="lines",
+            name=f"t used ({label})",
+            line=dict(color="black", dash="dash", width=1),
+            hoverinfo="skip",
+            showlegend=legend,
         ),
-        row=row_t, col=1,
-    )  # fmt: skip
+        row=row_t,
+        col=1,
+    )
     log_axis(fig, err, margin, row=row_err, col=1, title_text="error, margin (log)")
     ts = np.r_[trust.t_needed_cg, trust.t_needed_pcg, trust.cg_iters].astype(float)
     ts = ts[ts > 0]
-    ticks = [v for k in range(7) for v in (10**k, 2 * 10**k, 5 * 10**k)
-             if ts.size and ts.min() / 2 <= v <= ts.max() * 2]  # fmt: skip
-    fig.update_yaxes(type="log", title_text="t needed (log)", tickvals=ticks or None,
-                     exponentformat="power", minor=dict(showgrid=False, ticks=""),
-                     row=row_t, col=1)  # fmt: skip
+    ticks = [
+        v
+        for k in range(7)
+        for v in (10**k, 2 * 10**k, 5 * 10**k)
+        if ts.size and ts.min() / 2 <= v <= ts.max() * 2
+    ]
+    fig.update_yaxes(
+        type="log",
+        title_text="t needed (log)",
+        tickvals=ticks or None,
+        exponentformat="power",
+        minor=dict(showgrid=False, ticks=""),
+        row=row_t,
+        col=1,
+    )
 
 
 def trust_figure(trust, *, name: str | None = None) -> go.Figure:
@@ -116,10 +178,13 @@ def trust_figure(trust, *, name: str | None = None) -> go.Figure:
         ``'t needed, PCG'`` (triangles at t_max + 1 where the search did not reach it) and
         ``'t used (<label>)'``; ``<label>`` is e.g. ``'CG-20'``.
     """
-    titles = ("largest soft-label error against the smallest margin",
-              "t that puts every node on its exact side of 1/2")  # fmt: skip
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=titles)  # fmt: skip
+    titles = (
+        "largest soft-label error against the smallest margin",
+        "t that puts every node on its exact side of 1/2",
+    )
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=titles
+    )
     trust_traces(fig, trust, 1, 2)
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
     title = f"Where {trust.label} can be trusted" + (f" ({name})" if name else "")

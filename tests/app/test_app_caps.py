@@ -8,8 +8,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from ui import cache, caps, player, progress
 
-LOSS, REGRET, PLAYER = "pages/Loss_intervals.py", "pages/Online_regret.py", \
-    "pages/Algorithm_4.py"  # fmt: skip
+LOSS, REGRET, PLAYER = "pages/Loss_intervals.py", "pages/Online_regret.py", "pages/Algorithm_4.py"
 
 
 @pytest.fixture
@@ -26,8 +25,12 @@ def calls(monkeypatch):
 
         return wrapper
 
-    for mod, name in ((cache, "loss_curve"), (cache, "sweep"), (cache, "trust_curve"),
-                      (player, "sweep")):  # fmt: skip
+    for mod, name in (
+        (cache, "loss_curve"),
+        (cache, "sweep"),
+        (cache, "trust_curve"),
+        (player, "sweep"),
+    ):
         monkeypatch.setattr(mod, name, counted(f"{mod.__name__}.{name}", getattr(mod, name)))
     import sslviz.problem
 
@@ -57,8 +60,7 @@ def stop_after_first_tick(monkeypatch):
 
 
 @pytest.mark.slow  # over 1.5 s: outside the quick run
-@pytest.mark.parametrize("page", [LOSS, "pages/Conditioning.py", REGRET,
-                                  "pages/Speed.py", PLAYER])  # fmt: skip
+@pytest.mark.parametrize("page", [LOSS, "pages/Conditioning.py", REGRET, "pages/Speed.py", PLAYER])
 def test_every_page_refuses_a_request_over_the_time_cap(monkeypatch, calls, page):
     monkeypatch.setattr(caps, "MAX_SECONDS", 0.01)
     at = start(page, {"n": "90", "labeled": "7", "seed": "111"})
@@ -85,8 +87,16 @@ def test_a_request_over_the_time_cap_is_refused_and_computes_nothing(monkeypatch
 def test_a_link_over_the_cap_names_the_settings_that_fit(calls):
     """Default caps (60 s): a complete graph on 1400 fashion-MNIST points with a wide σ
     range, and an online experiment of 10 × 300 rounds at n = 300."""
-    at = start(LOSS, {"dataset": "fashion-mnist", "n": "1400", "family": "complete",
-                      "sigma_min": "1", "sigma_max": "20"})  # fmt: skip
+    at = start(
+        LOSS,
+        {
+            "dataset": "fashion-mnist",
+            "n": "1400",
+            "family": "complete",
+            "sigma_min": "1",
+            "sigma_max": "20",
+        },
+    )
     assert not at.exception
     [err] = [e.value for e in at.error]
     assert "estimated (cap 60 s)" in err
@@ -116,8 +126,14 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
     assert calls[("ui.cache.loss_curve", "finished")] == 1
     shown = chart_data(at)
     # nothing partial was cached: a fresh, uninterrupted computation shows the same
-    for f in (cache.truth, cache._intervals, cache._scored, cache.trust,
-              cache._trust_base, cache.figure):  # fmt: skip
+    for f in (
+        cache.truth,
+        cache._intervals,
+        cache._scored,
+        cache.trust,
+        cache._trust_base,
+        cache.figure,
+    ):
         f.clear()
     fresh = start(LOSS, query)
     assert calls[("ui.cache.loss_curve", "finished")] == 2
@@ -125,15 +141,13 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
 
 
 @pytest.mark.parametrize("autorun", [True, False])
-def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_first_tick,
-                                               autorun):  # fmt: skip
+def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_first_tick, autorun):
     """Small settings run by themselves; larger ones wait for "Run the experiment": after a
     stop both show "Stopped" and the Run button, and neither restarts by itself."""
     cache._REGRET.clear()
     if not autorun:
         monkeypatch.setattr(cache, "regret_autoruns", lambda *a, **k: False)
-    at = start(REGRET, {"n": "40", "labeled": "5", "rounds": "3", "repeats": "1",
-                        "seed": "105"})  # fmt: skip
+    at = start(REGRET, {"n": "40", "labeled": "5", "rounds": "3", "repeats": "1", "seed": "105"})
     if not autorun:
         assert not stop_after_first_tick and not calls
         at.button(key="reg_run").click().run()
@@ -162,8 +176,10 @@ def test_a_stopped_recording_memoises_nothing(calls, stop_after_first_tick):
 
 
 def test_a_stopped_speed_grid_is_not_restarted(calls, stop_after_first_tick):
-    at = start("pages/Speed.py", {"n": "60", "labeled": "6", "seed": "109",
-                                    "sizes": "40", "speed_solvers": "cg"})  # fmt: skip
+    at = start(
+        "pages/Speed.py",
+        {"n": "60", "labeled": "6", "seed": "109", "sizes": "40", "speed_solvers": "cg"},
+    )
     assert stop_after_first_tick and not at.exception
     at.run()
     assert not at.exception and not at.get("plotly_chart")

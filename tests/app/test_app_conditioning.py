@@ -24,9 +24,13 @@ def test_default_settings_draw_kappa_per_family():
         fig = chart(at, i)
         assert fig["layout"]["title"]["text"] == f"Where CG-20 can be trusted ({fam} graph)"
         assert [t["name"] for t in fig["data"]] == [
-            "CG-20 cannot be trusted here", "CG-20 error max|f_t − f|", "margin min|f − ½|",
-            "t needed, CG", "t needed, PCG", "t used (CG-20)",
-        ]  # fmt: skip
+            "CG-20 cannot be trusted here",
+            "CG-20 error max|f_t − f|",
+            "margin min|f − ½|",
+            "t needed, CG",
+            "t needed, PCG",
+            "t used (CG-20)",
+        ]
         assert values(fig["data"][3]) == values(chart(at)["data"][0])  # the same σ grid
         assert any(c.value.startswith(f"{fam}: CG-20 ") for c in at.caption)
     lines = code_lines(at)  # one command per family

@@ -154,11 +154,14 @@ def test_uploaded_npz_is_used(tmp_path):
     [
         ("intervals", (SigmaRange(0.5, 2.8), SweepSettings(mode="paper")), ("--score",)),
         ("loss", (SigmaRange(0.5, 2.8),), ()),
-        ("regret", (SigmaRange(0.5, 2.8), SweepSettings(mode="paper"), RegretSettings(rounds=5)),
-         ()),
+        (
+            "regret",
+            (SigmaRange(0.5, 2.8), SweepSettings(mode="paper"), RegretSettings(rounds=5)),
+            (),
+        ),
         ("condition", (SigmaRange(0.5, 2.8), ConditionSettings(points=5)), ()),
     ],
-)  # fmt: skip
+)
 def test_cli_command_parses(command, specs, extra):
     spec = ProblemSpec(labeling="delalleau")
     text = command_line(command, spec, *specs, out="x.json")
@@ -175,9 +178,21 @@ def test_cli_command_parses(command, specs, extra):
 
 
 def test_url_query_round_trip_and_specs_from_it():
-    query = {"n": "70", "labeled": "7", "classes": "3,8", "family": "complete", "t": "5",
-             "sigma_min": "0.7", "sigma_max": "2.5", "rounds": "4", "feedback": "exact,uniform",
-             "compare": "CG t = 5", "node": "12", "sizes": "50,200", "points": "9"}  # fmt: skip
+    query = {
+        "n": "70",
+        "labeled": "7",
+        "classes": "3,8",
+        "family": "complete",
+        "t": "5",
+        "sigma_min": "0.7",
+        "sigma_max": "2.5",
+        "rounds": "4",
+        "feedback": "exact,uniform",
+        "compare": "CG t = 5",
+        "node": "12",
+        "sizes": "50,200",
+        "points": "9",
+    }
     cfg, warnings = url.from_query(query)
     assert not warnings
     assert cfg["classes"] == (3, 8) and cfg["t"] == 5 and cfg["feedback"] == ("exact", "uniform")

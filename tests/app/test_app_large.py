@@ -33,9 +33,14 @@ def test_large_option_takes_the_whole_pool_and_says_what_it_costs(small_cap):
     assert at.query_params["node"] != "149"
     [info] = [i.value for i in at.sidebar.info]
     assert info.startswith("Large instance, n = 360. Estimated on this server: building it")
-    for step in ("the exact loss about", "Algorithm 4 about", "(and once more to time it)",
-                 "the causes of its misses about", "the trust panel (40 σ) about",
-                 "the node drill-down, about"):  # fmt: skip
+    for step in (
+        "the exact loss about",
+        "Algorithm 4 about",
+        "(and once more to time it)",
+        "the causes of its misses about",
+        "the trust panel (40 σ) about",
+        "the node drill-down, about",
+    ):
         assert step in info
     assert at.get("plotly_chart")  # computed, on all 360 points
     at.get_by_key("w_large").uncheck().run()

@@ -9,9 +9,19 @@ from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
 PAGE = "pages/Learn.py"
-SMALL = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete",
-         "sigma_min": "0.6", "sigma_max": "3", "instances": "4", "test_instances": "3",
-         "curve": "1,2,4", "curve_repeats": "2", "compare_t": "5,20"}  # fmt: skip
+SMALL = {
+    "classes": "3,8",
+    "n": "60",
+    "labeled": "6",
+    "family": "complete",
+    "sigma_min": "0.6",
+    "sigma_max": "3",
+    "instances": "4",
+    "test_instances": "3",
+    "curve": "1,2,4",
+    "curve_repeats": "2",
+    "compare_t": "5,20",
+}
 
 
 def start(query: dict | None = None) -> AppTest:

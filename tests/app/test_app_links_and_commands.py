@@ -54,8 +54,12 @@ def _nan_free(x):
 def numbers(at) -> list:
     """What the page shows: metrics (timings aside), every chart's data and every table."""
     shown = {k: v for k, v in metrics(at).items() if k not in TIMED}
-    tables = [df.value.drop(columns=["seconds", "s total", "s per interval", "time_per_interval"],
-                            errors="ignore").to_dict("list") for df in at.dataframe]  # fmt: skip
+    tables = [
+        df.value.drop(
+            columns=["seconds", "s total", "s per interval", "time_per_interval"], errors="ignore"
+        ).to_dict("list")
+        for df in at.dataframe
+    ]
     return _nan_free([shown, chart_data(at), tables])
 
 
@@ -155,11 +159,26 @@ def test_b_home_link_carries_every_sidebar_setting():
     """
     at = start(None)
     steps = {
-        "w_classes_0": 3, "w_classes_1": 8, "w_n": 70, "w_labeled": 8, "w_seed": 3,
-        "w_pca": 20, "w_family": "mutual-knn", "w_k": 5, "w_labeling": "delalleau",
-        "w_subset": 30, "w_lam": 2.0, "w_solver": "pcg", "w_t": 12, "w_mode": "paper",
-        "w_epsilon": 1e-5, "w_eta": 0.5, "w_step": 0.1, "w_max_iter": 50, "w_root_tol": 0.02,
-    }  # fmt: skip
+        "w_classes_0": 3,
+        "w_classes_1": 8,
+        "w_n": 70,
+        "w_labeled": 8,
+        "w_seed": 3,
+        "w_pca": 20,
+        "w_family": "mutual-knn",
+        "w_k": 5,
+        "w_labeling": "delalleau",
+        "w_subset": 30,
+        "w_lam": 2.0,
+        "w_solver": "pcg",
+        "w_t": 12,
+        "w_mode": "paper",
+        "w_epsilon": 1e-5,
+        "w_eta": 0.5,
+        "w_step": 0.1,
+        "w_max_iter": 50,
+        "w_root_tol": 0.02,
+    }
     for key, value in steps.items():  # one at a time, as a user would
         at.get_by_key(key).set_value(value).run()
     at.number_input(key="w_sigma_min").set_value(0.9).run()
@@ -269,7 +288,12 @@ def test_b_regret_link_carries_rounds_repeats_and_models():
     assert not at.exception and len(at.get("plotly_chart")) == 3
     q = at.query_params
     assert (q["rounds"], q["repeats"], q["feedback"], q["seed"], q["lr"]) == (
-        "3", "1", "exact,uniform", "2", "0.3")  # fmt: skip
+        "3",
+        "1",
+        "exact,uniform",
+        "2",
+        "0.3",
+    )
     assert "--lr 0.3" in code_lines(at)[0]
     _same_view_from_link(at, PAGES["regret"])  # the memoised result, shown at once
     forget_regret_results()
@@ -308,8 +332,11 @@ def test_b_uploaded_file_writes_no_dataset_and_says_so(tmp_path):
     """
     rng = np.random.default_rng(0)
     path = tmp_path / "blobs.npz"
-    np.savez(path, X=np.r_[rng.normal(0, 1, (40, 5)), rng.normal(3, 1, (40, 5))],
-             y=np.r_[np.zeros(40, int), np.ones(40, int)])  # fmt: skip
+    np.savez(
+        path,
+        X=np.r_[rng.normal(0, 1, (40, 5)), rng.normal(3, 1, (40, 5))],
+        y=np.r_[np.zeros(40, int), np.ones(40, int)],
+    )
     cfg = {"data_file": str(path), "data_file_name": "blobs.npz", "n": 60, "labeled": 6, "pca": 0}
     at = start(None, cfg=cfg)
     assert not at.exception and not at.error
@@ -409,8 +436,10 @@ def test_d_loss_page_commands_reproduce_its_numbers(tmp_path):
     Before issue 9 the loss page showed one ``intervals`` command (no ``loss`` command for
     the true-loss table, none for the comparison).
     """
-    at = start(PAGES["loss"], SMALL | {"classes": "3,8", "family": "complete", "t": "5",
-                                       "compare": "CG t = 50"})  # fmt: skip
+    at = start(
+        PAGES["loss"],
+        SMALL | {"classes": "3,8", "family": "complete", "t": "5", "compare": "CG t = 50"},
+    )
     assert not at.exception and not at.error
     loss_line, intervals_line, trust_line, compare_line = code_lines(at)
     loss = run_cli(loss_line, tmp_path / "loss.json")
@@ -430,14 +459,17 @@ def test_d_loss_page_commands_reproduce_its_numbers(tmp_path):
 
     m = metrics(at)
     sc = est["score"]
-    assert tuple(int(m[k].replace(",", "")) for k in (
-        "intervals M", "true breakpoints", "missed", "spurious endpoints", "solves")) == (
-        est["M"], sc["true_breakpoints"], sc["missed"], sc["spurious"], est["solves"])  # fmt: skip
+    assert tuple(
+        int(m[k].replace(",", ""))
+        for k in ("intervals M", "true breakpoints", "missed", "spurious endpoints", "solves")
+    ) == (est["M"], sc["true_breakpoints"], sc["missed"], sc["spurious"], est["solves"])
     assert m["ε-volume"] == f"{sc['eps_volume']:.3g}"
     table = at.dataframe[0].value  # the "Estimated intervals" tab
     cols = ["lo", "hi", "loss", "sigma0", "lo_node", "hi_node"]
-    page = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-            for r in table[cols].to_dict("records")]  # fmt: skip
+    page = [
+        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+        for r in table[cols].to_dict("records")
+    ]
     assert page == [{k: iv[k] for k in cols} for iv in est["intervals"]]
     misses = at.dataframe[1].value
     assert list(misses["sigma"]) == [x["sigma"] for x in sc["misses"]]
@@ -474,8 +506,9 @@ def test_d_regret_command_reproduces_the_final_regret(tmp_path):
     final regret was 0.0741 for every model, the shown command (which had ``--seed 0``, the
     sidebar's, and not the page's) gave 0.1111.
     """
-    at = start(PAGES["regret"], SMALL | {"classes": "3,8", "seed": "1", "rounds": "3",
-                                         "repeats": "1"})  # fmt: skip
+    at = start(
+        PAGES["regret"], SMALL | {"classes": "3,8", "seed": "1", "rounds": "3", "repeats": "1"}
+    )
     if not at.get("plotly_chart"):
         at.button(key="reg_run").click().run()
     assert not at.exception and not at.error
@@ -496,8 +529,9 @@ def test_d_speed_commands_reproduce_every_row(tmp_path):
     Before issue 9 (sizes [50], 4 rows; sidebar n=60): one command, for n = 60 (the
     sidebar's n, not the row's 50) and the first solver only.
     """
-    at = start(PAGES["speed"], {"sizes": "50", "speed_families": "knn",
-                                "speed_solvers": "cg,inverse"})  # fmt: skip
+    at = start(
+        PAGES["speed"], {"sizes": "50", "speed_families": "knn", "speed_solvers": "cg,inverse"}
+    )
     at.button(key="speed_run").click().run()
     assert not at.exception and not at.error
     table = at.dataframe[0].value
@@ -506,8 +540,11 @@ def test_d_speed_commands_reproduce_every_row(tmp_path):
     for (_, row), line in zip(table.iterrows(), lines, strict=True):
         doc = run_cli(line, tmp_path / "speed.json")
         assert f"--n {row['n']}" in line and f"--solver {row['solver']}" in line
-        assert (row["M"], row["solves"], row["matvecs"]) == (doc["M"], doc["solves"],
-                                                            doc["matvecs"])  # fmt: skip
+        assert (row["M"], row["solves"], row["matvecs"]) == (
+            doc["M"],
+            doc["solves"],
+            doc["matvecs"],
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -613,8 +650,14 @@ def test_f_drill_down_shows_the_selected_node(tmp_path):
     browser half is in tests/browser/test_browser.py.
     """
     path = digits_38_csv(tmp_path / "digits38.csv")
-    cfg = {"data_file": path, "data_file_name": "digits38.csv", "n": 60, "labeled": 6,
-           "family": "complete", "t": 5}  # fmt: skip
+    cfg = {
+        "data_file": path,
+        "data_file_name": "digits38.csv",
+        "n": 60,
+        "labeled": 6,
+        "family": "complete",
+        "t": 5,
+    }
     at = start(PAGES["loss"], cfg=cfg)  # classes 0, 1 are not in the file: (3, 8) instead
     assert not at.exception and not at.error
     assert at.selectbox(key="w_source").value == sidebar.UPLOAD
@@ -636,8 +679,10 @@ def test_f_drill_down_shows_the_selected_node(tmp_path):
         fig = chart(at, 1)
         exact = next(t for t in fig["data"] if t["name"] == "f_u, exact")
         u = rows.index(row)
-        f = [problem.model.soft_labels(s, solver="exact", derivative=False).f[u]
-             for s in values(exact)]  # fmt: skip
+        f = [
+            problem.model.soft_labels(s, solver="exact", derivative=False).f[u]
+            for s in values(exact)
+        ]
         np.testing.assert_allclose(values(exact, "y"), f, rtol=1e-9, atol=1e-12)
 
     check(node.value)

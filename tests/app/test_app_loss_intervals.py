@@ -14,8 +14,14 @@ from sslviz.specs import LossView
 
 PAGE = "pages/Loss_intervals.py"
 MISSES = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"}
-PANEL = ["cannot be trusted here", "error max|f_t − f|", "margin min|f − ½|", "t needed, CG",
-         "t needed, PCG", "t used"]  # fmt: skip
+PANEL = [
+    "cannot be trusted here",
+    "error max|f_t − f|",
+    "margin min|f − ½|",
+    "t needed, CG",
+    "t needed, PCG",
+    "t used",
+]
 
 
 def start(query: dict | None = None) -> AppTest:
@@ -43,13 +49,19 @@ def test_default_settings_draw_figure_3_and_drill_down():
     fig = chart(at)
     names = [t["name"] for t in fig["data"]]
     assert names[:2] == ["true loss l(σ)", "estimated intervals"]
-    assert panel(names) == [f"{lab} cannot be trusted here", f"{lab} error max|f_t − f|",
-                            "margin min|f − ½|", "t needed, CG", "t needed, PCG",
-                            f"t used ({lab})"]  # fmt: skip
+    assert panel(names) == [
+        f"{lab} cannot be trusted here",
+        f"{lab} error max|f_t − f|",
+        "margin min|f − ½|",
+        "t needed, CG",
+        "t needed, PCG",
+        f"t used ({lab})",
+    ]
     assert fig["layout"]["xaxis"]["matches"] == "x3"  # the panel shares the σ axis
     assert len(values(next(t for t in fig["data"] if t["name"] == "t needed, CG"))) == points
-    assert any(c.value.startswith(f"{lab} can") and f"Grid: {points} σ." in c.value
-               for c in at.caption)  # fmt: skip
+    assert any(
+        c.value.startswith(f"{lab} can") and f"Grid: {points} σ." in c.value for c in at.caption
+    )
     assert int(metrics(at)["intervals M"]) >= 1
     assert len(at.get("plotly_chart")) == 2  # Figure 3 and the node drill-down
     assert list(at.get("plotly_chart")[0].proto.selection_mode)  # clickable points
@@ -115,8 +127,12 @@ def test_misses_show_verdict_causes_and_trust_panel():
     missed = int(metrics(at)["missed"])
     assert missed > 0
     verdict = at.info[0].value
-    assert verdict.startswith(f"{missed} of {metrics(at)['true breakpoints']} true breakpoints "
-                              "missed: ") and "CG-5" in verdict  # fmt: skip
+    assert (
+        verdict.startswith(
+            f"{missed} of {metrics(at)['true breakpoints']} true breakpoints missed: "
+        )
+        and "CG-5" in verdict
+    )
     names = [t["name"] for t in chart(at)["data"]]
     table = at.dataframe[1].value  # the "Missed breakpoints" tab, with its cause column
     assert len(table) == missed and table["cause"].notna().all()
@@ -127,8 +143,9 @@ def test_misses_show_verdict_causes_and_trust_panel():
     assert "missed" in node.format_func(node.value)
     missed_rows = {int(r) for text in table["nodes"] for r in text.split(", ")}
     assert node.value in missed_rows  # nodes behind missed breakpoints come first
-    other = next(r for r in at.dataframe[0].value["hi_node"].dropna().astype(int)
-                 if r not in missed_rows)  # fmt: skip
+    other = next(
+        r for r in at.dataframe[0].value["hi_node"].dropna().astype(int) if r not in missed_rows
+    )
     at.selectbox(key="w_node").set_value(other).run()
     assert not at.exception and len(at.get("plotly_chart")) == 2
     assert at.query_params["node"] == str(other)
@@ -142,11 +159,15 @@ def clicked(at: AppTest, trace: str, index: int):
     t = next(t for t in fig["data"] if t["name"] == trace)
     cd = t["customdata"][index]
     chart_id = at.get("plotly_chart")[0].proto.id
-    point = {"curve_number": [d["name"] for d in fig["data"]].index(trace),
-             "point_number": index, "point_index": index, "x": cd[2], "y": 0.0,
-             "customdata": cd}  # fmt: skip
-    state = {"selection": {"points": [point], "point_indices": [index], "box": [],
-                           "lasso": []}}  # fmt: skip
+    point = {
+        "curve_number": [d["name"] for d in fig["data"]].index(trace),
+        "point_number": index,
+        "point_index": index,
+        "x": cd[2],
+        "y": 0.0,
+        "customdata": cd,
+    }
+    state = {"selection": {"points": [point], "point_indices": [index], "box": [], "lasso": []}}
     original = element_tree.ElementTree.get_widget_states
 
     def with_selection(self):
@@ -216,8 +237,9 @@ def test_threshold_family_shows_the_exact_loss_over_r():
 @pytest.mark.slow  # over 2 s: outside the quick run
 def test_paper_mode_and_delalleau_run():
     # Delalleau on kNN, as in the paper (paper mode on the default complete graph: ~95 s).
-    at = start({"mode": "paper", "labeling": "delalleau", "family": "knn", "n": "60",
-                "labeled": "6"})  # fmt: skip
+    at = start(
+        {"mode": "paper", "labeling": "delalleau", "family": "knn", "n": "60", "labeled": "6"}
+    )
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 2
     line = code_lines(at)[1]

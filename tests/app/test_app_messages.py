@@ -39,8 +39,7 @@ def test_a_bad_link_value_says_what_it_is():
 
 def test_a_link_with_certify_on_the_speed_page_is_adjusted_not_an_exception():
     """certify applies to CG/PCG; the Speed grid's exact and inverse rows run as they are."""
-    at = start("pages/Speed.py", {"certify": "1", "sizes": "50",
-                                        "speed_solvers": "cg,inverse"})  # fmt: skip
+    at = start("pages/Speed.py", {"certify": "1", "sizes": "50", "speed_solvers": "cg,inverse"})
     assert not at.exception and not at.error
     assert any("applies to the CG and PCG rows" in i.value for i in at.info)
     assert at.get("plotly_chart")

@@ -22,8 +22,7 @@ def costly_rounds(repeats: int = 2, feedback: tuple | None = None) -> int:
     from ui import cache, caps
 
     spec, settings = ProblemSpec(), SweepSettings()
-    budget = max(cache.AUTO_SECONDS,
-                 cache.regret_seconds(spec, settings, RegretSettings()))  # fmt: skip
+    budget = max(cache.AUTO_SECONDS, cache.regret_seconds(spec, settings, RegretSettings()))
     one = RegretSettings(rounds=1, repeats=repeats)
     per = cache.regret_seconds(spec, settings, one.replace(feedback=feedback or one.feedback))
     rounds = int((budget * caps.MAX_SECONDS) ** 0.5 / per)

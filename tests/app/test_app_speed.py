@@ -76,8 +76,16 @@ def test_robust_timings_work_counts_and_verdicts_are_shown():
     at = run_small(start())
     assert not at.exception and not at.error
     df = at.dataframe[0].value
-    for col in ("CPU s per interval (min)", "repeats", "spread", "busy", "matvecs",
-                "system_nonzeros", "factorizations", "flops"):  # fmt: skip
+    for col in (
+        "CPU s per interval (min)",
+        "repeats",
+        "spread",
+        "busy",
+        "matvecs",
+        "system_nonzeros",
+        "factorizations",
+        "flops",
+    ):
         assert col in df.columns, col
     assert (df["repeats"] >= 1).all() and (df["CPU s per interval (min)"] > 0).all()
     cg = df[df["solver"] == "cg"]

@@ -21,7 +21,7 @@ NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?")
 REFERENCE = re.compile(
     r"(Figure|Table|Algorithms?|Theorems?|Section|Appendix|§|E\.)\s*[\d.–-]+"
     r"|[A-Za-z_]\w*-\d+|10⁻³|\d+/\d+"
-)  # fmt: skip
+)
 """Numbers that are names, not results: paper references, solver labels ('CG-20': its t
 is a setting, checked below), the tolerance written as a power, and fractions k/|U| (both
 parts are checked by the tour registry, tests/app/test_tour_facts.py)."""
@@ -82,8 +82,11 @@ def downloaded(at, prefix: str) -> list[float]:
 
 
 def settings_numbers(at) -> list[float]:
-    return [float(v) for text in at.query_params.values()
-            for v in re.findall(r"\d+(?:\.\d+)?", str(text))]  # fmt: skip
+    return [
+        float(v)
+        for text in at.query_params.values()
+        for v in re.findall(r"\d+(?:\.\d+)?", str(text))
+    ]
 
 
 def unsourced(texts: list[str], source: list[float]) -> list[tuple[str, float]]:

@@ -32,9 +32,12 @@ def numbers(text: str) -> list[float]:
 
 def close(shown: float, source: list[float]) -> bool:
     """``shown`` is one of ``source``, as the text rounds it (3 significant digits or more)."""
-    return any(math.isclose(shown, float(f"{s:.3g}"), rel_tol=1e-9) or
-               math.isclose(shown, round(s), rel_tol=1e-9) or
-               math.isclose(shown, float(f"{s:.5g}"), rel_tol=1e-9) for s in source)  # fmt: skip
+    return any(
+        math.isclose(shown, float(f"{s:.3g}"), rel_tol=1e-9)
+        or math.isclose(shown, round(s), rel_tol=1e-9)
+        or math.isclose(shown, float(f"{s:.5g}"), rel_tol=1e-9)
+        for s in source
+    )
 
 
 def _loss_view(tour: tours.Tour) -> tuple[dict, dict]:
@@ -49,16 +52,26 @@ def _loss_view(tour: tours.Tour) -> tuple[dict, dict]:
     res = sweep(p.model, p.y_unlabeled, lo, hi, settings)
     sc = score(res, truth, model=p.model)
     grid = np.linspace(lo, hi, view.trust_points)
-    trust = trust_curve(p.model, grid, solver=cache.trust_solver(settings),
-                        cg_iters=settings.cg_iters)  # fmt: skip
+    trust = trust_curve(
+        p.model, grid, solver=cache.trust_solver(settings), cg_iters=settings.cg_iters
+    )
     cmp_settings = cache.comparison(settings, view.compare)
     cmp_res = cmp_sc = None
     if cmp_settings is not None:
         cmp_res = sweep(p.model, p.y_unlabeled, lo, hi, cmp_settings)
         cmp_sc = score(cmp_res, truth, model=p.model)
-    facts = tours.loss_facts(truth, score=sc, sweep=res, compare_score=cmp_sc,
-                             compare_sweep=cmp_res, trust=trust, problem=p, lo=lo, hi=hi,
-                             node=cfg.get("node"))  # fmt: skip
+    facts = tours.loss_facts(
+        truth,
+        score=sc,
+        sweep=res,
+        compare_score=cmp_sc,
+        compare_sweep=cmp_res,
+        trust=trust,
+        problem=p,
+        lo=lo,
+        hi=hi,
+        node=cfg.get("node"),
+    )
     truth_json = export.to_dict(truth, p)
     node_u = p.rows(range(p.model.n_unlabeled)).index(cfg["node"]) if cfg.get("node") else None
     json = {
@@ -72,7 +85,7 @@ def _loss_view(tour: tours.Tour) -> tuple[dict, dict]:
             b
             for b, nd in zip(truth.breakpoints, truth.nodes, strict=True)
             if node_u in set(np.ravel(nd))
-        ],  # fmt: skip
+        ],
         "settings": {
             "lo": lo,
             "hi": hi,
@@ -100,8 +113,10 @@ REGISTRY = {  # field → the JSON numbers it may state
     "true": lambda j: [j["score"]["true_breakpoints"]],
     "missed": lambda j: [j["score"]["missed"], j["score"]["true_breakpoints"]],
     "missed_count": lambda j: [j["score"]["missed"]],
-    "compare_missed": lambda j: [j["compare_score"]["missed"],
-                                 j["compare_score"]["true_breakpoints"]],
+    "compare_missed": lambda j: [
+        j["compare_score"]["missed"],
+        j["compare_score"]["true_breakpoints"],
+    ],
     "compare_missed_count": lambda j: [j["compare_score"]["missed"]],
     "compare_M": lambda j: [j["compare_score"]["M"]],
     "compare_spurious": lambda j: [j["compare_score"]["spurious"]],
@@ -110,11 +125,12 @@ REGISTRY = {  # field → the JSON numbers it may state
     "label": lambda j: [j["settings"]["cg_iters"]],
     "compare_label": lambda j: [j["settings"]["compare_cg_iters"]],
     # band edges: the export's bands, or grid σ (a missed breakpoint's grid step)
-    "trust_where": lambda j: [b[k] for b in j["trust"]["flip_bands"] for k in ("lo", "hi")]
-    + j["trust"]["sigma"],
+    "trust_where": lambda j: (
+        [b[k] for b in j["trust"]["flip_bands"] for k in ("lo", "hi")] + j["trust"]["sigma"]
+    ),
     "subset": lambda j: [j["settings"]["subset"]],
     "unknowns": lambda j: [j["settings"]["subset"] + j["settings"]["labeled"]],
-}  # fmt: skip
+}
 
 
 def _fields(tour: tours.Tour) -> set[str]:
@@ -150,13 +166,14 @@ def test_conditioning_tour_numbers_come_from_its_json():
         docs[fam] = export.to_dict(curves[fam]) | {"trust": export.to_dict(trusts[fam])}
     facts = tours.condition_facts(curves, trusts)
     registry = {
-        "lo": lambda d: [d["sigma"][0]], "hi": lambda d: [d["sigma"][-1]],
+        "lo": lambda d: [d["sigma"][0]],
+        "hi": lambda d: [d["sigma"][-1]],
         "sqrt_kappa_lo": lambda d: [d["sqrt_kappa"][0]],
         "sqrt_kappa_hi": lambda d: [d["sqrt_kappa"][-1]],
         "iterations_lo": lambda d: [d["iterations_needed"][0]],
         "iterations_hi": lambda d: [d["iterations_needed"][-1]],
         "trust_readings": lambda d: numbers(d["trust"]["reading"]) + [d["trust"]["cg_iters"]],
-    }  # fmt: skip
+    }
     for field in _fields(tour):
         assert field in registry, f"field {field!r} has no JSON source"
         source = [float(x) for d in docs.values() for x in registry[field](d)]
@@ -196,10 +213,15 @@ def test_cg_iterations_tour_numbers_come_from_its_json():
 
 
 def test_speed_tour_numbers_come_from_its_rows():
-    rows = [{"n": n, "family": f, "solver": s, "M": m, "graph_nonzeros": z}
-            for n, f, s, m, z in [(50, "complete", "cg", 16, 2025), (50, "knn", "cg", 10, 301),
-                                  (100, "complete", "inverse", 28, 8100),
-                                  (100, "knn", "inverse", 3, 640)]]  # fmt: skip
+    rows = [
+        {"n": n, "family": f, "solver": s, "M": m, "graph_nonzeros": z}
+        for n, f, s, m, z in [
+            (50, "complete", "cg", 16, 2025),
+            (50, "knn", "cg", 10, 301),
+            (100, "complete", "inverse", 28, 8100),
+            (100, "knn", "inverse", 3, 640),
+        ]
+    ]
     facts = tours.speed_facts(rows)
     assert facts["M_complete_cg"] == "16 at n = 50" and facts["M_knn_inverse"] == "3 at n = 100"
     assert (

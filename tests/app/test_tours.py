@@ -13,10 +13,13 @@ from sslviz import tours
 from ui import cache, caps, nav, presenter, sidebar, url
 
 PAGE_TABLES = {
-    tours.LOSS: S.LossView, tours.CONDITIONING: S.ConditionSettings,
-    tours.REGRET: S.RegretSettings, tours.SPEED: S.SpeedGrid, tours.LEARN: S.LearnSettings,
+    tours.LOSS: S.LossView,
+    tours.CONDITIONING: S.ConditionSettings,
+    tours.REGRET: S.RegretSettings,
+    tours.SPEED: S.SpeedGrid,
+    tours.LEARN: S.LearnSettings,
     tours.CG_ITERATIONS: S.ConvergenceView,
-}  # fmt: skip
+}
 RUN_BUTTONS = ("reg_run", "speed_run")  # pages that compute on demand
 
 
@@ -65,8 +68,10 @@ def test_tour_settings_parse_and_are_within_the_apps_caps(tour):
     assert tour.title and tour.teaser and tour.look and "?" in tour.ask
 
 
-_REFERENCE = re.compile(r"(Figure|Table|Algorithms?|Theorems?|Section|Appendix|§|E\.)\s*"
-                        r"[\d.–-]+|\d+\.\d+–\d+\.\d+|[A-Za-z_]\w*-?\d+")  # fmt: skip
+_REFERENCE = re.compile(
+    r"(Figure|Table|Algorithms?|Theorems?|Section|Appendix|§|E\.)\s*"
+    r"[\d.–-]+|\d+\.\d+–\d+\.\d+|[A-Za-z_]\w*-?\d+"
+)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -151,8 +156,10 @@ def _chart(at: AppTest) -> AppTest:
 
 def _matches(template: str, shown: str) -> bool:
     """``shown`` is ``template`` with every field filled by something (or "…")."""
-    pattern = "".join(re.escape(lit) + ("(.+?)" if f is not None else "")
-                      for lit, f, *_ in string.Formatter().parse(template))  # fmt: skip
+    pattern = "".join(
+        re.escape(lit) + ("(.+?)" if f is not None else "")
+        for lit, f, *_ in string.Formatter().parse(template)
+    )
     return re.fullmatch(pattern, shown, re.S) is not None
 
 
@@ -240,11 +247,20 @@ def test_presenter_mode_shows_only_the_tours_controls():
     assert at.query_params["present"] == "1"
     assert at.toggle(key="w_present_edit").value is False
     sidebar_keys = {w.key for w in at.sidebar.get("number_input")} | {
-        w.key for w in at.sidebar.get("selectbox")}  # fmt: skip
-    assert not sidebar_keys & {"w_n", "w_labeled", "w_seed", "w_source", "w_classes_0",
-                               "w_family", "w_sigma_min"}  # fmt: skip
+        w.key for w in at.sidebar.get("selectbox")
+    }
+    assert not sidebar_keys & {
+        "w_n",
+        "w_labeled",
+        "w_seed",
+        "w_source",
+        "w_classes_0",
+        "w_family",
+        "w_sigma_min",
+    }
     main_keys = {w.key for w in at.main.get("number_input")} | {
-        w.key for w in at.main.get("selectbox")}  # fmt: skip
+        w.key for w in at.main.get("selectbox")
+    }
     assert {"w_t", "w_solver", "w_compare"} <= main_keys
     assert "w_trust_points" not in main_keys and "w_node" not in main_keys
     assert at.get("plotly_chart")

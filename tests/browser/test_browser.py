@@ -179,8 +179,9 @@ def assert_selector_matches_chart(page) -> str:
         page.wait_for_function(
             "(s) => { const g = [...document.querySelectorAll('.js-plotly-plot')].at(-1);"
             " return g && g.layout && g.layout.annotations[0].text.endsWith(', ' + s); }",
-            arg=shown, timeout=30_000,
-        )  # fmt: skip
+            arg=shown,
+            timeout=30_000,
+        )
     except Exception:  # the assertion below says what differs
         pass
     wait_idle(page)

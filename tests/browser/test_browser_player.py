@@ -14,7 +14,7 @@ from browser_helpers import (
     CHROMIUM_ARGS,
     EXCEPTION,
     sync_playwright,
-)  # fmt: skip
+)
 
 TIMEOUT_MS = 120_000
 URL = "/Algorithm_4?n=60&labeled=6&family=knn&mode=paper"

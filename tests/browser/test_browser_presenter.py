@@ -45,10 +45,16 @@ def first_screen(page, url: str) -> dict:
         for name, sel in (
             ("deploy", '[data-testid="stAppDeployButton"]'),
             ("menu", '[data-testid="stMainMenu"]'),
-        )  # fmt: skip
+        )
     }
-    return {"top": box["y"], "bottom": box["y"] + box["height"], "left": box["x"],
-            "right": box["x"] + box["width"], "metrics_px": metric, **visible}  # fmt: skip
+    return {
+        "top": box["y"],
+        "bottom": box["y"] + box["height"],
+        "left": box["x"],
+        "right": box["x"] + box["width"],
+        "metrics_px": metric,
+        **visible,
+    }
 
 
 def test_every_tour_chart_is_on_a_projectors_first_screen(server):  # noqa: F811

@@ -65,8 +65,10 @@ def test_ordered_factorisations_match_the_default_ones():
         c = leak * rng.random(m)
         np.testing.assert_allclose(
             SparseGTHFactorization(W, leak, order).solve(c).x,
-            GTHFactorization(W, leak).solve(c).x, rtol=1e-11, atol=1e-15,
-        )  # fmt: skip
+            GTHFactorization(W, leak).solve(c).x,
+            rtol=1e-11,
+            atol=1e-15,
+        )
 
 
 def test_refinement_recovers_what_the_assembled_diagonal_lost():
@@ -102,8 +104,11 @@ def test_refinement_recovers_what_the_assembled_diagonal_lost():
 @pytest.fixture
 def fashion_knn():
     try:
-        return build_problem(ProblemSpec(dataset="fashion-mnist", classes=(0, 1), n=700,
-                                         n_labeled=10, seed=1, family="knn"))  # fmt: skip
+        return build_problem(
+            ProblemSpec(
+                dataset="fashion-mnist", classes=(0, 1), n=700, n_labeled=10, seed=1, family="knn"
+            )
+        )
     except FileNotFoundError:  # pragma: no cover - CI installs Debian's Fashion-MNIST
         pytest.skip("Fashion-MNIST is not installed")
 

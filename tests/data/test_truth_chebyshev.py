@@ -164,5 +164,6 @@ def test_progress_inside_a_cell_changes_no_number(monkeypatch):
     noted = loss_curve(p, 1.0, 4.0, progress=lambda f, m="": seen.append((f, m)))
     np.testing.assert_array_equal(noted.breakpoints, plain.breakpoints)
     np.testing.assert_array_equal(noted.loss.values, plain.loss.values)
-    assert ("σ 8 evaluated, 0 breakpoints" in [m for _, m in seen]
-            and [f for f, _ in seen] == sorted(f for f, _ in seen))  # fmt: skip
+    assert "σ 8 evaluated, 0 breakpoints" in [m for _, m in seen] and [
+        f for f, _ in seen
+    ] == sorted(f for f, _ in seen)

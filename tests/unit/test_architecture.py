@@ -79,8 +79,11 @@ def test_sslviz_layers_of_the_picture_hold():
     """Every module of sslviz is in one row of the layer table, and imports only modules
     of the rows above it."""
     text = (ROOT / "docs" / "architecture.md").read_text().split("## `sslviz`: layers")[1]
-    rows = [re.findall(r"`(\w+)`", line.split("|")[2]) for line in text.splitlines()
-            if line.startswith("| ") and not line.startswith("| layer")]  # fmt: skip
+    rows = [
+        re.findall(r"`(\w+)`", line.split("|")[2])
+        for line in text.splitlines()
+        if line.startswith("| ") and not line.startswith("| layer")
+    ]
     row_of = {m: i for i, mods in enumerate(rows) for m in mods}
     graph = _acyclic("sslviz")
     assert set(row_of) == set(graph) - {"__init__"}

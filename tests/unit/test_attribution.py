@@ -32,9 +32,12 @@ from sslviz.truth import true_loss_curve
 
 def _model(X, y, labeled, k=1):
     model = make_model(
-        np.asarray(X, float), np.asarray(labeled, bool), np.asarray(y), GraphSpec("knn", k),
+        np.asarray(X, float),
+        np.asarray(labeled, bool),
+        np.asarray(y),
+        GraphSpec("knn", k),
         LabelingSpec("harmonic"),
-    )  # fmt: skip
+    )
     return model, np.asarray(y)[model.unlabeled_idx]
 
 
@@ -127,21 +130,32 @@ def _check_consistent(sc, truth, model, settings):
                 assert np.all(at_t == exact, axis=0).any()
                 # The last failing t is at most max(1, t // 16) below it.
                 below = range(max(settings.cg_iters, t - max(1, t // 16)), t)
-                fails = [not np.all(_sides(model, ends, r.nodes, solver=kind, cg_iters=k) == exact,
-                                    axis=0).any() for k in below]  # fmt: skip
+                fails = [
+                    not np.all(
+                        _sides(model, ends, r.nodes, solver=kind, cg_iters=k) == exact, axis=0
+                    ).any()
+                    for k in below
+                ]
                 assert not below or any(fails)
         if r.cause == "close pair":
             assert 0 < r.evidence["distance"] <= r.evidence["separation"] + sc.tol
             assert np.min(np.abs(truth.breakpoints - r.evidence["partner"])) == 0.0
         if r.cause == "search":
-            assert r.evidence["how"] in {"restart", "cap", "root_tol", "iterates", "unswept",
-                                         "grid", "budget", "refine"}  # fmt: skip
+            assert r.evidence["how"] in {
+                "restart",
+                "cap",
+                "root_tol",
+                "iterates",
+                "unswept",
+                "grid",
+                "budget",
+                "refine",
+            }
     for x, r in zip(sc.spurious_endpoints, sc.spurious_records, strict=True):
         assert r.sigma == x and r.cause in SPURIOUS_CAUSES and r.detail
         if r.node >= 0:
             pts = _probe(sc, x)
-            sides = _sides(model, pts, [r.node], solver=settings.solver,
-                           cg_iters=settings.cg_iters)  # fmt: skip
+            sides = _sides(model, pts, [r.node], solver=settings.solver, cg_iters=settings.cg_iters)
             assert bool((sides != sides[0]).any()) == (r.cause == "solver")
 
 
@@ -168,8 +182,9 @@ def test_a_crossing_cg_cannot_reach_at_small_t_is_a_solver_miss(mode, solver, t)
         f"2 of 2 true breakpoints missed: 2 too few iterations — {solver.upper()}-{t} is too few "
         "iterations for σ in [1.48, 2.1] (up to t = 4 needed)"
     )
-    enough = score(sweep(model, y_u, 0.8, 3.0, SweepSettings(solver=solver, cg_iters=4)),
-                   truth, model=model)  # fmt: skip
+    enough = score(
+        sweep(model, y_u, 0.8, 3.0, SweepSettings(solver=solver, cg_iters=4)), truth, model=model
+    )
     assert enough.missed == 0
 
 
@@ -193,8 +208,9 @@ def test_a_pair_of_crossings_inside_one_restart_gap_is_a_close_pair():
     assert ev["separation"] == 1.0 and ev["restart_from"] == pytest.approx(b[0], abs=1e-3)
     assert "two crossings too close — closer than the restart step 1 " in verdict(sc)
     _check_consistent(sc, truth, model, s)
-    small = score(sweep(model, y_u, 1.0, 3.0, SweepSettings(step=0.05, **tight)), truth,
-                  model=model)  # fmt: skip
+    small = score(
+        sweep(model, y_u, 1.0, 3.0, SweepSettings(step=0.05, **tight)), truth, model=model
+    )
     assert small.missed == 0
 
 
@@ -320,8 +336,10 @@ def test_score_without_the_model_keeps_the_old_interface():
     truth = true_loss_curve(model, y_u, 0.8, 3.0)
     res = sweep(model, y_u, 0.8, 3.0, SweepSettings(solver="cg", cg_iters=2))
     sc = score(res, truth)
-    assert sc.misses == [(float(b), [int(u) for u in nd]) for b, nd in
-                         zip(truth.breakpoints, truth.nodes, strict=True)]  # fmt: skip
+    assert sc.misses == [
+        (float(b), [int(u) for u in nd])
+        for b, nd in zip(truth.breakpoints, truth.nodes, strict=True)
+    ]
     assert sc.causes[UNATTRIBUTED] == sc.missed + sc.spurious and not sc.attributed
     assert "2 unexplained — scored without the model" in verdict(sc)
     with pytest.raises(ValueError, match="unlabeled nodes"):
@@ -348,8 +366,10 @@ def test_max_attributed_examines_an_evenly_spread_sample():
             assert b.cause == UNATTRIBUTED and b.evidence["examined"] == 5
     assert capped.spurious_records == full.spurious_records
     line = verdict(capped)
-    assert line.startswith(f"{full.missed} of {full.true_breakpoints} true breakpoints missed "
-                           "(causes looked for at 5 of them, spread over σ): ")  # fmt: skip
+    assert line.startswith(
+        f"{full.missed} of {full.true_breakpoints} true breakpoints missed "
+        "(causes looked for at 5 of them, spread over σ): "
+    )
     assert f"; {full.missed - 5} unexplained — not examined" in line
     # The chart: the misses not examined in a trace of their own, off until clicked.
     from sslviz.plots import loss_intervals_figure
@@ -364,8 +384,9 @@ def test_max_attributed_examines_an_evenly_spread_sample():
         score(res, truth, model=p.model, max_attributed=-1)
     # Progress: every examined miss reported, fractions rising in [0, 1], the same records.
     seen = []
-    ticked = score(res, truth, model=p.model, max_attributed=5,
-                   progress=lambda f, m="": seen.append((f, m)))  # fmt: skip
+    ticked = score(
+        res, truth, model=p.model, max_attributed=5, progress=lambda f, m="": seen.append((f, m))
+    )
     assert ticked.miss_records == capped.miss_records
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= 1
@@ -373,5 +394,6 @@ def test_max_attributed_examines_an_evenly_spread_sample():
         f"miss {i} of 5 (exact solves)" for i in range(1, 6)
     ]
     assert any(r.cause == "solver" for r in capped.miss_records)  # so t needed is searched:
-    assert any(m.startswith("the iterations each solver miss needed: trying t = 6 at ")
-               for _, m in seen)  # fmt: skip
+    assert any(
+        m.startswith("the iterations each solver miss needed: trying t = 6 at ") for _, m in seen
+    )

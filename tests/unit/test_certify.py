@@ -80,16 +80,21 @@ def test_invalid_supersolution_certifies_nothing():
 
 @pytest.mark.parametrize(
     "classes, family, n, t",
-    [((3, 8), "complete", 80, 3), ((3, 8), "knn", 120, 5), ((1, 7), "mutual-knn", 100, 2),
-     ((0, 1), "complete", 60, 1)],
-)  # fmt: skip
+    [
+        ((3, 8), "complete", 80, 3),
+        ((3, 8), "knn", 120, 5),
+        ((1, 7), "mutual-knn", 100, 2),
+        ((0, 1), "complete", 60, 1),
+    ],
+)
 def test_certified_search_finds_every_breakpoint(classes, family, n, t):
     p = build_problem(ProblemSpec(classes=classes, n=n, n_labeled=8, family=family))
     lo, hi = 0.5, 6.0
     truth = loss_curve(p, lo, hi)
     for solver in ("cg", "pcg"):
-        cert = true_loss_curve(p.model, p.y_unlabeled, lo, hi, solver=solver, cg_iters=t,
-                               certify_cap=200)  # fmt: skip
+        cert = true_loss_curve(
+            p.model, p.y_unlabeled, lo, hi, solver=solver, cg_iters=t, certify_cap=200
+        )
         assert cert.breakpoints.size == truth.breakpoints.size
         np.testing.assert_allclose(cert.breakpoints, truth.breakpoints, rtol=1e-8)
         np.testing.assert_array_equal(cert.loss.values, truth.loss.values)
@@ -130,9 +135,28 @@ def test_sweep_and_cli_report_the_certificates(tmp_path):
     res = sweep(p.model, p.y_unlabeled, 0.5, 5.0, SweepSettings(cg_iters=3, certify=True))
     assert res.certificates is not None and res.matvecs > 0
     out = tmp_path / "c.json"
-    args = ["intervals", "--classes", "3", "8", "--n", "60", "--labeled", "6", "--family",
-            "complete", "--sigma-min", "0.5", "--sigma-max", "5", "--cg-iters", "3",
-            "--certify", "--score", "--out", str(out)]  # fmt: skip
+    args = [
+        "intervals",
+        "--classes",
+        "3",
+        "8",
+        "--n",
+        "60",
+        "--labeled",
+        "6",
+        "--family",
+        "complete",
+        "--sigma-min",
+        "0.5",
+        "--sigma-max",
+        "5",
+        "--cg-iters",
+        "3",
+        "--certify",
+        "--score",
+        "--out",
+        str(out),
+    ]
     assert main(args) == 0
     d = json.loads(out.read_text())
     c = d["certify"]

@@ -267,8 +267,7 @@ def test_console_script_runs():
 def test_no_timings_output_is_identical_from_run_to_run(tmp_path, command):
     """Issue 14: without the measured times a view's JSON is the same bytes every run (the
     app's downloads are these bytes); with them the contract's 'seconds' keys are there."""
-    args = [*command, "--dataset", "digits", "--classes", "2", "3", "--n", "50",
-            "--labeled", "6"]  # fmt: skip
+    args = [*command, "--dataset", "digits", "--classes", "2", "3", "--n", "50", "--labeled", "6"]
     texts = []
     for i in range(2):
         out = tmp_path / f"run{i}.json"

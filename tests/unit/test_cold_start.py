@@ -28,8 +28,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _python(code: str) -> str:
     """What ``code`` prints, run in a fresh interpreter in the app's folder."""
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, check=True, timeout=300).stdout  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
 
 
 @pytest.mark.slow  # over 1.5 s: outside the quick run
@@ -53,7 +59,7 @@ def test_the_default_path_does_not_import_scikit_learn():
         "sweep(q.model, q.y_unlabeled, 1.0, 7.0, SweepSettings(solver='cg', mode='fast'))\n"
         "print('numba' in sys.modules)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n"
-    )  # fmt: skip
+    )
     out = _python(code)
     assert out.strip().splitlines()[-3:] == ["False", "True", "[]"]
 
@@ -80,7 +86,7 @@ def test_kernels_compile_at_their_first_call():
         "again = _kernels.cg_dense(A, b, 5, _kernels.NO_TRACE_ONE)[0]\n"
         "same = out[0].tobytes() == out[1].tobytes() == again.tobytes()\n"
         "print(before, type(_kernels.cg_dense).__name__, same)\n"
-    )  # fmt: skip
+    )
     out = _python(code)
     assert out.split() == ["False", "CPUDispatcher", "True"]
 
@@ -148,10 +154,13 @@ def test_neighbour_distances_are_the_ball_trees_bit_for_bit(kind):
                 assert np.array_equal(ind, tree_ind), (trial, k)
 
 
-SPECS = [ProblemSpec(), ProblemSpec(classes=(3, 8), n=60, n_labeled=6, seed=3),
-         ProblemSpec(classes=(1, 7), n=300, family="knn", k=6, seed=1),
-         ProblemSpec(classes=(4, 9), n=150, pca=10, family="mutual-knn", k=8),
-         ProblemSpec(classes=(0, 6), n=80, pca=0, family="complete", seed=5)]  # fmt: skip
+SPECS = [
+    ProblemSpec(),
+    ProblemSpec(classes=(3, 8), n=60, n_labeled=6, seed=3),
+    ProblemSpec(classes=(1, 7), n=300, family="knn", k=6, seed=1),
+    ProblemSpec(classes=(4, 9), n=150, pca=10, family="mutual-knn", k=8),
+    ProblemSpec(classes=(0, 6), n=80, pca=0, family="complete", seed=5),
+]
 
 
 def _sklearn_path(monkeypatch) -> None:
@@ -171,8 +180,11 @@ def test_instances_and_suggested_range_are_unchanged(monkeypatch, spec):
         theirs = build_problem(spec)
         assert suggest_sigma_range(theirs) == ours_range
     data._POOL_CACHE.clear()
-    for a, b in ((ours.instance.X, theirs.instance.X), (ours.instance.y, theirs.instance.y),
-                 (ours.instance.labeled, theirs.instance.labeled)):  # fmt: skip
+    for a, b in (
+        (ours.instance.X, theirs.instance.X),
+        (ours.instance.y, theirs.instance.y),
+        (ours.instance.labeled, theirs.instance.labeled),
+    ):
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
     if ours.graph.is_dense:
         assert ours.graph.sqdist.tobytes() == theirs.graph.sqdist.tobytes()

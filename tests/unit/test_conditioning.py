@@ -253,14 +253,12 @@ def test_progress_is_monotone_and_changes_no_number():
     for name in ("kappa", "iterations_needed", "cg_error", "degenerate"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     calls = []
-    a = trust_curve(p.model, grid, cg_iters=5, t_max=64,
-                    progress=lambda f, m: calls.append((f, m)))  # fmt: skip
+    a = trust_curve(p.model, grid, cg_iters=5, t_max=64, progress=lambda f, m: calls.append((f, m)))
     _monotone_in_unit(calls)
     assert any(m.startswith("t needed, PCG") for _, m in calls)
     assert "exact soft labels: σ 0 of 5" in [m for _, m in calls]
     # a long doubling step says which t it is trying (at 12,000 points one takes seconds)
-    assert any(m.startswith("t needed, CG: σ 0 of 5 (trying t = 1 at 5 σ)")
-               for _, m in calls)  # fmt: skip
+    assert any(m.startswith("t needed, CG: σ 0 of 5 (trying t = 1 at 5 σ)") for _, m in calls)
     b = trust_curve(p.model, grid, cg_iters=5, t_max=64)
     for name in ("error", "margin", "wrong", "t_needed_cg", "t_needed_pcg"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))

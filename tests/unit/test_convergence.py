@@ -70,11 +70,13 @@ def test_the_scrubbers_estimate_is_the_sweeps_bit_for_bit(curves, name, solver, 
     """At every σ the fast sweep with t iterations evaluated (inside one of its intervals),
     l̃_t read off the scrubber is the sweep's estimated loss there, exactly."""
     p = build_problem(SPECS[name])
-    res = sweep(p.model, p.y_unlabeled, LO, HI, SweepSettings(mode="fast", solver=solver,
-                                                             cg_iters=t))  # fmt: skip
+    res = sweep(
+        p.model, p.y_unlabeled, LO, HI, SweepSettings(mode="fast", solver=solver, cg_iters=t)
+    )
     evaluated = res.curve.evaluations
-    conv = cv.convergence(p.model, p.y_unlabeled, curves[name], iterations=30,
-                          solvers=(solver,), also=evaluated)  # fmt: skip
+    conv = cv.convergence(
+        p.model, p.y_unlabeled, curves[name], iterations=30, solvers=(solver,), also=evaluated
+    )
     at = np.searchsorted(conv.sigmas, evaluated)
     assert np.array_equal(conv.sigmas[at], evaluated)
     ends = np.array([x for iv in res.intervals for x in (iv.lo, iv.hi)])

@@ -18,9 +18,13 @@ def loss(spec=SPEC, lo=1.0, hi=5.0):
 @pytest.mark.parametrize("family", ["complete", "knn"])
 def test_estimates_grow_with_n(family):
     sizes = (100, 300, 1000, 3000)
-    for f in (lambda s: loss(s), lambda s: costs.sweep(s, *REF, FAST, REF),
-              lambda s: costs.trust(s, 15), lambda s: costs.condition(s, ConditionSettings()),
-              lambda s: costs.recording(s, *REF, FAST, REF)):  # fmt: skip
+    for f in (
+        lambda s: loss(s),
+        lambda s: costs.sweep(s, *REF, FAST, REF),
+        lambda s: costs.trust(s, 15),
+        lambda s: costs.condition(s, ConditionSettings()),
+        lambda s: costs.recording(s, *REF, FAST, REF),
+    ):
         secs = [f(SPEC.replace(n=n, family=family)).seconds for n in sizes]
         assert secs == sorted(secs) and secs[-1] > 3 * secs[0], secs
 
@@ -76,12 +80,13 @@ def test_paper_mode_and_the_solver_change_the_sweep():
         costs.sweep(SPEC, *REF, PAPER, REF).seconds
         > 10 * costs.sweep(SPEC, *REF, FAST, REF).seconds
     )
-    t20, t200 = (costs.sweep(SPEC, *REF, FAST.replace(cg_iters=t), REF).seconds
-                 for t in (20, 200))  # fmt: skip
+    t20, t200 = (costs.sweep(SPEC, *REF, FAST.replace(cg_iters=t), REF).seconds for t in (20, 200))
     assert t200 > t20
     big = SPEC.replace(n=3000, family="knn")
-    assert costs.sweep(big, *REF, FAST.replace(solver="inverse"), REF).seconds > costs.sweep(
-        big, *REF, FAST.replace(solver="exact"), REF).seconds  # fmt: skip
+    assert (
+        costs.sweep(big, *REF, FAST.replace(solver="inverse"), REF).seconds
+        > costs.sweep(big, *REF, FAST.replace(solver="exact"), REF).seconds
+    )
 
 
 def test_over_cap_names_the_estimate_and_settings_that_fit():

@@ -44,8 +44,10 @@ def assert_same_but_last_bits(a, b, path: str = "") -> int:
         return sum(assert_same_but_last_bits(a[k], b[k], f"{path}.{k}") for k in a)
     if isinstance(a, list):
         assert isinstance(b, list) and len(a) == len(b), f"{path}: {len(a)} != {len(b)}"
-        return sum(assert_same_but_last_bits(x, y, f"{path}[{i}]") for i, (x, y) in
-                   enumerate(zip(a, b, strict=True)))  # fmt: skip
+        return sum(
+            assert_same_but_last_bits(x, y, f"{path}[{i}]")
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+        )
     if isinstance(a, float) and isinstance(b, float):
         if path.rsplit(".", 1)[-1] in EXACT_FLOATS:
             assert a == b, f"{path}: {a!r} != {b!r}"

@@ -57,8 +57,9 @@ def test_recording_changes_nothing(recorded):
 @pytest.mark.parametrize("mode", ["paper", "fast"])
 def test_recording_changes_nothing_other_models(labeling, mode):
     """Complete graph (paper mode: one node at a time) and Delalleau's model."""
-    model, y_u = _problem(4, n=30, family="complete" if labeling == "harmonic" else "knn",
-                          labeling=labeling)  # fmt: skip
+    model, y_u = _problem(
+        4, n=30, family="complete" if labeling == "harmonic" else "knn", labeling=labeling
+    )
     s = SweepSettings(mode=mode, max_iter=30)  # small: these models run one node at a time
     plain = sweep(model, y_u, 1.0, 3.0, s)
     rec = sweep(model, y_u, 1.0, 3.0, s, record=True)
@@ -189,8 +190,10 @@ def test_sweep_progress_in_both_modes(harmonic, mode):
 
 
 def test_sslviz_never_imports_streamlit():
-    code = ("import sys, sslviz.animation, sslviz.intervals, sslviz.truth; "
-            "assert 'streamlit' not in sys.modules")  # fmt: skip
+    code = (
+        "import sys, sslviz.animation, sslviz.intervals, sslviz.truth; "
+        "assert 'streamlit' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -268,8 +271,17 @@ def test_player_figure_needs_events():
 
 
 def test_event_describe_placeholders():
-    e = Event(0, "step", 1.0, (1.0, 2.0), np.zeros(0, int), np.zeros(0), np.zeros(0),
-              text="{0}'s root lowers σ_h to 1.5; {1} stalled", names=(3, 7))  # fmt: skip
+    e = Event(
+        0,
+        "step",
+        1.0,
+        (1.0, 2.0),
+        np.zeros(0, int),
+        np.zeros(0),
+        np.zeros(0),
+        text="{0}'s root lowers σ_h to 1.5; {1} stalled",
+        names=(3, 7),
+    )
     assert e.caption == "node 3's root lowers σ_h to 1.5; node 7 stalled"
     assert e.describe([10, 11, 12, 13, 14, 15, 16, 17]) == (
         "row 13's root lowers σ_h to 1.5; row 17 stalled"

@@ -24,10 +24,17 @@ def _reference(model, sigma: float, digits: int = 50) -> np.ndarray:
         s2 = mpmath.mpf(sigma) ** 2
         D_UU, D_UL = model._D2_UU, model._D2_UL
         n_u, n_l = D_UL.shape
-        W = [[mpmath.exp(-mpmath.mpf(float(D_UU[i, j])) / s2) if i != j else mpmath.mpf(0)
-              for j in range(n_u)] for i in range(n_u)]  # fmt: skip
-        WL = [[mpmath.exp(-mpmath.mpf(float(D_UL[i, j])) / s2) for j in range(n_l)]
-              for i in range(n_u)]  # fmt: skip
+        W = [
+            [
+                mpmath.exp(-mpmath.mpf(float(D_UU[i, j])) / s2) if i != j else mpmath.mpf(0)
+                for j in range(n_u)
+            ]
+            for i in range(n_u)
+        ]
+        WL = [
+            [mpmath.exp(-mpmath.mpf(float(D_UL[i, j])) / s2) for j in range(n_l)]
+            for i in range(n_u)
+        ]
         A = mpmath.matrix(n_u, n_u)
         b = mpmath.matrix(n_u, 1)
         for i in range(n_u):

@@ -312,9 +312,11 @@ def test_neighbours_equal_scikit_learns_search():
     from sslviz.graphs import neighbours
 
     rng = np.random.default_rng(0)
-    clouds = {"distinct": rng.normal(size=(120, 8)),
-              "grid": rng.integers(0, 3, (150, 4)).astype(float),
-              "repeated": np.repeat(rng.random((40, 3)), 3, axis=0)}  # fmt: skip
+    clouds = {
+        "distinct": rng.normal(size=(120, 8)),
+        "grid": rng.integers(0, 3, (150, 4)).astype(float),
+        "repeated": np.repeat(rng.random((40, 3)), 3, axis=0),
+    }
     for name, X in clouds.items():
         for k in (1, 5, 9):
             nn = NearestNeighbors(n_neighbors=k, algorithm="ball_tree").fit(X)
@@ -350,8 +352,11 @@ def test_neighbours_numpy_and_compiled_searches_agree(monkeypatch):
     import sslviz.graphs as graphs
 
     rng = np.random.default_rng(2)
-    clouds = [rng.normal(size=(90, 6)), rng.integers(0, 3, (130, 3)).astype(float),
-              np.repeat(rng.random((30, 2)), 4, axis=0)]  # fmt: skip
+    clouds = [
+        rng.normal(size=(90, 6)),
+        rng.integers(0, 3, (130, 3)).astype(float),
+        np.repeat(rng.random((30, 2)), 4, axis=0),
+    ]
     for X in clouds:
         for k in (1, 4, 11):
             for query in (None, X[::7] + 0.05, X[::5]):

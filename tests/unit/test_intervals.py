@@ -92,9 +92,16 @@ def _check_against_node_by_node(family, labeling, solver, seeds, sigma0s):
         for sigma0 in sigma0s:
             iv = feedback_set(model, y_u, sigma0, LO, HI, s)
             ref = algorithm4(
-                labels_at, model.n_unlabeled, sigma0, LO, HI, s.epsilon, s.eta, s.max_iter,
+                labels_at,
+                model.n_unlabeled,
+                sigma0,
+                LO,
+                HI,
+                s.epsilon,
+                s.eta,
+                s.max_iter,
                 s.root_tol,
-            )  # fmt: skip
+            )
             assert (iv.lo, iv.hi) == ref
             tight += (iv.lo > LO) + (iv.hi < HI)
     return tight

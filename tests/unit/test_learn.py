@@ -111,10 +111,12 @@ def test_average_and_erm_against_a_dense_grid(spec, lo, hi):
     # Each ERM interval attains the minimum inside and is maximal: just outside its ends
     # (bisected to 1e-9 of the end) the brute-force average is larger.
     for a, b in found.intervals:
-        inside, _ = zip(*(_wrong_counts(s, np.array([math.sqrt(a * b)])) for s in specs),
-                        strict=True)  # fmt: skip
+        inside, _ = zip(
+            *(_wrong_counts(s, np.array([math.sqrt(a * b)])) for s in specs), strict=True
+        )
         assert sum(c[0] / u for c, u in zip(inside, n_u, strict=True)) / len(specs) == (
-            pytest.approx(found.loss, abs=1e-12))  # fmt: skip
+            pytest.approx(found.loss, abs=1e-12)
+        )
         for end, outside in ((a, a * (1 - 1e-9)), (b, b * (1 + 1e-9))):
             if lo < end < hi:
                 out, _ = zip(*(_wrong_counts(s, np.array([outside])) for s in specs), strict=True)
@@ -131,7 +133,8 @@ def test_learn_measures_sigma_hat_on_held_out_instances():
     assert r.test.loss_at_sigma_hat == test_avg.at(r.erm.sigma_hat)
     assert r.test.best_loss == test_avg.loss.values.min()
     assert r.test.excess >= 0 and r.test.uniform_gap >= abs(
-        r.average.at(r.erm.sigma_hat) - r.test.loss_at_sigma_hat)  # fmt: skip
+        r.average.at(r.erm.sigma_hat) - r.test.loss_at_sigma_hat
+    )
     grid = np.geomspace(1.0, 6.0, 2000)
     assert r.test.uniform_gap >= np.abs(r.average.loss(grid) - test_avg.loss(grid)).max()
 
@@ -201,8 +204,16 @@ def test_figures_draw_what_the_result_holds():
     train = [KNN.with_seed(s) for s in instance_seeds(6, 3, 0)]
     test = [KNN.with_seed(s) for s in instance_seeds(6, 2, 1)]
     pools = [[KNN.with_seed(s) for s in instance_seeds(6, 2, 2, r)] for r in range(2)]
-    r = learn(train, test, (1.0, 6.0), k_values=[3, 5], curve_sizes=[1, 2], curve_pools=pools,
-              approx=[SweepSettings(cg_iters=5)], n_jobs=1)  # fmt: skip
+    r = learn(
+        train,
+        test,
+        (1.0, 6.0),
+        k_values=[3, 5],
+        curve_sizes=[1, 2],
+        curve_pools=pools,
+        approx=[SweepSettings(cg_iters=5)],
+        n_jobs=1,
+    )
     fig = plots.learn_figure(r)
     names = [t.name for t in fig.data]
     assert names.count("training instances") == 3 and "CG-5 estimate of the average" in names
@@ -240,8 +251,21 @@ def _instance_file(tmp_path, seed, *, labeled=True, one_class=False):
     return str(path)
 
 
-COMMON = ["--classes", "0", "1", "--pca", "0", "--family", "knn", "--k", "5",
-          "--sigma-min", "0.5", "--sigma-max", "5"]  # fmt: skip
+COMMON = [
+    "--classes",
+    "0",
+    "1",
+    "--pca",
+    "0",
+    "--family",
+    "knn",
+    "--k",
+    "5",
+    "--sigma-min",
+    "0.5",
+    "--sigma-max",
+    "5",
+]
 
 
 def _files(paths, flag="--data-file"):
@@ -267,17 +291,52 @@ def test_cli_learn_from_files(tmp_path):
     from sslviz.specs import ProblemSpec
 
     base = ProblemSpec(classes=(0, 1), pca=0, family="knn", k=5)
-    r = learn([base.replace(data_file=f) for f in train], [base.replace(data_file=test[0])],
-              (0.5, 5.0), n_jobs=1)  # fmt: skip
+    r = learn(
+        [base.replace(data_file=f) for f in train],
+        [base.replace(data_file=test[0])],
+        (0.5, 5.0),
+        n_jobs=1,
+    )
     assert d["sigma_hat"] == r.erm.sigma_hat and d["test"]["excess"] == r.test.excess
 
 
 def test_cli_learn_drawn_with_k_range_curve_and_cg(tmp_path):
     out = tmp_path / "learn.json"
-    args = ["learn", "--dataset", "digits", "--classes", "4", "9", "--n", "60", "--labeled",
-            "6", "--family", "knn", "--sigma-min", "1", "--sigma-max", "6", "--instances", "3",
-            "--test-instances", "2", "--k-range", "3:5", "--solver", "cg", "--cg-iters", "5",
-            "--curve", "1,2", "--repeats", "2", "--jobs", "1", "--no-timings"]  # fmt: skip
+    args = [
+        "learn",
+        "--dataset",
+        "digits",
+        "--classes",
+        "4",
+        "9",
+        "--n",
+        "60",
+        "--labeled",
+        "6",
+        "--family",
+        "knn",
+        "--sigma-min",
+        "1",
+        "--sigma-max",
+        "6",
+        "--instances",
+        "3",
+        "--test-instances",
+        "2",
+        "--k-range",
+        "3:5",
+        "--solver",
+        "cg",
+        "--cg-iters",
+        "5",
+        "--curve",
+        "1,2",
+        "--repeats",
+        "2",
+        "--jobs",
+        "1",
+        "--no-timings",
+    ]
     assert main([*args, "--out", str(out)]) == 0
     d = json.loads(out.read_text())
     assert [g["k"] for g in d["grid"]] == [3, 4, 5] and d["erm_k"]["k"] == d["k"]
@@ -294,20 +353,20 @@ LEARN_ERRORS = {
     "one class labeled": (
         lambda tmp: _files([_instance_file(tmp, 1, one_class=True)]),
         "both classes",
-    ),  # fmt: skip
+    ),
     "missing file": (lambda tmp: ["--data-file", str(tmp / "nope.npz")], "no such file"),
     "empty range": (
         lambda tmp: [*_files([_instance_file(tmp, 1)]), "--sigma-min", "5"],
         "sigma_min",
-    ),  # fmt: skip
+    ),
     "k range on complete": (
         lambda tmp: [*_files([_instance_file(tmp, 1)]), "--k-range", "2:4", "--family", "complete"],
         "knn or mutual-knn",
-    ),  # fmt: skip
+    ),
     "bad k range": (
         lambda tmp: [*_files([_instance_file(tmp, 1)]), "--k-range", "4:2"],
         "K_MIN <= K_MAX",
-    ),  # fmt: skip
+    ),
 }
 
 

@@ -100,15 +100,17 @@ def knn_big(tmp_path_factory):
     X = rng.normal(size=(600, 5)) + 1.5 * y[:, None]
     path = tmp_path_factory.mktemp("measure") / "blobs.npz"
     np.savez(path, X=X, y=y)
-    return build_problem(ProblemSpec(data_file=str(path), classes=(0, 1), n=600, n_labeled=20,
-                                     pca=0, family="knn"))  # fmt: skip
+    return build_problem(
+        ProblemSpec(data_file=str(path), classes=(0, 1), n=600, n_labeled=20, pca=0, family="knn")
+    )
 
 
 def test_work_counts_of_cg_on_a_sparse_system(knn_big):
     p = knn_big
     res = sweep(p.model, p.y_unlabeled, 1.0, 3.0, SweepSettings(solver="cg", cg_iters=20))
-    w = work_counts(p.model, 2.0, solves=res.solves, matvecs=res.matvecs,
-                    factorizations=res.factorizations)  # fmt: skip
+    w = work_counts(
+        p.model, 2.0, solves=res.solves, matvecs=res.matvecs, factorizations=res.factorizations
+    )
     L = p.model.laplacian_system(2.0)[0]
     m = p.model.n_unlabeled
     assert not isinstance(L, np.ndarray)  # CSR
@@ -124,8 +126,9 @@ def test_work_counts_of_cg_on_a_sparse_system(knn_big):
 def test_work_counts_of_a_small_knn_graph_count_its_edges_not_its_dense_storage():
     """A small kNN system runs dense (faster), but its work is the graph's: ~(k + 1)·|U|
     nonzeros per product, as Table 1 counts it, and the sentence says what ran."""
-    p = build_problem(ProblemSpec(dataset="digits", classes=(3, 8), n=100, n_labeled=10,
-                                  family="knn", k=6))  # fmt: skip
+    p = build_problem(
+        ProblemSpec(dataset="digits", classes=(3, 8), n=100, n_labeled=10, family="knn", k=6)
+    )
     res = sweep(p.model, p.y_unlabeled, 0.6, 3.4, SweepSettings(solver="cg", cg_iters=20))
     w = to_dict(res, p)["work"]
     m = p.model.n_unlabeled
@@ -142,8 +145,9 @@ def test_work_counts_of_a_small_knn_graph_count_its_edges_not_its_dense_storage(
 
 
 def test_work_counts_of_exact_solves_on_a_complete_graph():
-    p = build_problem(ProblemSpec(dataset="digits", classes=(2, 3), n=60, n_labeled=6,
-                                  family="complete"))  # fmt: skip
+    p = build_problem(
+        ProblemSpec(dataset="digits", classes=(2, 3), n=60, n_labeled=6, family="complete")
+    )
     res = sweep(p.model, p.y_unlabeled, 0.8, 2.5, SweepSettings(solver="exact"))
     w = to_dict(res, p)["work"]
     m = p.model.n_unlabeled
@@ -165,13 +169,26 @@ def test_work_counts_do_not_depend_on_threads_or_repeats(knn_big):
 
 def test_speed_verdicts_pair_cg_and_inverse_per_graph():
     def row(n, fam, solver, cpu, spread=0.02, M=10):
-        return {"n": n, "family": fam, "solver": solver, "M": M, "cpu_seconds": cpu,
-                "cpu_per_interval": cpu / M, "time_per_interval": cpu / M, "repeats": 5,
-                "spread": spread, "busy": 0}  # fmt: skip
+        return {
+            "n": n,
+            "family": fam,
+            "solver": solver,
+            "M": M,
+            "cpu_seconds": cpu,
+            "cpu_per_interval": cpu / M,
+            "time_per_interval": cpu / M,
+            "repeats": 5,
+            "spread": spread,
+            "busy": 0,
+        }
 
-    rows = [row(100, "knn", "cg", 1.0), row(100, "knn", "inverse", 3.0),
-            row(100, "complete", "cg", 1.0), row(100, "complete", "inverse", 1.05),
-            row(200, "knn", "cg", 1.0)]  # fmt: skip
+    rows = [
+        row(100, "knn", "cg", 1.0),
+        row(100, "knn", "inverse", 3.0),
+        row(100, "complete", "cg", 1.0),
+        row(100, "complete", "inverse", 1.05),
+        row(200, "knn", "cg", 1.0),
+    ]
     v = speed_verdicts(rows)
     assert v[(100, "knn")].startswith("CG faster")
     assert v[(100, "complete")].startswith("undecided")

@@ -97,8 +97,10 @@ def test_miss_markers_are_coloured_and_shaped_by_cause(problem, truth, estimate,
     the old 13 px red ×, so the true loss under them stays visible."""
     causes = ["solver", "search", "close pair", "degenerate"]
     recs = [replace(m, cause=causes[i % 4]) for i, m in enumerate(scored.miss_records * 2)]
-    spur = [replace(x, cause=("solver", "search")[i % 2])
-            for i, x in enumerate(scored.spurious_records[:4])]  # fmt: skip
+    spur = [
+        replace(x, cause=("solver", "search")[i % 2])
+        for i, x in enumerate(scored.spurious_records[:4])
+    ]
     sc = replace(scored, miss_records=recs, spurious_records=spur)
     fig = plots.loss_intervals_figure(truth, estimate, score=sc, rows=_rows(problem))
     by_name = {t.name: t for t in fig.data}
@@ -129,8 +131,9 @@ TRUST_PANEL = [
 
 
 def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate, scored, trust):
-    fig = plots.loss_intervals_figure(truth, estimate, score=scored, rows=_rows(problem),
-                                      trust=trust)  # fmt: skip
+    fig = plots.loss_intervals_figure(
+        truth, estimate, score=scored, rows=_rows(problem), trust=trust
+    )
     assert names(fig)[-6:] == TRUST_PANEL
     axes = {t.name: (t.xaxis, t.yaxis) for t in fig.data}
     assert axes["true loss l(σ)"] == ("x", "y")
@@ -140,8 +143,7 @@ def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate,
     assert lay.xaxis.matches == lay.xaxis2.matches == "x3"  # one σ axis for the three rows
     assert lay.xaxis3.title.text == plots.SIGMA_TITLE and not lay.xaxis.title.text
     assert lay.yaxis2.type == "log" and lay.yaxis3.type == "log"
-    np.testing.assert_array_equal(fig.data[names(fig).index("t needed, CG")].y,
-                                  trust.t_needed_cg)  # fmt: skip
+    np.testing.assert_array_equal(fig.data[names(fig).index("t needed, CG")].y, trust.t_needed_cg)
     # the shaded bands: one rectangle per band in each of the two panel rows
     bands = [sh for sh in lay.shapes if sh.fillcolor == plots.trust.TRUST["band"]]
     assert len(bands) == 2 * len(trust.bands(trust.missed_by(scored)[0])) > 0
@@ -188,8 +190,11 @@ def test_algorithm4_start(problem, estimate):
     """Paper mode: inside an interval, the σ0 its search started from (overlapping intervals:
     the first); in a restart gap (σ_h, σ_h + step], the next start. Fast mode: the piece's
     midpoint. Evidence that recorded a σ0 wins."""
-    ivs = [Interval(1.0, 1.2, 0.1, 1.0), Interval(1.0, 1.4, 0.2, 1.25),
-           Interval(1.45, 2.0, 0.3, 1.45)]  # fmt: skip
+    ivs = [
+        Interval(1.0, 1.2, 0.1, 1.0),
+        Interval(1.0, 1.4, 0.2, 1.25),
+        Interval(1.45, 2.0, 0.3, 1.45),
+    ]
     paper = Sweep(ivs, 1.0, 2.0, SweepSettings(mode="paper"), 0, 0, 0.0)
     assert plots.algorithm4_start(paper, 1.1) == 1.0
     assert plots.algorithm4_start(paper, 1.3) == 1.25
@@ -231,8 +236,16 @@ def test_soft_label_figure(problem, truth, sigma_range):
         rule: node_trace(problem.model, u, lo, lo, hi, rule=rule)[0]
         for rule in ("gradient", "newton", "hybrid")
     }
-    fig = plots.soft_label_figure(grid, f, u=u, f_exact=fe, traces=traces, label="CG-5",
-                                  breakpoints=[truth.breakpoints[0]], sigma0=lo)  # fmt: skip
+    fig = plots.soft_label_figure(
+        grid,
+        f,
+        u=u,
+        f_exact=fe,
+        traces=traces,
+        label="CG-5",
+        breakpoints=[truth.breakpoints[0]],
+        sigma0=lo,
+    )
     assert names(fig) == [
         "f_u, CG-5",
         "f_u, exact",
@@ -247,8 +260,15 @@ def test_soft_label_figure(problem, truth, sigma_range):
     shown = [t for t in fig.data if t.showlegend is not False]
     top = [t.name for t in shown if t.legend in (None, "legend")]
     bottom = [t.name for t in shown if t.legend == "legend2"]
-    assert top == ["f_u, CG-5", "f_u, exact", "true breakpoint", "start σ0",
-                   "gradient iterates", "newton iterates", "hybrid iterates"]  # fmt: skip
+    assert top == [
+        "f_u, CG-5",
+        "f_u, exact",
+        "true breakpoint",
+        "start σ0",
+        "gradient iterates",
+        "newton iterates",
+        "hybrid iterates",
+    ]
     assert bottom == ["g_u, CG-5", "g_u, exact", "true breakpoint"]
     assert "top panel" in fig.layout.legend.title.text
     assert "bottom panel" in fig.layout.legend2.title.text
@@ -299,9 +319,12 @@ def test_condition_and_cg_figures(problem, sigma_range):
 
 def test_regret_figures():
     exp = regret_experiment(
-        SyntheticRounds(), rounds=12, repeats=plots.BAND_REPEATS, n_jobs=1,
+        SyntheticRounds(),
+        rounds=12,
+        repeats=plots.BAND_REPEATS,
+        n_jobs=1,
         feedback=["approx", "uniform"],
-    )  # fmt: skip
+    )
     fig = plots.regret_figure(exp)
     assert names(fig) == [
         "approx 95% band",
@@ -325,8 +348,9 @@ def test_regret_figures():
     # each model its own dash and markers, so equal lines stay visible
     lines = [t for t in fig.data if t.name in ("approx", "uniform")]
     assert len({t.line.dash for t in lines}) == 2 and len({t.marker.symbol for t in lines}) == 2
-    few = regret_experiment(SyntheticRounds(), rounds=12, repeats=2, n_jobs=1,
-                            feedback=["approx", "uniform"])  # fmt: skip
+    few = regret_experiment(
+        SyntheticRounds(), rounds=12, repeats=2, n_jobs=1, feedback=["approx", "uniform"]
+    )
     assert names(plots.regret_figure(few)) == ["approx", "uniform", "theoretical rate"]
     fig = plots.average_regret_figure(exp)
     assert names(fig) == ["approx", "uniform", "theoretical rate / t"]
@@ -385,15 +409,18 @@ def _log_axes(fig: go.Figure) -> list:
     return [lay[k] for k in lay if k.startswith(("xaxis", "yaxis")) and lay[k].type == "log"]
 
 
-def test_every_log_axis_is_labelled_in_powers_of_ten(problem, truth, estimate, scored, trust,
-                                                     sigma_range):  # fmt: skip
+def test_every_log_axis_is_labelled_in_powers_of_ten(
+    problem, truth, estimate, scored, trust, sigma_range
+):
     """No "1µ, 1n, 1p, 1f" SI labels and no labelled minor digits on any log axis."""
     grid = np.linspace(*sigma_range, 4)
     curves = {"complete": condition_curve(problem.model, grid, cg_iters=5)}
     u = int(truth.nodes[0][0])
     f = np.array([problem.model.soft_labels(x, solver="cg", cg_iters=5).f[u] for x in grid])
-    rows = [{"config": c, "n": 50, "time_per_interval": t, "M": 3}
-            for c, t in (("knn / cg", 0.002), ("knn / inverse", 0.03))]  # fmt: skip
+    rows = [
+        {"config": c, "n": 50, "time_per_interval": t, "M": 3}
+        for c, t in (("knn / cg", 0.002), ("knn / inverse", 0.03))
+    ]
     figs = {
         "loss": plots.loss_intervals_figure(truth, estimate, score=scored, trust=trust),
         "trust": plots.trust_figure(trust),

@@ -99,9 +99,15 @@ def test_run_regret_ticks_per_instance_and_changes_no_number():
     spec = ProblemSpec(n=30, n_labeled=6, classes=(3, 8), seed=5)
     regret = RegretSettings(rounds=3, repeats=2, feedback=("exact", "uniform"))
     calls, reps = [], []
-    a = run_regret(spec, (0.8, 3.0), SweepSettings(), regret, n_jobs=1,
-                   tick=lambda f, m: calls.append((f, m)),
-                   progress=lambda d, t: reps.append((d, t)))  # fmt: skip
+    a = run_regret(
+        spec,
+        (0.8, 3.0),
+        SweepSettings(),
+        regret,
+        n_jobs=1,
+        tick=lambda f, m: calls.append((f, m)),
+        progress=lambda d, t: reps.append((d, t)),
+    )
     _monotone_in_unit(calls)
     assert len(calls) == 6 and calls[-1][1] == "instance 6 of 6"
     assert reps == [(1, 2), (2, 2)]

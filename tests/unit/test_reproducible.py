@@ -41,14 +41,18 @@ def arrays(p) -> list[np.ndarray]:
     trust = trust_curve(p.model, grid)
     sl = p.model.soft_labels(1.3)
     return [
-        np.asarray(curve.breakpoints), curve.loss.values,
+        np.asarray(curve.breakpoints),
+        curve.loss.values,
         np.array([(iv.lo, iv.hi, iv.loss) for iv in res.intervals]),
         np.array([m.sigma for m in sc.miss_records] + [sc.eps_volume]),
         np.array([m.evidence.get("t_needed") or -1 for m in sc.miss_records], float),
-        cond.kappa, cond.iterations_needed, cond.cg_error,
+        cond.kappa,
+        cond.iterations_needed,
+        cond.cg_error,
         *(np.asarray(getattr(trust, f)) for f in ("error", "margin")),
-        sl.f, sl.df,
-    ]  # fmt: skip
+        sl.f,
+        sl.df,
+    ]
 
 
 def assert_same(a: list[np.ndarray], b: list[np.ndarray]) -> None:
@@ -83,8 +87,9 @@ def test_importing_sslviz_pins_one_thread_for_the_process():
     )
     env = os.environ | {"OPENBLAS_NUM_THREADS": "2"}
     env.pop("SSLVIZ_THREADS", None)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "1"
 
 

@@ -66,8 +66,9 @@ def needs_split_numpy(a, b, ea, eb, touch) -> bool:
     return bool(np.any(interior & (low < touch) & (low < 0.5 * ends)))
 
 
-def refine_step_numpy(x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, fast,
-                      newton_ok, rtol):  # fmt: skip
+def refine_step_numpy(
+    x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, fast, newton_ok, rtol
+):
     """One step of the root search as NumPy computed it (the reference), same signature."""
     act[:] = np.isnan(root) & (lo < x) & (x < hi)
     left = act & (np.sign(hn) == np.sign(hlo))
@@ -135,8 +136,12 @@ def root_proposals_numpy(a, b, ha, hb, da, db, s, basis):
     s = np.asarray(s)
     t_ = s[None, :]
     w = b - a
-    H = ((2 * t_**3 - 3 * t_**2 + 1) * ha[:, None] + (t_**3 - 2 * t_**2 + t_) * w * da[:, None]
-         + (-2 * t_**3 + 3 * t_**2) * hb[:, None] + (t_**3 - t_**2) * w * db[:, None])  # fmt: skip
+    H = (
+        (2 * t_**3 - 3 * t_**2 + 1) * ha[:, None]
+        + (t_**3 - 2 * t_**2 + t_) * w * da[:, None]
+        + (-2 * t_**3 + 3 * t_**2) * hb[:, None]
+        + (t_**3 - t_**2) * w * db[:, None]
+    )
     with np.errstate(divide="ignore", invalid="ignore"):  # random ends may be equal
         prop = a + (b - a) * ha / (ha - hb)
     for r in range(ha.size):
@@ -172,10 +177,17 @@ def test_refine_step_matches_numpy(newton_ok):
         lo = rng.uniform(0.5, 1.0, k)
         hi = lo + rng.uniform(0.0, 0.5, k) * rng.choice([1.0, 1e-12], k)
         state = [
-            lo, hi, rng.normal(size=k), rng.normal(size=k), rng.integers(-1, 2, k),
-            rng.uniform(0.4, 1.6, k), rng.uniform(0.0, 0.5, k),
-            np.where(rng.random(k) < 0.3, 0.7, np.nan), np.zeros(k, bool), np.zeros(k, bool),
-        ]  # fmt: skip
+            lo,
+            hi,
+            rng.normal(size=k),
+            rng.normal(size=k),
+            rng.integers(-1, 2, k),
+            rng.uniform(0.4, 1.6, k),
+            rng.uniform(0.0, 0.5, k),
+            np.where(rng.random(k) < 0.3, 0.7, np.nan),
+            np.zeros(k, bool),
+            np.zeros(k, bool),
+        ]
         state[2][rng.random(k) < 0.1] = 0.0
         x = float(rng.uniform(0.5, 1.5)) if rng.random() < 0.8 else float(lo[0])
         hn, dn, _ = _values(rng, k)
@@ -245,14 +257,32 @@ def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
 
 SEARCHES = [
     (KNN, 0.5, 5.0, "cg", 20, 4000),
-    (ProblemSpec(dataset="digits", classes=(2, 3), n=300, n_labeled=20, family="knn", k=6),
-     0.5, 5.0, "cg", 20, 4000),
-    (ProblemSpec(dataset="digits", classes=(4, 9), n=150, n_labeled=10, family="knn",
-                 k=8), 1.5, 5.0, "pcg", 5, 4000),
-    (ProblemSpec(dataset="digits", classes=(3, 8), n=200, n_labeled=10, family="knn", k=4),
-     0.3, 6.0, "cg", 3, 60),  # the split budget runs out
+    (
+        ProblemSpec(dataset="digits", classes=(2, 3), n=300, n_labeled=20, family="knn", k=6),
+        0.5,
+        5.0,
+        "cg",
+        20,
+        4000,
+    ),
+    (
+        ProblemSpec(dataset="digits", classes=(4, 9), n=150, n_labeled=10, family="knn", k=8),
+        1.5,
+        5.0,
+        "pcg",
+        5,
+        4000,
+    ),
+    (
+        ProblemSpec(dataset="digits", classes=(3, 8), n=200, n_labeled=10, family="knn", k=4),
+        0.3,
+        6.0,
+        "cg",
+        3,
+        60,
+    ),  # the split budget runs out
     (KNN, 0.05, 0.5, "cg", 20, 4000),  # weights underflow: the search runs in Python
-]  # fmt: skip
+]
 
 
 def _record_statuses(monkeypatch) -> list:
@@ -272,8 +302,9 @@ def _record_statuses(monkeypatch) -> list:
 
 @pytest.mark.parametrize("spec, lo, hi, solver, t, budget", SEARCHES)
 @pytest.mark.slow  # over 2 s: outside the quick run
-def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, hi, solver, t,
-                                                         budget):  # fmt: skip
+def test_compiled_cg_search_gives_the_python_search_bits(
+    monkeypatch, spec, lo, hi, solver, t, budget
+):
     """Algorithm 4's fast mode on sparse graphs, compiled (truth.COMPILED_SEARCH) and in
     Python: the same σ evaluated, the same breakpoints, losses, nodes and work, bit for bit
     (with few stored rows at first, so the compiled search also has to grow them)."""
@@ -286,9 +317,15 @@ def test_compiled_cg_search_gives_the_python_search_bits(monkeypatch, spec, lo, 
         for compiled in (True, False):
             with fast_paths(compiled_search=compiled):
                 curves[compiled] = truth.true_loss_curve(
-                    p.model, p.y_unlabeled, lo, hi, solver=solver, cg_iters=t, rtol=1e-4,
+                    p.model,
+                    p.y_unlabeled,
+                    lo,
+                    hi,
+                    solver=solver,
+                    cg_iters=t,
+                    rtol=1e-4,
                     max_evaluations=budget,
-                )  # fmt: skip
+                )
         _assert_same_curve(curves[True], curves[False])
     if lo < 0.1:  # a σ whose weights underflow: the search ran in Python
         assert set(statuses) == {-1}
@@ -303,14 +340,19 @@ def _assert_same_curve(a, b) -> None:
     assert np.array_equal(a.evaluations, b.evaluations)
     assert [list(n) for n in a.nodes] == [list(n) for n in b.nodes]
     assert (a.solves, a.matvecs, a.inconsistent, a.complete) == (
-        b.solves, b.matvecs, b.inconsistent, b.complete)  # fmt: skip
+        b.solves,
+        b.matvecs,
+        b.inconsistent,
+        b.complete,
+    )
     assert a.degenerate_ranges == b.degenerate_ranges
 
 
 @pytest.mark.parametrize("spec, lo, hi, solver, t, budget", SEARCHES)
 @pytest.mark.slow  # over 2 s: outside the quick run
-def test_compiled_search_pauses_for_progress_with_the_same_bits(monkeypatch, spec, lo, hi,
-                                                                solver, t, budget):  # fmt: skip
+def test_compiled_search_pauses_for_progress_with_the_same_bits(
+    monkeypatch, spec, lo, hi, solver, t, budget
+):
     """Under a progress callback (the app's sweeps) the compiled search pauses, here every
     3 σ and with 8 rows at first, reports and goes on from the stack it returned: the same
     curve, bit for bit, as without progress and as the Python search; the fractions go
@@ -322,8 +364,9 @@ def test_compiled_search_pauses_for_progress_with_the_same_bits(monkeypatch, spe
     p = build_problem(spec.with_seed(1))
     kw = dict(solver=solver, cg_iters=t, rtol=1e-4, max_evaluations=budget)
     seen: list[float] = []
-    paused = truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi,
-                                   progress=lambda f, m="": seen.append(f), **kw)  # fmt: skip
+    paused = truth.true_loss_curve(
+        p.model, p.y_unlabeled, lo, hi, progress=lambda f, m="": seen.append(f), **kw
+    )
     _assert_same_curve(paused, truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi, **kw))
     with fast_paths(compiled_search=False):
         _assert_same_curve(paused, truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi, **kw))
@@ -341,8 +384,10 @@ def test_one_sigma_cg_gives_the_batch_bits():
     steps, σ from underflowing weights to nearly equal ones."""
     from sslviz.problem import build_problem
 
-    specs = [KNN, ProblemSpec(dataset="digits", classes=(3, 8), n=200, n_labeled=5,
-                              family="mutual-knn", k=4)]  # fmt: skip
+    specs = [
+        KNN,
+        ProblemSpec(dataset="digits", classes=(3, 8), n=200, n_labeled=5, family="mutual-knn", k=4),
+    ]
     checked = failed = 0
     for spec in specs:
         for seed in (1, 2):
@@ -350,8 +395,9 @@ def test_one_sigma_cg_gives_the_batch_bits():
             for x in np.geomspace(0.05, 30.0, 25):
                 for pre in (False, True):
                     for t in (1, 3, 20, 60):
-                        f, df, ok, mv = harmonic_cg(b.d, b.dl, np.array([x]), *b.pattern, t, pre,
-                                                    True, NO_TRACE)  # fmt: skip
+                        f, df, ok, mv = harmonic_cg(
+                            b.d, b.dl, np.array([x]), *b.pattern, t, pre, True, NO_TRACE
+                        )
                         f1, df1, mv1 = harmonic_cg_one(x, b.d, b.dl, *b.pattern, t, pre)
                         if not ok[0]:
                             assert mv1 == -1

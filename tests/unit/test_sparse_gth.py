@@ -84,8 +84,9 @@ def test_exact_curve_same_as_dense_gth_and_default_superlu(
     SuperLU's defaults and dense GTH redos. Seed 2 on [0.25, 3] needed GTH redos under the
     old rule (minimum-degree order, pivots below 1e-10); now its pivots pass 1e-13 and
     refinement converges. Below σ ≈ 0.18 seed 1 still needs them."""
-    spec = ProblemSpec(dataset="digits", classes=(3, 8), n=300, n_labeled=10, family="knn",
-                       seed=seed)  # fmt: skip
+    spec = ProblemSpec(
+        dataset="digits", classes=(3, 8), n=300, n_labeled=10, family="knn", seed=seed
+    )
     p = build_problem(spec)
     assert not isinstance(p.model._D2_UU, np.ndarray)
     statuses = []
@@ -112,8 +113,7 @@ def test_exact_derivative_matches_finite_differences(sparse_models, sigma):
     """∂f/∂σ of exact solves on a sparse graph, eq. (2) summed edge by edge, against
     central differences of exact f — also where LU pivots cancel and GTH solves (σ ≤ 0.2
     here; the assembled right-hand side was off by up to 1e7× there)."""
-    spec = ProblemSpec(dataset="digits", classes=(3, 8), n=300, n_labeled=10, family="knn",
-                       seed=3)  # fmt: skip
+    spec = ProblemSpec(dataset="digits", classes=(3, 8), n=300, n_labeled=10, family="knn", seed=3)
     model = build_problem(spec).model
     h = 1e-5 * sigma
     up, down = (model.soft_labels(sigma + s, derivative=False).f for s in (h, -h))

@@ -10,20 +10,47 @@ from sslviz._validation import InvalidParameterError
 from sslviz.cli import COMMANDS, build_parser, command_line
 
 NON_DEFAULT = [
-    S.ProblemSpec(dataset="fashion-mnist", classes=(3, 8), n=77, n_labeled=7, seed=5, pca=12,
-                  family="mutual-knn", k=4, labeling="delalleau", subset=20, lam=2.5),
+    S.ProblemSpec(
+        dataset="fashion-mnist",
+        classes=(3, 8),
+        n=77,
+        n_labeled=7,
+        seed=5,
+        pca=12,
+        family="mutual-knn",
+        k=4,
+        labeling="delalleau",
+        subset=20,
+        lam=2.5,
+    ),
     S.SigmaRange(0.7, 2.25),
-    S.SweepSettings(solver="pcg", cg_iters=7, epsilon=1e-5, eta=0.5, step=0.1, max_iter=50,
-                    root_tol=0.02, mode="paper"),
+    S.SweepSettings(
+        solver="pcg",
+        cg_iters=7,
+        epsilon=1e-5,
+        eta=0.5,
+        step=0.1,
+        max_iter=50,
+        root_tol=0.02,
+        mode="paper",
+    ),
     S.ScoreSettings(score=True, tol=2e-3),
     S.ConditionSettings(points=9, solver="pcg", cg_iters=11, rtol=1e-8, families=("knn",)),
     S.RegretSettings(rounds=7, repeats=3, feedback=("exact", "uniform"), lr=0.3, jobs=1),
-    S.LearnSettings(instances=5, test_instances=0, k_range="2:9", solver="pcg", cg_iters=7,
-                    mode="paper", curve=(2, 8), repeats=3),
+    S.LearnSettings(
+        instances=5,
+        test_instances=0,
+        k_range="2:9",
+        solver="pcg",
+        cg_iters=7,
+        mode="paper",
+        curve=(2, 8),
+        repeats=3,
+    ),
     S.LossView(compare="CG t = 5", node=17, sigma0=1.25),
     S.RegretView(density_model="full"),
     S.SpeedGrid(sizes=(50, 200), families=("knn",), solvers=("exact",)),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("cls", S.ALL_SPECS)
@@ -79,8 +106,9 @@ def test_url_round_trip(spec):
     query = S.to_query(spec)
     values, warnings = S.from_query(type(spec), query)
     assert not warnings
-    rebuilt = type(spec)(**(values | {n: getattr(spec, n) for n, r in S.table(spec)
-                                      if r.url is None}))  # fmt: skip
+    rebuilt = type(spec)(
+        **(values | {n: getattr(spec, n) for n, r in S.table(spec) if r.url is None})
+    )
     assert rebuilt == spec
 
 
@@ -122,9 +150,13 @@ class SweepPlus(S.SweepSettings):
     """SweepSettings with one more row, added only here (issue 9: a row appears everywhere)."""
 
     restarts: int = S.Setting(
-        3, S.Int(1, 9), "How many restarts a test parameter allows.",
-        flag="--restarts", url="restarts", label="restarts",
-    ).field()  # fmt: skip
+        3,
+        S.Int(1, 9),
+        "How many restarts a test parameter allows.",
+        flag="--restarts",
+        url="restarts",
+        label="restarts",
+    ).field()
 
 
 def test_a_row_added_to_a_table_reaches_the_cli_the_url_and_the_command():
@@ -152,8 +184,8 @@ def test_a_row_added_to_a_table_reaches_the_widgets():
 
         sys.path.insert(0, ".")
         import streamlit as st
-        from tests.unit.test_specs import SweepPlus
 
+        from tests.unit.test_specs import SweepPlus
         from ui import widgets
 
         widgets.widget(st, SweepPlus, "restarts")

@@ -171,16 +171,27 @@ def test_delalleau_model_runs():
 
 def _curve(may_flip, wrong, t_cg, t_pcg, t=20, t_max=100) -> TrustCurve:
     n = len(may_flip)
-    return TrustCurve(np.linspace(1.0, 1.0 + n - 1, n), np.zeros(n), np.ones(n),
-                      np.array(may_flip, bool), np.array(wrong), np.array(t_cg),
-                      np.array(t_pcg), np.zeros(n, int), np.zeros(n, int), "cg", t,
-                      t_max)  # fmt: skip
+    return TrustCurve(
+        np.linspace(1.0, 1.0 + n - 1, n),
+        np.zeros(n),
+        np.ones(n),
+        np.array(may_flip, bool),
+        np.array(wrong),
+        np.array(t_cg),
+        np.array(t_pcg),
+        np.zeros(n, int),
+        np.zeros(n, int),
+        "cg",
+        t,
+        t_max,
+    )
 
 
 def test_bands_and_reading_follow_one_rule():
     # untrusted: may flip, or a node on the wrong side, or t needed > t (t = 20)
-    c = _curve([0, 0, 1, 1, 0, 0], [0, 0, 0, 2, 3, 0], [5, 8, 15, 60, 80, 101], [3, 4, 5, 9,
-               12, 15])  # fmt: skip
+    c = _curve(
+        [0, 0, 1, 1, 0, 0], [0, 0, 0, 2, 3, 0], [5, 8, 15, 60, 80, 101], [3, 4, 5, 9, 12, 15]
+    )
     assert c.untrusted.tolist() == [False, False, True, True, True, True]
     assert c.bands() == [(2.5, 6.0)]
     assert c.where_untrusted() == "σ > 2.5"
@@ -223,8 +234,15 @@ def test_export():
     assert d["untrusted"] == tc.untrusted.tolist() and d["trusted_from"] == tc.trusted_from()
     export.dumps(d)  # JSON without NaN/inf
     df = export.to_frame(tc)
-    assert list(df.columns[:7]) == ["sigma", "error", "margin", "may_flip", "wrong",
-                                    "t_needed_cg", "t_needed_pcg"]  # fmt: skip
+    assert list(df.columns[:7]) == [
+        "sigma",
+        "error",
+        "margin",
+        "may_flip",
+        "wrong",
+        "t_needed_cg",
+        "t_needed_pcg",
+    ]
     assert len(df) == 3
 
 

@@ -59,8 +59,13 @@ def test_verdict_caption_and_band_name_the_same_sigma():
             assert where == f"σ < {bands[-1][1]:.3g}"
         # the chart shades exactly these bands, in both panel rows
         fig = plots.loss_intervals_figure(truth, res, score=sc, trust=trust)
-        shaded = sorted({(sh.x0, sh.x1) for sh in fig.layout.shapes
-                         if sh.fillcolor == plots.trust.TRUST["band"]})  # fmt: skip
+        shaded = sorted(
+            {
+                (sh.x0, sh.x1)
+                for sh in fig.layout.shapes
+                if sh.fillcolor == plots.trust.TRUST["band"]
+            }
+        )
         assert shaded == bands
         # no grid σ outside the bands breaks the rule
         for i, x in enumerate(trust.sigma):
