@@ -27,7 +27,8 @@ from sslviz.export import to_dict
 from sslviz.intervals import sweep
 from sslviz.measure import Timing, timed, verdict
 from sslviz.problem import build_problem, loss_curve, suggest_sigma_range
-from sslviz.specs import ProblemSpec, SpeedGrid, SweepSettings
+from sslviz.specs import ProblemSpec, SweepSettings
+from ui.views import SpeedGrid
 
 HOG = "import time\nt = time.time()\nwhile time.time() - t < {s}:\n    pass\n"
 

@@ -8,8 +8,9 @@ import streamlit as st
 from sslviz import costs, export, measure, plots, sentences, tours
 from sslviz.cli import command_line
 from sslviz.conditioning import TRUST_RULE
-from sslviz.specs import ConditionSettings, LossView, SigmaRange
+from sslviz.specs import ConditionSettings, SigmaRange
 from ui import cache, caps, frame, presenter, progress, widgets
+from ui.views import LossView
 
 _THRESHOLD_CAPTION = (
     "Black: the exact loss l(r) (share of U misclassified) over the threshold radius r: it "

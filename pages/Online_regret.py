@@ -4,8 +4,9 @@ import streamlit as st
 
 from sslviz import costs, export, plots
 from sslviz.cli import command_line
-from sslviz.specs import RegretSettings, RegretView, SigmaRange
+from sslviz.specs import RegretSettings, SigmaRange
 from ui import cache, caps, frame, progress, url, widgets
+from ui.views import RegretView
 
 s = frame.page(
     "Online tuning of σ: regret (Algorithm 1)",

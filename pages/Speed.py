@@ -5,8 +5,9 @@ import streamlit as st
 
 from sslviz import costs, export, measure, plots, tours
 from sslviz.cli import command_line
-from sslviz.specs import SigmaRange, SpeedGrid
+from sslviz.specs import SigmaRange
 from ui import cache, caps, frame, presenter, progress, widgets
+from ui.views import SpeedGrid
 
 s = frame.page(
     "Speed: CG vs matrix inverse (Table 1)",

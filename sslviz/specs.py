@@ -20,7 +20,7 @@ re-exported here.
 :class:`ScoreSettings` scoring against the exact curve
 :class:`ConditionSettings`  the conditioning view's grid, solver and families
 :class:`RegretSettings` the online experiment (T, R, feedback models, λ)
-:class:`LossView`, :class:`SpeedGrid`, :class:`ConvergenceView`  page-only controls
+:class:`ConvergenceView`  the t-scrubber's T (the pages' own controls: ``ui.views``)
 =====================  =======================================================
 """
 
@@ -61,8 +61,6 @@ LABELINGS: tuple[str, ...] = ("harmonic", "delalleau")
 SOLVERS: tuple[str, ...] = ("cg", "pcg", "exact", "inverse")
 MODES: tuple[str, ...] = ("fast", "paper")
 FEEDBACK_MODELS: tuple[str, ...] = ("approx", "exact", "full", "uniform")
-COMPARISONS: tuple[str, ...] = ("nothing", "CG t = 5", "CG t = 50", "other mode", "exact solver")
-SPEED_SIZES: tuple[int, ...] = (50, 100, 200, 300, 500, 1000)
 CURVE_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
 COMPARE_T: tuple[int, ...] = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200)
 
@@ -691,57 +689,6 @@ class LearnSettings(Spec):
 
 
 @dataclass(frozen=True)
-class RegretView(Spec):
-    """Page controls of the online-regret view (URL and widgets only)."""
-
-    density_model: str = Setting(
-        "approx",
-        Choice(FEEDBACK_MODELS),
-        "Whose probability density over σ the heatmap shows, round by round (the first "
-        "repetition; a model not in the run shows the first one that is).",
-        url="density",
-        label="density of model",
-    ).field()
-
-
-@dataclass(frozen=True)
-class LossView(Spec):
-    """Page controls of the loss-intervals view (URL and widgets only)."""
-
-    compare: str = Setting(
-        "nothing",
-        Choice(COMPARISONS),
-        "Overlay the intervals of a second setting (dotted orange): fewer or more CG "
-        "iterations, the other mode, or the exact solver.",
-        url="compare",
-        label="compare with",
-    ).field()
-    node: int | None = Setting(
-        None,
-        Optional(Int(0, 10**7), "a node behind a missed breakpoint"),
-        "Unlabeled node of the drill-down, as its instance row (nodes behind missed "
-        "breakpoints are listed first).",
-        url="node",
-        label="unlabeled node (instance row)",
-    ).field()
-    sigma0: float | None = Setting(
-        None,
-        Optional(Float(0.0, None, "neither"), "a quarter range left of its first crossing"),
-        "Start σ0 of the node's iterations (Algorithm 4 starts here).",
-        url="sigma0",
-        label="start σ0",
-    ).field()
-    trust_points: int = Setting(
-        40,
-        Int(5, 400),
-        "σ grid points of the trust panel under the chart (t-iteration CG's error against "
-        "the margin, and the t needed), evenly spaced over [σ_min, σ_max].",
-        url="trust_points",
-        label="trust panel σ points",
-    ).field()
-
-
-@dataclass(frozen=True)
 class ConvergenceView(Spec):
     """Page controls of the CG-iterations view (the t-scrubber)."""
 
@@ -752,33 +699,6 @@ class ConvergenceView(Spec):
         "run of T iterations per σ.",
         url="t_max",
         label="up to t =",
-    ).field()
-
-
-@dataclass(frozen=True)
-class SpeedGrid(Spec):
-    """Page controls of the speed view (live Table 1)."""
-
-    sizes: tuple[int, ...] = Setting(
-        (100,),
-        Tuple(Int(3, 10**6), options=SPEED_SIZES),
-        "Instance sizes n to time.",
-        url="sizes",
-        label="sizes n",
-    ).field()
-    families: tuple[str, ...] = Setting(
-        ("complete", "knn"),
-        Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
-        "Graph families to time.",
-        url="speed_families",
-        label="graphs",
-    ).field()
-    solvers: tuple[str, ...] = Setting(
-        ("cg", "inverse"),
-        Tuple(Choice(SOLVERS), options=SOLVERS),
-        "Solvers to time (Table 1 compares CG-t with the matrix inverse).",
-        url="speed_solvers",
-        label="solvers",
     ).field()
 
 
@@ -793,15 +713,11 @@ ALL_SPECS = (
     ConditionSettings,
     RegretSettings,
     LearnSettings,
-    LossView,
-    RegretView,
-    SpeedGrid,
     ConvergenceView,
 )
 
 __all__ = [
     "ALL_SPECS",
-    "COMPARISONS",
     "DATASETS",
     "FAMILIES",
     "FEEDBACK_MODELS",
@@ -818,17 +734,14 @@ __all__ = [
     "Int",
     "LabelingSpec",
     "LearnSettings",
-    "LossView",
     "Optional",
     "ProblemSpec",
     "RegretSettings",
-    "RegretView",
     "Rule",
     "ScoreSettings",
     "Setting",
     "SigmaRange",
     "Spec",
-    "SpeedGrid",
     "SweepSettings",
     "Text",
     "Tuple",

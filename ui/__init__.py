@@ -2,7 +2,8 @@
 
 - :mod:`ui.nav`: the pages and the navigation; :mod:`ui.frame`: the frame every page
   shares (``frame.page(...)``, the first call of every page);
-- :mod:`ui.url`: the view's settings in the session and in the URL;
+- :mod:`ui.url`: the view's settings in the session and in the URL; :mod:`ui.views`: the
+  pages' own settings tables;
 - :mod:`ui.sidebar`: the shared sidebar; :mod:`ui.widgets`: controls, charts, outputs;
 - :mod:`ui.presenter`: guided tours and presenter mode;
 - :mod:`ui.progress`: progress bars and Stop; :mod:`ui.caps`: this server's caps;

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from sslviz import animation, costs, export, specs
+from sslviz import animation, costs, export
 from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, trust_curve
 from sslviz.convergence import convergence
 from sslviz.data import Dataset, load_dataset, load_file
@@ -43,10 +43,10 @@ from sslviz.specs import (
     ProblemSpec,
     RegretSettings,
     ScoreSettings,
-    SpeedGrid,
     SweepSettings,
 )
 from sslviz.truth import LossCurve
+from ui import views
 from ui.compat import Tick, unrecorded
 
 
@@ -370,7 +370,7 @@ def trust_solver(settings: SweepSettings) -> str:
 
 COMPARISONS = dict(
     zip(
-        specs.COMPARISONS,
+        views.COMPARISONS,
         (
             None,
             dict(solver="cg", cg_iters=5),
@@ -667,7 +667,7 @@ def speed_autorun(
     """The configurations ``(n, family, solver)`` the speed page times by itself: all when
     they fit the budget (:data:`AUTO_SECONDS`, or the default grid's cost if larger),
     else the cheapest ones that fit, smallest n first (at least one)."""
-    grid = SpeedGrid()
+    grid = views.SpeedGrid()
     default = sum(
         speed_seconds(n, f, sv, SweepSettings())
         for n in grid.sizes

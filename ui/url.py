@@ -16,6 +16,7 @@ import streamlit as st
 from sslviz import specs as S
 from sslviz import tours
 from sslviz.specs import ProblemSpec
+from ui import views
 
 
 def url_key(cls: type, name: str) -> str:
@@ -23,7 +24,7 @@ def url_key(cls: type, name: str) -> str:
 
 
 ROWS: dict[str, S.Setting] = {
-    row.url: row for cls in S.ALL_SPECS for _, row in S.table(cls) if row.url
+    row.url: row for cls in views.ALL_SPECS for _, row in S.table(cls) if row.url
 }
 """URL key → row, for every table in use (a page's own spec class is added by widget())."""
 
@@ -32,7 +33,7 @@ def from_query(query: dict) -> tuple[dict, list[str]]:
     """Settings (URL key → value) found in a URL query, and one warning per bad value;
     ``tour`` (a tour id) and ``present`` (presenter mode) too."""
     cfg, warnings = {}, []
-    for cls in S.ALL_SPECS:
+    for cls in views.ALL_SPECS:
         values, warns = S.from_query(cls, query)
         cfg |= {url_key(cls, name): v for name, v in values.items()}
         warnings += [w for w in warns if w not in warnings]  # a key shared by two tables (t)

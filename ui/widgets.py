@@ -21,7 +21,7 @@ import pandas  # noqa: F401
 import streamlit as st
 
 from sslviz import specs as S
-from ui import caps, presenter, url
+from ui import caps, presenter, url, views
 
 METRIC_HELP = {
     "ε-volume": "Total σ length where the estimated loss differs from the true loss "
@@ -210,7 +210,7 @@ _PARAMETER = re.compile(r"^The '(\w+)' parameter of [\w.]+ (is inconsistent: )?"
 
 def _label(name: str) -> str:
     """The widget label of the setting whose field is ``name`` (the name itself if none)."""
-    for cls in S.ALL_SPECS:
+    for cls in views.ALL_SPECS:
         for field_name, row in S.table(cls):
             if field_name == name:
                 return row.label or name

@@ -210,6 +210,7 @@ def test_b_every_setting_in_the_link_has_a_control(page, tables):
     (``w_<url key>``; classes as two selectboxes, the dataset as the source picker).
     """
     from sslviz import specs as S
+    from ui import views
 
     query = {"labeling": "delalleau", "n": "60", "labeled": "6", "subset": "20"}
     at = start(PAGES.get(page), query)
@@ -217,7 +218,7 @@ def test_b_every_setting_in_the_link_has_a_control(page, tables):
     keys = set(widgets(at))
     special = {"classes": {"w_classes_0", "w_classes_1"}, "dataset": {"w_source"}}
     for name in tables:
-        for field, row in S.table(getattr(S, name)):
+        for field, row in S.table(getattr(S, name, None) or getattr(views, name)):
             if row.url:
                 assert special.get(row.url, {f"w_{row.url}"}) <= keys, (name, field)
 

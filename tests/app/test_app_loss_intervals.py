@@ -10,7 +10,7 @@ from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest, element_tree
 
 from sslviz import specs as S
-from sslviz.specs import LossView
+from ui.views import LossView
 
 PAGE = "pages/Loss_intervals.py"
 MISSES = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"}

@@ -21,7 +21,7 @@ from sslviz.conditioning import condition_curve, trust_curve
 from sslviz.convergence import convergence
 from sslviz.intervals import score, sweep
 from sslviz.problem import build_problem, loss_curve
-from ui import cache, url
+from ui import cache, url, views
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
@@ -45,7 +45,7 @@ def _loss_view(tour: tours.Tour) -> tuple[dict, dict]:
     cfg, _ = url.tour_cfg(tour)
     spec = url.spec_from_cfg(S.ProblemSpec, cfg)
     settings = url.spec_from_cfg(S.SweepSettings, cfg)
-    view = url.spec_from_cfg(S.LossView, cfg)
+    view = url.spec_from_cfg(views.LossView, cfg)
     lo, hi = cfg["sigma_min"], cfg["sigma_max"]
     p = build_problem(spec)
     truth = loss_curve(p, lo, hi)

@@ -10,13 +10,13 @@ from streamlit.testing.v1 import AppTest
 
 from sslviz import specs as S
 from sslviz import tours
-from ui import cache, caps, nav, presenter, sidebar, url
+from ui import cache, caps, nav, presenter, sidebar, url, views
 
 PAGE_TABLES = {
-    tours.LOSS: S.LossView,
+    tours.LOSS: views.LossView,
     tours.CONDITIONING: S.ConditionSettings,
     tours.REGRET: S.RegretSettings,
-    tours.SPEED: S.SpeedGrid,
+    tours.SPEED: views.SpeedGrid,
     tours.LEARN: S.LearnSettings,
     tours.CG_ITERATIONS: S.ConvergenceView,
 }

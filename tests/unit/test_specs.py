@@ -8,6 +8,7 @@ import pytest
 from sslviz import specs as S
 from sslviz._validation import InvalidParameterError
 from sslviz.cli import COMMANDS, build_parser, command_line
+from ui import views
 
 NON_DEFAULT = [
     S.ProblemSpec(
@@ -47,13 +48,13 @@ NON_DEFAULT = [
         curve=(2, 8),
         repeats=3,
     ),
-    S.LossView(compare="CG t = 5", node=17, sigma0=1.25),
-    S.RegretView(density_model="full"),
-    S.SpeedGrid(sizes=(50, 200), families=("knn",), solvers=("exact",)),
+    views.LossView(compare="CG t = 5", node=17, sigma0=1.25),
+    views.RegretView(density_model="full"),
+    views.SpeedGrid(sizes=(50, 200), families=("knn",), solvers=("exact",)),
 ]
 
 
-@pytest.mark.parametrize("cls", S.ALL_SPECS)
+@pytest.mark.parametrize("cls", views.ALL_SPECS)
 def test_defaults_are_valid_and_every_row_is_complete(cls):
     spec = cls()
     for name, row in S.table(cls):
@@ -62,7 +63,7 @@ def test_defaults_are_valid_and_every_row_is_complete(cls):
         assert row.flag is None or row.flag.startswith("--")
 
 
-@pytest.mark.parametrize("cls", S.ALL_SPECS)
+@pytest.mark.parametrize("cls", views.ALL_SPECS)
 def test_every_row_rejects_a_bad_value_with_a_message_naming_it(cls):
     bad = {S.Float: -1.0, S.Choice: "no-such-option", S.Flag: "yes", S.Text: "", S.Tuple: ()}
     for name, row in S.table(cls):

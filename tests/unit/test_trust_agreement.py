@@ -11,7 +11,8 @@ from sslviz import plots
 from sslviz.conditioning import trust_curve
 from sslviz.intervals import score, sweep, verdict
 from sslviz.problem import build_problem, loss_curve
-from sslviz.specs import LossView, ProblemSpec, SweepSettings, default
+from sslviz.specs import ProblemSpec, SweepSettings, default
+from ui.views import LossView
 
 INSTANCES = [  # (problem, CG iterations): complete and kNN graphs, several draws
     (ProblemSpec(classes=(3, 8), n=100, n_labeled=10, family="complete", seed=0), 20),
