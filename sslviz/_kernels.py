@@ -736,7 +736,7 @@ def warm_up() -> None:
 
 @_jit(error_model="numpy")
 def hermite_split(a, b, ha, hb, da, db, ga, gb, basis, touch):
-    """The Hermite split test of :func:`sslviz.truth._needs_split`, decision for decision.
+    """The Hermite split test of :func:`sslviz.crossings.needs_split`, decision for decision.
 
     Each non-degenerate node's cubic Hermite interpolant on [a, b] (values ``ha``/``hb``,
     derivatives ``da``/``db``) is evaluated at the fractions whose basis functions are the
@@ -790,7 +790,7 @@ def hermite_split(a, b, ha, hb, da, db, ga, gb, basis, touch):
 def refine_step(
     x, hn, dn, lo, hi, hlo, hhi, side, prop, prev_step, root, act, fast, newton_ok, rtol
 ):
-    """One step of the bracketed root search of :func:`sslviz.truth._refine_roots`, in
+    """One step of the bracketed root search of :func:`sslviz.crossings.refine_roots`, in
     place, element for element as its NumPy form did it (so the same bits).
 
     ``hn``/``dn``: every node's h and h' at the σ ``x`` just evaluated. Each node still
@@ -858,7 +858,7 @@ def _sgn(x):
 
 @_jit(error_model="numpy")
 def root_proposals(a, b, ha, hb, da, db, s, basis):
-    """First points of the root search of :func:`sslviz.truth._refine_roots` on [a, b]:
+    """First points of the root search of :func:`sslviz.crossings.refine_roots` on [a, b]:
     for each node (values ``ha``/``hb``, derivatives ``da``/``db``, shape (k,)), the first
     sign change of its cubic Hermite interpolant at the fractions ``s`` (basis functions
     ``basis`` (4, q), evaluated in the order NumPy evaluates them), linearly interpolated;

@@ -886,11 +886,11 @@ def node_trace(
     lo, hi = check_sigma_range(sigma_min, sigma_max, "node_trace")
     check_int("u", u, "node_trace", low=0, high=model.n_unlabeled - 1)
     sigma0 = check_real("sigma0", sigma0, "node_trace", low=lo, high=hi)
-    trace, root, _ = _trace(model, u, sigma0, lo, hi, s, rule)
+    trace, root, _ = unchecked_trace(model, u, sigma0, lo, hi, s, rule)
     return trace, root
 
 
-def _trace(model, u, sigma0, lo, hi, s, rule) -> tuple[list[Iterate], float | None, tuple]:
+def unchecked_trace(model, u, sigma0, lo, hi, s, rule) -> tuple[list[Iterate], float | None, tuple]:
     """:func:`node_trace` without the checks, plus ``(stop reason, next σ)``: the reason is
     'root', 'stalled' (converged away from 1/2), 'flat' (g' = 0), 'left' (the next point,
     given, leaves [lo, hi]), 'cap' (``max_iter`` points) or 'degenerate'."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from sslviz.algorithm4 import Sweep, _trace
+from sslviz.algorithm4 import Sweep, unchecked_trace
 from sslviz.truth import LossCurve, true_loss_curve
 
 MISS_CAUSES = ("degenerate", "solver", "close pair", "search")
@@ -329,7 +329,9 @@ class Attribution:
         """Node u's iteration from σ0 over the whole range, for each step rule."""
         out: dict = {"sigma0": float(sigma0), "found_by": []}
         for rule in ("hybrid", "newton", "gradient"):
-            trace, root, (stop, nxt) = _trace(self.model, u, sigma0, self.lo, self.hi, self.s, rule)
+            trace, root, (stop, nxt) = unchecked_trace(
+                self.model, u, sigma0, self.lo, self.hi, self.s, rule
+            )
             if root is not None and abs(root - b) <= self.tol:
                 out["found_by"].append(rule)
             if rule == "hybrid":

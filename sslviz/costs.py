@@ -190,7 +190,7 @@ def solve_seconds(spec: ProblemSpec, solver: str = "exact", t: int = 20) -> floa
 
 def _chebyshev(spec: ProblemSpec) -> bool:
     """True where the exact curve is searched by Chebyshev cells (:mod:`sslviz.truth`)."""
-    from sslviz.truth import chebyshev_min_unlabeled
+    from sslviz.crossings import chebyshev_min_unlabeled
 
     return spec.family != "threshold" and _sizes(spec)[1] >= chebyshev_min_unlabeled(_dense(spec))
 

@@ -20,7 +20,7 @@ name                      the fast path (the general path when False)
                           systems, GTH on the sparse structure where one cancels (else
                           SuperLU's defaults and dense GTH)
 ``chebyshev``             exact curves searched by Chebyshev interpolation on cells
-                          (:mod:`sslviz.truth`; else the Hermite grid search)
+                          (:mod:`sslviz.crossings`; else the Hermite grid search)
 ``compiled_search``       fixed-t CG/PCG searches on sparse harmonic models run compiled,
                           the same σ and bits (else in Python)
 ``precompute``            local parallel regret runs compute all rounds first, split by
@@ -42,8 +42,8 @@ from contextlib import contextmanager
 _SWITCHES = {
     "fast_dense": ("sslviz.labeling", "FAST_DENSE"),
     "sparse_exact": ("sslviz.labeling", "SPARSE_EXACT"),
-    "chebyshev": ("sslviz.truth", "CHEBYSHEV"),
-    "compiled_search": ("sslviz.truth", "COMPILED_SEARCH"),
+    "chebyshev": ("sslviz.crossings", "CHEBYSHEV"),
+    "compiled_search": ("sslviz.crossings", "COMPILED_SEARCH"),
     "precompute": ("sslviz.experiment", "PRECOMPUTE"),
     "fork": ("sslviz._threads", "FORK"),
 }

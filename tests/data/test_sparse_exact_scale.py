@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import sslviz.crossings as crossings
 import sslviz.labeling as labeling
-import sslviz.truth as truth
 from sslviz.labeling import _edge_flux, _refine
 from sslviz.paths import fast_paths
 from sslviz.problem import build_problem
@@ -119,7 +119,7 @@ def test_chebyshev_search_on_a_sparse_graph_matches_the_hermite_search(fashion_k
     search."""
     p = fashion_knn
     assert not isinstance(p.model._D2_UU, np.ndarray)  # the sparse path
-    monkeypatch.setattr(truth, "_CHEB_MIN_UNLABELED_SPARSE", 100)
+    monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED_SPARSE", 100)
     with fast_paths(chebyshev=False):
         ref = true_loss_curve(p.model, p.y_unlabeled, 1.0, 7.0)
     with fast_paths(chebyshev=True):

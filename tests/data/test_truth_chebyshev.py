@@ -1,5 +1,5 @@
 """Issue 12 §1: the Chebyshev search of exact curves on complete graphs finds the same
-breakpoints as the Hermite grid search (``sslviz.truth.CHEBYSHEV`` switches between them)."""
+breakpoints as the Hermite grid search (``sslviz.crossings.CHEBYSHEV`` switches between them)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from numpy.polynomial import chebyshev as C
 
+import sslviz.crossings as crossings
 import sslviz.truth as truth
 from sslviz.labeling import make_model
 from sslviz.paths import fast_paths
@@ -17,7 +18,7 @@ from sslviz.specs import GraphSpec, ProblemSpec
 @pytest.fixture(autouse=True)
 def _chebyshev_from_n_100(monkeypatch):
     """The app uses Chebyshev from 200 unlabeled nodes on; check it on smaller ones too."""
-    monkeypatch.setattr(truth, "_CHEB_MIN_UNLABELED", 50)
+    monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED", 50)
 
 
 def _both(fn):
@@ -87,7 +88,7 @@ def test_coefficients_are_the_interpolant():
     for N in (4, 16, 33):
         x = np.cos(np.pi * np.arange(N + 1) / N)
         vals = rng.normal(size=(N + 1, 3))
-        c = truth._cheb_coefficients(vals)
+        c = crossings._cheb_coefficients(vals)
         for j in range(3):
             np.testing.assert_allclose(C.chebval(x, c[:, j]), vals[:, j], atol=1e-13)
             np.testing.assert_allclose(c[:, j], C.chebfit(x, vals[:, j], N), atol=1e-12)
@@ -116,7 +117,7 @@ def test_roots_plain_hidden_pair_and_touch():
     ]
     c = _columns(*polys)
     ends = (C.chebval(1.0, c), C.chebval(-1.0, c))
-    theta, cols, _ = truth._cheb_roots(c, ends)
+    theta, cols, _ = crossings._cheb_roots(c, ends)
     found = sorted(zip(cols.tolist(), np.cos(theta).tolist(), strict=True))
     assert [u for u, _ in found] == [0, 1, 1]
     np.testing.assert_allclose(found[0][1], r, atol=1e-14)

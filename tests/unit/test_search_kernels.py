@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from reference import RTOL_VALUE, assert_same_curve_to_tolerance
 
+import sslviz.crossings as crossings
 import sslviz.truth as truth
 from sslviz import _kernels
 from sslviz._kernels import (
@@ -44,7 +45,7 @@ def needs_split_numpy(a, b, ea, eb, touch) -> bool:
     if not ok.any():
         return False
     ha, hb, da, db = ha[ok], hb[ok], da[ok], db[ok]
-    s = truth._S[None, :]
+    s = crossings._S[None, :]
     h00 = 2 * s**3 - 3 * s**2 + 1
     h10 = s**3 - 2 * s**2 + s
     h01 = -2 * s**3 + 3 * s**2
@@ -125,7 +126,7 @@ def test_hermite_split_matches_numpy():
         b = a * rng.uniform(1.0001, 1.3)
         ea, eb = _values(rng, n), _values(rng, n)
         touch = float(rng.choice([0.05, 0.5, 1e-3]))
-        got = truth._needs_split(a, b, ea, eb, touch)
+        got = crossings.needs_split(a, b, ea, eb, touch)
         assert got == needs_split_numpy(a, b, ea, eb, touch)
         decisions.append(got)
     assert 0.05 < np.mean(decisions) < 0.95  # both answers were exercised
@@ -161,7 +162,7 @@ def test_root_proposals_match_numpy():
         b = a * rng.uniform(1.0001, 1.3)
         ha, da, _ = _values(rng, k)
         hb, db, _ = _values(rng, k)
-        args = (a, b, ha, hb, da, db, truth._ROOT_S, truth._ROOT_BASIS)
+        args = (a, b, ha, hb, da, db, crossings._ROOT_S, crossings._ROOT_BASIS)
         got, want = root_proposals(*args), root_proposals_numpy(*args)
         np.testing.assert_allclose(got, want, rtol=RTOL_VALUE, atol=0.0, equal_nan=True)
         crossed += int(np.count_nonzero((ha > 0) != (hb > 0)))
@@ -243,7 +244,7 @@ def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
 
     compiled = rounds()
     with monkeypatch.context() as m:
-        m.setattr(truth, "_needs_split", needs_split_numpy)
+        m.setattr(truth, "needs_split", needs_split_numpy)
         m.setattr(_kernels, "refine_step", refine_step_numpy)
         m.setattr(_kernels, "root_proposals", root_proposals_numpy)
         reference = rounds()
@@ -288,7 +289,7 @@ SEARCHES = [
 def _record_statuses(monkeypatch) -> list:
     """The statuses the compiled search returns, call by call, with 8 stored rows at first
     (so it has to grow them)."""
-    monkeypatch.setattr(truth, "_SEARCH_ROWS", 8)
+    monkeypatch.setattr(crossings, "_SEARCH_ROWS", 8)
     statuses = []
 
     def search(*args):
@@ -305,7 +306,7 @@ def _record_statuses(monkeypatch) -> list:
 def test_compiled_cg_search_gives_the_python_search_bits(
     monkeypatch, spec, lo, hi, solver, t, budget
 ):
-    """Algorithm 4's fast mode on sparse graphs, compiled (truth.COMPILED_SEARCH) and in
+    """Algorithm 4's fast mode on sparse graphs, compiled (crossings.COMPILED_SEARCH) and in
     Python: the same σ evaluated, the same breakpoints, losses, nodes and work, bit for bit
     (with few stored rows at first, so the compiled search also has to grow them)."""
     from sslviz.problem import build_problem
@@ -360,7 +361,7 @@ def test_compiled_search_pauses_for_progress_with_the_same_bits(
     from sslviz.problem import build_problem
 
     statuses = _record_statuses(monkeypatch)
-    monkeypatch.setattr(truth, "_search_chunk", lambda edges, cg_iters: 3)
+    monkeypatch.setattr(crossings, "_search_chunk", lambda edges, cg_iters: 3)
     p = build_problem(spec.with_seed(1))
     kw = dict(solver=solver, cg_iters=t, rtol=1e-4, max_evaluations=budget)
     seen: list[float] = []
