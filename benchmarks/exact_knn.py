@@ -84,8 +84,8 @@ def side(dataset: str, n: int, lo: float, hi: float, seed: int, check: bool) -> 
 
 def _check(p, curve, lo: float, hi: float) -> dict:
     """The curve against sparse GTH solves (see the module docstring)."""
-    from sslviz.labeling import _rowsum
     from sslviz.solvers import SparseGTHFactorization
+    from sslviz.systems import rowsum as _rowsum
 
     m = p.model
 

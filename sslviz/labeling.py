@@ -31,10 +31,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order
 from scipy.spatial.distance import cdist
 
-from sslviz import _kernels
+from sslviz import _kernels, exact_solves, systems
 from sslviz._kernels import UNDERFLOW
 from sslviz._threads import one_thread, parallel_map
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
@@ -68,6 +67,7 @@ FAST_DENSE = True
 _solve_dense`, same bits); False runs the general path (the tests compare the two).
 Chosen with :func:`sslviz.paths.fast_paths`."""
 
+
 SPARSE_EXACT = True
 """Exact solves of sparse systems keep the diagonal pivots of the row-scaled (diagonally
 dominant) systems, and redo a cancelling one by GTH on the sparse structure
@@ -75,8 +75,7 @@ dominant) systems, and redo a cancelling one by GTH on the sparse structure
 dense GTH elimination (``benchmarks/exact_knn.py`` and the tests compare the two).
 Chosen with :func:`sslviz.paths.fast_paths`."""
 
-_PARALLEL_MIN = 200  # direct solves of this many unknowns or more run on all cores
-_PIVOT_TOL = 1e-13  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH,
+
 # and only when iterative refinement converges (:func:`_refine`). Refinement is the finer
 # test: on digits 3 v 8 complete n = 80 σ = 0.2238 (below) the pivots passed 1e-10 but its
 # corrections were 0.16, 0.13, 0.10, 0.08 (error 0.80 → 0.34): GTH. On Fashion-MNIST kNN-6
@@ -84,35 +83,6 @@ _PIVOT_TOL = 1e-13  # smallest LU pivot (rows scaled to max weight 1) trusted wi
 # GTH solution in 3 steps. Below 1e-13 the row sums' rounding (~1e-16 × degree) is within
 # a few hundred of the pivot and refinement could stall on a wrong answer: GTH.
 _ALL = slice(None)
-_REFINE_STEPS = 4  # iterative refinement of an LU/Cholesky solve: at most this many steps,
-_REFINE_TOL = 1e-13  # ... until a correction is below this (f units); else GTH
-_GTH_DENSE_MAX = 400  # dense exact systems up to this size are solved by GTH directly
-# (LU's smallest pivot does not see every cancellation: on digits 3 v 8, complete, n = 80,
-# round seed 30, σ = 0.2238, every pivot passed and a node came out at 0.195 instead of
-# 0.999999, on the wrong side of 1/2 — a loss piece that is not there. GTH is accurate
-# entrywise on these M-matrices; compiled, it costs ~3× an LU at these sizes.)
-
-
-def _gth_first(solver: str, M) -> bool:
-    """True where an exact solve of the system ``M`` goes to GTH directly, not LU first:
-    a dense system of at most ``_GTH_DENSE_MAX`` unknowns."""
-    return solver == "exact" and isinstance(M, np.ndarray) and M.shape[0] <= _GTH_DENSE_MAX
-
-
-class _Direct:
-    """A GTH factorisation behind the LinearSolver interface, keeping its counters."""
-
-    def __init__(
-        self, gth: GTHFactorization | SparseGTHFactorization, counted: LinearSolver
-    ) -> None:
-        self.gth = gth
-        self.solves = counted.solves
-        self.matvecs = counted.matvecs
-        self.factorizations = counted.factorizations + 1
-
-    def solve(self, b: np.ndarray, x0=None) -> np.ndarray:
-        self.solves += 1
-        return self.gth.solve(b).x
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,204 +130,6 @@ class SoftLabels:
     supersolution: np.ndarray | None = None
 
 
-def _block(D2, rows: np.ndarray, cols: np.ndarray):
-    """Sub-block of a dense or CSR distance matrix, same kind."""
-    if isinstance(D2, np.ndarray):
-        return D2[np.ix_(rows, cols)]
-    return D2[rows][:, cols].tocsr()
-
-
-_DENSE_MAX = 400  # sparse graphs up to this many nodes are solved dense (less overhead)
-
-
-def _masked_dense(D2: sp.csr_matrix) -> np.ndarray:
-    """Dense copy of a CSR distance block with +inf where there is no edge."""
-    out = np.full(D2.shape, np.inf)
-    rows, cols, d2 = _edges(D2, False)
-    out[rows, cols] = d2
-    return out
-
-
-def _finite_entries(D2: np.ndarray, diagonal: bool) -> np.ndarray:
-    """Flat indices of the finite entries of a dense distance block, its diagonal left out
-    unless ``diagonal`` (:func:`sslviz.graphs.gaussian_weights`' ``edges``)."""
-    finite = np.isfinite(D2)
-    if not diagonal:
-        np.fill_diagonal(finite, False)
-    return np.flatnonzero(finite)
-
-
-def _pattern(D2, zero_diag: bool):
-    """The edge pattern of a distance block as 0/1 weights, same kind."""
-    if isinstance(D2, np.ndarray):
-        P = np.isfinite(D2).astype(float)
-        if zero_diag:
-            np.fill_diagonal(P, 0.0)
-        return P
-    return sp.csr_matrix((np.ones(D2.nnz), D2.indices, D2.indptr), shape=D2.shape)
-
-
-def _count(W) -> int:
-    """Number of non-zero weights (an underflowed edge weighs 0)."""
-    return int(np.count_nonzero(W if isinstance(W, np.ndarray) else W.data))
-
-
-def _rowsum(W) -> np.ndarray:
-    return np.asarray(W.sum(axis=1)).ravel()
-
-
-def _edge_flux(W_UU, W_UL, target_l: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """Σ_j w_ij (f_j − f_i) + Σ_l w_il (t_l − f_i) for each unlabeled i, summed edge by edge
-    (dense or CSR blocks): b − L_UU f of eq. (1) with ``target_l`` = f_L, and −L_UU f with
-    ``target_l`` = 0, without the row sum that cancels where a cluster barely leaks."""
-    if isinstance(W_UU, np.ndarray):
-        return (W_UU * (f[None, :] - f[:, None])).sum(axis=1) + (
-            W_UL * (target_l[None, :] - f[:, None])
-        ).sum(axis=1)
-    out = np.zeros(f.size)
-    for W, target in ((W_UU, f), (W_UL, target_l)):
-        rows = np.repeat(np.arange(f.size), np.diff(W.indptr))
-        out += np.bincount(rows, W.data * (target[W.indices] - f[rows]), minlength=f.size)
-    return out
-
-
-def _derivative_rhs(dW_UU, dW_UL, y_l: np.ndarray, f: np.ndarray, *, accurate: bool = False):
-    """Right-hand side of eq. (2), W'_UL f_L − L'_UU f_U with L' = diag(W'1) − W'.
-
-    ``accurate`` (exact and certified solves) sums it edge by edge (:func:`_edge_flux`):
-    where a cluster barely leaks to L its soft labels are nearly equal and the assembled
-    form (W'1)_i f_i − (W'f)_i cancels to noise (∂f/∂σ off by 80× its size on
-    Fashion-MNIST n = 1000 at σ = 0.7, measured against finite differences; 3e-10 edge by
-    edge). Fixed-t CG keeps the assembled form: its ∂f/∂σ is not a derivative anyway, and
-    the bits of the fast sweeps (and of the regret experiments' feedback) stay.
-    """
-    if not accurate:
-        ddeg = _rowsum(dW_UU) + _rowsum(dW_UL)
-        return dW_UL @ y_l - (ddeg * f - dW_UU @ f)
-    return _edge_flux(dW_UU, dW_UL, y_l, f)
-
-
-def _in_unit(f: np.ndarray) -> bool:
-    """Every soft label within [0, 1] up to 1e-9: an exact solve that can be trusted."""
-    return bool(np.all((f >= -1e-9) & (f <= 1 + 1e-9)))
-
-
-def _refine(x: np.ndarray, keep, solve, W_UU, W_UL, *, y_l=None, rhs=None) -> bool:
-    """Iterative refinement of an exact solve in place: ``x[keep] += solve(r[keep])``, the
-    residual r summed edge by edge (:func:`_edge_flux`): b − L_UU f for f (``y_l`` given),
-    ``rhs`` − L_UU g for ∂f/∂σ (``rhs`` given). Stops when a correction is below
-    ``_REFINE_TOL`` times max(1, max |x|); False when ``_REFINE_STEPS`` steps do not get
-    there (for f: the factorisation cannot be trusted, GTH redoes the solve).
-
-    The assembled diagonal, a row sum, loses the weight to L where a cluster barely leaks:
-    on Fashion-MNIST kNN-6, n = 4000, σ = 1.2, every LU pivot passed (smallest 3.6e-9) and
-    f was off by 2.7e-8, moving breakpoints by more than 1e-8; one step brings it to
-    2.7e-15 of the GTH solution (σ = 1: 1.1e-5, then 6.5e-10, 3.9e-14, 3.0e-15), each step
-    a pair of triangular solves (measured: 8 ms against 210 ms for the LU).
-    """
-    target = y_l if rhs is None else np.zeros(W_UL.shape[1])
-    for _ in range(_REFINE_STEPS):
-        r = _edge_flux(W_UU, W_UL, target, x)
-        d = solve((r if rhs is None else rhs + r)[keep])
-        x[keep] += d
-        if np.all(np.abs(d) <= _REFINE_TOL * max(1.0, float(np.abs(x).max(initial=0.0)))):
-            return True
-    return False
-
-
-def _laplacian_block(deg: np.ndarray, W_UU):
-    """diag(deg) − W_UU, same kind as W_UU."""
-    if isinstance(W_UU, np.ndarray):
-        M = -W_UU
-        M[np.diag_indices_from(M)] += deg
-        return M
-    return (sp.diags(deg) - W_UU).tocsr()
-
-
-def unanchored(W_UU, anchor: np.ndarray) -> np.ndarray:
-    """Nodes that cannot reach an anchor along edges i→j where W_UU[i, j] > 0.
-
-    Parameters
-    ----------
-    W_UU : ndarray or sparse matrix of shape (m, m)
-    anchor : ndarray of shape (m,), bool
-        Nodes with a non-zero weight to a labeled node.
-
-    Returns
-    -------
-    ndarray of shape (m,), bool
-    """
-    m = anchor.size
-    if anchor.all():
-        return np.zeros(m, bool)
-    if isinstance(W_UU, np.ndarray) and m <= _DENSE_MAX:
-        # Small dense blocks: grow the anchored set by one edge at a time (at most the
-        # graph's diameter of steps; a sparse BFS costs ~3 ms of SciPy set-up here).
-        P = W_UU > 0
-        reached = np.asarray(anchor, bool).copy()
-        while True:
-            grown = reached | P[:, reached].any(axis=1)
-            if np.array_equal(grown, reached):
-                return ~reached
-            reached = grown
-    P = sp.csr_matrix(W_UU > 0) if isinstance(W_UU, np.ndarray) else (W_UU > 0).tocsr()
-    # Reverse edges (j -> i when i uses j), plus a virtual source m pointing at anchors.
-    src = np.flatnonzero(anchor)
-    top = sp.hstack([P.T, sp.csr_matrix((m, 1))])
-    bottom = sp.csr_matrix((np.ones(src.size), (np.zeros(src.size, int), src)), shape=(1, m + 1))
-    G = sp.vstack([top, bottom], format="csr")
-    reached = breadth_first_order(G, m, directed=True, return_predecessors=False)
-    out = np.ones(m, bool)
-    out[reached[reached < m]] = False
-    return out
-
-
-def _edges(D2, square: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(rows, cols, d²)`` of the edges of a dense (+inf = none) or CSR block, row-major;
-    the diagonal of a square block is left out."""
-    if isinstance(D2, np.ndarray):
-        ok = np.isfinite(D2)
-        if square:
-            np.fill_diagonal(ok, False)
-        r, c = np.nonzero(ok)
-        return r, c, D2[r, c]
-    D2 = D2.tocsr()
-    r = np.repeat(np.arange(D2.shape[0]), np.diff(D2.indptr))
-    ok = r != D2.indices if square else np.ones(r.size, bool)
-    return r[ok], D2.indices[ok], D2.data[ok]
-
-
-def _csr_ptr(rows: np.ndarray, n: int) -> np.ndarray:
-    return np.r_[0, np.cumsum(np.bincount(rows, minlength=n))].astype(np.int64)
-
-
-def _batch_pays(D2_UU, keep: np.ndarray) -> bool:
-    """Whether CG/PCG on this pattern are solved in batches (:class:`_HarmonicBatch`): when
-    the edges between kept nodes are at most half of all ``|kept|²`` pairs.
-
-    Dense graphs are left to the one-σ path: a dense matrix stays in cache through its
-    t products there, while a batch streams every matrix t times (and, with many roots,
-    Algorithm 4 runs far ahead of its settled nodes: measured slower).
-    """
-    nk = int(np.count_nonzero(keep))
-    if isinstance(D2_UU, np.ndarray):
-        fin = np.isfinite(D2_UU if keep.all() else D2_UU[np.ix_(keep, keep)])
-        n_kk = np.count_nonzero(fin) - np.count_nonzero(np.diagonal(fin))
-    else:
-        r, c, _ = _edges(D2_UU, True)
-        n_kk = np.count_nonzero(keep[r] & keep[c])
-    return n_kk <= 0.5 * nk * nk
-
-
-def _freeze(*arrays) -> None:
-    """Make a model's own arrays read-only (ndarrays, and the arrays of CSR matrices)."""
-    for a in arrays:
-        parts = (a.data, a.indices, a.indptr) if sp.issparse(a) else (a,)
-        for x in parts:
-            if isinstance(x, np.ndarray):
-                x.flags.writeable = False
-
-
 class _HarmonicBatch:
     """Fixed-t CG/PCG soft labels of a :class:`HarmonicModel` at many σ at once.
 
@@ -372,8 +144,8 @@ class _HarmonicBatch:
 
     def __init__(self, model: HarmonicModel) -> None:
         n_u = model.n_unlabeled
-        r, c, self.d = _edges(model._D2_UU, True)
-        rl, cl, self.dl = _edges(model._D2_UL, False)
+        r, c, self.d = systems.edges(model._D2_UU, True)
+        rl, cl, self.dl = systems.edges(model._D2_UL, False)
         self.keep = ~model._structural
         self.kept = np.flatnonzero(self.keep)
         nk = self.kept.size
@@ -386,13 +158,13 @@ class _HarmonicBatch:
         L_idx = np.r_[np.arange(nk), pos[c[kk]]][order]
         L_src = np.r_[np.full(nk, -1), kk][order]
         self.pattern = (
-            _csr_ptr(r, n_u),
+            systems.csr_ptr(r, n_u),
             c.astype(np.int64),
-            _csr_ptr(rl, n_u),
+            systems.csr_ptr(rl, n_u),
             model.y_l[cl].astype(float),
             self.keep,
             self.kept.astype(np.int64),
-            _csr_ptr(rk, nk).astype(np.uint64),  # unsigned: no negative-index checks
+            systems.csr_ptr(rk, nk).astype(np.uint64),  # unsigned: no negative-index checks
             L_idx.astype(np.uint64),
             L_src.astype(np.int64),
         )
@@ -542,29 +314,33 @@ class HarmonicModel(_SoftLabelModel):
         self.unlabeled_idx = np.flatnonzero(~labeled)
         self.y_l = np.asarray(y, float)[self.labeled_idx]
         U, L = self.unlabeled_idx, self.labeled_idx
-        self._D2_UU = _block(graph.sqdist, U, U)
-        self._D2_UL = _block(graph.sqdist, U, L)
-        if not graph.is_dense and graph.n <= _DENSE_MAX:
+        self._D2_UU = systems.block(graph.sqdist, U, U)
+        self._D2_UL = systems.block(graph.sqdist, U, L)
+        if not graph.is_dense and graph.n <= systems.DENSE_MAX:
             # Small sparse graphs run faster dense: non-edges at distance +inf (weight 0).
-            self._D2_UU, self._D2_UL = (_masked_dense(D) for D in (self._D2_UU, self._D2_UL))
+            self._D2_UU, self._D2_UL = (systems.masked_dense(D) for D in (self._D2_UU, self._D2_UL))
             # Their edges: the weights are computed there only (a few % of the entries).
-            self._edges_UU = _finite_entries(self._D2_UU, diagonal=False)
-            self._edges_UL = _finite_entries(self._D2_UL, diagonal=True)
+            self._edges_UU = systems.finite_entries(self._D2_UU, diagonal=False)
+            self._edges_UL = systems.finite_entries(self._D2_UL, diagonal=True)
         else:
             self._edges_UU = self._edges_UL = None
         self._shift = graph.row_min_sqdist()[U]
-        ones_uu, ones_ul = (_pattern(D, z) for D, z in ((self._D2_UU, True), (self._D2_UL, False)))
-        self._n_edges = (_count(ones_uu), _count(ones_ul))
+        ones_uu, ones_ul = (
+            systems.pattern(D, z) for D, z in ((self._D2_UU, True), (self._D2_UL, False))
+        )
+        self._n_edges = (systems.count_weights(ones_uu), systems.count_weights(ones_ul))
         # Cut off by the pattern itself: the answer whenever no weight underflows.
-        self._structural = unanchored(ones_uu, _rowsum(ones_ul) > 0)
+        self._structural = systems.unanchored(ones_uu, systems.rowsum(ones_ul) > 0)
         # Built now, not on first use: the model is shared between threads and sessions,
         # so nothing is assigned after construction (0.2 ms on digits n = 100, 0.6 ms on
         # Fashion-MNIST n = 2000 kNN-6).
-        self._batch = _HarmonicBatch(self) if _batch_pays(self._D2_UU, ~self._structural) else None
+        self._batch = (
+            _HarmonicBatch(self) if systems.batch_pays(self._D2_UU, ~self._structural) else None
+        )
         # The exact solves' elimination order: the pattern is the same at every σ (0.15 s
         # for 12,000 unlabeled nodes of a kNN-6 graph).
         self._order = nested_dissection(self._D2_UU) if sp.issparse(self._D2_UU) else None
-        _freeze(
+        systems.freeze(
             self.labeled_idx,
             self.unlabeled_idx,
             self.y_l,
@@ -589,9 +365,9 @@ class HarmonicModel(_SoftLabelModel):
 
     def _degenerate(self, W_UU, W_UL, to_l: np.ndarray) -> np.ndarray:
         """Unlabeled nodes with no numerically non-zero path to a labeled node."""
-        if (_count(W_UU), _count(W_UL)) == self._n_edges:
+        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) == self._n_edges:
             return self._structural.copy()
-        return unanchored(W_UU, to_l > 0)
+        return systems.unanchored(W_UU, to_l > 0)
 
     @property
     def n_unlabeled(self) -> int:
@@ -670,13 +446,16 @@ class HarmonicModel(_SoftLabelModel):
         """
         to_l = W_UL.sum(axis=1)
         deg = W_UU.sum(axis=1) + to_l
-        if self._structural.any() or (_count(W_UU), _count(W_UL)) != self._n_edges:
+        if (
+            self._structural.any()
+            or (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges
+        ):
             return None
         if solver == "cg" and np.any(deg < UNDERFLOW):
             return None
         b = W_UL @ self.y_l
         solves = 0
-        if b.size and _gth_first(solver, W_UU):
+        if b.size and exact_solves.gth_first(solver, W_UU):
             gth = GTHFactorization(W_UU, to_l)
             if gth.cut.any():
                 return None
@@ -701,8 +480,9 @@ class HarmonicModel(_SoftLabelModel):
                 return lu_dense_solve(lu, piv, v)
 
             f = solve(b)
-            if min_pivot < _PIVOT_TOL or not (
-                _refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l) and _in_unit(f)
+            if min_pivot < exact_solves.PIVOT_TOL or not (
+                exact_solves.refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l)
+                and exact_solves.in_unit(f)
             ):
                 return None
 
@@ -722,10 +502,10 @@ class HarmonicModel(_SoftLabelModel):
 
         df = None
         if dW_UU is not None:
-            rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=solver == "exact")
+            rhs = systems.derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=solver == "exact")
             df = solve(rhs)
             if refine:
-                _refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
+                exact_solves.refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
         return SoftLabels(sigma, f, df, self._structural.copy(), solves, matvecs, factorizations)
 
     def exact_cholesky_many(self, sigmas) -> list[SoftLabels]:
@@ -751,7 +531,7 @@ class HarmonicModel(_SoftLabelModel):
         if sl is not None:
             return sl
         sl = self._soft_labels_one(sigma, "exact", CG_ITERS, True, None)
-        if sl.status == "ok" and _gth_first("exact", self._D2_UU):
+        if sl.status == "ok" and exact_solves.gth_first("exact", self._D2_UU):
             # Cholesky could not be trusted and GTH solved it (small dense systems go to GTH
             # directly): say so, as the LU path does, so the Chebyshev search leaves the cell.
             sl = replace(sl, status="gth")
@@ -762,7 +542,7 @@ class HarmonicModel(_SoftLabelModel):
         if self._shift.size == 0 or self._shift.max() / s2 > 1000.0:
             return None
         W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=True, derivative=True)
-        if (_count(W_UU), _count(W_UL)) != self._n_edges:
+        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges:
             return None  # an underflowed weight: the general path decides degeneracy
         deg = W_UU.sum(axis=1) + W_UL.sum(axis=1)
         half = 0.5 * self._shift / s2
@@ -772,7 +552,7 @@ class HarmonicModel(_SoftLabelModel):
         S *= -q[None, :]
         np.fill_diagonal(S, 1.0)
         c, min_pivot = cholesky_dense(S.T)  # Fortran order: factored in place
-        if min_pivot < _PIVOT_TOL:
+        if min_pivot < exact_solves.PIVOT_TOL:
             return None
         solves = 0
 
@@ -782,11 +562,14 @@ class HarmonicModel(_SoftLabelModel):
             return q * cholesky_dense_solve(c, p * v)
 
         f = solve(W_UL @ self.y_l)
-        if not (_refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l) and _in_unit(f)):
+        if not (
+            exact_solves.refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l)
+            and exact_solves.in_unit(f)
+        ):
             return None
-        rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=True)
+        rhs = systems.derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=True)
         df = solve(rhs)
-        _refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
+        exact_solves.refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
         return SoftLabels(sigma, f, df, self._structural.copy(), solves, 0, 1)
 
     def batches(self, solver: str) -> bool:
@@ -834,7 +617,7 @@ class HarmonicModel(_SoftLabelModel):
             return self._soft_labels_one(x, solver, cg_iters, derivative, None)
 
         # Direct solves of big systems are independent: side by side on the cores.
-        big = solver in ("exact", "inverse") and self.n_unlabeled >= _PARALLEL_MIN
+        big = solver in ("exact", "inverse") and self.n_unlabeled >= exact_solves.PARALLEL_MIN
         done = iter(parallel_map(one, todo) if big else [one(x) for x in todo])
         return [sl if sl is not None else next(done) for sl in out]
 
@@ -874,13 +657,15 @@ class HarmonicModel(_SoftLabelModel):
         if not attempt:
             return fallback()
         W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=False, derivative=derivative)
-        to_l = _rowsum(W_UL)
-        deg = _rowsum(W_UU) + to_l
-        if (_count(W_UU), _count(W_UL)) != self._n_edges or np.any(deg < UNDERFLOW):
+        to_l = systems.rowsum(W_UL)
+        deg = systems.rowsum(W_UU) + to_l
+        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges or np.any(
+            deg < UNDERFLOW
+        ):
             return fallback()
         degenerate = self._structural.copy()
         keep = ~degenerate
-        A = _laplacian_block(deg, W_UU)
+        A = systems.laplacian_block(deg, W_UU)
         if degenerate.any():
             A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
         b = (W_UL @ self.y_l)[keep]
@@ -917,7 +702,7 @@ class HarmonicModel(_SoftLabelModel):
         f[keep] = x
         df = None
         if derivative:
-            rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=True)[keep]
+            rhs = systems.derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=True)[keep]
             d = solve_cg(A, rhs, maxiter=cap, rtol=1e-8, M=pre)
             df = np.zeros(self.n_unlabeled)
             df[keep] = d.x
@@ -945,8 +730,8 @@ class HarmonicModel(_SoftLabelModel):
 
     def _solve(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0, sides=None):
         n_u = self.n_unlabeled
-        to_l = _rowsum(W_UL)
-        deg = _rowsum(W_UU) + to_l
+        to_l = systems.rowsum(W_UL)
+        deg = systems.rowsum(W_UU) + to_l
         status = "ok"
         degenerate = self._degenerate(W_UU, W_UL, to_l)
         if solver in ("cg", "pcg") and np.any(deg < UNDERFLOW):
@@ -959,7 +744,7 @@ class HarmonicModel(_SoftLabelModel):
         b = W_UL @ self.y_l
         if degenerate.any():
             b = b + 0.5 * (W_UU[:, degenerate] @ np.ones(degenerate.sum()))
-        M = _laplacian_block(deg, W_UU)
+        M = systems.laplacian_block(deg, W_UU)
         if degenerate.any():
             M = M[np.ix_(keep, keep)] if isinstance(M, np.ndarray) else M[keep][:, keep]
         order = self._elimination_order(keep) if sp.issparse(M) else None
@@ -967,7 +752,7 @@ class HarmonicModel(_SoftLabelModel):
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
-        gth_first = _gth_first(solver, M)
+        gth_first = exact_solves.gth_first(solver, M)
         refine = not gth_first and solver == "exact"
         trusted = True
         if not gth_first:
@@ -981,16 +766,18 @@ class HarmonicModel(_SoftLabelModel):
                 for it, side in enumerate(done):
                     sides[it, keep] = side
                 sides[len(done) :, keep] = f[keep] > 0.5  # stopped early: f stays
-            if refine and lin.min_pivot >= _PIVOT_TOL:
-                trusted = _refine(f, keep, lin.solve, W_UU, W_UL, y_l=self.y_l)
+            if refine and lin.min_pivot >= exact_solves.PIVOT_TOL:
+                trusted = exact_solves.refine(f, keep, lin.solve, W_UU, W_UL, y_l=self.y_l)
         if gth_first or (
             solver in ("exact", "inverse")
-            and (lin.min_pivot < _PIVOT_TOL or not trusted or not _in_unit(f))
+            and (
+                lin.min_pivot < exact_solves.PIVOT_TOL or not trusted or not exact_solves.in_unit(f)
+            )
         ):
             # Small dense systems, or LU pivots showing cancellation (a cluster that barely
             # leaks to the labeled set): subtraction-free. The leak is the weight to L and
             # to the nodes fixed at ½.
-            leak = to_l + (_rowsum(W_UU[:, degenerate]) if degenerate.any() else 0.0)
+            leak = to_l + (systems.rowsum(W_UU[:, degenerate]) if degenerate.any() else 0.0)
             W_kk = (
                 W_UU[np.ix_(keep, keep)] if isinstance(W_UU, np.ndarray) else (W_UU[keep][:, keep])
             )
@@ -1000,7 +787,7 @@ class HarmonicModel(_SoftLabelModel):
                 if sparse
                 else GTHFactorization(W_kk, leak[keep])
             )
-            lin = _Direct(gth, lin)
+            lin = exact_solves.GTHSolver(gth, lin)
             refine = False
             f[keep] = lin.solve(b[keep])
             status = status if gth_first else "gth"
@@ -1009,10 +796,10 @@ class HarmonicModel(_SoftLabelModel):
                 degenerate[np.flatnonzero(keep)[gth.cut]] = True
         if dW_UU is not None:
             exact = solver in ("exact", "inverse")
-            rhs = _derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=exact)
+            rhs = systems.derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=exact)
             df[keep] = lin.solve(rhs[keep], df0)
             if refine:
-                _refine(df, keep, lin.solve, W_UU, W_UL, rhs=rhs)
+                exact_solves.refine(df, keep, lin.solve, W_UU, W_UL, rhs=rhs)
             df[degenerate] = 0.0
         return SoftLabels(
             sigma, f, df, degenerate, lin.solves, lin.matvecs, lin.factorizations, status
@@ -1037,7 +824,9 @@ class HarmonicModel(_SoftLabelModel):
             ``W_UL f_L``.
         """
         W_UU, W_UL, _, _ = self.blocks(sigma, row_scaled=False)
-        return _laplacian_block(_rowsum(W_UU) + _rowsum(W_UL), W_UU), W_UL @ self.y_l
+        return systems.laplacian_block(
+            systems.rowsum(W_UU) + systems.rowsum(W_UL), W_UU
+        ), W_UL @ self.y_l
 
     def system(self, sigma: float):
         """Symmetric D_UU^{-1/2} L_UU D_UU^{-1/2} at σ, built in the log domain so no scale
@@ -1049,12 +838,12 @@ class HarmonicModel(_SoftLabelModel):
         degenerate : ndarray of shape (n_unlabeled,), bool
         """
         W_UU, W_UL, _, _ = self.blocks(sigma, row_scaled=True)
-        to_l = _rowsum(W_UL)
+        to_l = systems.rowsum(W_UL)
         degenerate = self._degenerate(W_UU, W_UL, to_l)
         keep = ~degenerate
         # log d_i (unscaled) = log(scaled row sum) - rowmin_i / σ²
         with np.errstate(divide="ignore"):  # isolated nodes are degenerate, dropped below
-            logd = np.log(_rowsum(W_UU) + to_l) - self._shift / sigma**2
+            logd = np.log(systems.rowsum(W_UU) + to_l) - self._shift / sigma**2
         half = 0.5 * logd
         if isinstance(self._D2_UU, np.ndarray):
             with np.errstate(over="ignore", invalid="ignore"):  # diagonal/isolated rows
@@ -1136,7 +925,7 @@ class DelalleauModel(_SoftLabelModel):
         E.sort_indices()
         self._E = E
         self._E_shift = row_min(E)
-        _freeze(
+        systems.freeze(
             self.labeled_idx,
             self.unlabeled_idx,
             self.nodes,
@@ -1154,10 +943,10 @@ class DelalleauModel(_SoftLabelModel):
     def matrix(self, sigma: float, *, derivative: bool = False):
         """``(A, A', degenerate_S)`` on L ∪ Ũ at σ, A = λΔ_L + diag(W1) − W."""
         W, dW = gaussian_weights(self._D2, 0.0, sigma, derivative, True)
-        deg = _rowsum(W)
-        A = _laplacian_block(deg + self.lam * self.is_l, W)
-        dA = _laplacian_block(_rowsum(dW), dW) if derivative else None
-        degenerate = unanchored(W, self.is_l.copy())
+        deg = systems.rowsum(W)
+        A = systems.laplacian_block(deg + self.lam * self.is_l, W)
+        dA = systems.laplacian_block(systems.rowsum(dW), dW) if derivative else None
+        degenerate = systems.unanchored(W, self.is_l.copy())
         return A, dA, degenerate
 
     @one_thread
@@ -1189,11 +978,11 @@ class DelalleauModel(_SoftLabelModel):
         if derivative:
             df[keep] = lin.solve(-(dA @ f)[keep], df0)
         E, dE = gaussian_weights(self._E, self._E_shift, sigma, derivative, False)
-        s = _rowsum(E)
+        s = systems.rowsum(E)
         ft = (E @ f) / s
         dft = None
         if derivative:
-            dft = ((dE @ f) + (E @ df) - ft * _rowsum(dE)) / s
+            dft = ((dE @ f) + (E @ df) - ft * systems.rowsum(dE)) / s
         # An extended node is degenerate when all its weight sits on degenerate nodes.
         deg_u = (E @ keep.astype(float)) <= 0 if deg_s.any() else np.zeros(ft.size, bool)
         return SoftLabels(

@@ -10,8 +10,8 @@ import pytest
 import scipy.sparse as sp
 
 import sslviz.crossings as crossings
-import sslviz.labeling as labeling
-from sslviz.labeling import _edge_flux, _refine
+import sslviz.exact_solves as exact_solves
+from sslviz.exact_solves import refine
 from sslviz.paths import fast_paths
 from sslviz.problem import build_problem
 from sslviz.solvers import (
@@ -22,6 +22,7 @@ from sslviz.solvers import (
     nested_dissection,
 )
 from sslviz.specs import ProblemSpec
+from sslviz.systems import edge_flux
 from sslviz.truth import true_loss_curve
 
 
@@ -92,13 +93,13 @@ def test_refinement_recovers_what_the_assembled_diagonal_lost():
     ref = GTHFactorization(W, to_l).solve(b).x
     lin = LinearSolver(M, "exact", dominant=True, order=nested_dissection(W))
     f = lin.solve(b)
-    assert lin.min_pivot >= labeling._PIVOT_TOL  # the pivot test sees nothing
+    assert lin.min_pivot >= exact_solves.PIVOT_TOL  # the pivot test sees nothing
     assert np.abs(f - ref).max() > 1e-11
     keep = np.ones(m, bool)
-    assert _refine(f, keep, lin.solve, W, W_UL, y_l=y_l)
+    assert refine(f, keep, lin.solve, W, W_UL, y_l=y_l)
     assert np.abs(f - ref).max() < 1e-13
     # the edge sum is b − M f, without the row sums
-    np.testing.assert_allclose(_edge_flux(W, W_UL, y_l, ref), b - M @ ref, atol=1e-12)
+    np.testing.assert_allclose(edge_flux(W, W_UL, y_l, ref), b - M @ ref, atol=1e-12)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 On digits 3 vs 8, complete graph, n = 80, round seed 30 of the regret experiment, at
 σ = 0.2238 every LU pivot passed the 1e-10 test, yet LU put a node at f = 0.195 where the
 answer is 0.999999: a loss piece (0.086 instead of 0.029) that is not there. Small dense
-systems are now solved by GTH (``sslviz.labeling._GTH_DENSE_MAX``).
+systems are now solved by GTH (``sslviz.exact_solves.GTH_DENSE_MAX``).
 """
 
 from __future__ import annotations

@@ -313,7 +313,7 @@ def test_unanchored_dense_and_sparse_agree_with_brute_force():
     random directed graphs (isolated nodes, no anchors, all anchors, one-way edges)."""
     import scipy.sparse as sp
 
-    from sslviz.labeling import unanchored
+    from sslviz.systems import unanchored
 
     rng = np.random.default_rng(0)
     for _ in range(400):

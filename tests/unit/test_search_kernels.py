@@ -31,10 +31,10 @@ from sslviz._kernels import (
     root_proposals,
 )
 from sslviz.graphs import gaussian_weights
-from sslviz.labeling import _finite_entries
 from sslviz.paths import fast_paths
 from sslviz.problem import _graph_round
 from sslviz.specs import ProblemSpec, SweepSettings
+from sslviz.systems import finite_entries
 
 
 def needs_split_numpy(a, b, ea, eb, touch) -> bool:
@@ -213,7 +213,7 @@ def test_edge_weights_match_the_dense_block(derivative):
         D2[rng.random(D2.shape) < 0.85] = np.inf
         if square:
             np.fill_diagonal(D2, 0.0)
-        edges = _finite_entries(D2, diagonal=not square)
+        edges = finite_entries(D2, diagonal=not square)
         for shift in (0.0, rng.uniform(0.0, 1.0, 40)):
             for sigma in (0.05, 0.7, 3.0):
                 ref = gaussian_weights(D2, shift, sigma, derivative, square)

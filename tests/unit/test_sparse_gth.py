@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 import sslviz.labeling as labeling
+import sslviz.systems as systems
 from sslviz.paths import fast_paths
 from sslviz.problem import build_problem
 from sslviz.solvers import Factorization, GTHFactorization, SparseGTHFactorization
@@ -73,7 +74,7 @@ def test_dominant_factorization_matches_defaults():
 @pytest.fixture
 def sparse_models(monkeypatch):
     """Digits graphs solved on the sparse path (as graphs above 400 points are)."""
-    monkeypatch.setattr(labeling, "_DENSE_MAX", 0)
+    monkeypatch.setattr(systems, "DENSE_MAX", 0)
 
 
 @pytest.mark.parametrize("seed, lo, hi, redo", [(1, 0.15, 3.0, True), (2, 0.25, 3.0, False)])
