@@ -6,11 +6,15 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = RESULTS.parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+# a server as the browser tests start one
+from browser_helpers import free_port, start_server, stop_server  # noqa: E402, F401
 
 
 def old_tree(commit: str) -> Path:

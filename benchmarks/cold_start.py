@@ -126,10 +126,12 @@ def steps(root: Path) -> dict:
 
 
 def import_top(root: Path, n: int = 8) -> list[tuple[str, float]]:
-    """The ``n`` packages with the largest import time (s) under ``import ui.cache``: per
+    """The ``n`` packages with the largest import time (s) under ``import ui.cache`` (the
+    app's cached computations; ``app_cache`` in trees before the ``ui`` package): per
     top-level package, the cumulative time of its first (outermost) import."""
+    module = "ui.cache" if (root / "ui").is_dir() else "app_cache"
     err = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import ui.cache"],
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
         cwd=root,
         capture_output=True,
         text=True,

@@ -28,10 +28,11 @@ import sys
 import time
 from pathlib import Path
 
-from _common import machine, old_tree, write
+from _common import RESULTS, free_port, machine, old_tree, start_server, stop_server, write
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = "pages/Loss_intervals.py"
+PAGES = ("pages/Loss_intervals.py", "app_pages/1_Loss_intervals.py")
+"""The loss page's file: in pages/ now, in app_pages/ in trees before the card's layout."""
 SKIP = {"w_source", "w_dataset", "w_data_file", "w_download"}  # data sources: not offline
 KINDS = ("number_input", "selectbox", "radio", "checkbox", "segmented_control")
 
@@ -55,8 +56,9 @@ def measure(root: Path) -> dict:
     sys.path[:0] = [str(root), str(root / "tests")]
     from apptest_helpers import start
 
+    page = next(p for p in PAGES if (root / p).is_file())
     t0 = time.perf_counter()
-    at = start(PAGE)
+    at = start(page)
     out = {"first run": time.perf_counter() - t0}
     t0 = time.perf_counter()
     at.run()
@@ -93,45 +95,13 @@ PAINTED = (("t", "21"), ("t", "20"), ("sigma_max", "3.4"), ("trust_points", "41"
 
 def paint(root: Path) -> dict:
     """Time to paint each change of :data:`PAINTED` in Chromium, the tree at ``root`` served."""
-    import socket
-    import urllib.request
-
     from playwright.sync_api import sync_playwright
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=root,
-        env=os.environ | {"PYTHONPATH": str(root)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    port = free_port()
+    log = RESULTS / "control_reruns_server.log"
+    server = start_server(port, log, root, env=os.environ | {"PYTHONPATH": str(root)})
     url, out = f"http://127.0.0.1:{port}", {}
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(url + "/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.3)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -148,8 +118,7 @@ def paint(root: Path) -> dict:
                 out[f"{key} → {value}"] = time.perf_counter() - t0
             browser.close()
     finally:
-        server.terminate()
-        server.wait(timeout=20)
+        stop_server(server)
     return out
 
 

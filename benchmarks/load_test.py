@@ -37,17 +37,14 @@ import hashlib
 import json
 import os
 import shlex
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-from _common import machine, write
+from _common import free_port, machine, start_server, stop_server, write
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -109,60 +106,6 @@ def source_state() -> str:
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return head + (" + uncommitted changes" if dirty else "")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int, log: Path, root: Path = ROOT, poll: float = 0.3) -> subprocess.Popen:
-    """``streamlit run app.py`` in ``root`` on 127.0.0.1:``port``, once its health endpoint
-    answers (checked every ``poll`` s). The app's own ``.streamlit/config.toml`` applies:
-    the server runs as the README starts it."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=root,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with status {proc.returncode}; see {log}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return proc
-        except OSError:
-            time.sleep(poll)
-    stop_server(proc)
-    raise TimeoutError("streamlit did not start within 90 s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def rss_mb(pid: int) -> float:

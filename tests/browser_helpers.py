@@ -42,62 +42,65 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+def start_server(
+    port: int,
+    log: Path,
+    root: Path = ROOT,
+    *,
+    env: dict | None = None,
+    timeout: float = 90.0,
+    poll: float = 0.3,
+) -> subprocess.Popen:
+    """``streamlit run app.py`` in ``root`` on 127.0.0.1:``port``, as the README runs it (the
+    app's ``.streamlit/config.toml`` applies), once its health endpoint answers (checked
+    every ``poll`` s, at most ``timeout`` s); its output goes to ``log``. The benchmarks
+    start their servers here too."""
+    args = ["--server.port", str(port), "--server.headless", "true"]
+    args += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    args += ["--server.fileWatcherType", "none"]
+    with log.open("w") as out:  # the server keeps its own handle
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", *args],
+            cwd=root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with status {proc.returncode}")
+            raise RuntimeError(f"streamlit exited with status {proc.returncode}; see {log}")
         try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return proc
         except OSError:
-            time.sleep(0.3)
-    raise TimeoutError(f"streamlit did not answer on {url} within {timeout} s")
+            time.sleep(poll)
+    stop_server(proc)
+    raise TimeoutError(f"streamlit did not start within {timeout:g} s; see {log}")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    """Stop a server of :func:`start_server` and its children."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 @contextlib.contextmanager
 def streamlit_server(log_name: str = "streamlit.log"):
-    """``streamlit run app.py`` on a free local port, as the README runs it; yields its URL."""
+    """A :func:`start_server` server on a free local port for the block; yields its URL."""
     ARTIFACTS.mkdir(exist_ok=True)
     port = free_port()
-    log = open(ARTIFACTS / log_name, "w")  # noqa: SIM115 - closed in the finally
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
+    proc = start_server(port, ARTIFACTS / log_name)
     try:
-        wait_healthy(url, proc)
-        yield url
+        yield f"http://127.0.0.1:{port}"
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        log.close()
+        stop_server(proc)
 
 
 def chart_signature(page, index: int = 0) -> str:
