@@ -12,7 +12,7 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = RESULTS.parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the app (ui) and the tests' helpers
 # a server as the browser tests start one
 from browser_helpers import free_port, start_server, stop_server  # noqa: E402, F401
 
