@@ -107,7 +107,7 @@ def ensure_declared() -> None:
         st.stop()
 
 
-def links(container) -> None:
+def links(container: Any) -> None:
     """The app's page list (in ``container``: the sidebar), current page highlighted."""
     for file, title, icon, _ in nav_pages():
         container.page_link(str(ROOT / file), label=title, icon=icon)
