@@ -5,6 +5,7 @@ import pytest
 from apptest_helpers import chart, download_json, start
 
 from sslviz import animation, tours
+from sslviz.specs import ProblemSpec
 from ui import cache
 
 PAGE = "pages/CG_iterations.py"
@@ -20,7 +21,7 @@ def test_the_tour_view_draws_the_scrubber_and_states_its_result():
     assert len(fig["frames"]) == T
     assert fig["layout"]["sliders"][0]["active"] == t - 1
     cfg = at.session_state["cfg"]
-    spec = cache.specs.ProblemSpec(classes=(3, 8), family="complete")
+    spec = ProblemSpec(classes=(3, 8), family="complete")
     v = cache.convergence_view(spec, cfg["sigma_min"], cfg["sigma_max"], T, t)
     conv = v["result"]
     texts = " ".join(m.value for m in at.markdown)
