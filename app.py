@@ -11,5 +11,4 @@ First of all, before anything imports sslviz, it has the browser load Plotly's J
 
 from ui import nav
 
-nav.setup()
-nav.run()
+nav.main()

@@ -12,7 +12,8 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = RESULTS.parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the app (ui) and the tests' helpers
+# the app (ui) and the tests' helpers, after PYTHONPATH: an old tree given there stays first
+sys.path += [str(ROOT), str(ROOT / "tests")]
 # a server as the browser tests start one
 from browser_helpers import free_port, start_server, stop_server  # noqa: E402, F401
 

@@ -22,14 +22,14 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))  # the helpers above, from every folder
 HERE = os.path.dirname(__file__)
+sys.path.insert(0, HERE)  # the helpers above, from every folder
 KINDS = {"data": ("data", "slow"), "browser": ("browser", "slow")}
 """Folder → the markers of every test in it."""
 
 
 def pytest_collection_modifyitems(config, items):
-    from browser_helpers import CHROMIUM, sync_playwright
+    from browser_helpers import CHROMIUM, PLAYWRIGHT
 
     for item in items:
         folder = os.path.relpath(str(item.fspath), HERE).split(os.sep)[0]
@@ -37,7 +37,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(getattr(pytest.mark, name))
         if folder == "browser" and not os.path.exists(CHROMIUM):
             item.add_marker(pytest.mark.skip(reason=f"{CHROMIUM} is missing"))
-        if folder == "browser" and sync_playwright is None:
+        if folder == "browser" and not PLAYWRIGHT:
             item.add_marker(pytest.mark.skip(reason="playwright is not importable"))
 
 

@@ -97,13 +97,18 @@ def run() -> None:
         _RUN.declared = False
 
 
+def main() -> None:
+    """What ``app.py`` does: :func:`setup`, then :func:`run`."""
+    setup()
+    run()
+
+
 def ensure_declared() -> None:
     """At the top of every page: a run that did not come through ``app.py`` (a fresh
     server's first run of a deep link, under Streamlit's automatic ``pages/`` list) draws
-    the page as ``app.py`` would, under the app's navigation (:func:`run`), then stops."""
+    the page as ``app.py`` would (:func:`main`), then stops."""
     if not getattr(_RUN, "declared", False):
-        setup()
-        run()
+        main()
         st.stop()
 
 
