@@ -161,8 +161,24 @@ def process_map(
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=workers, return_as="generator")(delayed(func)(x) for x in items)
+        parallel = Parallel(n_jobs=workers, return_as="generator", idle_worker_timeout=WORKER_IDLE)
+        results = parallel(delayed(func)(x) for x in items)
     return _collect(results, done)
+
+
+WORKER_IDLE = 3600
+"""Seconds an idle joblib worker process stays up. Its start costs seconds of imports
+(see :func:`process_map`), so a server keeps its workers between runs."""
+
+
+def warm_workers(task: Callable[[int], Any], n_jobs: int = WORKERS) -> None:
+    """Start the ``n_jobs`` joblib worker processes that :func:`process_map` uses where it
+    cannot fork (a server), and run ``task(i)`` once in each (imports, compiled kernels
+    loaded, data read), so that a first run there waits for no start-up. Nothing where
+    :func:`process_map` would run serially or fork."""
+    if n_jobs <= 1 or can_fork():
+        return
+    process_map(task, list(range(n_jobs)), n_jobs)
 
 
 def _collect(results, done: Callable[[int], None] | None) -> list:

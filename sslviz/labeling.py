@@ -218,12 +218,11 @@ class _HarmonicBatch:
 
 def _check_sigmas(sigmas, caller: str) -> np.ndarray:
     """``sigmas`` as a 1-d float array, each σ checked positive."""
-    return np.array(
-        [
+    out = np.array(np.atleast_1d(np.asarray(sigmas, float)), ndmin=1)
+    if not (np.isfinite(out).all() and (out > 0).all()):  # the first bad one says why
+        for x in out:
             check_real("sigma", float(x), caller, low=0.0, closed="neither")
-            for x in np.atleast_1d(np.asarray(sigmas, float))
-        ]
-    )
+    return out
 
 
 class _SoftLabelModel:
@@ -437,7 +436,7 @@ class HarmonicModel(_SoftLabelModel):
 
     def _solve_dense(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, sides=None):
         """:meth:`_solve` for a dense graph with no degenerate node, 'exact' or 'cg': the
-        same operations (GTH up to ``_GTH_DENSE_MAX`` unknowns, else LAPACK getrf/getrs; CG
+        same operations (GTH up to ``GTH_DENSE_MAX`` unknowns, else LAPACK getrf/getrs; CG
         by :func:`sslviz._kernels.cg_dense`), so the same bits, without the solver objects
         and wrappers. None where :meth:`_solve` has more to do (a degenerate node, an
         underflowing row, an LU pivot or a refinement (:func:`_refine`) asking for GTH, a

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sslviz._threads import map_tasks
+from sslviz._threads import WORKERS, map_tasks, warm_workers
 from sslviz.piecewise import PiecewiseLoss, piece_index
 from sslviz.specs import ProblemSpec, SweepSettings
 
@@ -237,6 +237,21 @@ def instance_curves(
 
 def _instance_task(task: tuple) -> InstanceCurves:
     return instance_curves(*task)
+
+
+def warm_up(seed: int = 0) -> None:
+    """One small instance of the default dataset, exact and CG-20: run once in a fresh
+    worker process, it leaves the modules imported, the compiled kernels loaded and the
+    dataset read, so that the worker's first real instance pays none of it."""
+    spec = ProblemSpec(n=40, n_labeled=6, seed=seed)
+    instance_curves(spec, (1.0, 2.0), (SweepSettings(solver="cg", mode="fast"),))
+
+
+def start_workers(n_jobs: int = WORKERS) -> None:
+    """Start the ``n_jobs`` local worker processes that :func:`learn` runs its instances on
+    where it cannot fork them (a server's threads), each warmed by :func:`warm_up`; they
+    stay up between runs (:func:`sslviz._threads.warm_workers`)."""
+    warm_workers(warm_up, n_jobs)
 
 
 @dataclass(frozen=True, eq=False)

@@ -501,9 +501,10 @@ def learn(
     progress: Tick | None = None,
 ):
     """σ (and k) learned from instances drawn from ``spec``'s dataset
-    (:func:`sslviz.learn.learn`), sequential inside the app; memoised by its settings.
+    (:func:`sslviz.learn.learn`), the instances on the server's worker processes
+    (:data:`sslviz.learn.WORKERS`, kept warm between runs); memoised by its settings.
     ``progress(fraction, message)`` hears each instance finished."""
-    from sslviz.learn import drawn_instances
+    from sslviz.learn import WORKERS, drawn_instances
     from sslviz.learn import learn as run
 
     key = (spec, lo, hi, settings, approx)
@@ -521,7 +522,7 @@ def learn(
         approx=approx,
         curve_sizes=settings.curve if pools else (),
         curve_pools=pools,
-        n_jobs=1,
+        n_jobs=WORKERS,
         progress=progress,
     )
     _LEARN.put(key, result)

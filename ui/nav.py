@@ -95,6 +95,22 @@ def run() -> None:
         page.run()
     finally:
         _RUN.declared = False
+        _warm_workers()
+
+
+_WARM = threading.Event()
+
+
+def _warm_workers() -> None:
+    """Once per server, after its first page is drawn: start the worker processes that the
+    learning page's instances run on, in the background (:func:`sslviz.learn.start_workers`),
+    so that its first run does not wait for their imports."""
+    if _WARM.is_set():
+        return
+    _WARM.set()
+    from sslviz.learn import start_workers
+
+    threading.Thread(target=start_workers, daemon=True).start()
 
 
 def main() -> None:

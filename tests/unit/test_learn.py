@@ -17,8 +17,10 @@ from sslviz.learn import (
     instance_curves,
     instance_seeds,
     learn,
+    start_workers,
     uniform_gap,
 )
+from sslviz.paths import fast_paths
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.problem import build_problem
 from sslviz.specs import ProblemSpec, SweepSettings
@@ -196,6 +198,26 @@ def test_backends_give_the_same_result():
         assert np.array_equal(one.average.edges, other.average.edges)
         assert np.array_equal(one.average.numerators, other.average.numerators)
         assert one.erm == other.erm and one.test == other.test
+
+
+def test_warm_server_workers_give_the_same_result():
+    """The app's way: joblib worker processes started and warmed ahead
+    (:func:`start_workers`, as ``ui.nav`` does), then the instances run on them."""
+    train = [KNN.with_seed(s) for s in instance_seeds(6, 3, 0)]
+    test = [KNN.with_seed(s) for s in instance_seeds(6, 2, 1)]
+    approx = (SweepSettings(solver="cg", cg_iters=5, mode="fast"),)
+    one = learn(train, test, (1.0, 6.0), approx=approx, n_jobs=1)
+    with fast_paths(fork=False):
+        start_workers(2)
+        seen = []
+        two = learn(
+            train, test, (1.0, 6.0), approx=approx, n_jobs=2, progress=lambda f, m: seen.append(f)
+        )
+    assert seen and seen[-1] == 1.0
+    assert np.array_equal(one.average.edges, two.average.edges)
+    assert np.array_equal(one.average.numerators, two.average.numerators)
+    assert one.erm == two.erm and one.test == two.test
+    assert one.approximate[0].erm == two.approximate[0].erm
 
 
 def test_figures_draw_what_the_result_holds():
