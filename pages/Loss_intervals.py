@@ -181,8 +181,8 @@ def _close_focus() -> None:
     st.session_state.pop("li_focus", None)
 
 
-drawing = ExitStack()  # a spinner while the chart and tables are built and sent (~5 s at
-drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # 12,000 points)
+drawing = ExitStack()  # a spinner while the chart and tables are built and sent (seconds
+drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # on large instances)
 if sc is not None:
     st.info(sentences.verdict(sc, settings, trust), icon=":material/troubleshoot:")
 fig = cache.figure(
@@ -354,7 +354,7 @@ try:
     with progress.progress(
         f"Row {row}:", key=("node", spec, lo, hi, settings, u, float(sigma0))
     ) as tick:
-        # a large instance's exact solves cost ~0.3 s each: a coarser grid
+        # a large instance's exact solves are full factorisations: a coarser grid
         curves = cache.node_curves(
             spec,
             lo,

@@ -23,7 +23,7 @@ cli           the ``sslviz`` command, options generated from the specs
 Nothing here imports Streamlit, torch, scikit-learn or Numba at import time (Numba at the
 first call of a compiled kernel: ``sslviz._kernels``), and the default view never imports
 scikit-learn (kNN graphs, Delalleau's subsets and the PCA of tall pools
-do): its import was about half of a cold start (``benchmarks/cold_start.py``). Importing
+do), so a cold start loads only what its first view uses (``benchmarks/cold_start.py``). Importing
 sslviz sets one BLAS/OpenMP thread for the process, so results are identical to the bit
 whatever the machine's cores and whatever runs beside them (``sslviz._threads``;
 ``SSLVIZ_THREADS=n`` sets another count).

@@ -5,9 +5,8 @@ subtraction-free (GTH) elimination, dense and on a sparse structure.
 All compiled code lives in this one module, so Numba's on-disk cache (keyed on this
 file) never serves a kernel compiled against an older version of another.
 
-Numba itself (0.25 s to import) is imported at the first call of a kernel, not with this
-module: the home page and the CLI's commands that need no kernel do without it
-(:func:`_jit`).
+Numba itself is imported at the first call of a kernel, not with this module: the home page
+and the CLI's commands that need no kernel do without it (:func:`_jit`).
 """
 
 import functools
@@ -440,8 +439,8 @@ def harmonic_cg_one(
     precondition,
 ):
     """:func:`harmonic_cg` (with f') at the one σ ``x``: the same arithmetic in the same order
-    as a batch of one, so the same bits (tests/unit/test_search_kernels.py), 2.3× as fast at
-    n = 100 (41 against 96 µs; a batch of 40 σ is 2× as fast as 40 of these, so both stay).
+    as a batch of one, so the same bits (tests/unit/test_search_kernels.py), without the
+    batch's set-up: the search's single evaluations use it, its grids the batch.
     Returns f, f' (n_u,) and the products, or products −1 where a weight or a row sum
     underflows (f and f' are then empty)."""
     n_u = keep.size

@@ -2,21 +2,19 @@
 
 OpenBLAS splits a product or a dot over its threads, and the split (so the rounding)
 depends on the thread count: the same loss curve computed with one and with two threads
-differs in the last bits (4e-15 in a breakpoint, measured), and a discrete result (an
-iteration count, a node's side of ½) can flip where it sits on a rounding edge. On the
-small systems of this project one thread is also faster (the threads' start-up costs more
-than they save: ``benchmarks/reproducible.py``), and on a shared 2-core server each
-user's computation should not take both cores.
+differs in the last bits of a breakpoint, and a discrete result (an iteration count, a
+node's side of ½) can flip where it sits on a rounding edge. On the small systems of this
+project one thread is also faster, since the threads' start-up costs more than they save
+(``benchmarks/reproducible.py``).
 
 So importing ``sslviz`` sets one BLAS/OpenMP thread for the process (:func:`pin_process`;
-``SSLVIZ_THREADS=n`` in the environment sets another count, to measure the difference).
-It has to be the process: OpenBLAS ignores a limit set from a worker thread once one was
-set and restored in the main thread (measured with OpenBLAS 0.3.30/0.3.31), so a limit set
-per call in a server's session threads would not hold. :func:`one_thread` also wraps the
-public entry points (loss curves, sweeps, conditioning, the online experiment): a caller
-that raised the count in the main thread gets one thread inside them and its own count
-back after. That limit is reference-counted, so concurrent computations never restore it
-under each other.
+``SSLVIZ_THREADS=n`` in the environment sets another count, to measure the difference). It
+has to be the process: OpenBLAS ignores a limit set from a worker thread once one was set
+and restored in the main thread, so a limit set per call in a server's session threads would
+not hold. :func:`one_thread` also wraps the public entry points (loss curves, sweeps,
+conditioning, the online experiment): a caller that raised the count in the main thread gets
+one thread inside them and its own count back after. That limit is reference-counted, so
+concurrent computations never restore it under each other.
 """
 
 from __future__ import annotations
@@ -139,9 +137,8 @@ def process_map(
 
     Where this process runs no other thread (the CLI, a script) on Linux, the workers are
     forked from it: they start at once with everything it has imported, loaded and
-    compiled. joblib's fresh workers each spend ~3 s importing sslviz, SciPy and
-    scikit-learn and loading the compiled kernels (measured on the README's regret
-    example) — a third of the work there. Anywhere else (a server's threads, a notebook)
+    compiled, where joblib's fresh workers each import sslviz, SciPy and scikit-learn and
+    load the compiled kernels first. Anywhere else (a server's threads, a notebook)
     forking is not safe, and joblib runs them. The results are the same either way: each
     task's arithmetic is its own, on one BLAS thread (the pin is inherited).
     """

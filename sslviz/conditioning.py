@@ -410,8 +410,8 @@ page (format with ``label`` and ``t``)."""
 
 
 _EXACT_STEP = 8
-"""σ of the trust curve's exact solves between two progress reports (40 took 21 s at
-12,000 points under one unchanged message)."""
+"""σ of the trust curve's exact solves between two progress reports (on large graphs
+each solve is a full factorisation, so a report after every few keeps the bar moving)."""
 
 
 @one_thread

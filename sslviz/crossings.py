@@ -282,10 +282,8 @@ def chebyshev_pays(model, solver: str, certify_cap, on_event) -> bool:
     """Exact curves on complete graphs of ``_CHEB_MIN_UNLABELED`` unlabeled nodes or more,
     and on sparse graphs of ``_CHEB_MIN_UNLABELED_SPARSE`` or more: there breakpoints are
     many and every solve is a full factorisation, so one set of solves for all of them
-    pays. On smaller graphs the Hermite search needs as few solves or fewer. Measured σ
-    evaluations, Hermite / Chebyshev: digits complete n = 100, 129 / 202; Fashion-MNIST
-    kNN-6 on [1, 7] (``benchmarks/exact_knn.py``), n = 1000, 84 / 97; n = 2000, 125 / 97;
-    n = 4000, 774 / 385; n = 12,000, Chebyshev 97 (4,132 breakpoints).
+    pays. On smaller graphs the Hermite search needs as few solves or fewer (the σ
+    evaluations of both are compared in ``benchmarks/exact_knn.py``).
     """
     if not (
         CHEBYSHEV
@@ -405,8 +403,8 @@ def _polish(ev: LabelOracle, u: int, x: float, a: float, b: float, rtol: float) 
 
 
 _PREFETCH_STEP = 8
-"""σ of a Chebyshev cell solved between two progress notes (:meth:`_Progress.note`): a cell
-of 33 exact solves took 11 s at 12,000 points with one unchanged message."""
+"""σ of a Chebyshev cell solved between two progress notes (:meth:`_Progress.note`): on
+large graphs a cell's solves take long enough to need notes of their own."""
 
 
 class SearchProgress:
@@ -478,7 +476,7 @@ def compiled_search(
     degenerate = ~batch.keep
     n = degenerate.size
     chunk = _search_chunk(batch.pattern[1].size, ev.cg_iters) if tick is not None else None
-    # σ of each row (a Numba typed dict here cost 1.5 s of compiling in every process).
+    # σ of each row (an array: a Numba typed dict would be compiled in every process).
     S = np.empty(_SEARCH_ROWS)
     H, D = np.empty((_SEARCH_ROWS, n)), np.empty((_SEARCH_ROWS, n))
     mv, count = np.zeros(_SEARCH_ROWS, np.int64), np.zeros(1, np.int64)
@@ -527,6 +525,6 @@ def compiled_search(
 
 
 def _search_chunk(edges: int, cg_iters: int) -> int:
-    """σ per call of the compiled search when it reports progress: about 0.05 s of CG each
-    (one σ costs about ``cg_iters`` × ``edges`` multiply-adds, twice: f and f')."""
+    """σ per call of the compiled search when it reports progress: about 2·10⁷
+    multiply-adds each (one σ costs about ``cg_iters`` × ``edges`` of them, twice: f and f')."""
     return max(8, int(2e7 / max(edges * cg_iters, 1)))

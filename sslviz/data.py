@@ -18,10 +18,9 @@ Datasets available by name (see :data:`DATASETS`):
     The USPS training split (7,291 images of 16x16), through torchvision.
 
 MNIST and Fashion-MNIST files on this machine are read directly (IDX, gzipped or not: the
-arrays torchvision reads from them, tested), without importing torchvision: its import
-took 3.6 s of the 4.3 s Fashion-MNIST took to load. torchvision downloads them, and reads
-USPS; it is imported only inside the loaders that need it, never when this module is
-imported.
+arrays torchvision reads from them, tested), without importing torchvision, whose import
+would cost more than the reading. torchvision downloads them, and reads USPS; it is imported
+only inside the loaders that need it, never when this module is imported.
 """
 
 from __future__ import annotations
@@ -801,7 +800,7 @@ def _pool(dataset: Dataset, classes: tuple[int, int], rows: np.ndarray, pca: int
     X = dataset.X[rows]
     if pca > 0:
         # Both solvers are exact and deterministic (signs fixed by svd_flip); the
-        # covariance eigendecomposition is ~10x faster on tall pools such as
+        # covariance eigendecomposition is the faster one on tall pools such as
         # Fashion-MNIST's 12,000 x 784, with the same scores to ~1e-12.
         tall = X.shape[0] >= 10 * X.shape[1] and X.shape[1] <= 1000
         if tall:

@@ -25,10 +25,15 @@ from sslviz.solvers import (
 PARALLEL_MIN = 200  # direct solves of this many unknowns or more run on all cores
 
 
-PIVOT_TOL = 1e-13  # smallest LU pivot (rows scaled to max weight 1) trusted without GTH,
+PIVOT_TOL = 1e-13
+"""Smallest LU pivot (rows scaled to max weight 1) trusted without GTH, and then only when
+iterative refinement converges (:func:`refine`): refinement is the finer test, since
+pivots above the bound can still come with corrections that do not shrink. Below it the
+row sums' rounding (~1e-16 × degree) is within a few hundred of the pivot, and refinement
+could stall on a wrong answer."""
 
 
-_REFINE_STEPS = 4  # iterative refinement of an LU/Cholesky solve: at most this many steps,
+_REFINE_STEPS = 4  # iterative refinement of an LU/Cholesky solve: at most this many steps
 
 
 _REFINE_TOL = 1e-13  # ... until a correction is below this (f units); else GTH
@@ -72,10 +77,10 @@ def refine(x: np.ndarray, keep, solve, W_UU, W_UL, *, y_l=None, rhs=None) -> boo
     there (for f: the factorisation cannot be trusted, GTH redoes the solve).
 
     The assembled diagonal, a row sum, loses the weight to L where a cluster barely leaks:
-    on Fashion-MNIST kNN-6, n = 4000, σ = 1.2, every LU pivot passed (smallest 3.6e-9) and
-    f was off by 2.7e-8, moving breakpoints by more than 1e-8; one step brings it to
-    2.7e-15 of the GTH solution (σ = 1: 1.1e-5, then 6.5e-10, 3.9e-14, 3.0e-15), each step
-    a pair of triangular solves (measured: 8 ms against 210 ms for the LU).
+    every LU pivot can pass while f is off by far more than a breakpoint's tolerance. Each
+    step of refinement is a pair of triangular solves on the factors already made, a small
+    part of the factorisation's cost, and brings f to the GTH solution's rounding within a
+    few steps (DESIGN §4.3; ``tests/data/test_sparse_exact_scale.py``).
     """
     target = y_l if rhs is None else np.zeros(W_UL.shape[1])
     for _ in range(_REFINE_STEPS):

@@ -267,9 +267,8 @@ def regret_experiment(
     local = dask is None and n_jobs != 1
     if local and PRECOMPUTE and hasattr(provider, "precompute"):
         # The rounds are the cost: compute them on all workers split by round (balanced
-        # whatever the number of repetitions), then run the learners: on forked workers
-        # (0.8 s of the README example's 10 s here), else here (fresh workers would each
-        # spend seconds on imports).
+        # whatever the number of repetitions), then run the learners: on forked workers,
+        # else here (fresh workers would each spend seconds on imports).
         provider = provider.precompute([s for _, rs in rep_seeds for s in rs], n_jobs)
         n_jobs = n_jobs if can_fork() else 1
     m_first = float(np.mean([n_pieces(provider.true_loss(rs[0])) for _, rs in rep_seeds]))

@@ -206,12 +206,11 @@ def neighbours(
     wherever distances differ (the same arrays on 405 digits instances and Fashion-MNIST
     instances up to 2,000 points; ``tests/unit/test_graphs.py``). Exactly equal distances
     (duplicate points) are ordered by index; the tree orders them as it happens to visit
-    them. No scikit-learn (its import took 1.5 s of every kNN command and of the app's
-    first kNN page). Up to :data:`_NUMPY_MAX` points with NumPy, one feature at a time over
-    all pairs (1.2 ms at n = 100: loading the first compiled kernel of a process would add
-    0.27 s to the home page's cold start), above with
-    :func:`sslviz._kernels.knn_exhaustive` (the same numbers; 136 ms at n = 2,000 against
-    the ball tree's 171 ms). Above :data:`_EXHAUSTIVE_MAX`, scikit-learn's brute search.
+    them. No scikit-learn import on this path (it is slow to import). Up to
+    :data:`_NUMPY_MAX` points with NumPy, one feature at a time over all pairs (no compiled
+    kernel to load on a small first view), above with :func:`sslviz._kernels.knn_exhaustive`
+    (the same numbers). Above :data:`_EXHAUSTIVE_MAX`, scikit-learn's brute search.
+    Timings: ``benchmarks/cold_start.py``.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     Q = X if query is None else np.ascontiguousarray(query, dtype=np.float64)
@@ -222,7 +221,7 @@ def neighbours(
             f"n_samples_fit, but n_neighbors = {k}, n_samples_fit = {n}"
         )
     if n > _EXHAUSTIVE_MAX:
-        from sklearn.neighbors import NearestNeighbors  # not at import: ~1.5 s
+        from sklearn.neighbors import NearestNeighbors  # not at import: slow to import
 
         return NearestNeighbors(n_neighbors=k, algorithm="brute").fit(X).kneighbors(query, k)
     if not (np.isfinite(X).all() and np.isfinite(Q).all()):

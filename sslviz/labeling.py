@@ -76,12 +76,6 @@ dense GTH elimination (``benchmarks/exact_knn.py`` and the tests compare the two
 Chosen with :func:`sslviz.paths.fast_paths`."""
 
 
-# and only when iterative refinement converges (:func:`_refine`). Refinement is the finer
-# test: on digits 3 v 8 complete n = 80 σ = 0.2238 (below) the pivots passed 1e-10 but its
-# corrections were 0.16, 0.13, 0.10, 0.08 (error 0.80 → 0.34): GTH. On Fashion-MNIST kNN-6
-# n = 4000 σ = 1 a pivot of 6.6e-13 (GTH under the old 1e-10 rule) refined to 3e-15 of the
-# GTH solution in 3 steps. Below 1e-13 the row sums' rounding (~1e-16 × degree) is within
-# a few hundred of the pivot and refinement could stall on a wrong answer: GTH.
 _ALL = slice(None)
 
 
@@ -331,13 +325,11 @@ class HarmonicModel(_SoftLabelModel):
         # Cut off by the pattern itself: the answer whenever no weight underflows.
         self._structural = systems.unanchored(ones_uu, systems.rowsum(ones_ul) > 0)
         # Built now, not on first use: the model is shared between threads and sessions,
-        # so nothing is assigned after construction (0.2 ms on digits n = 100, 0.6 ms on
-        # Fashion-MNIST n = 2000 kNN-6).
+        # so nothing is assigned after construction.
         self._batch = (
             _HarmonicBatch(self) if systems.batch_pays(self._D2_UU, ~self._structural) else None
         )
-        # The exact solves' elimination order: the pattern is the same at every σ (0.15 s
-        # for 12,000 unlabeled nodes of a kNN-6 graph).
+        # The exact solves' elimination order: the pattern is the same at every σ.
         self._order = nested_dissection(self._D2_UU) if sp.issparse(self._D2_UU) else None
         systems.freeze(
             self.labeled_idx,

@@ -131,9 +131,8 @@ def score(
     max_attributed : int, optional
         Look for the causes of at most this many misses, spread evenly over the missed
         breakpoints in σ order; the others are 'unattributed' ("not examined"). Each
-        attribution costs exact solves of the whole system (see Cost below): on
-        Fashion-MNIST kNN-6 with 12,000 points, 1.4 s per miss, and CG-20 misses thousands
-        of its 3,575 breakpoints. Default: every miss.
+        attribution costs exact solves of the whole system (see Cost below), and on large
+        graphs a short CG misses thousands of breakpoints. Default: every miss.
     progress : callable, optional
         ``progress(fraction_done, message)`` called as the attribution advances (the
         probes, each examined miss's exact solves, the search of the t a solver miss
@@ -145,54 +144,9 @@ def score(
 
     Notes
     -----
-    Every missed breakpoint σ* (nodes N changing side there) gets the first cause that
-    applies, in this order; "within tol" means at σ* and σ* ± tol·:data:`PROBE` (15 points
-    from tol down to 1e-6·tol on each side), the approximate soft labels f_t coming from the
-    sweep's solver and t (certified labels when ``settings.certify``):
-
-    1. ``degenerate`` — a node of N is cut off from every labeled node within tol of σ*:
-       in the exact graph (σ* is where the degenerate set changes, ``exact_degenerate``,
-       judged at σ* and σ* ± tol) or for the sweep's solver at some probe point (weights
-       not representable unscaled, ``approx_degenerate``).
-    2. ``solver`` — no node of N has an approximate side of 1/2 that changes within tol.
-       Evidence: ``approx_value`` f_t,u(σ*), ``exact_value`` f_u(σ*), ``error``
-       |f_t,u − f_u| at σ*, ``margin`` min |f_u − ½| at σ* ± tol (what the error had to
-       stay below), ``t_needed`` the smallest t putting f_t,u on the exact side at both
-       σ* ± tol (doubling from t, then bisecting between the last failing and the first
-       working t; CG's side need not be monotone in t; None: more than ``t_cap``, or not
-       an iterative solver), ``t_cap``.
-    3. ``close pair`` — the approximate side does change within tol, but another true
-       crossing is closer than the search separates. Paper mode: σ* lies in a restart gap
-       (σ_h, σ_h + step] together with another true breakpoint farther than tol from σ_h
-       (the sweep jumps from σ_h to σ_h + step, whose search places one lower end in the
-       gap, at the largest root it finds: one of the two is lost). Fast
-       mode: the node's approximate crossings lie between two evaluated σ with the same
-       side (the Hermite test did not split there) and the node's other true crossing lies
-       between them too. Evidence: ``partner`` (its σ), ``distance``, ``separation`` (the
-       restart step; the evaluated σ's spacing).
-    4. ``search`` — otherwise: the approximate side changes within tol and nothing was
-       placed. Evidence ``how``: paper mode 'restart' (σ* lies in a restart gap alone),
-       'cap' (the node's iteration from the interval's σ0 hit ``max_iter``), 'root_tol'
-       (it stopped short of σ*, farther than tol, at a point where |f − ½| ≤ root_tol
-       counted as the root), 'iterates' (it converged to another root, stalled, left the
-       range, or reached σ* only through iterates outside the bracket, or another root
-       nearer σ0 set the end), 'unswept' (the sweep stopped before σ*); with ``sigma0``,
-       ``stop`` (root, stalled, left, flat, cap), ``end`` (last iterate), ``root``,
-       ``iterations``, ``extent_lo``/``extent_hi`` and ``found_by`` (step rules whose
-       iteration from σ0 does converge within tol of σ*), all from re-running the node's
-       iteration from σ0 over the whole range (as :func:`node_trace`); fast mode 'grid' (a
-       pair of approximate crossings between the evaluated σ ``grid_lo`` and ``grid_hi``),
-       'budget' (the same, with the search's evaluation budget spent) or 'refine' (a sign
-       change was bracketed but refined to another crossing).
-
-    Every miss record has ``node``, ``nearest_endpoint`` (distance to the nearest
-    estimated endpoint, None when there is none) and ``estimated_endpoint`` (its σ). A
-    spurious endpoint x (set by node u) is ``solver`` when the approximate side of u
-    changes within tol of x (the exact one does not: no true breakpoint is that close, so
-    nothing exact is solved), else ``search`` (an
-    endpoint at no crossing of the approximate soft labels, e.g. a paper-mode iterate
-    accepted as a root because |f − ½| ≤ root_tol: evidence ``root_tol``); evidence
-    ``node``, ``approx_value`` (f_t,u(x)), ``nearest_breakpoint``.
+    Every missed breakpoint and every spurious endpoint gets the first cause that applies,
+    with its evidence: :mod:`sslviz.attribution` defines the causes, their precedence and
+    the evidence each records.
 
     Cost: the approximate soft labels at 3 σ per item (15 where those 3 show no change),
     batched; 3 exact solves per miss; the t search for solver misses; paper mode re-runs

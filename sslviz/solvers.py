@@ -265,10 +265,9 @@ class Factorization:
     forms A⁻¹ densely (the paper's MI baseline) and multiplies. ``dominant=True`` says
     A is diagonally dominant by rows (the row-scaled harmonic systems, DESIGN §4.3): a
     sparse A then keeps its diagonal pivots (stable without row exchanges) and is ordered
-    by minimum degree on A + Aᵀ, about half the fill and time of SuperLU's defaults on
-    kNN graphs, or by ``order`` (:func:`nested_dissection`: on Fashion-MNIST kNN-6 with
-    12,000 nodes 3.4 M entries in L + U and 0.39 s per factorisation, against 6.1 M and
-    1.23 s by minimum degree).
+    by minimum degree on A + Aᵀ (less fill than SuperLU's defaults on kNN graphs), or by
+    ``order`` (:func:`nested_dissection`, less fill again on large kNN graphs;
+    ``benchmarks/exact_knn.py`` compares them).
     """
 
     def __init__(

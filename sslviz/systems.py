@@ -75,10 +75,10 @@ def derivative_rhs(dW_UU, dW_UL, y_l: np.ndarray, f: np.ndarray, *, accurate: bo
 
     ``accurate`` (exact and certified solves) sums it edge by edge (:func:`_edge_flux`):
     where a cluster barely leaks to L its soft labels are nearly equal and the assembled
-    form (W'1)_i f_i − (W'f)_i cancels to noise (∂f/∂σ off by 80× its size on
-    Fashion-MNIST n = 1000 at σ = 0.7, measured against finite differences; 3e-10 edge by
-    edge). Fixed-t CG keeps the assembled form: its ∂f/∂σ is not a derivative anyway, and
-    the bits of the fast sweeps (and of the regret experiments' feedback) stay.
+    form (W'1)_i f_i − (W'f)_i cancels to noise, where the sum edge by edge agrees with
+    finite differences (``tests/unit/test_exact_accuracy.py``). Fixed-t CG keeps the
+    assembled form: its ∂f/∂σ is not a derivative anyway, and the bits of the fast sweeps
+    (and of the regret experiments' feedback) stay.
     """
     if not accurate:
         ddeg = rowsum(dW_UU) + rowsum(dW_UL)
@@ -113,7 +113,7 @@ def unanchored(W_UU, anchor: np.ndarray) -> np.ndarray:
         return np.zeros(m, bool)
     if isinstance(W_UU, np.ndarray) and m <= DENSE_MAX:
         # Small dense blocks: grow the anchored set by one edge at a time (at most the
-        # graph's diameter of steps; a sparse BFS costs ~3 ms of SciPy set-up here).
+        # graph's diameter of steps; cheaper here than a sparse BFS's set-up).
         P = W_UU > 0
         reached = np.asarray(anchor, bool).copy()
         while True:
@@ -158,7 +158,7 @@ def batch_pays(D2_UU, keep: np.ndarray) -> bool:
 
     Dense graphs are left to the one-σ path: a dense matrix stays in cache through its
     t products there, while a batch streams every matrix t times (and, with many roots,
-    Algorithm 4 runs far ahead of its settled nodes: measured slower).
+    Algorithm 4 runs far ahead of its settled nodes).
     """
     nk = int(np.count_nonzero(keep))
     if isinstance(D2_UU, np.ndarray):

@@ -188,7 +188,8 @@ def _scored(
 ATTRIBUTION_SECONDS = 20.0
 """The estimated time the loss page spends looking for the causes of misses: past it, the
 causes of an evenly spread sample are looked for (:func:`sslviz.intervals.score`'s
-``max_attributed``; 1.4 s per miss on 12,000 points, where CG-20 misses thousands)."""
+``max_attributed``): each miss costs exact solves of the whole system, and on large graphs
+CG-20 misses thousands."""
 
 
 def scoring(spec: ProblemSpec, settings: SweepSettings, n_breakpoints: int) -> ScoreSettings:
@@ -355,8 +356,7 @@ def convergence_view(spec: ProblemSpec, lo: float, hi: float, iterations: int, t
 def figure(key: tuple, _build: Callable[[], Any]) -> Any:
     """The figure ``_build()`` returns, cached by ``key``: the settings it is a function of
     (a page's key names every one of them). A rerun whose figure did not change gets a copy
-    in ~0.02 s instead of rebuilding it (~0.1–0.25 s of Plotly's object construction:
-    ``benchmarks/control_reruns.py``)."""
+    instead of paying Plotly's object construction again (``benchmarks/control_reruns.py``)."""
     return _build()
 
 

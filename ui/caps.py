@@ -35,7 +35,7 @@ MAX_LARGE_SECONDS = _env_int("SSLVIZ_MAX_LARGE_SECONDS", 120)
 ``MAX_LARGE_N``), each computation capped at ``MAX_LARGE_SECONDS`` of estimated time."""
 
 
-LARGE_NODE_GRID = 40  # σ of the drill-down's f_u(σ) above MAX_N (~0.3 s an exact solve)
+LARGE_NODE_GRID = 40  # σ of the drill-down's f_u(σ) above MAX_N (each a full exact solve)
 
 
 MAX_COMPLETE_N = _env_int("SSLVIZ_MAX_COMPLETE_N", 1500)

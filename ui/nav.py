@@ -53,9 +53,8 @@ def page_title(page: str) -> str:
 def _preload_plotly() -> None:
     """Start loading Streamlit's Plotly chunk (4.7 MB) in the browser, once per page load,
     from a hidden element: Streamlit fetches it only when the first chart arrives, which
-    put 1–2 s more on the way to a fresh session's first chart
-    (``benchmarks/cold_start.py``). Nothing when this Streamlit ships no single
-    ``PlotlyChart.*.js``."""
+    would delay a fresh session's first chart (``benchmarks/cold_start.py``). Nothing when
+    this Streamlit ships no single ``PlotlyChart.*.js``."""
     folder = os.path.join(os.path.dirname(st.__file__), "static", "static", "js")
     chunks = glob.glob(os.path.join(folder, "PlotlyChart.*.js"))
     if len(chunks) != 1:

@@ -15,7 +15,7 @@ from typing import Any
 # Imported here, whole, before any session builds a figure: Plotly looks pandas up in
 # sys.modules without importing it, and under load one session's figure could find it
 # half-imported by another session's thread ("partially initialized module 'pandas' has
-# no attribute 'Series'", seen by benchmarks/load_test.py). ~0.25 s of a cold start.
+# no attribute 'Series'", seen by benchmarks/load_test.py).
 import numpy as np
 import pandas  # noqa: F401
 import streamlit as st
