@@ -155,7 +155,7 @@ process = time.perf_counter() - t0
 import streamlit as st
 from ui import cache
 time.sleep(10)  # the server's worker processes finish starting (ui.nav warms them)
-cache._LEARN.clear()
+cache.LEARN_RUNS.clear()
 st.cache_data.clear()
 t = time.perf_counter()
 at.run()

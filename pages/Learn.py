@@ -47,7 +47,7 @@ if settings.k_values is not None and spec.family not in ("knn", "mutual-knn"):
     st.stop()
 approx = compared(settings) if spec.gaussian else ()
 key = (spec, lo, hi, settings, approx)
-result = cache.learn_cached(key)
+result = cache.LEARN_RUNS.get(key)
 
 
 def estimate(sp, a, b):  # the whole run's cost at other settings

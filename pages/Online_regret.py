@@ -35,7 +35,7 @@ except (ValueError, TypeError) as exc:
     )
     st.stop()
 key = (spec, lo, hi, settings, regret)
-exp = cache.regret_cached(key)  # this server ran these settings: shown at once
+exp = cache.REGRET_RUNS.get(key)  # this server ran these settings: shown at once
 seconds = cache.regret_seconds(spec, settings, regret, (lo, hi), s.suggested)
 auto = cache.regret_autoruns(spec, settings, regret, (lo, hi), s.suggested)  # small
 

@@ -442,6 +442,14 @@ class Memo:
             while len(self._items) > self.entries:
                 self._items.popitem(last=False)
 
+    def get_or_compute(self, key, compute: Callable[[], Any]):
+        """The stored result of ``key``, else ``compute()``, stored once it returns."""
+        found = self.get(key)
+        if found is None:
+            found = compute()
+            self.put(key, found)
+        return found
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
@@ -454,12 +462,9 @@ class Memo:
             return iter(list(self._items))
 
 
-_REGRET = Memo(16)
-
-
-def regret_cached(key: tuple):
-    """The finished experiment of ``key`` if one is memoised, else None."""
-    return _REGRET.get(key)
+REGRET_RUNS = Memo(16)
+"""The finished regret experiments of this server, by ``(spec, lo, hi, settings,
+regret_settings)``."""
 
 
 def regret(
@@ -470,26 +475,19 @@ def regret(
     regret_settings: RegretSettings,
     progress: Tick | None = None,
 ):
-    """Online regret experiment (Algorithm 1), sequential inside the app; memoised by its
-    settings (results are identical for identical settings). ``progress(fraction,
+    """Online regret experiment (Algorithm 1), sequential inside the app; memoised in
+    :data:`REGRET_RUNS` (results are identical for identical settings). ``progress(fraction,
     message)`` hears each instance built ("instance 7 of 40")."""
     from sslviz.problem import run_regret
 
-    key = (spec, lo, hi, settings, regret_settings)
-    found = regret_cached(key)
-    if found is not None:
-        return found
-    exp = run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=1)
-    _REGRET.put(key, exp)
-    return exp
+    return REGRET_RUNS.get_or_compute(
+        (spec, lo, hi, settings, regret_settings),
+        lambda: run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=1),
+    )
 
 
-_LEARN = Memo(16)
-
-
-def learn_cached(key: tuple):
-    """The finished learning run of ``key`` if one is memoised, else None."""
-    return _LEARN.get(key)
+LEARN_RUNS = Memo(16)
+"""The finished learning runs of this server, by ``(spec, lo, hi, settings, approx)``."""
 
 
 def learn(
@@ -502,31 +500,28 @@ def learn(
 ):
     """σ (and k) learned from instances drawn from ``spec``'s dataset
     (:func:`sslviz.learn.learn`), the instances on the server's worker processes
-    (:data:`sslviz.learn.WORKERS`, kept warm between runs); memoised by its settings.
+    (:data:`sslviz.learn.WORKERS`, kept warm between runs); memoised in :data:`LEARN_RUNS`.
     ``progress(fraction, message)`` hears each instance finished."""
     from sslviz.learn import WORKERS, drawn_instances
     from sslviz.learn import learn as run
 
-    key = (spec, lo, hi, settings, approx)
-    found = learn_cached(key)
-    if found is not None:
-        return found
-    train, test, pools = drawn_instances(
-        spec, settings.instances, settings.test_instances, settings.curve, settings.repeats
-    )
-    result = run(
-        train,
-        test,
-        (lo, hi),
-        k_values=settings.k_values,
-        approx=approx,
-        curve_sizes=settings.curve if pools else (),
-        curve_pools=pools,
-        n_jobs=WORKERS,
-        progress=progress,
-    )
-    _LEARN.put(key, result)
-    return result
+    def compute():
+        train, test, pools = drawn_instances(
+            spec, settings.instances, settings.test_instances, settings.curve, settings.repeats
+        )
+        return run(
+            train,
+            test,
+            (lo, hi),
+            k_values=settings.k_values,
+            approx=approx,
+            curve_sizes=settings.curve if pools else (),
+            curve_pools=pools,
+            n_jobs=WORKERS,
+            progress=progress,
+        )
+
+    return LEARN_RUNS.get_or_compute((spec, lo, hi, settings, approx), compute)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

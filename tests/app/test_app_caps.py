@@ -144,7 +144,7 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
 def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_first_tick, autorun):
     """Small settings run by themselves; larger ones wait for "Run the experiment": after a
     stop both show "Stopped" and the Run button, and neither restarts by itself."""
-    cache._REGRET.clear()
+    cache.REGRET_RUNS.clear()
     if not autorun:
         monkeypatch.setattr(cache, "regret_autoruns", lambda *a, **k: False)
     at = start(REGRET, {"n": "40", "labeled": "5", "rounds": "3", "repeats": "1", "seed": "105"})
@@ -152,7 +152,7 @@ def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_fi
         assert not stop_after_first_tick and not calls
         at.button(key="reg_run").click().run()
     assert stop_after_first_tick and not at.exception
-    assert not cache._REGRET and ("run_regret", "finished") not in calls
+    assert not cache.REGRET_RUNS and ("run_regret", "finished") not in calls
     at.run()
     assert not at.exception and not at.get("plotly_chart")
     assert any(i.value.startswith("Stopped. Press Run") for i in at.info)
@@ -160,7 +160,7 @@ def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_fi
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
     assert not at.exception and not at.error and len(at.get("plotly_chart")) == 3
-    assert len(cache._REGRET) == 1 and calls[("run_regret", "finished")] == 1
+    assert len(cache.REGRET_RUNS) == 1 and calls[("run_regret", "finished")] == 1
 
 
 def test_a_stopped_recording_memoises_nothing(calls, stop_after_first_tick):

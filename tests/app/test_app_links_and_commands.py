@@ -73,7 +73,7 @@ def suggested(**changes) -> tuple[float, float]:
 
 def forget_regret_results() -> None:
     """Empty the app's regret memo, so the next Run computes the experiment anew."""
-    cache._REGRET.clear()
+    cache.REGRET_RUNS.clear()
 
 
 def title_row(at) -> int:
