@@ -32,7 +32,7 @@ def old_tree(commit: str) -> Path:
 
 def fashion_or_digits() -> str:
     """Fashion-MNIST when it can be loaded offline here, else the embedded digits."""
-    from sslviz.data import DatasetUnavailableError, load_dataset
+    from sslviz.datasets import DatasetUnavailableError, load_dataset
 
     try:
         load_dataset("fashion-mnist")

@@ -60,7 +60,7 @@ import sslviz.problem, sslviz.export
 t["sslviz"] = time.perf_counter() - t1; t1 = time.perf_counter()
 import streamlit, plotly.graph_objects
 t["streamlit + plotly"] = time.perf_counter() - t1; t1 = time.perf_counter()
-from sslviz.data import load_dataset
+from sslviz.datasets import load_dataset
 load_dataset("digits")
 t["load digits"] = time.perf_counter() - t1; t1 = time.perf_counter()
 from sslviz.problem import build_problem, loss_curve, suggest_sigma_range

@@ -236,7 +236,7 @@ def cmd_regret(a) -> dict:
 def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
     """Each learning instance file exists, reads, fixes its labeled set and labels both
     classes in it (checked before any work starts)."""
-    from sslviz.data import load_file
+    from sslviz.datasets import load_file
 
     for path in paths:
         if not Path(path).is_file():
@@ -342,7 +342,7 @@ def _one_line(exc: BaseException) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sslviz`` command; returns the exit status."""
     from sslviz._validation import InvalidParameterError
-    from sslviz.data import DatasetUnavailableError
+    from sslviz.datasets import DatasetUnavailableError
     from sslviz.export import download_text, dumps
 
     try:

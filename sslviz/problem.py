@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sslviz import data as _data
+from sslviz import datasets as _datasets
 from sslviz._threads import one_thread, process_map
 from sslviz._validation import check_int
 from sslviz.graphs import Graph, build_graph, neighbours
@@ -31,14 +32,14 @@ class Problem:
     Attributes
     ----------
     spec : ProblemSpec
-    dataset : sslviz.data.Dataset
+    dataset : sslviz.datasets.Dataset
     instance : sslviz.data.Instance
     model : HarmonicModel or DelalleauModel
     y_unlabeled : ndarray of shape (n_unlabeled,)
     """
 
     spec: ProblemSpec
-    dataset: _data.Dataset
+    dataset: _datasets.Dataset
     instance: _data.Instance
     model: HarmonicModel | DelalleauModel
     y_unlabeled: np.ndarray
@@ -52,11 +53,11 @@ class Problem:
         return [int(self.model.unlabeled_idx[u]) for u in np.atleast_1d(nodes)]
 
 
-def load_source(spec: ProblemSpec) -> _data.Dataset:
-    """The dataset of ``spec`` (from the process's one dataset cache in :mod:`sslviz.data`)."""
+def load_source(spec: ProblemSpec) -> _datasets.Dataset:
+    """The dataset of ``spec`` (from the process's one dataset cache in :mod:`sslviz.datasets`)."""
     if spec.data_file is not None:
-        return _data.load_file(spec.data_file)
-    return _data.load_dataset(spec.dataset, root=spec.data_root, download=spec.download)
+        return _datasets.load_file(spec.data_file)
+    return _datasets.load_dataset(spec.dataset, root=spec.data_root, download=spec.download)
 
 
 @one_thread

@@ -3,7 +3,7 @@
 Keys are the frozen settings of :mod:`sslviz.specs` plus floats and ints, so a revisit
 with the same settings is instant. ``st.cache_resource`` holds only built problems
 (instance, graph, model: read-only after construction, shared by all sessions); datasets
-live in :mod:`sslviz.data`'s own cache; everything a page draws comes from ``st.cache_data``
+live in :mod:`sslviz.datasets`' own cache; everything a page draws comes from ``st.cache_data``
 (copied per caller). The online experiment, which reports progress while it runs, is
 memoised here without Streamlit (a cached function may not draw into an element made
 outside it: a rerun would fail to replay that).
@@ -34,7 +34,7 @@ import streamlit as st
 from sslviz import animation, costs, export
 from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, trust_curve
 from sslviz.convergence import convergence
-from sslviz.data import Dataset, load_dataset, load_file
+from sslviz.datasets import Dataset, load_dataset, load_file
 from sslviz.intervals import Score, Sweep, node_trace, score, sweep
 from sslviz.problem import Problem, build_problem, loss_curve, suggest_sigma_range
 from sslviz.specs import (
@@ -63,7 +63,7 @@ def scaled(tick: Tick | None, start: float, stop: float, prefix: str = "") -> Ti
 
 
 def dataset(name: str, data_file: str | None) -> Dataset:
-    """The named dataset or a user file (from sslviz.data's cache; read-only)."""
+    """The named dataset or a user file (from sslviz.datasets' cache; read-only)."""
     return load_file(data_file) if data_file else load_dataset(name)
 
 

@@ -119,7 +119,7 @@ def test_url_reproduces_settings():
 
 
 def test_unavailable_dataset_shows_its_message():
-    from sslviz.data import DatasetUnavailableError, load_dataset
+    from sslviz.datasets import DatasetUnavailableError, load_dataset
 
     try:
         load_dataset("usps")

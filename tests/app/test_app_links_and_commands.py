@@ -412,7 +412,7 @@ def test_c_digits_to_fashion_mnist_moves_the_range():
 
     Before issue 9: exactly that (range (0.5, 2.8) after the switch, no warning).
     """
-    from sslviz.data import DatasetUnavailableError, load_dataset
+    from sslviz.datasets import DatasetUnavailableError, load_dataset
 
     try:
         load_dataset("fashion-mnist")

@@ -19,7 +19,7 @@ from sklearn.decomposition import PCA
 from sklearn.neighbors import NearestNeighbors
 
 import sslviz.problem
-from sslviz import data, graphs
+from sslviz import data, datasets, graphs
 from sslviz.problem import build_problem, suggest_sigma_range
 from sslviz.specs import ProblemSpec
 
@@ -92,9 +92,9 @@ def test_kernels_compile_at_their_first_call():
 
 
 def test_digits_are_scikit_learns():
-    ds = data._load_digits()
+    ds = datasets._load_digits()
     bunch = load_digits()
-    assert data._digits_file() is not None  # read without importing scikit-learn
+    assert datasets._digits_file() is not None  # read without importing scikit-learn
     assert ds.X.dtype == np.float64 and ds.y.dtype == np.int64
     assert np.array_equal(ds.X, np.asarray(bunch.data, dtype=np.float64) / 16.0)
     assert np.array_equal(ds.y, bunch.target)
@@ -106,7 +106,7 @@ def _sklearn_pca(X: np.ndarray, k: int) -> np.ndarray:
 
 
 def test_pca_scores_are_scikit_learns_bit_for_bit():
-    ds = data.load_dataset("digits")
+    ds = datasets.load_dataset("digits")
     cases = 0
     for c0, c1 in itertools.combinations(range(10), 2):
         X = ds.X[np.flatnonzero((ds.y == c0) | (ds.y == c1))]
@@ -135,7 +135,7 @@ def test_neighbour_distances_are_the_ball_trees_bit_for_bit(kind):
     bit for bit (with ties and zero distances everywhere too); where distances differ, so
     are the neighbours."""
     rng = np.random.default_rng({"digits": 1, "duplicates": 2, "scaled": 3}[kind])
-    ds = data.load_dataset("digits")
+    ds = datasets.load_dataset("digits")
     for trial in range(12):
         n = int(rng.integers(8, 600))
         if kind == "digits":

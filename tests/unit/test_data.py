@@ -1,4 +1,5 @@
-"""Tests for sslviz.data: datasets, user files, PCA and problem instances (DESIGN §2)."""
+"""Tests for sslviz.datasets and sslviz.data: datasets, user files, PCA and problem instances
+(DESIGN §2)."""
 
 from __future__ import annotations
 
@@ -13,17 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sslviz import data
+from sslviz import datasets
 from sslviz._validation import InvalidParameterError
-from sslviz.data import (
+from sslviz.data import Instance, make_instance
+from sslviz.datasets import (
     DATASETS,
     Dataset,
     DatasetUnavailableError,
-    Instance,
     data_root,
     load_dataset,
     load_file,
-    make_instance,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,7 +111,10 @@ def test_import_does_not_import_torch():
     env = dict(
         os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
     )
-    code = "import sslviz.data, sys; assert 'torch' not in sys.modules, 'torch imported'"
+    code = (
+        "import sslviz.data, sslviz.datasets, sys; "
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
     res = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True
     )
@@ -134,7 +137,7 @@ def test_usps_unavailable(tmp_path):
 
 
 def test_fashion_unavailable_suggests_apt(tmp_path, monkeypatch):
-    monkeypatch.setattr(data, "DEBIAN_FASHION_MNIST", tmp_path / "no-debian")
+    monkeypatch.setattr(datasets, "DEBIAN_FASHION_MNIST", tmp_path / "no-debian")
     with pytest.raises(DatasetUnavailableError) as info:
         load_dataset("fashion-mnist", root=tmp_path / "root")
     msg = str(info.value)
@@ -161,7 +164,7 @@ def test_idx_files_read_as_torchvision_reads_them(tmp_path):
     _write_mnist(tmp_path / "MNIST" / "raw", seed=3)
     ours = load_dataset("mnist", root=tmp_path)
     ref = tvd.MNIST(str(tmp_path), train=True)
-    theirs = data._idx_dataset("mnist", ref.data.numpy(), ref.targets.numpy())
+    theirs = datasets._idx_dataset("mnist", ref.data.numpy(), ref.targets.numpy())
     for a, b in ((ours.X, theirs.X), (ours.y, theirs.y)):
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
@@ -173,7 +176,7 @@ def test_local_idx_files_do_not_import_torchvision(tmp_path):
         os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
     )
     code = (
-        "import sys; from sslviz.data import load_dataset\n"
+        "import sys; from sslviz.datasets import load_dataset\n"
         f"ds = load_dataset('mnist', root={str(tmp_path)!r})\n"
         "assert ds.X.shape == (20, 784)\n"
         "assert 'torchvision' not in sys.modules and 'torch' not in sys.modules\n"
@@ -193,7 +196,7 @@ def test_mnist_gz_in_raw_folder_is_read(tmp_path):
 
 def test_idx_reader_without_torchvision(tmp_path, monkeypatch):
     images, labels = _write_mnist(tmp_path / "MNIST" / "raw", seed=1)
-    monkeypatch.setattr(data, "_import_torchvision", lambda: None)
+    monkeypatch.setattr(datasets, "_import_torchvision", lambda: None)
     ds = load_dataset("mnist", root=tmp_path)
     np.testing.assert_array_equal(ds.X, images.reshape(20, 784) / 255.0)
     np.testing.assert_array_equal(ds.y, labels)
@@ -205,7 +208,7 @@ def test_fashion_from_debian_style_folder(tmp_path, monkeypatch):
     # A stand-in for /usr/share/datasets/fashion-mnist: the four files, gzipped.
     debian = tmp_path / "debian"
     images, labels = _write_mnist(debian, gz=True, seed=2)
-    monkeypatch.setattr(data, "DEBIAN_FASHION_MNIST", debian)
+    monkeypatch.setattr(datasets, "DEBIAN_FASHION_MNIST", debian)
     ds = load_dataset("fashion-mnist", root=tmp_path / "root")
     np.testing.assert_array_equal(ds.X, images.reshape(20, 784) / 255.0)
     assert ds.class_names[0] == "T-shirt/top" and ds.class_names[1] == "Trouser"

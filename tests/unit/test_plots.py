@@ -387,7 +387,7 @@ def test_speed_figure():
 
 
 def test_home_figures(problem):
-    from sslviz.data import load_dataset
+    from sslviz.datasets import load_dataset
 
     ds = load_dataset("digits")
     imgs = [ds.X[i] for i in np.flatnonzero(ds.y == 3)[:8]] + [
