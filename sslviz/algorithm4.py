@@ -35,7 +35,8 @@ import numpy as np
 
 from sslviz._threads import one_thread
 from sslviz._validation import check_int, check_option, check_real, check_sigma_range
-from sslviz.labeling import DelalleauModel, HarmonicModel
+from sslviz.delalleau import DelalleauModel
+from sslviz.labeling import HarmonicModel
 from sslviz.oracle import LabelOracle
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import SweepSettings

@@ -26,7 +26,8 @@ import scipy.sparse.linalg as spla
 
 from sslviz._threads import one_thread
 from sslviz._validation import check_int, check_option, check_real
-from sslviz.labeling import DelalleauModel, HarmonicModel
+from sslviz.delalleau import DelalleauModel
+from sslviz.labeling import HarmonicModel
 from sslviz.solvers import jacobi, solve_cg
 from sslviz.specs import CG_ITERS, ConditionSettings, default, solver_label
 

@@ -1,4 +1,4 @@
-"""Soft labels f_U(σ) and their σ-derivatives (DESIGN §4; Algorithms 2 and 3).
+"""Harmonic soft labels f_U(σ) and their σ-derivatives (DESIGN §4; Algorithm 2).
 
 Harmonic objective (Zhu et al. 2003), with L = D − W split into blocks::
 
@@ -9,13 +9,8 @@ This is the paper's (I − P_UU) f = P_UL f_L, but L_UU is symmetric positive de
 CG and Jacobi-PCG run on it. Exact solves use the row-scaled form (each row of W divided
 by its largest weight), which leaves f unchanged and does not underflow at small σ.
 
-Delalleau et al. (2005), on L ∪ Ũ with |Ũ| = m and λ > 0::
-
-    A = λΔ_L + diag(W1) − W,   A f = λ y,   A f' = −A' f
-    f̃_i  = Σ_j W_ij f_j / Σ_j W_ij
-    f̃'_i = (Σ_j W'_ij f_j + Σ_j W_ij f'_j − f̃_i Σ_j W'_ij) / Σ_j W_ij
-
-(minus in the last term: the paper's "+" is a sign typo, DESIGN §4.2).
+:class:`SoftLabelModel` is what every model answers (soft labels at many σ, certified
+labels, every t's side of ½); Delalleau et al.'s model is :mod:`sslviz.delalleau`.
 
 Unlabeled nodes that cannot reach a labeled node through numerically non-zero weights
 get f = 1/2, f' = 0 and are reported in ``SoftLabels.degenerate`` (DESIGN §4.3).
@@ -31,19 +26,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.spatial.distance import cdist
 
 from sslviz import _kernels, exact_solves, systems
 from sslviz._kernels import UNDERFLOW
 from sslviz._threads import one_thread, parallel_map
-from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
+from sslviz._validation import check_int, check_option, check_real
 from sslviz.graphs import (
     Graph,
-    GraphSpec,
-    build_graph,
     gaussian_weights,
-    neighbours,
-    row_min,
     threshold_weights,
 )
 from sslviz.solvers import (
@@ -60,7 +50,7 @@ from sslviz.solvers import (
     side_certificate,
     solve_cg,
 )
-from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS, LabelingSpec
+from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
 FAST_DENSE = True
 """Dense graphs solve 'exact' and 'cg' without solver objects (:meth:`HarmonicModel.
@@ -219,8 +209,10 @@ def _check_sigmas(sigmas, caller: str) -> np.ndarray:
     return out
 
 
-class _SoftLabelModel:
-    """What both labeling models share: soft labels at many σ (one at a time here)."""
+class SoftLabelModel:
+    """What every labeling model answers, the harmonic one and
+    :class:`sslviz.delalleau.DelalleauModel`: soft labels at many σ (one at a time here),
+    certified labels, and each t's side of ½."""
 
     @one_thread
     def certified_labels(
@@ -288,7 +280,7 @@ class _SoftLabelModel:
         ]
 
 
-class HarmonicModel(_SoftLabelModel):
+class HarmonicModel(SoftLabelModel):
     """Harmonic soft labels on a fixed graph and labeled set (Algorithm 2, eqs. (1)–(2)).
 
     Parameters
@@ -570,7 +562,7 @@ class HarmonicModel(_SoftLabelModel):
 
     @one_thread
     def sides_by_t(self, sigmas, *, solver: str = "cg", iterations: int = CG_ITERS):
-        """:meth:`_SoftLabelModel.sides_by_t` from one run of ``iterations`` steps per σ,
+        """:meth:`SoftLabelModel.sides_by_t` from one run of ``iterations`` steps per σ,
         on the path :meth:`soft_labels` takes there (so the same bits): the batched kernel,
         the dense kernel or :func:`sslviz.solvers.solve_cg`, each recording f > ½ after
         every iteration."""
@@ -850,165 +842,3 @@ class HarmonicModel(_SoftLabelModel):
             - sp.csr_matrix((k, D2.indices, D2.indptr), D2.shape)
         ).tocsr()
         return S[keep][:, keep].tocsr(), degenerate
-
-
-class DelalleauModel(_SoftLabelModel):
-    """Delalleau et al. (2005) soft labels with Parzen extension (Algorithm 3).
-
-    The graph of the chosen family is built on L ∪ Ũ (|Ũ| = ``subset``, drawn from U with
-    ``seed``); each unlabeled node is extended from all of L ∪ Ũ (``complete``) or from
-    its k nearest points of L ∪ Ũ (kNN families), itself excluded.
-    """
-
-    def __init__(
-        self,
-        X: np.ndarray,
-        labeled: np.ndarray,
-        y: np.ndarray,
-        spec: GraphSpec,
-        labeling: LabelingSpec,
-    ) -> None:
-        if spec.family == "threshold":
-            raise InvalidParameterError(
-                "The 'labeling' parameter 'delalleau' needs a Gaussian graph family "
-                "(complete, knn or mutual-knn); got family='threshold'."
-            )
-        labeled = np.asarray(labeled, bool)
-        X = np.asarray(X, float)
-        self.labeled_idx = np.flatnonzero(labeled)
-        self.unlabeled_idx = np.flatnonzero(~labeled)
-        n_u = self.unlabeled_idx.size
-        m = check_int("subset", labeling.subset, "DelalleauModel", low=1, high=n_u)
-        rng = np.random.default_rng(labeling.seed)
-        sub = np.sort(rng.choice(self.unlabeled_idx, size=m, replace=False))
-        self.nodes = np.r_[self.labeled_idx, sub]  # L first, then Ũ
-        self.lam = float(labeling.lam)
-        n_l = self.labeled_idx.size
-        self.is_l = np.r_[np.ones(n_l, bool), np.zeros(m, bool)]
-        self.y_s = np.r_[np.asarray(y, float)[self.labeled_idx], np.zeros(m)]
-        if spec.family != "complete":
-            check_int(
-                "k", spec.k, "DelalleauModel (k < |L| + subset)", low=1, high=self.nodes.size - 1
-            )
-        self.graph = build_graph(X[self.nodes], spec)
-        self._D2 = self.graph.sqdist
-        # Extension distances, (n_u, |S|), the node itself excluded.
-        XU, XS = X[self.unlabeled_idx], X[self.nodes]
-        pos = {int(v): i for i, v in enumerate(self.nodes)}
-        self_col = np.array([pos.get(int(u), -1) for u in self.unlabeled_idx])
-        if spec.family == "complete":
-            D = cdist(XU, XS, "sqeuclidean")
-            mask = np.ones_like(D, bool)
-            has = self_col >= 0
-            mask[np.flatnonzero(has), self_col[has]] = False
-            rows, cols = np.nonzero(mask)
-            E = sp.csr_matrix((D[rows, cols], (rows, cols)), shape=D.shape)
-        else:
-            k = spec.k
-            _, ind = neighbours(XS, k + 1, XU)
-            keep = ind != self_col[:, None]
-            # drop self when present, else the (k+1)-th neighbour
-            keep[keep.all(axis=1), -1] = False
-            cols = ind[keep].reshape(n_u, k)
-            rows = np.repeat(np.arange(n_u), k)
-            d2 = np.sum((XU[rows] - XS[cols.ravel()]) ** 2, axis=1)
-            E = sp.csr_matrix((d2, (rows, cols.ravel())), shape=(n_u, self.nodes.size))
-        E.sort_indices()
-        self._E = E
-        self._E_shift = row_min(E)
-        systems.freeze(
-            self.labeled_idx,
-            self.unlabeled_idx,
-            self.nodes,
-            self.is_l,
-            self.y_s,
-            self._D2,
-            self._E,
-            self._E_shift,
-        )
-
-    @property
-    def n_unlabeled(self) -> int:
-        return self.unlabeled_idx.size
-
-    def matrix(self, sigma: float, *, derivative: bool = False):
-        """``(A, A', degenerate_S)`` on L ∪ Ũ at σ, A = λΔ_L + diag(W1) − W."""
-        W, dW = gaussian_weights(self._D2, 0.0, sigma, derivative, True)
-        deg = systems.rowsum(W)
-        A = systems.laplacian_block(deg + self.lam * self.is_l, W)
-        dA = systems.laplacian_block(systems.rowsum(dW), dW) if derivative else None
-        degenerate = systems.unanchored(W, self.is_l.copy())
-        return A, dA, degenerate
-
-    @one_thread
-    def soft_labels(
-        self,
-        sigma: float,
-        *,
-        solver: str = "exact",
-        cg_iters: int = CG_ITERS,
-        derivative: bool = True,
-        x0: tuple[np.ndarray, np.ndarray] | None = None,
-    ) -> SoftLabels:
-        """Extended soft labels f̃ (and ∂f̃/∂σ) of every unlabeled node at σ.
-
-        ``x0`` warm-starts CG on L ∪ Ũ: a pair of arrays of shape (|L| + |Ũ|,).
-        """
-        sigma = check_real("sigma", sigma, "soft_labels", low=0.0, closed="neither")
-        check_option("solver", solver, "soft_labels", SOLVERS)
-        A, dA, deg_s = self.matrix(sigma, derivative=derivative)
-        keep = ~deg_s
-        f = np.full(self.nodes.size, 0.5)
-        df = np.zeros(self.nodes.size)
-        Ak = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
-        lin = LinearSolver(Ak, solver, cg_iters=cg_iters)
-        f0 = df0 = None
-        if x0 is not None and solver in ("cg", "pcg"):
-            f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
-        f[keep] = lin.solve(self.lam * self.y_s[keep], f0)
-        if derivative:
-            df[keep] = lin.solve(-(dA @ f)[keep], df0)
-        E, dE = gaussian_weights(self._E, self._E_shift, sigma, derivative, False)
-        s = systems.rowsum(E)
-        ft = (E @ f) / s
-        dft = None
-        if derivative:
-            dft = ((dE @ f) + (E @ df) - ft * systems.rowsum(dE)) / s
-        # An extended node is degenerate when all its weight sits on degenerate nodes.
-        deg_u = (E @ keep.astype(float)) <= 0 if deg_s.any() else np.zeros(ft.size, bool)
-        return SoftLabels(
-            sigma,
-            ft,
-            dft,
-            deg_u,
-            lin.solves,
-            lin.matvecs,
-            lin.factorizations,
-            subset_f=f,
-            subset_df=df if derivative else None,
-        )
-
-
-def make_model(
-    X: np.ndarray,
-    labeled: np.ndarray,
-    y: np.ndarray,
-    graph: GraphSpec | Graph,
-    labeling: LabelingSpec | None = None,
-) -> HarmonicModel | DelalleauModel:
-    """The labeling model of ``labeling`` on points ``X`` with graph ``graph``.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, p)
-    labeled : ndarray of shape (n,), bool
-    y : ndarray of shape (n,), binary
-    graph : GraphSpec or a prebuilt Graph on ``X``
-    labeling : LabelingSpec, default=LabelingSpec()
-    """
-    labeling = LabelingSpec() if labeling is None else labeling
-    spec = graph.spec if isinstance(graph, Graph) else graph
-    if labeling.method == "delalleau":
-        return DelalleauModel(X, labeled, y, spec, labeling)
-    g = graph if isinstance(graph, Graph) else build_graph(X, spec)
-    return HarmonicModel(g, labeled, y)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sslviz.labeling import DelalleauModel, HarmonicModel, SoftLabels
+from sslviz.delalleau import DelalleauModel
+from sslviz.labeling import HarmonicModel, SoftLabels
 from sslviz.specs import CG_ITERS
 
 

@@ -17,11 +17,12 @@ from sslviz import data as _data
 from sslviz import datasets as _datasets
 from sslviz._threads import one_thread, process_map
 from sslviz._validation import check_int
-from sslviz.graphs import Graph, build_graph, neighbours
-from sslviz.labeling import DelalleauModel, HarmonicModel, make_model
+from sslviz.delalleau import DelalleauModel
+from sslviz.graphs import Graph, GraphSpec, build_graph, neighbours
+from sslviz.labeling import HarmonicModel
 from sslviz.online import RoundProvider
 from sslviz.piecewise import PiecewiseLoss
-from sslviz.specs import ProblemSpec, RegretSettings, SigmaRange, SweepSettings
+from sslviz.specs import LabelingSpec, ProblemSpec, RegretSettings, SigmaRange, SweepSettings
 from sslviz.truth import LossCurve, threshold_loss_curve, true_loss_curve
 
 
@@ -58,6 +59,31 @@ def load_source(spec: ProblemSpec) -> _datasets.Dataset:
     if spec.data_file is not None:
         return _datasets.load_file(spec.data_file)
     return _datasets.load_dataset(spec.dataset, root=spec.data_root, download=spec.download)
+
+
+def make_model(
+    X: np.ndarray,
+    labeled: np.ndarray,
+    y: np.ndarray,
+    graph: GraphSpec | Graph,
+    labeling: LabelingSpec | None = None,
+) -> HarmonicModel | DelalleauModel:
+    """The labeling model of ``labeling`` on points ``X`` with graph ``graph``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+    labeled : ndarray of shape (n,), bool
+    y : ndarray of shape (n,), binary
+    graph : GraphSpec or a prebuilt Graph on ``X``
+    labeling : LabelingSpec, default=LabelingSpec()
+    """
+    labeling = LabelingSpec() if labeling is None else labeling
+    spec = graph.spec if isinstance(graph, Graph) else graph
+    if labeling.method == "delalleau":
+        return DelalleauModel(X, labeled, y, spec, labeling)
+    g = graph if isinstance(graph, Graph) else build_graph(X, spec)
+    return HarmonicModel(g, labeled, y)
 
 
 @one_thread

@@ -22,7 +22,8 @@ from sslviz.attribution import (
     Miss,
     SpuriousEndpoint,
 )
-from sslviz.labeling import DelalleauModel, HarmonicModel
+from sslviz.delalleau import DelalleauModel
+from sslviz.labeling import HarmonicModel
 from sslviz.specs import ScoreSettings, SweepSettings, default
 from sslviz.truth import LossCurve
 

@@ -47,7 +47,8 @@ from sslviz.crossings import (
     refine_degenerate,
     refine_roots,
 )
-from sslviz.labeling import DelalleauModel, HarmonicModel
+from sslviz.delalleau import DelalleauModel
+from sslviz.labeling import HarmonicModel
 from sslviz.oracle import LabelOracle
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import CG_ITERS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sslviz.labeling import make_model
+from sslviz.problem import make_model
 from sslviz.specs import GraphSpec, LabelingSpec
 
 

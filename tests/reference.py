@@ -19,7 +19,7 @@ def cut_off_model():
     """A kNN-4 harmonic model with a 12-point cluster far from the rest: no labeled node in
     it, so those 12 unlabeled nodes are cut off from L at every σ. Returns
     ``(model, X, labeled)``."""
-    from sslviz.labeling import make_model
+    from sslviz.problem import make_model
     from sslviz.specs import GraphSpec
 
     rng = np.random.default_rng(8)

@@ -9,9 +9,8 @@ from numpy.polynomial import chebyshev as C
 
 import sslviz.crossings as crossings
 import sslviz.truth as truth
-from sslviz.labeling import make_model
 from sslviz.paths import fast_paths
-from sslviz.problem import build_problem, loss_curve
+from sslviz.problem import build_problem, loss_curve, make_model
 from sslviz.specs import GraphSpec, ProblemSpec
 
 

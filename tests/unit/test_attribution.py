@@ -24,8 +24,7 @@ from sslviz.intervals import (
     sweep,
     verdict,
 )
-from sslviz.labeling import make_model
-from sslviz.problem import build_problem, loss_curve
+from sslviz.problem import build_problem, loss_curve, make_model
 from sslviz.specs import GraphSpec, LabelingSpec, ProblemSpec, SweepSettings
 from sslviz.truth import true_loss_curve
 

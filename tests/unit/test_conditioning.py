@@ -12,7 +12,7 @@ from reference import weights as _weights
 from sslviz import export
 from sslviz._validation import InvalidParameterError
 from sslviz.conditioning import condition_curve, extreme_eigenvalues, trust_curve
-from sslviz.labeling import make_model
+from sslviz.problem import make_model
 from sslviz.specs import GraphSpec, LabelingSpec
 
 

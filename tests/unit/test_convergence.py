@@ -6,8 +6,8 @@ import pytest
 
 from sslviz import animation, export
 from sslviz import convergence as cv
+from sslviz.delalleau import DelalleauModel
 from sslviz.intervals import sweep
-from sslviz.labeling import DelalleauModel
 from sslviz.paths import fast_paths
 from sslviz.problem import build_problem, loss_curve
 from sslviz.specs import ProblemSpec, SweepSettings

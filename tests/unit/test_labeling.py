@@ -12,8 +12,10 @@ from reference import weights as _weights
 from scipy.special import logsumexp
 
 from sslviz._validation import InvalidParameterError
+from sslviz.delalleau import DelalleauModel
 from sslviz.graphs import build_graph
-from sslviz.labeling import DelalleauModel, HarmonicModel, make_model
+from sslviz.labeling import HarmonicModel
+from sslviz.problem import make_model
 from sslviz.specs import GraphSpec, LabelingSpec
 
 # --------------------------------------------------------------------------- helpers

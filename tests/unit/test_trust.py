@@ -11,7 +11,7 @@ from reference import weights as _weights
 from sslviz import export
 from sslviz._validation import InvalidParameterError
 from sslviz.conditioning import T_MAX, TrustCurve, trust_curve
-from sslviz.labeling import make_model
+from sslviz.problem import make_model
 from sslviz.specs import GraphSpec, LabelingSpec
 
 T_SCAN = 160  # every t up to here is scanned

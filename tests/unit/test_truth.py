@@ -5,7 +5,8 @@ import pytest
 from reference import weights
 
 from sslviz.graphs import build_graph
-from sslviz.labeling import HarmonicModel, make_model
+from sslviz.labeling import HarmonicModel
+from sslviz.problem import make_model
 from sslviz.specs import GraphSpec, LabelingSpec
 from sslviz.truth import threshold_loss_curve, true_loss_curve
 
