@@ -165,26 +165,38 @@ print(process, cold, warm)
 """
 
 
-def run_page() -> dict:
-    """The learning page's default view (the learn-sigma tour) rendered headless by
-    Streamlit's AppTest (the server's side of a visit): in a fresh process (imports and
-    the start of the worker processes included), then rerun with every cache dropped (a
-    running server whose workers are up, nothing cached)."""
+def _page_seconds(workers: int | None) -> tuple[float, float]:
+    import os
     import subprocess
     import sys
 
     from _common import ROOT
 
+    env = dict(os.environ)
+    if workers is not None:
+        env["SSLVIZ_WORKERS"] = str(workers)
     out = subprocess.run(
-        [sys.executable, "-c", _PAGE], cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, "-c", _PAGE], cwd=ROOT, capture_output=True, text=True, check=True, env=env
     )
     process, _, warm = (float(x) for x in out.stdout.split()[-3:])
+    return warm, process
+
+
+def run_page() -> dict:
+    """The learning page's default view (the learn-sigma tour) rendered headless by
+    Streamlit's AppTest (the server's side of a visit): in a fresh process (imports and
+    the start of the worker processes included), then rerun with every cache dropped (a
+    running server whose workers are up, nothing cached). The same with the instances
+    run one after another in the server's process (``SSLVIZ_WORKERS=1``), in the same run."""
+    serial, _ = _page_seconds(1)
+    warm, process = _page_seconds(None)
     return {
         "title": "the learning page's default view, computed with nothing cached in a "
         "running server (AppTest)",
         "seconds": warm,
         "target": 3,
         "fresh_process_seconds": process,
+        "serial_seconds": serial,
     }
 
 
@@ -229,7 +241,11 @@ def main() -> None:
             continue
         extra = ""
         if name == "page":
-            extra = f"; in a fresh process, imports included: {res['fresh_process_seconds']:.1f} s"
+            extra = (
+                f"; {res['serial_seconds']:.1f} s with the instances run one after another in "
+                f"the server's process (`SSLVIZ_WORKERS=1`, same run); in a fresh process, "
+                f"imports and the workers' start included: {res['fresh_process_seconds']:.1f} s"
+            )
         if name == "many":
             extra = (
                 f"; Dask LocalCluster {res['dask_seconds']:.1f} s, same bits: {res['same_bits']}"
