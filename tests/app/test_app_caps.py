@@ -140,6 +140,7 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
     assert chart_data(fresh) == shown
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("autorun", [True, False])
 def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_first_tick, autorun):
     """Small settings run by themselves; larger ones wait for "Run the experiment": after a
@@ -163,6 +164,7 @@ def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_fi
     assert len(cache.REGRET_RUNS) == 1 and calls[("run_regret", "finished")] == 1
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_a_stopped_recording_memoises_nothing(calls, stop_after_first_tick):
     at = start(PLAYER, {"n": "50", "labeled": "5", "seed": "107"})
     assert stop_after_first_tick and not at.exception

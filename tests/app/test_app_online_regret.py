@@ -65,6 +65,7 @@ def test_costly_settings_wait_for_the_button():
     assert at.button(key="reg_run")
 
 
+@pytest.mark.slow  # over 1.5 s (the page's first default experiment): outside the quick run
 def test_run_draws_regret_average_and_density():
     at = run_small(start())
     assert not at.exception and not at.error
@@ -108,6 +109,7 @@ def test_invalid_input_shows_error_not_exception(case):
     assert_refuses(start(), case)
 
 
+@pytest.mark.slow  # the page's first default experiment, over 1.5 s: outside the quick run
 def test_bad_url_falls_back_with_warning():
     at = start({"solver": "quantum"})
     assert not at.exception

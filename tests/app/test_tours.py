@@ -237,6 +237,7 @@ def test_starting_a_tour_again_resets_its_settings():
     assert at.number_input(key="w_t").value == int(tours.get("cg-misses").settings["t"])
 
 
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_presenter_mode_shows_only_the_tours_controls():
     """``present=1``: the sidebar's controls the tour does not use are not drawn (their
     values still hold), the tour's sidebar controls are on the page, the page controls it

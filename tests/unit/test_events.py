@@ -35,7 +35,9 @@ def harmonic():
     return _problem(3)
 
 
-@pytest.fixture(scope="module", params=["paper", "fast"])
+@pytest.fixture(
+    scope="module", params=[pytest.param("paper", marks=pytest.mark.slow), "fast"]
+)  # paper mode: a sweep over 1.5 s, outside the quick run
 def recorded(request, harmonic):
     model, y_u = harmonic
     s = SweepSettings(mode=request.param)
@@ -86,6 +88,7 @@ def test_log_ends_with_the_sweeps_intervals(recorded):
         assert ends <= found
 
 
+@pytest.mark.slow  # a paper-mode sweep, over 1.5 s: outside the quick run
 @pytest.mark.parametrize("recorded", ["paper"], indirect=True)
 def test_paper_brackets_only_shrink_and_captions_name_nodes_and_values(recorded, harmonic):
     model, _, s, _, rec = recorded
