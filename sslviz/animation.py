@@ -89,6 +89,53 @@ def _name(u: int, rows: Sequence[int] | None) -> str:
     return f"row {rows[u]}" if rows is not None else f"node {u}"
 
 
+_STILL = {
+    "frame": {"duration": 0, "redraw": True},
+    "mode": "immediate",
+    "transition": {"duration": 0},
+}
+"""Plotly ``animate`` arguments that show one frame and stop."""
+
+
+def _play(ms: int) -> dict:
+    """Plotly ``animate`` arguments that play the frames from the current one, ``ms`` each."""
+    return {
+        "frame": {"duration": ms, "redraw": True},
+        "fromcurrent": True,
+        "transition": {"duration": 0},
+        "mode": "immediate",
+    }
+
+
+def _controls(buttons: list, steps: list, *, y: float, active: int, **slider) -> dict:
+    """A player's ``updatemenus`` (its ``buttons`` in a row at the left) and ``sliders`` (one
+    step per ``(label, frame name)`` of ``steps``, at the right), both at height ``y`` under
+    the plot; ``slider``: the slider's own styling."""
+    menu = dict(
+        type="buttons",
+        direction="left",
+        showactive=False,
+        x=0,
+        y=y,
+        xanchor="left",
+        yanchor="top",
+        pad=dict(t=0),
+        buttons=buttons,
+    )
+    bar = dict(
+        active=active,
+        x=0.36,
+        y=y,
+        len=0.64,
+        yanchor="top",
+        pad=dict(t=0),
+        ticklen=2,
+        steps=[dict(label=lab, method="animate", args=[[name], _STILL]) for lab, name in steps],
+        **slider,
+    )
+    return dict(updatemenus=[menu], sliders=[bar])
+
+
 def player_figure(
     events: Sequence,
     sigma_range: tuple[float, float],
@@ -368,66 +415,28 @@ def player_figure(
         for i in keep
     ]
 
-    def play(ms: int) -> dict:
-        return {
-            "frame": {"duration": ms, "redraw": True},
-            "fromcurrent": True,
-            "transition": {"duration": 0},
-            "mode": "immediate",
-        }
-
-    still = {
-        "frame": {"duration": 0, "redraw": True},
-        "mode": "immediate",
-        "transition": {"duration": 0},
-    }
     buttons = [
-        dict(label=f"▶ {name}", method="animate", args=[None, play(ms)])
+        dict(label=f"▶ {name}", method="animate", args=[None, _play(ms)])
         for name, ms in SPEEDS.items()
     ]
     buttons += [
-        dict(label="■ pause", method="animate", args=[[None], still]),
-        dict(label="◀◀ reset", method="animate", args=[[fig.frames[0].name], still]),
+        dict(label="■ pause", method="animate", args=[[None], _STILL]),
+        dict(label="◀◀ reset", method="animate", args=[[fig.frames[0].name], _STILL]),
     ]
+    steps = [(str(events[i].step + 1), f"s{events[i].step}") for i in keep]
     fig.update_layout(
         **layout,
         height=720,
         margin=dict(l=70, r=20, t=120, b=150),
         legend=dict(orientation="h", x=0, y=-0.13, yanchor="top"),
-        updatemenus=[
-            dict(
-                type="buttons",
-                direction="left",
-                showactive=False,
-                x=0,
-                y=-0.3,
-                xanchor="left",
-                yanchor="top",
-                pad=dict(t=0),
-                buttons=buttons,
-            )
-        ],
-        sliders=[
-            dict(
-                active=0,
-                x=0.36,
-                y=-0.3,
-                len=0.64,
-                yanchor="top",
-                pad=dict(t=0),
-                currentvalue=dict(visible=False),
-                font=dict(color="rgba(0,0,0,0)"),
-                ticklen=2,
-                steps=[
-                    dict(
-                        label=str(events[i].step + 1),
-                        method="animate",
-                        args=[[f"s{events[i].step}"], still],
-                    )
-                    for i in keep
-                ],
-            )
-        ],
+        **_controls(
+            buttons,
+            steps,
+            y=-0.3,
+            active=0,
+            currentvalue=dict(visible=False),
+            font=dict(color="rgba(0,0,0,0)"),
+        ),
     )
     return fig
 
@@ -612,59 +621,23 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
         go.Frame(name=f"t{t}", data=moving(t), traces=animated, layout=dict(annotations=notes(t)))
         for t in range(1, T + 1)
     ]
-    still = {
-        "frame": {"duration": 0, "redraw": True},
-        "mode": "immediate",
-        "transition": {"duration": 0},
-    }
-
-    def play(ms: int) -> dict:
-        return {
-            "frame": {"duration": ms, "redraw": True},
-            "fromcurrent": True,
-            "transition": {"duration": 0},
-            "mode": "immediate",
-        }
-
     buttons = [
-        dict(label="▶ play", method="animate", args=[None, play(SPEEDS["2×"])]),
-        dict(label="■ pause", method="animate", args=[[None], still]),
-        dict(label="◀◀ t = 1", method="animate", args=[["t1"], still]),
+        dict(label="▶ play", method="animate", args=[None, _play(SPEEDS["2×"])]),
+        dict(label="■ pause", method="animate", args=[[None], _STILL]),
+        dict(label="◀◀ t = 1", method="animate", args=[["t1"], _STILL]),
     ]
     fig.update_layout(
         **layout,
         height=640,
         margin=dict(l=70, r=20, t=60, b=140),
-        updatemenus=[
-            dict(
-                type="buttons",
-                direction="left",
-                showactive=False,
-                x=0,
-                y=-0.2,
-                xanchor="left",
-                yanchor="top",
-                pad=dict(t=0),
-                buttons=buttons,
-            )
-        ],
-        sliders=[
-            dict(
-                active=t0 - 1,
-                x=0.36,
-                y=-0.2,
-                len=0.64,
-                yanchor="top",
-                pad=dict(t=0),
-                currentvalue=dict(prefix="t = ", font=dict(size=13)),
-                ticklen=2,
-                font=dict(size=10),
-                steps=[
-                    dict(label=str(t), method="animate", args=[[f"t{t}"], still])
-                    for t in range(1, T + 1)
-                ],
-            )
-        ],
+        **_controls(
+            buttons,
+            [(str(t), f"t{t}") for t in range(1, T + 1)],
+            y=-0.2,
+            active=t0 - 1,
+            currentvalue=dict(prefix="t = ", font=dict(size=13)),
+            font=dict(size=10),
+        ),
     )
     return fig
 
