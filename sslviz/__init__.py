@@ -2,22 +2,35 @@
 
 Modules
 -------
-specs         every setting, once: frozen specs with one field table each (default, rule,
-              help, CLI flag, URL key) and the cross-field checks; CLI, URL, widgets and
-              reproducing commands are generated from them
-data          datasets, PCA, problem instances (the process's one dataset cache)
+settings      the settings framework: rules, rows, frozen specs, the CLI and URL codecs
+specs         every setting, once (default, rule, help, CLI flag, URL key) and the
+              cross-field checks; CLI, URL, widgets and reproducing commands come from it
+datasets      the named datasets and a user's files (the process's one dataset cache)
+data          problem instances: the two-class pool, its PCA, the points drawn
 graphs        graph families: σ-independent pattern + weights and ∂W/∂σ
-labeling      harmonic and Delalleau soft labels and σ-derivatives (Algorithms 2, 3), and
-              the counted solve oracle (LabelOracle)
-solvers       fixed-t CG / Jacobi-PCG (counted), exact LU, matrix inverse
+labeling      harmonic soft labels and σ-derivatives (Algorithm 2); what every model answers
+delalleau     Delalleau et al.'s soft labels (Algorithm 3)
+systems, exact_solves, solvers    the models' linear systems, the exact-solve policy, the
+              solvers (fixed-t CG / Jacobi-PCG, LU, GTH, the inverse)
+oracle        the counted solves a search asks for (LabelOracle)
+crossings     where soft labels cross ½: Hermite, Chebyshev and compiled searches
 truth         loss curves l(σ) (exact or from any solver) and their breakpoints
-intervals     Algorithm 4 (paper mode), the fast mode, scoring against the truth
-conditioning  κ(I − P_UU), κ(A) across σ
+algorithm4    Algorithm 4 (paper mode and its events, the fast mode), feedback sets
+scoring, attribution, sentences   an estimate against the truth, each miss's cause, the
+              verdict in words (``intervals`` gathers their public names)
+conditioning  κ(I − P_UU), κ(A) and where CG-t can be trusted, across σ
+convergence   the estimate for every t from one CG run
 online        the Approximate Continuous Exp3-Set learner (Algorithm 1)
 experiment    regret experiments: rounds, repetitions, joblib / Dask
+learn         σ (and k) learned by ERM from many instances (§3)
 problem       settings → instance → model, and graph-backed online rounds
+costs         the cost model behind the app's caps
+measure       robust timings and their comparison
+piecewise     piecewise-constant losses; paths: the fast paths and the one context that
+              chooses them
+tours         the guided tours' texts and settings
 export        every result → dict / DataFrame: one JSON schema for the CLI and the app
-plots         Plotly figure builders
+plots         Plotly figure builders, one module per view; animation: the players
 cli           the ``sslviz`` command, options generated from the specs
 
 Nothing here imports Streamlit, torch, scikit-learn or Numba at import time (Numba at the
