@@ -202,7 +202,7 @@ class _HarmonicBatch:
 
 def _check_sigmas(sigmas, caller: str) -> np.ndarray:
     """``sigmas`` as a 1-d float array, each σ checked positive."""
-    out = np.array(np.atleast_1d(np.asarray(sigmas, float)), ndmin=1)
+    out = np.array(sigmas, dtype=float, ndmin=1)
     if not (np.isfinite(out).all() and (out > 0).all()):  # the first bad one says why
         for x in out:
             check_real("sigma", float(x), caller, low=0.0, closed="neither")
