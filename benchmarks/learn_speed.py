@@ -1,7 +1,11 @@
 """Time learning σ (and k) from many instances (``sslviz.learn``) on this machine.
 
-Four runs, the targets of the learning page and ``sslviz learn``, on all cores
-(local worker processes, as the CLI runs them):
+Five runs, the targets of the learning page and ``sslviz learn``, on all cores
+(local worker processes, as the CLI and the server run them):
+
+* ``page``: the learning page's default view (the learn-sigma tour) in a running server
+  (AppTest), every cache dropped, :data:`ROUNDS` times, against the same with the
+  instances run one after another in the server's process (target < 3 s);
 
 * ``curve``: a learning curve, m ∈ {1, 2, 4, 8, 16, 32} over R = 5 fresh draws, with 16
   test instances, digits 2 vs 3, n = 100, |L| = 10, complete graph (target < 20 s);
@@ -139,6 +143,7 @@ def run_approx() -> dict:
 
 _PAGE = """
 import time
+ROUNDS = {rounds}
 t0 = time.perf_counter()
 from streamlit.testing.v1 import AppTest
 def page(path):
@@ -155,17 +160,25 @@ process = time.perf_counter() - t0
 import streamlit as st
 from ui import cache
 time.sleep(10)  # the server's worker processes finish starting (ui.nav warms them)
-cache.LEARN_RUNS.clear()
-st.cache_data.clear()
+warm = []
+for _ in range(ROUNDS):
+    cache.LEARN_RUNS.clear()
+    st.cache_data.clear()
+    t = time.perf_counter()
+    at.run()
+    warm.append(time.perf_counter() - t)
+    assert not at.exception and len(at.get("plotly_chart")) == 2
 t = time.perf_counter()
-at.run()
-warm = time.perf_counter() - t
-assert not at.exception and len(at.get("plotly_chart")) == 2
-print(process, cold, warm)
+at.run()  # nothing changed: the page drawn from the memo, no instance computed
+drawn = time.perf_counter() - t
+print(process, cold, drawn, *warm)
 """
 
+ROUNDS = 3
+"""Cold reruns of the page per configuration (each with every cache dropped)."""
 
-def _page_seconds(workers: int | None) -> tuple[float, float]:
+
+def _page_seconds(workers: int | None) -> tuple[list[float], float, float]:
     import os
     import subprocess
     import sys
@@ -175,11 +188,12 @@ def _page_seconds(workers: int | None) -> tuple[float, float]:
     env = dict(os.environ)
     if workers is not None:
         env["SSLVIZ_WORKERS"] = str(workers)
+    code = _PAGE.replace("{rounds}", str(ROUNDS))
     out = subprocess.run(
-        [sys.executable, "-c", _PAGE], cwd=ROOT, capture_output=True, text=True, check=True, env=env
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True, env=env
     )
-    process, _, warm = (float(x) for x in out.stdout.split()[-3:])
-    return warm, process
+    process, _, drawn, *warm = (float(x) for x in out.stdout.split()[-(3 + ROUNDS) :])
+    return warm, process, drawn
 
 
 def run_page() -> dict:
@@ -188,15 +202,17 @@ def run_page() -> dict:
     the start of the worker processes included), then rerun with every cache dropped (a
     running server whose workers are up, nothing cached). The same with the instances
     run one after another in the server's process (``SSLVIZ_WORKERS=1``), in the same run."""
-    serial, _ = _page_seconds(1)
-    warm, process = _page_seconds(None)
+    serial, _, _ = _page_seconds(1)
+    warm, process, drawn = _page_seconds(None)
     return {
         "title": "the learning page's default view, computed with nothing cached in a "
-        "running server (AppTest)",
-        "seconds": warm,
+        f"running server (AppTest), median of {ROUNDS}",
+        "seconds": float(np.median(warm)),
+        "runs_seconds": warm,
         "target": 3,
         "fresh_process_seconds": process,
-        "serial_seconds": serial,
+        "drawn_seconds": drawn,
+        "serial_seconds": float(np.median(serial)),
     }
 
 
@@ -241,7 +257,10 @@ def main() -> None:
             continue
         extra = ""
         if name == "page":
+            runs = ", ".join(f"{x:.1f}" for x in res["runs_seconds"])
             extra = (
+                f" (runs: {runs} s; the page drawn again from its memo: "
+                f"{res['drawn_seconds']:.2f} s)"
                 f"; {res['serial_seconds']:.1f} s with the instances run one after another in "
                 f"the server's process (`SSLVIZ_WORKERS=1`, same run); in a fresh process, "
                 f"imports and the workers' start included: {res['fresh_process_seconds']:.1f} s"

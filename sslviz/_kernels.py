@@ -582,12 +582,14 @@ def gth_dense_factor(A, s):
             for i in range(k + 1, m):
                 s[i] += A[i, k]  # weight into a fixed node leaks
             continue
+        row_k = A[k, k + 1 :]
         for i in range(k + 1, m):
             mult = A[i, k] / p
             A[i, k] = mult
             if mult != 0.0:
-                for j in range(k + 1, m):
-                    A[i, j] += mult * A[k, j]
+                row_i = A[i, k + 1 :]  # row views: the loop below is vectorised
+                for j in range(row_k.size):
+                    row_i[j] += mult * row_k[j]
                 s[i] += mult * s[k]
     return piv, cut
 

@@ -158,7 +158,9 @@ def process_map(
     else:
         from joblib import Parallel, delayed
 
-        parallel = Parallel(n_jobs=workers, return_as="generator", idle_worker_timeout=WORKER_IDLE)
+        parallel = Parallel(
+            n_jobs=workers, return_as="generator", batch_size=1, idle_worker_timeout=WORKER_IDLE
+        )
         results = parallel(delayed(func)(x) for x in items)
     return _collect(results, done)
 

@@ -151,17 +151,20 @@ def gaussian_weights(
             dW = np.zeros(D2.shape)
             dW.ravel()[edges] = dw
         return W, dW
-    if isinstance(D2, np.ndarray):
-        sh = shift[:, None] if isinstance(shift, np.ndarray) else shift
-        with np.errstate(over="ignore"):  # the diagonal (d² = 0) may overflow; zeroed next
-            W = np.exp(-(D2 - sh) / s2)
-        if zero_diag:
-            np.fill_diagonal(W, 0.0)
-        dW = None
-        if derivative:
-            with np.errstate(invalid="ignore"):
-                dW = 2.0 * W * D2 / (s2 * sigma)
-            dW[W == 0] = 0.0  # non-edges (+inf distance) and underflowed weights
+    if isinstance(D2, np.ndarray):  # in place: (shift − D2) is −(D2 − shift) exactly
+        # the diagonal (d² = 0) may overflow, zeroed next; 0·inf at non-edges, zeroed below
+        with np.errstate(over="ignore", invalid="ignore"):
+            W = np.subtract(shift[:, None] if isinstance(shift, np.ndarray) else shift, D2)
+            W /= s2
+            np.exp(W, out=W)
+            if zero_diag:
+                np.fill_diagonal(W, 0.0)
+            dW = None
+            if derivative:
+                dW = np.multiply(W, 2.0)
+                dW *= D2
+                dW /= s2 * sigma
+                dW[W == 0] = 0.0  # non-edges (+inf distance) and underflowed weights
         return W, dW
     sh = np.repeat(shift, np.diff(D2.indptr)) if isinstance(shift, np.ndarray) else shift
     w = np.exp(-(D2.data - sh) / s2)

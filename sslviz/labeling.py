@@ -439,14 +439,17 @@ class HarmonicModel(SoftLabelModel):
         b = W_UL @ self.y_l
         solves = 0
         if b.size and exact_solves.gth_first(solver, W_UU):
-            gth = GTHFactorization(W_UU, to_l)
-            if gth.cut.any():
+            # GTHFactorization's kernels, without its wrappers (W_UU's diagonal is zero; it
+            # is factored in a copy, which _solve still needs where this returns None)
+            A = W_UU.copy()
+            piv, cut = _kernels.gth_dense_factor(A, to_l)
+            if cut.any():
                 return None
 
             def solve(v):
                 nonlocal solves
                 solves += 1
-                return gth.solve(v).x
+                return _kernels.gth_dense_solve(A, piv, cut, v)
 
             f, matvecs, factorizations, refine = solve(b), 0, 1, False
         elif solver == "exact":

@@ -60,9 +60,11 @@ def edge_flux(W_UU, W_UL, target_l: np.ndarray, f: np.ndarray) -> np.ndarray:
     (dense or CSR blocks): b − L_UU f of eq. (1) with ``target_l`` = f_L, and −L_UU f with
     ``target_l`` = 0, without the row sum that cancels where a cluster barely leaks."""
     if isinstance(W_UU, np.ndarray):
-        return (W_UU * (f[None, :] - f[:, None])).sum(axis=1) + (
-            W_UL * (target_l[None, :] - f[:, None])
-        ).sum(axis=1)
+        flux_u = np.subtract(f[None, :], f[:, None])
+        flux_u *= W_UU
+        flux_l = np.subtract(target_l[None, :], f[:, None])
+        flux_l *= W_UL
+        return flux_u.sum(axis=1) + flux_l.sum(axis=1)
     out = np.zeros(f.size)
     for W, target in ((W_UU, f), (W_UL, target_l)):
         rows = np.repeat(np.arange(f.size), np.diff(W.indptr))
