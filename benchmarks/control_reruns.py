@@ -190,7 +190,9 @@ def main() -> None:
         "",
         f"`python benchmarks/control_reruns.py --old {args.old}` (old = {rev}, new = the "
         f"working tree); the smallest of {args.rounds} rounds, trees alternating; "
-        f"{machine()['cpus']} CPUs.",
+        f"{machine()['cpus']} CPUs. A tree whose loss page times its sweep after the page "
+        "is drawn (a fragment reruns it then) has that timing outside these runs: a browser "
+        "shows the time per interval a moment after the rest.",
         "",
         "| change | old (s) | new (s) |",
         "|---|---|---|",

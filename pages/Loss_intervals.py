@@ -142,12 +142,6 @@ try:
                 )
                 cmp_scoring = cache.scoring(spec, cmp_settings, truth.breakpoints.size)
                 cmp_sc = cache.scored(spec, lo, hi, cmp_settings, cmp_scoring.max_attributed)
-            tick(
-                0.9,
-                "timing Algorithm 4 (its sweep again, without this bar's updates: about "
-                f"{costs.seconds_text(cache.timing_seconds(spec, lo, hi, settings))})…",
-            )
-            timing = cache.sweep_timing(spec, lo, hi, settings)
     problem = cache.problem(spec)
 except (ValueError, TypeError, FileNotFoundError) as exc:
     st.error(widgets.readable(exc))
@@ -179,6 +173,55 @@ def _open_drill_down() -> None:  # a clicked marker: its node, from Algorithm 4'
 
 def _close_focus() -> None:
     st.session_state.pop("li_focus", None)
+
+
+def _timed_row(timing) -> None:
+    """The second row of metrics and the work caption; ``timing`` None: not taken yet."""
+    if timing is None:
+        per, how = (
+            "measuring…",
+            (
+                "being measured: the sweep runs again (about "
+                f"{costs.seconds_text(cache.timing_seconds(spec, lo, hi, settings))}) now that "
+                "the page is drawn."
+            ),
+        )
+    else:
+        ms = 1e3 * timing.cpu / max(sc.M, 1)
+        per = f"{ms:.3g} ms" if ms < 1000 else f"{ms / 1e3:.3g} s"
+        how = (
+            f"CPU time of the sweep, minimum of {timing.repeats} run"
+            f"{'s' * (timing.repeats != 1)}"
+            + (
+                f", taken while {timing.busy} other computation{'s' * (timing.busy != 1)} "
+                "ran on this server."
+                if timing.busy
+                else "."
+            )
+        )
+    widgets.metrics(
+        {"ε-volume": f"{sc.eps_volume:.3g}", "time per interval": per, "solves": res.solves}
+    )
+    work = export.to_dict(res, problem)["work"]
+    st.caption(f"Work per interval: {measure.describe_work(work, per=sc.M)}. Time: {how}")
+
+
+_PAGE_RUN = "li_page_run"  # session keys: the page's runs that left the timing pending,
+_TIMING_RUN = "li_timing_run"  # and the last of them whose timing row was drawn
+TIMING_DELAY = 0.2
+"""Seconds after the page is drawn before its sweep is timed (:func:`_take_timing`)."""
+
+
+def _take_timing() -> None:
+    """A fragment: drawn in the page's own run, the row says the time is being measured;
+    Streamlit runs it again :data:`TIMING_DELAY` s later, and that run takes the timing and
+    reruns the page (everything else cached), which then draws the time."""
+    state = st.session_state
+    if state.get(_TIMING_RUN) == state[_PAGE_RUN]:
+        cache.sweep_timing(spec, lo, hi, settings)
+        st.rerun()
+    state[_TIMING_RUN] = state[_PAGE_RUN]
+    _timed_row(None)
 
 
 drawing = ExitStack()  # a spinner while the chart and tables are built and sent (seconds
@@ -244,25 +287,12 @@ else:
             "spurious endpoints": sc.spurious,
         }
     )
-    ms = 1e3 * timing.cpu / max(sc.M, 1)
-    widgets.metrics(
-        {
-            "ε-volume": f"{sc.eps_volume:.3g}",
-            "time per interval": f"{ms:.3g} ms" if ms < 1000 else f"{ms / 1e3:.3g} s",
-            "solves": res.solves,
-        }
-    )
-    work = export.to_dict(res, problem)["work"]
-    st.caption(
-        f"Work per interval: {measure.describe_work(work, per=sc.M)}. Time: CPU time of the "
-        f"sweep, minimum of {timing.repeats} run{'s' * (timing.repeats != 1)}"
-        + (
-            f", taken while {timing.busy} other computation{'s' * (timing.busy != 1)} ran on "
-            "this server."
-            if timing.busy
-            else "."
-        )
-    )
+    timing = cache.sweep_timing_taken(spec, lo, hi, settings)
+    if timing is not None:
+        _timed_row(timing)
+    else:  # taken once the page is drawn: a change redraws without waiting for it
+        st.session_state[_PAGE_RUN] = st.session_state.get(_PAGE_RUN, 0) + 1
+        st.fragment(_take_timing, run_every=TIMING_DELAY)()
     if cmp_res is not None:
         st.caption(
             f"Compare ({view.compare}): M = {cmp_sc.M}, missed {cmp_sc.missed}, spurious "

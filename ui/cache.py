@@ -540,24 +540,34 @@ def speed_row(
 
 def sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings):
     """The robust timing of a sweep (:func:`sslviz.measure.timed`): the minimum CPU time of
-    :data:`TIMING_RUNS` runs, fewer when they would exceed :data:`SPEED_BUDGET` seconds. One
-    timing serves the loss page and the Speed page, and every settings with the same
-    :meth:`~sslviz.specs.SweepSettings.effective` ones (a setting the sweep does not read
-    changes no time)."""
-    return _sweep_timing(spec, lo, hi, settings.effective())
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings):
+    :data:`TIMING_RUNS` runs, fewer when they would exceed :data:`SPEED_BUDGET` seconds;
+    memoised in :data:`TIMINGS`. One timing serves the loss page and the Speed page, and
+    every settings with the same :meth:`~sslviz.specs.SweepSettings.effective` ones (a
+    setting the sweep does not read changes no time)."""
     from sslviz.measure import timed
 
-    p = problem(spec)
-    return timed(
-        lambda: sweep(p.model, p.y_unlabeled, lo, hi, settings),
-        budget=SPEED_BUDGET,
-        min_repeats=TIMING_RUNS,
-        max_repeats=TIMING_RUNS,
-    )[1]
+    effective = settings.effective()
+
+    def take():
+        p = problem(spec)
+        return timed(
+            lambda: sweep(p.model, p.y_unlabeled, lo, hi, effective),
+            budget=SPEED_BUDGET,
+            min_repeats=TIMING_RUNS,
+            max_repeats=TIMING_RUNS,
+        )[1]
+
+    return TIMINGS.get_or_compute((spec, lo, hi, effective), take)
+
+
+def sweep_timing_taken(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings):
+    """The timing of :func:`sweep_timing` if this server has taken it, else None (nothing
+    is run: the loss page takes it after it is drawn)."""
+    return TIMINGS.get((spec, lo, hi, settings.effective()))
+
+
+TIMINGS = Memo(32)
+"""Robust sweep timings (:func:`sweep_timing`), by problem, σ range and effective settings."""
 
 
 def timing_seconds(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> float:

@@ -32,6 +32,19 @@ from browser_helpers import (
     wait_idle,
 )
 
+_TIME_PER_INTERVAL = """() => [...document.querySelectorAll('[data-testid="stMetric"]')]
+    .map(m => m.innerText).filter(t => t.includes('time per interval'))"""
+
+
+def wait_timed(page) -> None:
+    """The loss page's time per interval, taken after the page was drawn (its fragment
+    times the sweep and reruns the page): a time in ms or s, and then no more runs."""
+    page.wait_for_function(
+        _TIME_PER_INTERVAL + ".some(t => /[0-9] m?s$/.test(t.trim()))", timeout=TIMEOUT_MS
+    )
+    (shown,) = page.evaluate(_TIME_PER_INTERVAL)
+    assert "measuring" not in shown
+
 
 def test_every_page_in_a_real_browser(server):
     timings: dict[str, dict[str, float]] = {}
@@ -59,10 +72,12 @@ def test_every_page_in_a_real_browser(server):
             wait_idle(page)
             no_exception(page)
             wait_charts(page, 2)
+            wait_timed(page)
             page.screenshot(path=ARTIFACTS / "loss_intervals.png", full_page=True)
             before = chart_signature(page)
             set_number(page, "CG iterations t", 3)
             wait_chart_change(page, before)
+            wait_timed(page)
             wait_idle(page)
             no_exception(page)
             page.screenshot(path=ARTIFACTS / "loss_intervals_t3.png", full_page=True)
