@@ -243,6 +243,7 @@ def main() -> None:
     for name, res in out.items():
         if name == "approx":
             lines += [
+                "",
                 f"## {res['title']}",
                 "",
                 "| learned on | σ̂ | true test loss | excess over exact ERM | curves (s) |",
