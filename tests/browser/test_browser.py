@@ -38,9 +38,14 @@ _TIME_PER_INTERVAL = """() => [...document.querySelectorAll('[data-testid="stMet
 
 def wait_timed(page) -> None:
     """The loss page's time per interval, taken after the page was drawn (its fragment
-    times the sweep and reruns the page): a time in ms or s, and then no more runs."""
+    times the sweep and reruns the page): the script stopped and a time in ms or s shown
+    (while a rerun is on its way, the row may still show the previous view's time)."""
     page.wait_for_function(
-        _TIME_PER_INTERVAL + ".some(t => /[0-9] m?s$/.test(t.trim()))", timeout=TIMEOUT_MS
+        "() => document.querySelector('[data-testid=stApp]')"
+        ".getAttribute('data-test-script-state') === 'notRunning' && ("
+        + _TIME_PER_INTERVAL
+        + ")().some(t => /[0-9] m?s$/.test(t.trim()))",
+        timeout=TIMEOUT_MS,
     )
     (shown,) = page.evaluate(_TIME_PER_INTERVAL)
     assert "measuring" not in shown
