@@ -18,7 +18,8 @@ if [ "$what" = "test" ]; then
 else
   python -m pip install -q -e .
 fi
-# Compile the Numba kernels once now (cached on disk) rather than on the first sweep.
+# Load the compiled kernels once now: they ship compiled for x86-64 (sslviz/_kernel_cache);
+# on other CPUs Numba compiles them here (cached on disk) rather than on the first sweep.
 python -c "from sslviz._kernels import warm_up; warm_up()"
 # Byte-compile the app's own modules now: where PYTHONDONTWRITEBYTECODE is set (as on this
 # machine) Python compiles them from source at every server start (0.1 s of importing
