@@ -229,7 +229,7 @@ drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # on large
 if sc is not None:
     st.info(sentences.verdict(sc, settings, trust), icon=":material/troubleshoot:")
 fig = cache.figure(
-    ("loss", spec, lo, hi, settings, view.compare, view.trust_points),
+    ("loss", spec, lo, hi, settings.effective(), view.compare, view.trust_points),
     lambda: plots.loss_intervals_figure(
         truth,
         res,

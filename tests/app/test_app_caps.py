@@ -132,7 +132,7 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
         cache._scored,
         cache.trust,
         cache._trust_base,
-        cache.figure,
+        cache._figure_dict,
     ):
         f.clear()
     fresh = start(LOSS, query)
