@@ -21,10 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from sslviz.convergence import SOLVER_NAMES
 from sslviz.plots import SIGMA_TITLE
+from sslviz.plots.style import new_figure
 
 KEY_KINDS = ("start", "bracket", "interval", "breakpoint")
 """Event kinds kept first when the frames are thinned (the story's turning points)."""
@@ -275,7 +275,7 @@ def player_figure(
             ),
         ]
 
-    fig = make_subplots(
+    fig = new_figure(
         rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.07, row_heights=[0.6, 0.4]
     )
     static = 0
@@ -392,7 +392,6 @@ def player_figure(
     fig.update_yaxes(title_text="soft label f_u", range=[-0.05, 1.05], row=1, col=1)
     fig.update_yaxes(title_text="loss", range=[0, y_loss], row=2, col=1)
     layout = dict(
-        template="plotly_white",
         hovermode="closest",
         title=dict(text=title, x=0, xanchor="left", y=0.99, yanchor="top", font=dict(size=15)),
         annotations=notes(events[keep[0]]),
@@ -538,7 +537,7 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
             *marks,
         ]
 
-    fig = make_subplots(rows=2, cols=1, vertical_spacing=0.16, row_heights=[0.62, 0.38])
+    fig = new_figure(rows=2, cols=1, vertical_spacing=0.16, row_heights=[0.62, 0.38])
     fig.add_trace(
         go.Scatter(
             x=x,
@@ -609,7 +608,6 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
     fig.update_yaxes(title_text="loss", range=[0, 1.1 * max(top, 0.05)], row=1, col=1)
     fig.update_yaxes(title_text="misses", range=[0, 1.08 * most], row=2, col=1)
     layout = dict(
-        template="plotly_white",
         hovermode="closest",
         annotations=notes(t0),
         legend=dict(orientation="h", x=0, y=-0.1, yanchor="top"),

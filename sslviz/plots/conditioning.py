@@ -7,9 +7,8 @@ from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from sslviz.plots.style import BOTTOM_LEGEND, COLORS, LAYOUT, SIGMA_TITLE, log_axis
+from sslviz.plots.style import BOTTOM_LEGEND, COLORS, LAYOUT, SIGMA_TITLE, log_axis, new_figure
 
 
 def condition_figure(curves: Mapping[str, object]) -> go.Figure:
@@ -26,7 +25,7 @@ def condition_figure(curves: Mapping[str, object]) -> go.Figure:
         One ``'√κ (<name>)'`` trace per panel.
     """
     names = list(curves)
-    fig = make_subplots(rows=1, cols=max(len(names), 1), subplot_titles=names, shared_yaxes=False)
+    fig = new_figure(rows=1, cols=max(len(names), 1), subplot_titles=names, shared_yaxes=False)
     for j, name in enumerate(names, start=1):
         c = curves[name]
         fig.add_trace(
@@ -61,7 +60,7 @@ def cg_figure(curves: Mapping[str, object]) -> go.Figure:
         Two panels; per curve an ``'iterations needed (<name>)'`` and a
         ``'t-iteration error (<name>)'`` trace, plus a ``'t (iterations used)'`` line.
     """
-    fig = make_subplots(
+    fig = new_figure(
         rows=1,
         cols=2,
         horizontal_spacing=0.12,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from sslviz.plots.style import COLORS, LAYOUT, wrap
+from sslviz.plots.style import COLORS, LAYOUT, new_figure, wrap
 
 
 def samples_figure(
@@ -50,7 +50,7 @@ def samples_figure(
         r, col = divmod(j, per_row)
         y0, x0 = c * block + r * (h + pad), col * (w + pad)
         mosaic[y0 : y0 + h, x0 : x0 + w] = np.reshape(img, (h, w))
-    fig = go.Figure(
+    fig = new_figure(
         go.Heatmap(z=mosaic, colorscale="gray_r", showscale=False, hoverinfo="skip", name="samples")
     )
     centers = [c * block + (block - gap) / 2 for c in range(n_cls)]
@@ -84,7 +84,7 @@ def instance_figure(
     X = np.asarray(X, float)
     x0 = X[:, 0]
     x1 = X[:, 1] if X.shape[1] > 1 else np.zeros_like(x0)
-    fig = go.Figure()
+    fig = new_figure()
     for c in (0, 1):
         for lab, sym, size in ((False, "circle-open", 7), (True, "star", 13)):
             m = (np.asarray(y) == c) & (np.asarray(labeled) == lab)

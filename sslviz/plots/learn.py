@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from sslviz.plots.style import BOTTOM_LEGEND, COLORS, LAYOUT, R_TITLE, SIGMA_TITLE, log_ticks, rgba
+from sslviz.plots.style import (
+    BOTTOM_LEGEND,
+    COLORS,
+    LAYOUT,
+    R_TITLE,
+    SIGMA_TITLE,
+    log_ticks,
+    new_figure,
+    rgba,
+)
 
 
 def _steps(edges: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -32,7 +40,7 @@ def learn_figure(result) -> go.Figure:
         as shaded rectangles.
     """
     r = result
-    fig = go.Figure()
+    fig = new_figure()
     for i, inst in enumerate(r.train):
         x, y = _steps(inst.edges, inst.wrong / inst.n_unlabeled)
         fig.add_trace(
@@ -140,7 +148,7 @@ def learning_curve_figure(curve) -> go.Figure:
     from sslviz.experiment import mean_band
 
     m = np.asarray(curve.m, float)
-    fig = make_subplots(
+    fig = new_figure(
         rows=1,
         cols=2,
         horizontal_spacing=0.12,
@@ -239,7 +247,7 @@ def k_sigma_figure(result) -> go.Figure:
     mids = 0.5 * (edges[:-1] + edges[1:])
     z = np.array([row.average.loss(mids) for row in rows])
     ks = [row.k for row in rows]
-    fig = go.Figure(
+    fig = new_figure(
         go.Heatmap(
             x=edges,
             y=ks,

@@ -8,9 +8,17 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from sslviz.plots.style import BOTTOM_LEGEND, COLORS, LAYOUT, LOSS_TITLE, R_TITLE, SIGMA_TITLE, wrap
+from sslviz.plots.style import (
+    BOTTOM_LEGEND,
+    COLORS,
+    LAYOUT,
+    LOSS_TITLE,
+    R_TITLE,
+    SIGMA_TITLE,
+    new_figure,
+    wrap,
+)
 from sslviz.plots.trust import trust_traces
 
 CAUSE_STYLE = {  # cause of a miss → (colour, marker symbol); spurious endpoints: "-open"
@@ -290,12 +298,12 @@ def loss_intervals_figure(
     param = "r" if getattr(truth, "parameter", "sigma") == "r" else "σ"
     sweep_label = sweep.settings.label if sweep is not None else None
     if trust is not None:
-        fig = make_subplots(
+        fig = new_figure(
             rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05, row_heights=[0.56, 0.22, 0.22]
         )
         main = 1
     else:
-        fig = go.Figure()
+        fig = new_figure()
         main = None
     col = 1 if main else None
     # the true loss; a breakpoint vertex names its node (a click opens its drill-down)

@@ -7,9 +7,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from sslviz.plots.style import COLORS, LAYOUT, SIGMA_TITLE, log_axis
+from sslviz.plots.style import COLORS, LAYOUT, SIGMA_TITLE, log_axis, new_figure
 
 _RULE_STYLE = {  # step rule → (colour, marker symbol, line dash) of its iterates
     "gradient": ("#2ca02c", "circle", "dot"),
@@ -63,7 +62,7 @@ def soft_label_figure(
     """
     sigmas = np.asarray(sigmas, float)
     f = np.asarray(f, float)
-    fig = make_subplots(
+    fig = new_figure(
         rows=2,
         cols=1,
         shared_xaxes=True,

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from sslviz.plots.style import BOTTOM_LEGEND, COLORS, LAYOUT, SIGMA_TITLE, rgba
+from sslviz.plots.style import BOTTOM_LEGEND, COLORS, LAYOUT, SIGMA_TITLE, new_figure, rgba
 
 BAND_REPEATS = 5
 """Repetitions from which the regret charts draw a 95% band (with fewer, a Student-t
@@ -61,7 +60,7 @@ def regret_figure(exp) -> go.Figure:
         and a ``'<model>'`` trace (its own dash and markers, so equal lines stay visible)
         (left axis ``'y'``), then ``'theoretical rate'`` (right axis ``'y2'``).
     """
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig = new_figure(specs=[[{"secondary_y": True}]])
     t = np.arange(1, exp.rounds + 1)
     for j, (name, m) in enumerate(exp.models.items()):
         color = COLORS[j % len(COLORS)]
@@ -119,7 +118,7 @@ def regret_figure(exp) -> go.Figure:
 def average_regret_figure(exp) -> go.Figure:
     """Average regret R_t / t per feedback model, and the rate / t on its own (right)
     axis."""
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig = new_figure(specs=[[{"secondary_y": True}]])
     t = np.arange(1, exp.rounds + 1)
     for j, (name, m) in enumerate(exp.models.items()):
         fig.add_trace(
@@ -165,7 +164,7 @@ def density_figure(run) -> go.Figure:
         Traces ``'density p_t(σ)'`` (heatmap) and ``'σ_t played'``.
     """
     rounds = np.asarray(run.snapshot_rounds) + 1
-    fig = go.Figure(
+    fig = new_figure(
         go.Heatmap(
             x=run.density_grid,
             y=rounds,

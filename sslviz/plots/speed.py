@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from sslviz.plots.style import BOTTOM_LEGEND, COLORS, LAYOUT, log_axis, rgba
+from sslviz.plots.style import BOTTOM_LEGEND, COLORS, LAYOUT, log_axis, new_figure, rgba
 
 
 def speed_figure(rows: Sequence[Mapping]) -> go.Figure:
@@ -25,7 +24,7 @@ def speed_figure(rows: Sequence[Mapping]) -> go.Figure:
     go.Figure
         Two panels; one ``'time per interval'`` and one ``'M'`` bar trace per n.
     """
-    fig = make_subplots(
+    fig = new_figure(
         rows=1, cols=2, subplot_titles=("CPU ms per interval (min of repeats)", "intervals found M")
     )
     ns = sorted({int(r["n"]) for r in rows})

@@ -8,9 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from sslviz.plots.style import BOTTOM_LEGEND, LAYOUT, SIGMA_TITLE, log_axis
+from sslviz.plots.style import BOTTOM_LEGEND, LAYOUT, SIGMA_TITLE, log_axis, new_figure
 
 TRUST = {
     "error": "#d62728",
@@ -182,7 +181,7 @@ def trust_figure(trust, *, name: str | None = None) -> go.Figure:
         "largest soft-label error against the smallest margin",
         "t that puts every node on its exact side of 1/2",
     )
-    fig = make_subplots(
+    fig = new_figure(
         rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=titles
     )
     trust_traces(fig, trust, 1, 2)
