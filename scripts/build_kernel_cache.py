@@ -57,20 +57,7 @@ def workload(out: Path) -> None:
             runs.append(["intervals", *graph, *paper])
     runs.append(["loss", *large, "--family", "knn", "--k", "6", *rng_args])
     runs.append(["intervals", *large, "--family", "knn", "--k", "6", *rng_args])
-    drawn = [
-        "--dataset",
-        "digits",
-        "--classes",
-        "0",
-        "1",
-        "--n",
-        "60",
-        "--family",
-        "knn",
-        "--k",
-        "6",
-        *rng_args,
-    ]
+    drawn = [*"--dataset digits --n 60 --classes 0 1 --family knn --k 6".split(), *rng_args]
     runs.append(["regret", *drawn, "--rounds", "10", "--repeats", "2"])
     runs.append(["learn", *drawn, "--instances", "4", "--test-instances", "2", "--jobs", "1"])
     for args in runs:

@@ -40,17 +40,19 @@ def new_figure(data: Any = None, layout: Any = None, **subplots: Any) -> go.Figu
     ``make_subplots(**subplots)`` when subplot arguments are given.
 
     Plotly puts the template in as it puts its default template, which it has validated
-    already: the same figure as ``update_layout(template=TEMPLATE)`` gives, 10-55 ms sooner
-    (``benchmarks/control_reruns.py``). Plotly reads its default while it builds a figure,
-    so the default is :data:`TEMPLATE` for that moment only; the lock keeps two threads
-    building figures here from swapping it under each other."""
+    already: the same figure as ``update_layout(template=TEMPLATE)`` gives, without
+    validating the template again (the loss chart in 81 ms instead of 114, median,
+    ``benchmarks/figure_build.py``). Plotly reads its default while it
+    builds a figure, so the default is :data:`TEMPLATE` for that moment only, set where
+    Plotly keeps it (its setter would validate the template too); the lock keeps two
+    threads building figures here from swapping it under each other."""
     with _TEMPLATE_LOCK:
-        before = pio.templates.default
-        pio.templates.default = TEMPLATE
+        before = pio.templates._default
+        pio.templates._default = TEMPLATE
         try:
             return make_subplots(**subplots) if subplots else go.Figure(data, layout)
         finally:
-            pio.templates.default = before
+            pio.templates._default = before
 
 
 BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0)

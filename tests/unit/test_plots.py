@@ -485,3 +485,14 @@ def test_density_figure_says_what_it_shows():
     assert "exact learner" in fig.layout.title.text
     assert "density" in fig.data[0].colorbar.title.text
     assert "round" in fig.data[0].hovertemplate and "σ" in fig.data[0].hovertemplate
+
+
+def test_new_figure_has_the_template_and_leaves_plotlys_default_alone():
+    import plotly.io as pio
+
+    from sslviz.plots.style import TEMPLATE, new_figure
+
+    default = pio.templates.default
+    for fig in (new_figure(), new_figure(rows=2, cols=1, shared_xaxes=True)):
+        assert fig.layout.template == pio.templates[TEMPLATE]
+    assert pio.templates.default == default

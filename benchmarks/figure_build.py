@@ -1,0 +1,99 @@
+"""Building the loss page's two default charts: the template put in as Plotly's default
+(:func:`sslviz.plots.style.new_figure`) against ``update_layout(template=...)``, in one run.
+
+Captures the arguments the default loss view (AppTest) passes to
+:func:`sslviz.plots.loss_intervals_figure` and :func:`sslviz.plots.soft_label_figure`,
+then builds each figure ``--reps`` times per variant, the variants alternating: "new" as the
+package does, "old" with ``new_figure`` replaced by a figure whose template is set by
+``update_layout`` (validated again, as before ``new_figure``). Both give the same figure.
+
+Run: ``python benchmarks/figure_build.py [--reps 15]``; writes
+``benchmarks/results/figure_build.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+from _common import machine, write
+
+import sslviz.plots as plots
+
+CHARTS = ("loss_intervals_figure", "soft_label_figure")
+
+
+def capture() -> dict:
+    """The (function, args, kwargs) of each chart of the default loss view."""
+    from apptest_helpers import start
+
+    calls = {}
+    for name in CHARTS:
+        f = getattr(plots, name)
+
+        def spy(*a, _f=f, _name=name, **k):
+            calls[_name] = (_f, a, k)
+            return _f(*a, **k)
+
+        setattr(plots, name, spy)
+    start("pages/Loss_intervals.py")
+    return calls
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=15)
+    reps = ap.parse_args().reps
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from sslviz.plots import loss, node, style, trust
+
+    def validated(data=None, layout=None, **subplots):
+        fig = make_subplots(**subplots) if subplots else go.Figure(data, layout)
+        return fig.update_layout(template=style.TEMPLATE)
+
+    calls = capture()
+    modules = (loss, node, trust)
+    times = {f"{v} / {n}": [] for v in ("old", "new") for n in calls}
+    same = {}
+    for _ in range(reps):
+        for variant in ("old", "new"):
+            for m in modules:
+                m.new_figure = validated if variant == "old" else style.new_figure
+            for name, (f, a, k) in calls.items():
+                t0 = time.perf_counter()
+                fig = f(*a, **k)
+                times[f"{variant} / {name}"].append(time.perf_counter() - t0)
+                same.setdefault(name, {})[variant] = json.loads(fig.to_json())
+    for m in modules:
+        m.new_figure = style.new_figure
+    lines = [
+        "# Building the default loss view's charts: template as Plotly's default against "
+        "`update_layout(template=...)`",
+        "",
+        f"Command: `python benchmarks/figure_build.py --reps {reps}` (variants alternating in "
+        "one process; median and smallest of the builds, ms). The same figures: "
+        + ", ".join(f"{n} {'yes' if s['old'] == s['new'] else 'NO'}" for n, s in same.items())
+        + ".",
+        "",
+        "| chart | old median | new median | old min | new min |",
+        "|---|---|---|---|---|",
+    ]
+    for name in calls:
+        o, n = times[f"old / {name}"], times[f"new / {name}"]
+        lines.append(
+            f"| {name} | {statistics.median(o) * 1e3:.1f} | {statistics.median(n) * 1e3:.1f} | "
+            f"{min(o) * 1e3:.1f} | {min(n) * 1e3:.1f} |"
+        )
+    write(
+        "figure_build",
+        {"machine": machine(), "reps": reps, "seconds": times},
+        "\n".join(lines) + "\n",
+    )
+
+
+if __name__ == "__main__":
+    main()
