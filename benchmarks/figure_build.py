@@ -6,6 +6,9 @@ Captures the arguments the default loss view (AppTest) passes to
 then builds each figure ``--reps`` times per variant, the variants alternating: "new" as the
 package does, "old" with ``new_figure`` replaced by a figure whose template is set by
 ``update_layout`` (validated again, as before ``new_figure``). Both give the same figure.
+Then what a cached rerun pays for its copy of each chart: the pickled figure
+``st.cache_data`` kept before ``ui.cache.figure`` kept the figure's dict, and the figure
+made from that dict.
 
 Run: ``python benchmarks/figure_build.py [--reps 15]``; writes
 ``benchmarks/results/figure_build.{json,md}``.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import statistics
 import time
 
@@ -70,6 +74,23 @@ def main() -> None:
                 same.setdefault(name, {})[variant] = json.loads(fig.to_json())
     for m in modules:
         m.new_figure = style.new_figure
+    # what a cached rerun pays for its copy of each figure: st.cache_data's pickled
+    # go.Figure (unpickling validates it again) against ui.cache.figure's unvalidated
+    # figure from the cached dict
+    copies = {}
+    for name, (f, a, k) in calls.items():
+        fig = f(*a, **k)
+        pickled, spec = pickle.dumps(fig), fig.to_dict()
+        for label, copy in (
+            ("pickled figure", lambda b=pickled: pickle.loads(b)),
+            ("figure from its dict", lambda d=spec: go.Figure(d, _validate=False)),
+        ):
+            runs = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                copy()
+                runs.append(time.perf_counter() - t0)
+            copies[f"{label} / {name}"] = runs
     lines = [
         "# Building the default loss view's charts: template as Plotly's default against "
         "`update_layout(template=...)`",
@@ -88,11 +109,22 @@ def main() -> None:
             f"| {name} | {statistics.median(o) * 1e3:.1f} | {statistics.median(n) * 1e3:.1f} | "
             f"{min(o) * 1e3:.1f} | {min(n) * 1e3:.1f} |"
         )
-    write(
-        "figure_build",
-        {"machine": machine(), "reps": reps, "seconds": times},
-        "\n".join(lines) + "\n",
-    )
+    lines += [
+        "",
+        "A cached rerun's copy of each chart (ms, median): the pickled `go.Figure` that "
+        "`st.cache_data` kept before (unpickling validates it again) against "
+        "`ui.cache.figure`'s unvalidated figure from the cached dict.",
+        "",
+        "| chart | pickled figure | figure from its dict |",
+        "|---|---|---|",
+    ]
+    for name in calls:
+        a, b = copies[f"pickled figure / {name}"], copies[f"figure from its dict / {name}"]
+        lines.append(
+            f"| {name} | {statistics.median(a) * 1e3:.1f} | {statistics.median(b) * 1e3:.1f} |"
+        )
+    payload = {"machine": machine(), "reps": reps, "seconds": times, "copies": copies}
+    write("figure_build", payload, "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
