@@ -29,6 +29,11 @@ import sslviz.plots as plots
 CHARTS = ("loss_intervals_figure", "soft_label_figure")
 
 
+def _ms(seconds: list[float], stat=statistics.median) -> str:
+    """``stat`` of timings in seconds, as milliseconds for a table cell."""
+    return f"{stat(seconds) * 1e3:.1f}"
+
+
 def capture() -> dict:
     """The (function, args, kwargs) of each chart of the default loss view."""
     from apptest_helpers import start
@@ -105,10 +110,7 @@ def main() -> None:
     ]
     for name in calls:
         o, n = times[f"old / {name}"], times[f"new / {name}"]
-        lines.append(
-            f"| {name} | {statistics.median(o) * 1e3:.1f} | {statistics.median(n) * 1e3:.1f} | "
-            f"{min(o) * 1e3:.1f} | {min(n) * 1e3:.1f} |"
-        )
+        lines.append(f"| {name} | {_ms(o)} | {_ms(n)} | {_ms(o, min)} | {_ms(n, min)} |")
     lines += [
         "",
         "A cached rerun's copy of each chart (ms, median): the pickled `go.Figure` that "
@@ -120,9 +122,7 @@ def main() -> None:
     ]
     for name in calls:
         a, b = copies[f"pickled figure / {name}"], copies[f"figure from its dict / {name}"]
-        lines.append(
-            f"| {name} | {statistics.median(a) * 1e3:.1f} | {statistics.median(b) * 1e3:.1f} |"
-        )
+        lines.append(f"| {name} | {_ms(a)} | {_ms(b)} |")
     payload = {"machine": machine(), "reps": reps, "seconds": times, "copies": copies}
     write("figure_build", payload, "\n".join(lines) + "\n")
 

@@ -11,8 +11,8 @@ and the CLI's commands that need no kernel do without it (:func:`_jit`).
 The kernels are compiled for a portable CPU, x86-64-v3 (AVX2 and FMA) where this one has
 its features, else the generic x86-64, and the package ships Numba's cache of them for both
 (:data:`CACHE_DIR`): the first sweep after a plain ``pip install`` loads them instead of
-waiting for the compiler (5.6 s on the default complete graph, 12 s on kNN). The arithmetic
-is the same on every target: no fast-math, so no FMA contraction or reordered sums.
+waiting for the compiler (``benchmarks/first_sweep.py``). The arithmetic is the same on
+every target: no fast-math, so no FMA contraction or reordered sums.
 ``python scripts/build_kernel_cache.py`` rebuilds it after a change to this file.
 """
 
@@ -78,9 +78,11 @@ def portable_cpu() -> str | None:
     return PORTABLE_CPUS[0] if all(features.get(f) for f in _X86_64_V3) else PORTABLE_CPUS[1]
 
 
+@functools.cache
 def _source_stamp() -> str:
     """The freshness of this file in Numba's cache index: a hash of its content (not its
-    modification time, which an install does not keep)."""
+    modification time, which an install does not keep), read once (every kernel's cache
+    asks for it)."""
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 

@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from sslviz import animation, costs, export
@@ -358,8 +359,6 @@ def figure(key: tuple, build: Callable[[], Any]) -> Any:
     validated once, when it was built; every run gets its own figure made from that dict
     without validating it again, where unpickling a cached figure validates it again
     (``benchmarks/figure_build.py``). The same figure on every run, the first included."""
-    import plotly.graph_objects as go
-
     return go.Figure(_figure_dict(key, build), _validate=False)
 
 

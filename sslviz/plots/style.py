@@ -41,11 +41,10 @@ def new_figure(data: Any = None, layout: Any = None, **subplots: Any) -> go.Figu
 
     Plotly puts the template in as it puts its default template, which it has validated
     already: the same figure as ``update_layout(template=TEMPLATE)`` gives, without
-    validating the template again (the loss chart in 66 ms instead of 80, the smallest of
-    40 builds, ``benchmarks/figure_build.py``). Plotly reads its default while it
-    builds a figure, so the default is :data:`TEMPLATE` for that moment only, set where
-    Plotly keeps it (its setter would validate the template too); the lock keeps two
-    threads building figures here from swapping it under each other."""
+    validating the template again (``benchmarks/figure_build.py``). Plotly reads its
+    default while it builds a figure, so the default is :data:`TEMPLATE` for that moment
+    only, set where Plotly keeps it (its setter would validate the template too); the lock
+    keeps two threads building figures here from swapping it under each other."""
     with _TEMPLATE_LOCK:
         before = pio.templates._default
         pio.templates._default = TEMPLATE

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 
 from sslviz import plots
@@ -13,6 +14,7 @@ from sslviz.conditioning import condition_curve, trust_curve
 from sslviz.experiment import regret_experiment
 from sslviz.intervals import Interval, Sweep, node_trace, score, sweep
 from sslviz.online import SyntheticRounds
+from sslviz.plots.style import TEMPLATE, new_figure
 from sslviz.problem import build_problem, loss_curve, suggest_sigma_range
 from sslviz.specs import ProblemSpec, SweepSettings
 
@@ -488,10 +490,6 @@ def test_density_figure_says_what_it_shows():
 
 
 def test_new_figure_has_the_template_and_leaves_plotlys_default_alone():
-    import plotly.io as pio
-
-    from sslviz.plots.style import TEMPLATE, new_figure
-
     default = pio.templates.default
     for fig in (new_figure(), new_figure(rows=2, cols=1, shared_xaxes=True)):
         assert fig.layout.template == pio.templates[TEMPLATE]
