@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -55,9 +56,22 @@ FAMILIES = ("complete", "knn")
 
 
 def install(target: Path) -> None:
+    """``pip install`` of a copy of the package's files, tracked or new, as they are in this
+    tree (setuptools would also pack whatever an earlier build left in its ``build/``)."""
+    source = target.with_name(target.name + "_source")
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "--cached", "--others", "--exclude-standard"]
+        + ["pyproject.toml", "README.md", "sslviz"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    for name in filter(lambda name: (ROOT / name).is_file(), listed):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
-        + [str(ROOT)],
+        + [str(source)],
         check=True,
     )
 
