@@ -208,8 +208,7 @@ def _timed_row(timing) -> None:
 
 _PAGE_RUN = "li_page_run"  # session keys: the page's runs that left the timing pending,
 _TIMING_RUN = "li_timing_run"  # and the last of them whose timing row was drawn
-TIMING_DELAY = 0.2
-"""Seconds after the page is drawn before its sweep is timed (:func:`_take_timing`)."""
+TIMING_DELAY = 0.2  # seconds after the page is drawn before its sweep is timed (_take_timing)
 
 
 def _take_timing() -> None:

@@ -90,3 +90,18 @@ def test_sslviz_layers_of_the_picture_hold():
     for module, deps in graph.items():
         if module != "__init__":
             assert all(row_of[d] < row_of[module] for d in deps - {"__init__"}), module
+
+
+def test_page_scripts_hold_no_bare_strings_but_their_docstring():
+    """Streamlit's magic writes a page script's bare expressions on the page: a string
+    under an assignment, meant as its docstring, would be shown to the user."""
+    import ast
+
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        body = ast.parse(path.read_text()).body
+        stray = [
+            node.lineno
+            for node in body[1:]
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        ]
+        assert not stray, f"{path.name}: bare constants on lines {stray}"
