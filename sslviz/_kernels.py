@@ -644,6 +644,160 @@ def cg_dense(A, b, iterations, trace):
     return x, it
 
 
+@_jit()
+def _pairwise_block(a, lo, n):
+    # NumPy's pairwise sum of a block of at most 128 (8 running sums), see _pairwise_sum.
+    if n < 8:
+        res = -0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - n % 8:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@_jit()
+def _pairwise_sum(a):
+    # NumPy's pairwise sum of ``a`` (its ``add.reduce`` along a contiguous axis, as in
+    # ``W.sum(axis=1)``): blocks of at most 128 summed by _pairwise_block, longer runs
+    # split in halves (a multiple of 8 first) and the halves' sums added, the same
+    # additions in the same order, so the same bits. The halving runs on an explicit stack
+    # (Numba's cache cannot load a recursive function).
+    n = a.size
+    if n <= 128:
+        return _pairwise_block(a, 0, n)
+    lo = np.empty(64, np.int64)  # a run's start, length and how far it is
+    ln = np.empty(64, np.int64)  # (0 new, 1 left half summed, 2 both)
+    at = np.zeros(64, np.int64)
+    sums = np.empty(64)
+    lo[0], ln[0], at[0] = 0, n, 0
+    top, k = 1, 0
+    while top > 0:
+        j = top - 1
+        m = ln[j]
+        if m <= 128:
+            sums[k] = _pairwise_block(a, lo[j], m)
+            k += 1
+            top -= 1
+            continue
+        half = m // 2
+        half -= half % 8
+        if at[j] < 2:
+            lo[top] = lo[j] + (half if at[j] == 1 else 0)
+            ln[top] = m - half if at[j] == 1 else half
+            at[top] = 0
+            at[j] += 1
+            top += 1
+        else:
+            sums[k - 2] = sums[k - 2] + sums[k - 1]
+            k -= 1
+            top -= 1
+    return sums[0]
+
+
+@_jit(error_model="numpy")
+def _row_sums(A):
+    """``A.sum(axis=1)`` of a C-contiguous (m, n) ``A``, NumPy's bits."""
+    out = np.empty(A.shape[0])
+    for i in range(A.shape[0]):
+        out[i] = 0.0 + _pairwise_sum(A[i])
+    return out
+
+
+@_jit(error_model="numpy")
+def _dense_weights(D2, s, square, derivative):
+    # W = exp(−D2/σ²) (+inf: no edge, weight 0) and ∂W/∂σ = 2·W·D2/σ³ (0 where W is 0):
+    # sslviz.graphs.gaussian_weights with no shift, element for element. A ``square``
+    # block gets a zero diagonal, and each symmetric pair's weight once (the same number).
+    m, n = D2.shape
+    s2 = s * s
+    W = np.empty((m, n))
+    for i in range(m):
+        if square:
+            W[i, i] = 0.0
+            for j in range(i + 1, n):
+                W[i, j] = edge_weight(D2[i, j], s2)
+                same = D2[j, i] == D2[i, j]
+                W[j, i] = W[i, j] if same else edge_weight(D2[j, i], s2)
+        else:
+            for j in range(n):
+                W[i, j] = edge_weight(D2[i, j], s2)
+    if not derivative:
+        return W, np.empty((0, 0))
+    s3 = s2 * s
+    dW = np.empty((m, n))
+    for i in range(m):
+        for j in range(n):
+            dW[i, j] = (W[i, j] * 2.0) * D2[i, j] / s3 if W[i, j] != 0.0 else 0.0
+    return W, dW
+
+
+@_jit(error_model="numpy")
+def _anchored(W, to_l):
+    # Whether every node reaches one with a weight to L (to_l > 0) along edges i → j with
+    # W[i, j] > 0 (sslviz.systems.unanchored finds none).
+    n = to_l.size
+    reached = to_l > 0
+    grown = True
+    while grown:
+        grown = False
+        for i in range(n):
+            if not reached[i]:
+                for j in range(n):
+                    if reached[j] and W[i, j] > 0:
+                        reached[i] = grown = True
+                        break
+    return reached.all()
+
+
+@_jit(error_model="numpy")
+def harmonic_cg_dense(D2_UU, D2_UL, y_l, sigma, iterations, derivative, trace):
+    """Eqs. (1)–(2) by t steps of CG (:func:`cg_dense`) on a dense graph at one σ, in one
+    call: the operations of :meth:`sslviz.labeling.HarmonicModel.soft_labels` there
+    (weights, NumPy's pairwise row sums, the products by BLAS, the assembled right-hand
+    side of eq. (2)) in the same order, so the same bits. ``D2_UU`` (n_u, n_u) and
+    ``D2_UL`` (n_u, n_l) hold squared distances (+inf: no edge). Returns f, f' (empty
+    unless ``derivative``) and the products, or products −1 where some node has no path
+    of non-zero weights to L or a row sum is below :data:`UNDERFLOW` (f, f' empty: the
+    model's general path holds such nodes at ½). ``trace`` (t, n_u) bool, if it has rows,
+    gets f > ½ after each iteration."""
+    W, dW = _dense_weights(D2_UU, sigma, True, derivative)
+    WL, dWL = _dense_weights(D2_UL, sigma, False, derivative)
+    to_l = _row_sums(WL)
+    deg = _row_sums(W) + to_l
+    for i in range(deg.size):
+        if deg[i] < UNDERFLOW:
+            return np.empty(0), np.empty(0), -1
+    if not _anchored(W, to_l):
+        return np.empty(0), np.empty(0), -1
+    M = -W
+    for i in range(deg.size):
+        M[i, i] += deg[i]
+    f, matvecs = cg_dense(M, np.dot(WL, y_l), iterations, trace)
+    if not derivative:
+        return f, np.empty(0), matvecs
+    ddeg = _row_sums(dW) + _row_sums(dWL)
+    rhs = np.dot(dWL, y_l) - (ddeg * f - np.dot(dW, f))
+    df, mv = cg_dense(M, rhs, iterations, trace[:0])  # no sides of f'
+    return f, df, matvecs + mv
+
+
 @_jit(error_model="numpy")
 def gth_dense_factor(A, s):
     """Subtraction-free (GTH) elimination of diag(A 1 + s) − A in place, for a dense
@@ -801,6 +955,11 @@ def warm_up() -> None:
     for writable in (True, False):  # points loaded from a file are read-only
         X.setflags(write=writable)
         knn_exhaustive(X, X, 1, True)
+    D2, D2_L, y_l = np.array([[0.0, 1.0], [1.0, 0.0]]), np.ones((2, 1)), np.ones(1)
+    for a in (D2, D2_L, y_l):  # a model's arrays are read-only
+        a.setflags(write=False)
+    for trace in (NO_TRACE_ONE, np.zeros((2, 2), np.bool_)):
+        harmonic_cg_dense(D2, D2_L, y_l, 1.0, 2, True, trace)
     iptr = np.array([0, 0, 1], dtype=np.int64)
     harmonic_cg(
         np.ones(1),
@@ -970,11 +1129,13 @@ def root_proposals(a, b, ha, hb, da, db, s, basis):
 
 
 @_jit(error_model="numpy")
-def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
-    """One σ of the compiled search: h = f − ½ and f' of fixed-t CG (:func:`harmonic_cg_one`:
-    :func:`harmonic_cg`'s numbers), stored in the search state ``st``. Returns
-    the row, or −1 when a weight or a row sum underflows (the Python search takes over).
-    A σ already evaluated is found in ``S`` (σ of each row), not solved again."""
+def _cg_eval(x, st, d, dl, pattern, dense, iterations, precondition):
+    """One σ of the compiled search: h = f − ½ and f' of fixed-t CG, stored in the search
+    state ``st``: :func:`harmonic_cg_one`'s numbers on the sparse system ``d``, ``dl``,
+    ``pattern``, or :func:`harmonic_cg_dense`'s on the dense one, ``dense`` = (D2_UU,
+    D2_UL, y_l), where that has rows. Returns the row, or −1 where either gives up (a
+    weight or a row sum underflows; the Python search takes over). A σ already evaluated is found in
+    ``S`` (σ of each row), not solved again."""
     S, H, D, mv, count = st
     for r in range(count[0]):
         if S[r] == x:
@@ -982,23 +1143,12 @@ def _cg_eval(x, st, d, dl, pattern, iterations, precondition):
     k = count[0]
     if k == H.shape[0]:  # grow the rows first (the caller's arrays are replaced in the state)
         return -2
-    uu_ptr, uu_col, ul_ptr, y_ul, keep, kept, L_ptr, L_idx, L_src = pattern
-    f, df, m = harmonic_cg_one(
-        x,
-        d,
-        dl,
-        uu_ptr,
-        uu_col,
-        ul_ptr,
-        y_ul,
-        keep,
-        kept,
-        L_ptr,
-        L_idx,
-        L_src,
-        iterations,
-        precondition,
-    )
+    if dense[0].shape[0] > 0:
+        D2_UU, D2_UL, y_l = dense
+        no_trace = np.zeros((0, D2_UU.shape[0]), np.bool_)
+        f, df, m = harmonic_cg_dense(D2_UU, D2_UL, y_l, x, iterations, True, no_trace)
+    else:
+        f, df, m = harmonic_cg_one(x, d, dl, *pattern, iterations, precondition)
     if m < 0:
         return -1
     for u in range(f.shape[0]):
@@ -1018,6 +1168,7 @@ def cg_search(
     d,
     dl,
     pattern,
+    dense,
     iterations,
     precondition,
     degenerate,
@@ -1031,7 +1182,8 @@ def cg_search(
     pause_at,
 ):
     """The Hermite search of :func:`sslviz.truth.true_loss_curve` on fixed-t CG soft labels
-    of a sparse harmonic model (Algorithm 4's fast mode), compiled: the same σ in the same
+    of a harmonic model (Algorithm 4's fast mode), sparse or dense (:func:`_cg_eval`),
+    compiled: the same σ in the same
     order, the same split test (:func:`hermite_split`) and root steps (:func:`refine_step`,
     Illinois secant: CG's f' is not a derivative), so the same bits. ``st`` = (σ of each
     row, H, D, matvecs, [count]) holds every σ evaluated, in the order evaluated.
@@ -1047,7 +1199,7 @@ def cg_search(
     stack = [(todo[i, 0], todo[i, 1]) for i in range(todo.shape[0])]
     if todo.shape[0] == 0:
         for x in grid:
-            r = _cg_eval(x, st, d, dl, pattern, iterations, precondition)
+            r = _cg_eval(x, st, d, dl, pattern, dense, iterations, precondition)
             if r < 0:
                 return r, roots_s, roots_u, todo
         for i in range(grid.size - 2, -1, -1):
@@ -1058,8 +1210,8 @@ def cg_search(
         if count[0] >= pause_at:
             return -3, roots_s, roots_u, _stack_rows(stack)
         a, b = stack.pop()
-        ia = _cg_eval(a, st, d, dl, pattern, iterations, precondition)
-        ib = _cg_eval(b, st, d, dl, pattern, iterations, precondition)
+        ia = _cg_eval(a, st, d, dl, pattern, dense, iterations, precondition)
+        ib = _cg_eval(b, st, d, dl, pattern, dense, iterations, precondition)
         if ia < 0 or ib < 0:
             stack.append((a, b))  # rows full: searched again, from its stored σ, next call
             return min(ia, ib), roots_s, roots_u, _stack_rows(stack)
@@ -1100,7 +1252,7 @@ def cg_search(
         for _ in range(100 * k):
             if j < 0:
                 break
-            r = _cg_eval(x, st, d, dl, pattern, iterations, precondition)
+            r = _cg_eval(x, st, d, dl, pattern, dense, iterations, precondition)
             if r < 0:
                 stack.append((a, b))
                 return r, roots_s, roots_u, _stack_rows(stack)

@@ -11,7 +11,8 @@ where it applies (:func:`sslviz.truth.true_loss_curve` picks one):
   node's f_u on a cell interpolated by a Chebyshev series whose degree doubles until it is
   resolved, roots from the series, each polished by the Hermite refinement;
 - the compiled search (:func:`compiled_search`): the Hermite search run whole in compiled
-  code for fixed-t CG/PCG on sparse harmonic models, the same σ and bits.
+  code for fixed-t CG/PCG on sparse harmonic models and CG on dense ones, the same σ and
+  bits.
 
 :data:`CHEBYSHEV` and :data:`COMPILED_SEARCH` choose them (:func:`sslviz.paths.fast_paths`).
 """
@@ -434,8 +435,9 @@ class SearchProgress:
 
 
 COMPILED_SEARCH = True
-"""Fixed-t CG/PCG searches on sparse harmonic models (Algorithm 4's fast mode: the app's
-sweeps, pausing to report progress, and the regret experiment's feedback) run compiled
+"""Fixed-t CG/PCG searches on sparse harmonic models and CG on dense ones (Algorithm 4's
+fast mode: the app's sweeps, pausing to report progress, and the regret experiment's
+feedback) run compiled
 (:func:`sslviz._kernels.cg_search`): the same σ, the same bits; False runs them here (the
 tests compare the two). Chosen with :func:`sslviz.paths.fast_paths`."""
 
@@ -463,19 +465,20 @@ def compiled_search(
     scratch). With ``tick``, the search pauses every :func:`_search_chunk` σ to report its
     progress (a stop request raises there); the σ, bits and roots are the same."""
     model = ev.model
-    batch = getattr(model, "batched", None)
     if not (
         COMPILED_SEARCH
         and ev.solver in ("cg", "pcg")
         and ev.certify_cap is None
         and isinstance(model, HarmonicModel)
-        and batch is not None
     ):
         return None
+    system = model.search_system(ev.solver)
+    if system is None:
+        return None
     grid = hermite_grid(lo, hi, grid_ratio)
-    degenerate = ~batch.keep
+    degenerate = system.degenerate
     n = degenerate.size
-    chunk = _search_chunk(batch.pattern[1].size, ev.cg_iters) if tick is not None else None
+    chunk = _search_chunk(system.entries, ev.cg_iters) if tick is not None else None
     # σ of each row (an array: a Numba typed dict would be compiled in every process).
     S = np.empty(_SEARCH_ROWS)
     H, D = np.empty((_SEARCH_ROWS, n)), np.empty((_SEARCH_ROWS, n))
@@ -487,9 +490,10 @@ def compiled_search(
             grid,
             todo,
             (S, H, D, mv, count),
-            batch.d,
-            batch.dl,
-            batch.pattern,
+            system.d,
+            system.dl,
+            system.pattern,
+            system.dense,
             ev.cg_iters,
             ev.solver == "pcg",
             degenerate,

@@ -23,6 +23,7 @@ call is :class:`sslviz.oracle.LabelOracle`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,7 +55,8 @@ from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
 FAST_DENSE = True
 """Dense graphs solve 'exact' and 'cg' without solver objects (:meth:`HarmonicModel.
-_solve_dense`, same bits); False runs the general path (the tests compare the two).
+_solve_dense`, :func:`sslviz._kernels.harmonic_cg_dense`; same bits); False runs the
+general path (the tests compare the two).
 Chosen with :func:`sslviz.paths.fast_paths`."""
 
 
@@ -112,6 +114,42 @@ class SoftLabels:
     subset_df: np.ndarray | None = None
     iterations: int = 0
     supersolution: np.ndarray | None = None
+
+
+class SearchSystem(NamedTuple):
+    """What :func:`sslviz._kernels.cg_search` solves at each σ (from
+    :meth:`HarmonicModel.search_system`): a sparse pattern (``d``, ``dl``, ``pattern`` of
+    :class:`_HarmonicBatch`) or dense blocks (``dense`` = (D2_UU, D2_UL, y_l)), the other
+    empty; ``degenerate`` (n_u,) bool; ``entries``: the stored entries of L_UU (the work of
+    a product)."""
+
+    d: np.ndarray
+    dl: np.ndarray
+    pattern: tuple
+    dense: tuple
+    degenerate: np.ndarray
+    entries: int
+
+
+def _empty(dtype, ndim: int = 1, writeable: bool = True) -> np.ndarray:
+    a = np.zeros((0,) * ndim, dtype)
+    a.flags.writeable = writeable
+    return a
+
+
+# The half of a SearchSystem that is not solved, typed as the other half's arrays are (the
+# batch's writable, the model's read-only), so cg_search has one signature for both.
+_NO_SPARSE = (
+    _empty(float),
+    _empty(float),
+    (*(_empty(np.int64) for _ in range(3)), _empty(float), _empty(bool), _empty(np.int64))
+    + (_empty(np.uint64), _empty(np.uint64), _empty(np.int64)),
+)
+_NO_DENSE = (
+    _empty(float, 2, False),
+    _empty(float, 2, False),
+    _empty(float, 1, False),
+)
 
 
 class _HarmonicBatch:
@@ -335,6 +373,30 @@ class HarmonicModel(SoftLabelModel):
             *([] if self._edges_UU is None else [self._edges_UU, self._edges_UL]),
         )
 
+    def search_system(self, solver: str) -> SearchSystem | None:
+        """The system :func:`sslviz._kernels.cg_search` solves for fixed-t ``solver`` at
+        every σ: the batch's sparse pattern, or the dense blocks where CG runs in
+        :func:`sslviz._kernels.harmonic_cg_dense`; None elsewhere (PCG on a dense graph, a
+        structurally degenerate node: the Python search runs)."""
+        if self._batch is not None:
+            b = self._batch
+            return SearchSystem(b.d, b.dl, b.pattern, _NO_DENSE, ~b.keep, b.pattern[1].size)
+        if self._dense_cg(solver):
+            dense = (self._D2_UU, self._D2_UL, self.y_l)
+            return SearchSystem(*_NO_SPARSE, dense, self._structural.copy(), self._D2_UU.size)
+        return None
+
+    def _dense_cg(self, solver: str) -> bool:
+        """Whether CG at one σ runs in :func:`sslviz._kernels.harmonic_cg_dense`: a dense
+        graph with no structurally degenerate node (the general path takes the σ where
+        underflowing weights cut a node off from L)."""
+        return (
+            FAST_DENSE
+            and solver == "cg"
+            and isinstance(self._D2_UU, np.ndarray)
+            and not self._structural.any()
+        )
+
     def _elimination_order(self, keep: np.ndarray) -> np.ndarray | None:
         """:func:`sslviz.solvers.nested_dissection`'s order of the kept unlabeled nodes
         (indices into them), for sparse exact solves; None on dense graphs or with
@@ -410,22 +472,36 @@ class HarmonicModel(SoftLabelModel):
         return self._soft_labels_one(sigma, solver, cg_iters, derivative, x0)
 
     def _soft_labels_one(self, sigma, solver, cg_iters, derivative, x0, sides=None) -> SoftLabels:
+        if self._dense_cg(solver) and x0 is None:
+            trace = _kernels.NO_TRACE_ONE if sides is None else sides
+            f, df, matvecs = _kernels.harmonic_cg_dense(
+                self._D2_UU,
+                self._D2_UL,
+                self.y_l,
+                sigma,
+                cg_iters,
+                derivative,
+                trace,
+            )
+            if matvecs >= 0:
+                solves = 2 if derivative else 1
+                df = df if derivative else None
+                return SoftLabels(sigma, f, df, self._structural.copy(), solves, matvecs, 0)
         direct = solver in ("exact", "inverse")
         W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=direct, derivative=derivative)
-        if FAST_DENSE and x0 is None and solver in ("exact", "cg") and isinstance(W_UU, np.ndarray):
-            sl = self._solve_dense(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, sides)
+        if FAST_DENSE and x0 is None and solver == "exact" and isinstance(W_UU, np.ndarray):
+            sl = self._solve_dense(sigma, W_UU, W_UL, dW_UU, dW_UL)
             if sl is not None:
                 return sl
         return self._solve(sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, x0, sides)
 
-    def _solve_dense(self, sigma, W_UU, W_UL, dW_UU, dW_UL, solver, cg_iters, sides=None):
-        """:meth:`_solve` for a dense graph with no degenerate node, 'exact' or 'cg': the
-        same operations (GTH up to ``GTH_DENSE_MAX`` unknowns, else LAPACK getrf/getrs; CG
-        by :func:`sslviz._kernels.cg_dense`), so the same bits, without the solver objects
-        and wrappers. None where :meth:`_solve` has more to do (a degenerate node, an
-        underflowing row, an LU pivot or a refinement (:func:`_refine`) asking for GTH, a
-        GTH pivot that underflowed). ``sides`` (t, n_u) bool, if given, gets f > ½ after
-        each CG iteration.
+    def _solve_dense(self, sigma, W_UU, W_UL, dW_UU, dW_UL):
+        """:meth:`_solve` for an exact solve on a dense graph with no degenerate node: the
+        same operations (GTH up to ``GTH_DENSE_MAX`` unknowns, else LAPACK getrf/getrs), so
+        the same bits, without the solver objects and wrappers (CG's counterpart is
+        :func:`sslviz._kernels.harmonic_cg_dense`). None where :meth:`_solve` has more to
+        do (a degenerate node, an underflowing row, an LU pivot or a refinement
+        (:func:`_refine`) asking for GTH, a GTH pivot that underflowed).
         """
         to_l = W_UL.sum(axis=1)
         deg = W_UU.sum(axis=1) + to_l
@@ -434,11 +510,9 @@ class HarmonicModel(SoftLabelModel):
             or (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges
         ):
             return None
-        if solver == "cg" and np.any(deg < UNDERFLOW):
-            return None
         b = W_UL @ self.y_l
         solves = 0
-        if b.size and exact_solves.gth_first(solver, W_UU):
+        if b.size and exact_solves.gth_first("exact", W_UU):
             # GTHFactorization's kernels, without its wrappers (W_UU's diagonal is zero; it
             # is factored in a copy, which _solve still needs where this returns None)
             A = W_UU.copy()
@@ -451,8 +525,8 @@ class HarmonicModel(SoftLabelModel):
                 solves += 1
                 return _kernels.gth_dense_solve(A, piv, cut, v)
 
-            f, matvecs, factorizations, refine = solve(b), 0, 1, False
-        elif solver == "exact":
+            f, refine = solve(b), False
+        else:
             refine = True
             if b.size == 0:
                 return None
@@ -471,28 +545,13 @@ class HarmonicModel(SoftLabelModel):
                 and exact_solves.in_unit(f)
             ):
                 return None
-
-            matvecs, factorizations = 0, 1
-        else:
-            M = -W_UU
-            M.flat[:: M.shape[0] + 1] += deg
-            trace = _kernels.NO_TRACE_ONE if sides is None else sides
-            f, matvecs = _kernels.cg_dense(M, b, cg_iters, trace)
-            factorizations, refine, solves = 0, False, 1
-
-            def solve(v):
-                nonlocal matvecs, solves
-                x, mv = _kernels.cg_dense(M, v, cg_iters, _kernels.NO_TRACE_ONE)
-                matvecs, solves = matvecs + mv, solves + 1
-                return x
-
         df = None
         if dW_UU is not None:
-            rhs = systems.derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=solver == "exact")
+            rhs = systems.derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=True)
             df = solve(rhs)
             if refine:
                 exact_solves.refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
-        return SoftLabels(sigma, f, df, self._structural.copy(), solves, matvecs, factorizations)
+        return SoftLabels(sigma, f, df, self._structural.copy(), solves, 0, 1)
 
     def exact_cholesky_many(self, sigmas) -> list[SoftLabels]:
         """Exact soft labels (and ∂f/∂σ) at each σ on a complete graph, by Cholesky of the

@@ -21,8 +21,8 @@ name                      the fast path (the general path when False)
                           SuperLU's defaults and dense GTH)
 ``chebyshev``             exact curves searched by Chebyshev interpolation on cells
                           (:mod:`sslviz.crossings`; else the Hermite grid search)
-``compiled_search``       fixed-t CG/PCG searches on sparse harmonic models run compiled,
-                          the same σ and bits (else in Python)
+``compiled_search``       fixed-t CG/PCG searches on harmonic models (sparse, or dense
+                          with CG) run compiled, the same σ and bits (else in Python)
 ``precompute``            local parallel regret runs compute all rounds first, split by
                           round (:mod:`sslviz.experiment`; else one task per repetition)
 ``fork``                  local workers forked where that is safe (:mod:`sslviz._threads`;

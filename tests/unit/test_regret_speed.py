@@ -11,14 +11,16 @@ compared bit for bit.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pytest
 import scipy.linalg as la
+import scipy.linalg.blas as blas
 from reference import RTOL_ITERATE, assert_same_curve_to_tolerance
 
-from sslviz._kernels import NO_TRACE_ONE, cg_dense
+from sslviz._kernels import NO_TRACE_ONE, _row_sums, cg_dense, harmonic_cg_dense
 from sslviz.experiment import regret_experiment
 from sslviz.paths import fast_paths
 from sslviz.problem import GraphRounds, _graph_round, build_problem
@@ -53,6 +55,65 @@ def test_cg_dense_matches_solve_cg():
             assert np.linalg.norm(x - ref.x) <= RTOL_ITERATE * np.linalg.norm(ref.x)
     x, mv = cg_dense(np.eye(3), np.zeros(3), 20, NO_TRACE_ONE)
     assert mv == 0 and not x.any()
+
+
+def test_row_sums_are_numpys_pairwise_sums():
+    """The dense CG kernel's row sums against NumPy's ``sum(axis=1)``, bit for bit: every
+    length to 300 (the 8-way blocks and their rest), then lengths that split in halves,
+    with signs, zeros, subnormals and a 1e±30 spread."""
+    rng = np.random.default_rng(5)
+    for n in [*range(301), 511, 512, 513, 1000, 2049, 12000]:
+        A = rng.random((3, n)) * np.exp(rng.normal(0, 15, (3, n))) * rng.choice([-1, 1], (3, n))
+        A[:, ::7] = 0.0
+        A[:, ::11] = 5e-320
+        assert np.array_equal(_row_sums(A), A.sum(axis=1)), n
+
+
+def _dense_cg_reference(model, sigma, t):
+    """Eqs. (1)–(2) by CG-t at σ on a dense graph, step by step in NumPy: libm's
+    exponentials (``math.exp``, as the kernel's), NumPy's row sums and SciPy's BLAS for the
+    products (the build the kernel calls), :func:`cg_dense` for the solves."""
+    s2 = sigma * sigma
+
+    def weights(D2, square):
+        W = np.array([math.exp(-d / s2) for d in D2.ravel()]).reshape(D2.shape)
+        if square:
+            np.fill_diagonal(W, 0.0)
+        dW = W * 2.0 * D2 / (s2 * sigma)
+        dW[W == 0] = 0.0
+        return W, dW
+
+    def gemv(A, x):
+        return blas.dgemv(1.0, A.T, x, trans=1)
+
+    (W, dW), (WL, dWL) = weights(model._D2_UU, True), weights(model._D2_UL, False)
+    deg = W.sum(axis=1) + WL.sum(axis=1)
+    M = -W
+    M[np.diag_indices_from(M)] += deg
+    f, mv = cg_dense(M, gemv(WL, model.y_l), t, NO_TRACE_ONE)
+    ddeg = dW.sum(axis=1) + dWL.sum(axis=1)
+    rhs = gemv(dWL, model.y_l) - (ddeg * f - gemv(dW, f))
+    df, mv2 = cg_dense(M, rhs, t, NO_TRACE_ONE)
+    return f, df, mv + mv2
+
+
+def test_dense_cg_kernel_repeats_the_numpy_steps():
+    """``harmonic_cg_dense`` (the soft labels of CG on dense graphs, and of the compiled
+    search there) against the same steps in NumPy, bit for bit, from σ where weights
+    underflow to nearly equal ones; where a node is cut off from L it hands over (−1)."""
+    p = build_problem(COMPLETE.with_seed(1))
+    m = p.model
+    handed_over = 0
+    for sigma in np.geomspace(0.02, 20.0, 14):
+        for t in (1, 20):
+            f, df, mv = harmonic_cg_dense(m._D2_UU, m._D2_UL, m.y_l, sigma, t, True, NO_TRACE_ONE)
+            if mv < 0:
+                handed_over += 1
+                assert m.soft_labels(sigma, solver="cg", cg_iters=t).degenerate.any()
+                continue
+            ref = _dense_cg_reference(m, sigma, t)
+            assert np.array_equal(f, ref[0]) and np.array_equal(df, ref[1]) and mv == ref[2]
+    assert 0 < handed_over < 28
 
 
 def test_lu_dense_matches_scipy():

@@ -283,6 +283,8 @@ SEARCHES = [
         60,
     ),  # the split budget runs out
     (KNN, 0.05, 0.5, "cg", 20, 4000),  # weights underflow: the search runs in Python
+    (COMPLETE, 0.2, 3.0, "cg", 20, 4000),  # dense: harmonic_cg_dense, some weights 0
+    (COMPLETE, 0.05, 0.5, "cg", 20, 4000),  # nodes cut off from L: in Python
 ]
 
 
@@ -306,9 +308,10 @@ def _record_statuses(monkeypatch) -> list:
 def test_compiled_cg_search_gives_the_python_search_bits(
     monkeypatch, spec, lo, hi, solver, t, budget
 ):
-    """Algorithm 4's fast mode on sparse graphs, compiled (crossings.COMPILED_SEARCH) and in
-    Python: the same σ evaluated, the same breakpoints, losses, nodes and work, bit for bit
-    (with few stored rows at first, so the compiled search also has to grow them)."""
+    """Algorithm 4's fast mode on sparse and dense graphs, compiled
+    (crossings.COMPILED_SEARCH) and in Python: the same σ evaluated, the same breakpoints,
+    losses, nodes and work, bit for bit (with few stored rows at first, so the compiled
+    search also has to grow them)."""
     from sslviz.problem import build_problem
 
     statuses = _record_statuses(monkeypatch)
