@@ -1,10 +1,13 @@
-"""Building the loss page's two default charts: the template put in as Plotly's default
-(:func:`sslviz.plots.style.new_figure`) against ``update_layout(template=...)``, in one run.
+"""Building the loss page's two default charts as the package does
+(:func:`sslviz.plots.style.new_figure`: the template put in as Plotly's default, a subplot
+grid's layout computed once per arguments and copied) against ``make_subplots`` and
+``update_layout(template=...)`` every time, in one run.
 
 Captures the arguments the default loss view (AppTest) passes to
 :func:`sslviz.plots.loss_intervals_figure` and :func:`sslviz.plots.soft_label_figure`,
 then builds each figure ``--reps`` times per variant, the variants alternating: "new" as the
-package does, "old" with ``new_figure`` replaced by a figure whose template is set by
+package does (each chart's grid already computed once, as on every build after a page's
+first), "old" with ``new_figure`` replaced by ``make_subplots`` and a template set by
 ``update_layout`` (validated again, as before ``new_figure``). Both give the same figure.
 Then what a cached rerun pays for its copy of each chart: the pickled figure
 ``st.cache_data`` kept before ``ui.cache.figure`` kept the figure's dict, and the figure
@@ -97,7 +100,8 @@ def main() -> None:
                 runs.append(time.perf_counter() - t0)
             copies[f"{label} / {name}"] = runs
     lines = [
-        "# Building the default loss view's charts: template as Plotly's default against "
+        "# Building the default loss view's charts: `new_figure` (template as Plotly's "
+        "default, subplot grids computed once) against `make_subplots` and "
         "`update_layout(template=...)`",
         "",
         f"Command: `python benchmarks/figure_build.py --reps {reps}` (variants alternating in "

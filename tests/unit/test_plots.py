@@ -1,5 +1,6 @@
 """Figure builders of sslviz.plots on small real results (no Streamlit)."""
 
+import json
 import subprocess
 import sys
 from dataclasses import replace
@@ -494,3 +495,36 @@ def test_new_figure_has_the_template_and_leaves_plotlys_default_alone():
     for fig in (new_figure(), new_figure(rows=2, cols=1, shared_xaxes=True)):
         assert fig.layout.template == pio.templates[TEMPLATE]
     assert pio.templates.default == default
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        dict(
+            rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05, row_heights=[0.56, 0.22, 0.22]
+        ),
+        dict(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=("a", "b")),
+        dict(rows=1, cols=3, subplot_titles=("x", "y", "z"), shared_yaxes=False),
+        dict(specs=[[{"secondary_y": True}]]),
+    ],
+)
+def test_subplot_figures_are_make_subplots_figures(args):
+    """A subplot figure's layout is computed once per arguments (style._subplots); every
+    figure after the first is the same, byte for byte, and all are make_subplots' figure
+    in the template, with traces going to the same axes."""
+    from plotly.subplots import make_subplots
+
+    def filled(fig):
+        rows, cols = args.get("rows", 1), args.get("cols", 1)
+        for r in range(1, rows + 1):
+            for c in range(1, cols + 1):
+                fig.add_scatter(x=[r, c], y=[c, r], row=r, col=c)
+        if "specs" in args:
+            fig.add_scatter(x=[0, 1], y=[1, 0], row=1, col=1, secondary_y=True)
+        fig.update_yaxes(title="y", row=1, col=1)
+        return pio.to_json(fig)
+
+    ref = json.loads(filled(make_subplots(**args).update_layout(template=TEMPLATE)))
+    first, again, third = (filled(new_figure(**args)) for _ in range(3))
+    assert first == again == third
+    assert json.loads(first) == ref
