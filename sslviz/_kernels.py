@@ -1133,9 +1133,9 @@ def _cg_eval(x, st, d, dl, pattern, dense, iterations, precondition):
     """One σ of the compiled search: h = f − ½ and f' of fixed-t CG, stored in the search
     state ``st``: :func:`harmonic_cg_one`'s numbers on the sparse system ``d``, ``dl``,
     ``pattern``, or :func:`harmonic_cg_dense`'s on the dense one, ``dense`` = (D2_UU,
-    D2_UL, y_l), where that has rows. Returns the row, or −1 where either gives up (a
-    weight or a row sum underflows; the Python search takes over). A σ already evaluated is found in
-    ``S`` (σ of each row), not solved again."""
+    D2_UL, y_l), where that has rows. Returns the row, or −1 where the kernel hands the σ
+    over (underflowing weights; the Python search takes over). A σ already evaluated is
+    found in ``S`` (σ of each row), not solved again."""
     S, H, D, mv, count = st
     for r in range(count[0]):
         if S[r] == x:
@@ -1183,10 +1183,10 @@ def cg_search(
 ):
     """The Hermite search of :func:`sslviz.truth.true_loss_curve` on fixed-t CG soft labels
     of a harmonic model (Algorithm 4's fast mode), sparse or dense (:func:`_cg_eval`),
-    compiled: the same σ in the same
-    order, the same split test (:func:`hermite_split`) and root steps (:func:`refine_step`,
-    Illinois secant: CG's f' is not a derivative), so the same bits. ``st`` = (σ of each
-    row, H, D, matvecs, [count]) holds every σ evaluated, in the order evaluated.
+    compiled: the same σ in the same order, the same split test (:func:`hermite_split`)
+    and root steps (:func:`refine_step`, Illinois secant: CG's f' is not a derivative), so
+    the same bits. ``st`` = (σ of each row, H, D, matvecs, [count]) holds every σ
+    evaluated, in the order evaluated.
 
     ``todo`` (rows (a, b), the last searched next) is the search's stack where it stopped;
     with no rows the search starts from ``grid``. Returns (status, roots σ and their nodes

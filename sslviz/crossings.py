@@ -437,9 +437,9 @@ class SearchProgress:
 COMPILED_SEARCH = True
 """Fixed-t CG/PCG searches on sparse harmonic models and CG on dense ones (Algorithm 4's
 fast mode: the app's sweeps, pausing to report progress, and the regret experiment's
-feedback) run compiled
-(:func:`sslviz._kernels.cg_search`): the same σ, the same bits; False runs them here (the
-tests compare the two). Chosen with :func:`sslviz.paths.fast_paths`."""
+feedback) run compiled (:func:`sslviz._kernels.cg_search`): the same σ, the same bits;
+False runs them here (the tests compare the two). Chosen with
+:func:`sslviz.paths.fast_paths`."""
 
 
 _SEARCH_ROWS = 256  # σ the compiled search stores at first (×4 and again when full)
