@@ -30,15 +30,27 @@ def old_tree(commit: str) -> Path:
     return path
 
 
-def fashion_or_digits() -> str:
-    """Fashion-MNIST when it can be loaded offline here, else the embedded digits."""
+def available(dataset: str) -> bool:
+    """Whether ``dataset`` can be loaded offline here."""
     from sslviz.datasets import DatasetUnavailableError, load_dataset
 
     try:
-        load_dataset("fashion-mnist")
-        return "fashion-mnist"
+        load_dataset(dataset)
+        return True
     except (DatasetUnavailableError, ImportError):
-        return "digits"
+        return False
+
+
+def fashion_or_digits() -> str:
+    """Fashion-MNIST when it can be loaded offline here, else the embedded digits."""
+    return "fashion-mnist" if available("fashion-mnist") else "digits"
+
+
+def last_json(argv: list[str], cwd: Path, env: dict[str, str]) -> dict:
+    """Run ``argv`` in ``cwd`` with the environment ``env``; the JSON object on the last line
+    it prints (a benchmark's measurement in a fresh process)."""
+    out = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def machine() -> dict:

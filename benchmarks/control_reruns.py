@@ -30,7 +30,16 @@ import sys
 import time
 from pathlib import Path
 
-from _common import RESULTS, free_port, machine, old_tree, start_server, stop_server, write
+from _common import (
+    RESULTS,
+    free_port,
+    last_json,
+    machine,
+    old_tree,
+    start_server,
+    stop_server,
+    write,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("pages/Loss_intervals.py", "app_pages/1_Loss_intervals.py")
@@ -148,15 +157,7 @@ has drawn two frames after it."""
 
 def _run(root: Path, what: str = "--measure") -> dict:
     env = os.environ | {"PYTHONPATH": str(root)}
-    done = subprocess.run(
-        [sys.executable, __file__, what, str(root)],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return last_json([sys.executable, __file__, what, str(root)], root, env)
 
 
 def main() -> None:

@@ -37,6 +37,12 @@ def _ms(seconds: list[float], stat=statistics.median) -> str:
     return f"{stat(seconds) * 1e3:.1f}"
 
 
+def _table(header: tuple[str, ...], rows: dict[str, list[str]]) -> list[str]:
+    """A Markdown table: the header, then one row per name with its cells."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + [f"| {name} | " + " | ".join(cells) + " |" for name, cells in rows.items()]
+
+
 def capture() -> dict:
     """The (function, args, kwargs) of each chart of the default loss view."""
     from apptest_helpers import start
@@ -86,12 +92,14 @@ def main() -> None:
     # go.Figure (unpickling validates it again) against ui.cache.figure's unvalidated
     # figure from the cached dict
     copies = {}
+    copy_labels = ("pickled figure", "figure from its dict")
     for name, (f, a, k) in calls.items():
         fig = f(*a, **k)
         pickled, spec = pickle.dumps(fig), fig.to_dict()
-        for label, copy in (
-            ("pickled figure", lambda b=pickled: pickle.loads(b)),
-            ("figure from its dict", lambda d=spec: go.Figure(d, _validate=False)),
+        for label, copy in zip(
+            copy_labels,
+            (lambda b=pickled: pickle.loads(b), lambda d=spec: go.Figure(d, _validate=False)),
+            strict=True,
         ):
             runs = []
             for _ in range(reps):
@@ -109,24 +117,27 @@ def main() -> None:
         + ", ".join(f"{n} {'yes' if s['old'] == s['new'] else 'NO'}" for n, s in same.items())
         + ".",
         "",
-        "| chart | old median | new median | old min | new min |",
-        "|---|---|---|---|---|",
-    ]
-    for name in calls:
-        o, n = times[f"old / {name}"], times[f"new / {name}"]
-        lines.append(f"| {name} | {_ms(o)} | {_ms(n)} | {_ms(o, min)} | {_ms(n, min)} |")
-    lines += [
+        *_table(
+            ("chart", "old median", "new median", "old min", "new min"),
+            {
+                name: [
+                    _ms(times[f"{variant} / {name}"], stat)
+                    for stat in (statistics.median, min)
+                    for variant in ("old", "new")
+                ]
+                for name in calls
+            },
+        ),
         "",
         "A cached rerun's copy of each chart (ms, median): the pickled `go.Figure` that "
         "`st.cache_data` kept before (unpickling validates it again) against "
         "`ui.cache.figure`'s unvalidated figure from the cached dict.",
         "",
-        "| chart | pickled figure | figure from its dict |",
-        "|---|---|---|",
+        *_table(
+            ("chart", "pickled figure", "figure from its dict"),
+            {name: [_ms(copies[f"{label} / {name}"]) for label in copy_labels] for name in calls},
+        ),
     ]
-    for name in calls:
-        a, b = copies[f"pickled figure / {name}"], copies[f"figure from its dict / {name}"]
-        lines.append(f"| {name} | {_ms(a)} | {_ms(b)} |")
     payload = {"machine": machine(), "reps": reps, "seconds": times, "copies": copies}
     write("figure_build", payload, "\n".join(lines) + "\n")
 

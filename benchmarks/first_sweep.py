@@ -21,7 +21,6 @@ Run: ``python benchmarks/first_sweep.py [--rounds 3]``; writes
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -30,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import ROOT, machine, write
+from _common import ROOT, last_json, machine, write
 
 PROCESS = """
 import json, sys, time
@@ -82,15 +81,8 @@ def run(target: Path, family: str, cache: bool) -> dict:
         for f in shipped.glob("*.nb?"):
             f.unlink()
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
-    out = subprocess.run(
-        [sys.executable, "-c", PROCESS, family],
-        cwd=target,
-        env={**env, "PYTHONPATH": str(target)},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    result = json.loads(out.strip().splitlines()[-1])
+    env["PYTHONPATH"] = str(target)
+    result = last_json([sys.executable, "-c", PROCESS, family], target, env)
     assert result["package"].startswith(str(target)), result["package"]
     return result
 

@@ -31,10 +31,9 @@ import hashlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 
-from _common import ROOT, machine, old_tree, write
+from _common import ROOT, available, last_json, machine, old_tree, write
 
 PROCESS = r"""
 import hashlib, json, sys, time
@@ -83,30 +82,12 @@ DATASETS = ("digits", "fashion-mnist", "mnist")
 FAMILIES = ("complete", "knn")
 
 
-def available(dataset: str) -> bool:
-    from sslviz.datasets import DatasetUnavailableError, load_dataset
-
-    try:
-        load_dataset(dataset)
-        return True
-    except (DatasetUnavailableError, ImportError):
-        return False
-
-
 def run(tree, dataset: str, family: str, reps: int) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env.update(PYTHONPATH=str(tree), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    env = os.environ | {"PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
+    env["OPENBLAS_NUM_THREADS"] = "1"
     if tree != ROOT:  # the old tree's kernels compile into their own cache
         env["NUMBA_CACHE_DIR"] = str(tree / ".numba_cache")
-    out = subprocess.run(
-        [sys.executable, "-c", PROCESS, dataset, family, str(reps)],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return last_json([sys.executable, "-c", PROCESS, dataset, family, str(reps)], tree, env)
 
 
 def clock_ghz() -> float:
