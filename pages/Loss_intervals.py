@@ -287,8 +287,9 @@ else:
         }
     )
     timing = cache.sweep_timing_taken(spec, lo, hi, settings)
-    if timing is not None:
-        _timed_row(timing)
+    if timing is not None:  # in one block, as the fragment's: what follows keeps its place
+        with st.container():  # (and the browser keeps its charts and tables, not redrawn)
+            _timed_row(timing)
     else:  # taken once the page is drawn: a change redraws without waiting for it
         st.session_state[_PAGE_RUN] = st.session_state.get(_PAGE_RUN, 0) + 1
         st.fragment(_take_timing, run_every=TIMING_DELAY)()

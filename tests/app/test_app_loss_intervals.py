@@ -103,6 +103,44 @@ def test_the_default_view_shows_the_phenomenon():
     assert metrics(at)["time per interval"] == "measuring…"
 
 
+def _paths(at: AppTest) -> dict[str, tuple[int, ...]]:
+    """Each keyed chart's place in the page (block indices from the main area): the browser
+    keeps an element, and does not redraw it, while its place and content stay the same."""
+    out = {}
+
+    def walk(node, path):
+        for i, child in getattr(node, "children", {}).items():
+            if getattr(child, "type", None) == "plotly_chart":
+                out[child.proto.id.rsplit("-", 1)[-1]] = (*path, i)
+            walk(child, (*path, i))
+
+    walk(at.main, ())
+    return out
+
+
+def test_the_timed_row_keeps_every_later_element_in_its_place(monkeypatch):
+    """The time per interval arrives by a rerun of the whole page once its fragment has
+    taken it (a browser runs the fragment; AppTest runs no timer, so the test takes the
+    timing the way the fragment does). The row fills the one block the fragment held, so
+    the drill-down chart and the tables after it keep their places and the browser does not
+    draw them again."""
+    from ui import cache
+
+    asked = []
+    taken = cache.sweep_timing_taken
+    monkeypatch.setattr(
+        cache, "sweep_timing_taken", lambda *a: asked.append(a) or taken(*a), raising=True
+    )
+    at = start()
+    assert metrics(at)["time per interval"] == "measuring…"
+    before = _paths(at)
+    cache.sweep_timing(*asked[-1])
+    at.run()
+    assert not at.exception
+    assert metrics(at)["time per interval"].endswith("ms")
+    assert _paths(at) == before and set(before) == {"li_chart", "li_node_chart"}
+
+
 @pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_changing_cg_iterations_changes_the_estimate():
     at = start()
