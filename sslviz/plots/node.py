@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from sslviz.plots.style import COLORS, LAYOUT, SIGMA_TITLE, log_axis, new_figure
+from sslviz.plots.style import COLORS, LAYOUT, SIGMA_TITLE, dict_figure, log_ticks, subplot_layout
 
 _RULE_STYLE = {  # step rule → (colour, marker symbol, line dash) of its iterates
     "gradient": ("#2ca02c", "circle", "dot"),
@@ -62,7 +62,7 @@ def soft_label_figure(
     """
     sigmas = np.asarray(sigmas, float)
     f = np.asarray(f, float)
-    fig = new_figure(
+    grid = dict(
         rows=2,
         cols=1,
         shared_xaxes=True,
@@ -72,6 +72,9 @@ def soft_label_figure(
             "g_u(σ) = (f_u − 1/2)²",
         ),
     )
+    layout = subplot_layout(**grid)
+    axes = {1: {"xaxis": "x", "yaxis": "y"}, 2: {"xaxis": "x2", "yaxis": "y2"}}  # per row
+    data: list[dict] = []
     # one legend per panel, beside it: every entry says which curve of which panel it is
     styles = {  # (panel, solver) → line style
         ("f", "approx"): dict(color=COLORS[0], width=2.5),
@@ -89,8 +92,9 @@ def soft_label_figure(
         for _, solver, fv, gv in curves:
             name = f"{what}_u, {label if solver == 'approx' else 'exact'}"
             words = "soft label f_u" if what == "f" else "g_u = (f_u − ½)²"
-            fig.add_trace(
-                go.Scatter(
+            data.append(
+                dict(
+                    type="scatter",
                     x=sigmas,
                     y=fv if what == "f" else gv,
                     mode="lines",
@@ -99,38 +103,47 @@ def soft_label_figure(
                     line=styles[(what, solver)],
                     hovertemplate=f"σ = %{{x:.4g}} · {words} %{{y:.3g}} "
                     f"({label if solver == 'approx' else 'exact solve'})<extra></extra>",
-                ),
-                row,
-                1,
+                    **axes[row],
+                )
             )
     g_all = [c[3] for c in curves]
     # ½ is named on its axis, not by a note on the line, which the curves cross there
-    fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1)
+    layout["shapes"] = [
+        dict(
+            type="line",
+            x0=0,
+            x1=1,
+            xref="x domain",
+            y0=0.5,
+            y1=0.5,
+            yref="y",
+            line=dict(color="black", width=1, dash="dot"),
+        )
+    ]
     bps = [float(b) for b in breakpoints]
     if bps:
         glo = float(min(np.min(x) for x in g_all))
         ghi = float(max(np.max(x) for x in g_all))
         for row, (y0, y1) in ((1, (0.0, 1.0)), (2, (max(glo, 1e-300), ghi))):
-            xs = [x for b in bps for x in (b, b, None)]
-            ys = [y for _ in bps for y in (y0, y1, None)]
-            fig.add_trace(
-                go.Scatter(
-                    x=xs,
-                    y=ys,
+            data.append(
+                dict(
+                    type="scatter",
+                    x=[x for b in bps for x in (b, b, None)],
+                    y=[y for _ in bps for y in (y0, y1, None)],
                     mode="lines",
                     name="true breakpoint",
                     legend=legend[row],
                     legendgroup=f"breakpoint{row}",
                     line=dict(color="#d62728", width=1.5, dash="dash"),
                     hovertemplate="true breakpoint: f_u crosses ½ at σ = %{x:.4g}<extra></extra>",
-                ),
-                row,
-                1,
+                    **axes[row],
+                )
             )
     if sigma0 is not None:
         f0 = float(np.interp(sigma0, sigmas, f)) if sigmas.size else 0.5
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            dict(
+                type="scatter",
                 x=[sigma0],
                 y=[f0],
                 mode="markers",
@@ -140,9 +153,8 @@ def soft_label_figure(
                     symbol="star", size=14, color="#ff7f0e", line=dict(color="black", width=1)
                 ),
                 hovertemplate="Algorithm 4 starts at σ0 = %{x:.4g}<extra></extra>",
-            ),
-            1,
-            1,
+                **axes[1],
+            )
         )
     for rule, its in (traces or {}).items():
         color, symbol, dash = _RULE_STYLE.get(rule, (COLORS[3], "circle", "solid"))
@@ -155,8 +167,9 @@ def soft_label_figure(
             (1, [it.f for it in its], True),
             (2, [max(it.g, 1e-300) for it in its], False),
         ):
-            fig.add_trace(
-                go.Scatter(
+            data.append(
+                dict(
+                    type="scatter",
                     x=xs,
                     y=ys,
                     mode="lines+markers",
@@ -168,32 +181,31 @@ def soft_label_figure(
                     hovertemplate="%{text}<extra></extra>",
                     marker=dict(color=color, size=8, symbol=symbol),
                     line=dict(color=color, width=1, dash=dash),
-                ),
-                row,
-                1,
+                    **axes[row],
+                )
             )
-    fig.update_yaxes(
-        title_text="f_u(σ): its label flips at ½",
-        row=1,
-        col=1,
+    layout["yaxis"] |= dict(
+        title=dict(text="f_u(σ): its label flips at ½"),
         tickvals=[0, 0.25, 0.5, 0.75, 1],
         ticktext=["0", "0.25", "½", "0.75", "1"],
     )
     g_its = [max(it.g, 1e-300) for its in (traces or {}).values() for it in its]
-    log_axis(fig, *g_all, g_its, row=2, col=1, title_text="g_u(σ) (log)")
-    fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
-    top, bottom = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
+    layout["yaxis2"] |= dict(
+        type="log", title=dict(text="g_u(σ) (log)"), **log_ticks(*g_all, g_its)
+    )
+    layout["xaxis2"]["title"] = dict(text=SIGMA_TITLE)
+    top, bottom = layout["yaxis"]["domain"], layout["yaxis2"]["domain"]
     side = dict(x=1.02, xanchor="left", yanchor="top", font=dict(size=13), groupclick="toggleitem")
-    fig.update_layout(
-        **LAYOUT | {"margin": dict(l=70, r=20, t=60, b=50)},
+    layout |= LAYOUT | dict(
+        margin=dict(l=70, r=20, t=60, b=50),
         height=680,
-        title="Node drill-down (Figure 2)",
+        title=dict(text="Node drill-down (Figure 2)"),
         legend=side
         | {"y": top[1], "title": dict(text="<b>top panel: f_u(σ)</b>", font=dict(size=13))},
         legend2=side
         | {"y": bottom[1], "title": dict(text="<b>bottom panel: g_u(σ)</b>", font=dict(size=13))},
     )
-    return fig
+    return dict_figure(data, layout, **grid)
 
 
 def miss_figure(
@@ -246,5 +258,5 @@ def miss_figure(
             row=1,
             col=1,
         )
-    fig.update_layout(height=480, title=f"The miss up close: {u}")
+    fig.update_layout(height=480, title=dict(text=f"The miss up close: {u}"))  # not validated
     return fig

@@ -60,26 +60,61 @@ _GRIDS: OrderedDict[str, tuple[dict, Any, Any]] = OrderedDict()
 _GRIDS_KEPT = 64
 
 
-def _subplots(args: dict) -> go.Figure:
-    """``make_subplots(**args)``, its layout computed once per ``args`` (the last
-    :data:`_GRIDS_KEPT` kept): later figures get a copy of that layout and its grid of
-    subplots, the same figure at about half the cost (``benchmarks/figure_build.py``)."""
+def _grid(args: dict) -> tuple[dict, Any, Any]:
+    """``make_subplots(**args)``'s layout (without its template) and its grid of subplots
+    (what ``add_trace(row=, col=)`` reads), computed once per ``args`` (the last
+    :data:`_GRIDS_KEPT` kept). Callers copy the layout."""
     key = repr(sorted(args.items()))
     if key in _GRIDS:
         _GRIDS.move_to_end(key)
-        layout, grid_ref, grid_str = _GRIDS[key]
-        fig = go.Figure()
-        fig.update_layout(copy.deepcopy(layout))
-        # what make_subplots leaves for add_trace(row=, col=) to find the axes
-        fig.__dict__["_grid_ref"], fig.__dict__["_grid_str"] = grid_ref, grid_str
-        return fig
+        return _GRIDS[key]
     fig = make_subplots(**args)
     layout = fig.layout.to_plotly_json()
     layout.pop("template", None)
     _GRIDS[key] = (layout, fig._grid_ref, fig._grid_str)
     if len(_GRIDS) > _GRIDS_KEPT:
         _GRIDS.popitem(last=False)
+    return _GRIDS[key]
+
+
+def _attach_grid(fig: go.Figure, args: dict) -> go.Figure:
+    # what make_subplots leaves for add_trace(row=, col=) to find the axes
+    _, fig.__dict__["_grid_ref"], fig.__dict__["_grid_str"] = _grid(args)
     return fig
+
+
+def _subplots(args: dict) -> go.Figure:
+    """``make_subplots(**args)``: a copy of its layout and grid computed once per ``args``,
+    the same figure at about half the cost (``benchmarks/figure_build.py``)."""
+    fig = go.Figure()
+    fig.update_layout(subplot_layout(**args))
+    return _attach_grid(fig, args)
+
+
+def subplot_layout(**subplots: Any) -> dict:
+    """A copy of the layout dict ``make_subplots(**subplots)`` gives (axes, domains,
+    subplot titles), without the template: the start of a :func:`dict_figure`'s layout."""
+    return copy.deepcopy(_grid(subplots)[0])
+
+
+_TEMPLATE_JSON: dict = {}
+
+
+def dict_figure(data: list[dict], layout: dict, **subplots: Any) -> go.Figure:
+    """The figure of trace dicts ``data`` and the layout dict ``layout``, in
+    :data:`TEMPLATE`, made without Plotly's validation: a chart built as dicts takes a few
+    ms where Plotly's object API takes 60-100 ms (``benchmarks/figure_build.py``). The
+    dicts must be written as Plotly writes them (``{"type": "scatter", "xaxis": "x2",
+    ...}``); the tests validate every figure built this way. ``subplots``: the arguments
+    of the :func:`subplot_layout` the layout started from, so that ``add_trace(row=,
+    col=)`` and ``add_vrect(row=...)`` work on the figure as on ``make_subplots``'. Later
+    updates of the figure are not validated either (as for ``ui.cache.figure``'s copies):
+    they must be written in Plotly's full form too (``title=dict(text=...)``)."""
+    if not _TEMPLATE_JSON:
+        _TEMPLATE_JSON.update(pio.templates[TEMPLATE].to_plotly_json())
+    layout = layout | {"template": copy.deepcopy(_TEMPLATE_JSON)}
+    fig = go.Figure({"data": data, "layout": layout}, _validate=False)
+    return _attach_grid(fig, subplots) if subplots else fig
 
 
 BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0)

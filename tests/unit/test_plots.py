@@ -412,6 +412,38 @@ def _log_axes(fig: go.Figure) -> list:
     return [lay[k] for k in lay if k.startswith(("xaxis", "yaxis")) and lay[k].type == "log"]
 
 
+def _validated(fig: go.Figure) -> dict:
+    """The figure's JSON after Plotly validates it from scratch (raises on a property
+    Plotly does not know or a value it would not take)."""
+    return json.loads(go.Figure(json.loads(fig.to_json())).to_json())
+
+
+def test_figures_built_as_dicts_are_what_plotly_validates(problem, truth, sigma_range):
+    """Figures built as dicts (style.dict_figure, drawn without Plotly's validation) are
+    valid and already in the form Plotly's validation gives: the same JSON once validated.
+    Covered: the node drill-down with and without each optional part, and the miss up close,
+    which adds to it with Plotly's own calls (a shaded band on both rows, a line per row)."""
+    lo, hi = sigma_range
+    u = int(truth.nodes[0][0])
+    grid = np.linspace(lo, hi, 12)
+    f = np.array([problem.model.soft_labels(s, solver="cg", cg_iters=5).f[u] for s in grid])
+    traces = {rule: node_trace(problem.model, u, lo, lo, hi, rule=rule)[0] for rule in ("newton",)}
+    b = float(truth.breakpoints[0])
+    zoom = dict(sigma=grid, f=f, f_exact=f * 0.98, label="CG-5")
+    figs = [
+        plots.soft_label_figure(grid, f, u=u),
+        plots.soft_label_figure(grid, f, u="row 3", f_exact=f * 0.98, label="exact"),
+        plots.soft_label_figure(
+            grid, f, u=u, f_exact=f * 0.98, traces=traces, breakpoints=[b], sigma0=lo
+        ),
+        plots.miss_figure(zoom, u="node 4", sigma_true=b, tol=1e-3, estimate=b + 0.01),
+        plots.miss_figure(zoom, u="node 4", sigma_true=b, tol=1e-3, estimate=None),
+    ]
+    for fig in figs:
+        assert json.loads(fig.to_json()) == _validated(fig)
+        assert fig.layout.template.layout.font.color  # the template is in
+
+
 def test_every_log_axis_is_labelled_in_powers_of_ten(
     problem, truth, estimate, scored, trust, sigma_range
 ):
