@@ -1,19 +1,17 @@
-"""Building the loss page's two default charts as the package does
-(:func:`sslviz.plots.style.new_figure`: the template put in as Plotly's default, a subplot
-grid's layout computed once per arguments and copied) against ``make_subplots`` and
-``update_layout(template=...)`` every time, in one run.
+"""Building the loss page's two default charts (Figure 3 with its trust panel, and the node
+drill-down): this tree against an old one, each tree in its own process, alternating; then
+what a cached rerun pays for its copy of each chart.
 
 Captures the arguments the default loss view (AppTest) passes to
-:func:`sslviz.plots.loss_intervals_figure` and :func:`sslviz.plots.soft_label_figure`,
-then builds each figure ``--reps`` times per variant, the variants alternating: "new" as the
-package does (each chart's grid already computed once, as on every build after a page's
-first), "old" with ``new_figure`` replaced by ``make_subplots`` and a template set by
-``update_layout`` (validated again, as before ``new_figure``). Both give the same figure.
-Then what a cached rerun pays for its copy of each chart: the pickled figure
-``st.cache_data`` kept before ``ui.cache.figure`` kept the figure's dict, and the figure
-made from that dict.
+:func:`sslviz.plots.loss_intervals_figure` and :func:`sslviz.plots.soft_label_figure`, then
+each tree builds each chart ``--reps`` times (after three builds not timed: a subplot
+grid is computed once per arguments). Both trees must give the same figures (their JSON
+parsed). Since both charts are built as dicts (``sslviz.plots.style.dict_figure``), an old
+tree built with Plotly's object API is the comparison. The copy: the pickled figure
+``st.cache_data`` kept before ``ui.cache.figure`` kept the figure's dict (unpickling
+validates it again), against the figure made from that dict.
 
-Run: ``python benchmarks/figure_build.py [--reps 15]``; writes
+Run: ``python benchmarks/figure_build.py --old 08e8597 [--reps 30] [--rounds 2]``; writes
 ``benchmarks/results/figure_build.{json,md}``.
 """
 
@@ -21,15 +19,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pickle
 import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-from _common import machine, write
-
-import sslviz.plots as plots
+from _common import ROOT, last_json, machine, old_tree, write
 
 CHARTS = ("loss_intervals_figure", "soft_label_figure")
+ARGS = Path(tempfile.gettempdir()) / "sslviz_figure_build_args.pkl"
+"""The captured arguments, handed to each tree's measuring process."""
 
 
 def _ms(seconds: list[float], stat=statistics.median) -> str:
@@ -47,6 +49,8 @@ def capture() -> dict:
     """The (function, args, kwargs) of each chart of the default loss view."""
     from apptest_helpers import start
 
+    import sslviz.plots as plots
+
     calls = {}
     for name in CHARTS:
         f = getattr(plots, name)
@@ -60,70 +64,86 @@ def capture() -> dict:
     return calls
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=15)
-    reps = ap.parse_args().reps
+def measure(reps: int) -> dict:
+    """Seconds of ``reps`` builds of each captured chart, and its JSON, in this tree."""
+    import sslviz.plots as plots
+
+    out = {}
+    for name, (a, k) in pickle.loads(ARGS.read_bytes()).items():
+        build = getattr(plots, name)
+        for _ in range(3):
+            build(*a, **k)
+        seconds = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fig = build(*a, **k)
+            seconds.append(time.perf_counter() - t0)
+        out[name] = {"seconds": seconds, "json": json.loads(fig.to_json())}
+    return out
+
+
+def copies(calls: dict, reps: int) -> dict[str, list[float]]:
+    """What a cached rerun pays for its copy of each chart: a pickled figure against the
+    figure made from its dict without validating it again."""
     import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
 
-    from sslviz.plots import loss, node, style, trust
-
-    def validated(data=None, layout=None, **subplots):
-        fig = make_subplots(**subplots) if subplots else go.Figure(data, layout)
-        return fig.update_layout(template=style.TEMPLATE)
-
-    calls = capture()
-    modules = (loss, node, trust)
-    times = {f"{v} / {n}": [] for v in ("old", "new") for n in calls}
-    same = {}
-    for _ in range(reps):
-        for variant in ("old", "new"):
-            for m in modules:
-                m.new_figure = validated if variant == "old" else style.new_figure
-            for name, (f, a, k) in calls.items():
-                t0 = time.perf_counter()
-                fig = f(*a, **k)
-                times[f"{variant} / {name}"].append(time.perf_counter() - t0)
-                same.setdefault(name, {})[variant] = json.loads(fig.to_json())
-    for m in modules:
-        m.new_figure = style.new_figure
-    # what a cached rerun pays for its copy of each figure: st.cache_data's pickled
-    # go.Figure (unpickling validates it again) against ui.cache.figure's unvalidated
-    # figure from the cached dict
-    copies = {}
-    copy_labels = ("pickled figure", "figure from its dict")
+    out = {}
     for name, (f, a, k) in calls.items():
         fig = f(*a, **k)
         pickled, spec = pickle.dumps(fig), fig.to_dict()
-        for label, copy in zip(
-            copy_labels,
-            (lambda b=pickled: pickle.loads(b), lambda d=spec: go.Figure(d, _validate=False)),
-            strict=True,
+        for label, copy in (
+            ("pickled figure", lambda b=pickled: pickle.loads(b)),
+            ("figure from its dict", lambda d=spec: go.Figure(d, _validate=False)),
         ):
             runs = []
             for _ in range(reps):
                 t0 = time.perf_counter()
                 copy()
                 runs.append(time.perf_counter() - t0)
-            copies[f"{label} / {name}"] = runs
+            out[f"{label} / {name}"] = runs
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", default="HEAD~1")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--measure", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.measure:
+        print(json.dumps(measure(args.measure)))
+        return
+    calls = capture()
+    ARGS.write_bytes(pickle.dumps({name: (a, k) for name, (_, a, k) in calls.items()}))
+    trees = {"old": old_tree(args.old), "new": ROOT}
+    times = {f"{tree} / {name}": [] for tree in trees for name in calls}
+    figures: dict[str, dict] = {}
+    for _ in range(args.rounds):  # the trees alternate: the machine is shared
+        for tree, root in trees.items():
+            argv = [sys.executable, __file__, "--measure", str(args.reps)]
+            out = last_json(argv, root, os.environ | {"PYTHONPATH": str(root)})
+            for name, got in out.items():
+                times[f"{tree} / {name}"] += got["seconds"]
+                figures.setdefault(name, {})[tree] = got["json"]
+    same = {name: figs["old"] == figs["new"] for name, figs in figures.items()}
+    copied = copies(calls, args.reps)
+    labels = ("pickled figure", "figure from its dict")
     lines = [
-        "# Building the default loss view's charts: `new_figure` (template as Plotly's "
-        "default, subplot grids computed once) against `make_subplots` and "
-        "`update_layout(template=...)`",
+        "# Building the default loss view's two charts: old tree against new",
         "",
-        f"Command: `python benchmarks/figure_build.py --reps {reps}` (variants alternating in "
-        "one process; median and smallest of the builds, ms). The same figures: "
-        + ", ".join(f"{n} {'yes' if s['old'] == s['new'] else 'NO'}" for n, s in same.items())
-        + ".",
+        f"Command: `python benchmarks/figure_build.py --old {args.old} --reps {args.reps} "
+        f"--rounds {args.rounds}` (old = {args.old}, new = this tree; each tree in its own "
+        "process, alternating; median and smallest build, ms). The same figures (their JSON "
+        "parsed): " + ", ".join(f"{n} {'yes' if s else 'NO'}" for n, s in same.items()) + ".",
         "",
         *_table(
             ("chart", "old median", "new median", "old min", "new min"),
             {
                 name: [
-                    _ms(times[f"{variant} / {name}"], stat)
+                    _ms(times[f"{tree} / {name}"], stat)
                     for stat in (statistics.median, min)
-                    for variant in ("old", "new")
+                    for tree in trees
                 ]
                 for name in calls
             },
@@ -134,11 +154,11 @@ def main() -> None:
         "`ui.cache.figure`'s unvalidated figure from the cached dict.",
         "",
         *_table(
-            ("chart", "pickled figure", "figure from its dict"),
-            {name: [_ms(copies[f"{label} / {name}"]) for label in copy_labels] for name in calls},
+            ("chart", *labels),
+            {name: [_ms(copied[f"{label} / {name}"]) for label in labels] for name in calls},
         ),
     ]
-    payload = {"machine": machine(), "reps": reps, "seconds": times, "copies": copies}
+    payload = {"machine": machine(), "reps": args.reps, "seconds": times, "copies": copied}
     write("figure_build", payload, "\n".join(lines) + "\n")
 
 

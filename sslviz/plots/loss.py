@@ -16,7 +16,10 @@ from sslviz.plots.style import (
     LOSS_TITLE,
     R_TITLE,
     SIGMA_TITLE,
-    new_figure,
+    axes,
+    dict_figure,
+    shade,
+    subplot_layout,
     wrap,
 )
 from sslviz.plots.trust import trust_traces
@@ -115,7 +118,7 @@ def _click_data(u: int, rows, sigma: float, sigma0: float) -> list:
 
 def _interval_trace(
     sweep, truth, rows, name: str, color: str, dash: str = "solid", param: str = "σ"
-) -> go.Scatter:
+) -> dict:
     xs, ys, text, cd = [], [], [], []
     for i, iv in enumerate(sweep.intervals):
         mid = 0.5 * (iv.lo + iv.hi)
@@ -148,7 +151,8 @@ def _interval_trace(
             _click_data(iv.hi_node, rows, iv.hi, iv.sigma0),
             [-1, -1, 0.0, 0.0],
         ]
-    return go.Scatter(
+    return dict(
+        type="scatter",
         x=xs,
         y=ys,
         text=text,
@@ -179,9 +183,7 @@ def _evidence_text(rec) -> str:
     return ", ".join(bits)
 
 
-def _cause_traces(
-    fig, records, kind: str, truth, sweep, rows, row: int | None, param: str = "σ"
-) -> None:
+def _cause_traces(records, kind: str, truth, sweep, rows, param: str = "σ") -> list[dict]:
     """One marker trace per cause of ``records`` (misses or spurious endpoints): small,
     half-transparent markers drawn under the true loss (``zorder``), so the black line
     stays visible where breakpoints are dense."""
@@ -191,6 +193,7 @@ def _cause_traces(
         unexamined = r.cause == "unattributed" and "examined" in r.evidence
         by.setdefault(_NOT_EXAMINED if unexamined else r.cause, []).append(r)
     order = [c for c in CAUSE_STYLE if c in by] + [c for c in by if c not in CAUSE_STYLE]
+    traces = []
     for cause in order:
         recs = by[cause]
         faint = cause == _NOT_EXAMINED
@@ -225,7 +228,8 @@ def _cause_traces(
                 + (f"<br><i>click: drill-down from {param}0 = {s0:.4g}</i>" if u >= 0 else "")
             )
         miss = kind == "miss"
-        trace = go.Scatter(
+        trace = dict(
+            type="scatter",
             x=xs,
             y=ys,
             mode="markers",
@@ -246,7 +250,8 @@ def _cause_traces(
             # thousands of them would hide the true loss: listed, drawn on a legend click
             visible="legendonly" if faint else True,
         )
-        fig.add_trace(trace, row=row, col=1 if row else None)
+        traces.append(trace)
+    return traces
 
 
 def loss_intervals_figure(
@@ -297,15 +302,15 @@ def loss_intervals_figure(
     e, v = truth.loss.edges, truth.loss.values
     param = "r" if getattr(truth, "parameter", "sigma") == "r" else "σ"
     sweep_label = sweep.settings.label if sweep is not None else None
-    if trust is not None:
-        fig = new_figure(
+    grid = (
+        dict(
             rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05, row_heights=[0.56, 0.22, 0.22]
         )
-        main = 1
-    else:
-        fig = new_figure()
-        main = None
-    col = 1 if main else None
+        if trust is not None
+        else {}
+    )
+    layout = subplot_layout(**grid) if grid else {}
+    main = axes(1) if grid else {}  # the loss chart's axes
     # the true loss; a breakpoint vertex names its node (a click opens its drill-down)
     bp_node = {
         float(b): int(nd[0])
@@ -321,83 +326,74 @@ def loss_intervals_figure(
         )
         for x in e
     ]
-    fig.add_trace(
-        go.Scatter(
+    data = [
+        dict(
+            type="scatter",
             x=e,
             y=np.r_[v, v[-1]],
             mode="lines",
-            line_shape="hv",
+            line=dict(color="black", width=2, shape="hv"),
             name=f"true loss l({param})",
-            line=dict(color="black", width=2),
             zorder=2,  # on top: markers and intervals never hide it
             customdata=cd,
             text=[_pct(y) for y in np.r_[v, v[-1]]],
             hovertemplate=f"{param} = %{{x:.4g}} · true loss %{{text}}<extra></extra>",
-        ),
-        row=main,
-        col=col,
-    )
+        )
+    ]
     if sweep is not None:
-        fig.add_trace(
-            _interval_trace(sweep, truth, rows, name, COLORS[0], param=param), row=main, col=col
-        )
+        data.append(_interval_trace(sweep, truth, rows, name, COLORS[0], param=param))
     if compare is not None:
-        fig.add_trace(
-            _interval_trace(compare, truth, rows, compare_name, COLORS[4], "dot", param),
-            row=main,
-            col=col,
-        )
+        data.append(_interval_trace(compare, truth, rows, compare_name, COLORS[4], "dot", param))
     if score is not None:
-        _cause_traces(fig, score.miss_records, "miss", truth, sweep, rows, main, param)
-        _cause_traces(fig, score.spurious_records, "spurious", truth, sweep, rows, main, param)
+        data += _cause_traces(score.miss_records, "miss", truth, sweep, rows, param)
+        data += _cause_traces(score.spurious_records, "spurious", truth, sweep, rows, param)
     deg = list(getattr(truth, "degenerate_ranges", []) or [])
-    for lo, hi, _count in deg:
-        fig.add_vrect(
-            x0=lo,
-            x1=hi,
-            fillcolor="rgba(128,128,128,0.25)",
-            line_width=0,
-            layer="below",
-            **({"row": "all", "col": 1, "exclude_empty_subplots": False} if main else {}),
-        )
+    shaded = ("", "2", "3") if grid else ("",)  # every row
+    layout["shapes"] = [
+        shade(lo, hi, "rgba(128,128,128,0.25)", axis) for lo, hi, _ in deg for axis in shaded
+    ]
     if deg:
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            dict(
+                type="scatter",
                 x=[None],
                 y=[None],
                 mode="markers",
                 name=f"degenerate {param} (nodes cut off from L)",
                 marker=dict(symbol="square", size=12, color="rgba(128,128,128,0.5)"),
-            ),
-            row=main,
-            col=col,
+            )
         )
+    data = [trace | main for trace in data]
     x_title = R_TITLE if param == "r" else SIGMA_TITLE
     y_title = LOSS_TITLE.replace("l(σ)", f"l({param})")
+    loss_axis = dict(title=dict(text=y_title), tickformat=".0%", rangemode="tozero")
     if trust is not None:
-        trust_traces(fig, trust, 2, 3, missed=trust.missed_by(score)[0])
-        fig.update_xaxes(title_text=x_title, row=3, col=1)
-        fig.update_yaxes(
-            title_text=f"loss l({param})", tickformat=".0%", rangemode="tozero", row=1, col=1
-        )
-        fig.update_layout(
-            **LAYOUT | {"margin": dict(l=70, r=20, t=60, b=40)},
+        trust_traces(data, layout, trust, 2, 3, missed=trust.missed_by(score)[0])
+        if not layout["shapes"]:
+            del layout["shapes"]
+        layout["xaxis3"]["title"] = dict(text=x_title)
+        layout["yaxis"] |= loss_axis | dict(title=dict(text=f"loss l({param})"))
+        layout |= LAYOUT | dict(
+            margin=dict(l=70, r=20, t=60, b=40),
             height=820,
-            title="Constant-loss intervals (Figure 3) and where "
-            + (
-                f"{trust.label} can be trusted"
-                if sweep is None or trust.label == sweep_label
-                else f"{trust.label} could replace {sweep_label}"
+            title=dict(
+                text="Constant-loss intervals (Figure 3) and where "
+                + (
+                    f"{trust.label} can be trusted"
+                    if sweep is None or trust.label == sweep_label
+                    else f"{trust.label} could replace {sweep_label}"
+                )
             ),
             legend=BOTTOM_LEGEND | {"y": -0.08},
         )
-        return fig
-    fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=y_title, tickformat=".0%", rangemode="tozero")
+        return dict_figure(data, layout, **grid)
+    if not layout["shapes"]:
+        del layout["shapes"]
     title = (
         "Exact loss over the threshold radius r"
         if param == "r"
         else "Constant-loss intervals (Figure 3)"
     )
-    fig.update_layout(**LAYOUT, title=title, legend=BOTTOM_LEGEND)
-    return fig
+    layout |= dict(xaxis=dict(title=dict(text=x_title)), yaxis=loss_axis)
+    layout |= LAYOUT | dict(title=dict(text=title), legend=BOTTOM_LEGEND)
+    return dict_figure(data, layout)

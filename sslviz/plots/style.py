@@ -43,7 +43,7 @@ def new_figure(data: Any = None, layout: Any = None, **subplots: Any) -> go.Figu
 
     Plotly puts the template in as it puts its default template, which it has validated
     already: the same figure as ``update_layout(template=TEMPLATE)`` gives, without
-    validating the template again (``benchmarks/figure_build.py``). Plotly reads its
+    validating the template again (measured at 013e3a6 by ``benchmarks/figure_build.py``). Plotly reads its
     default while it builds a figure, so the default is :data:`TEMPLATE` for that moment
     only, set where Plotly keeps it (its setter would validate the template too); the lock
     keeps two threads building figures here from swapping it under each other."""
@@ -85,7 +85,8 @@ def _attach_grid(fig: go.Figure, args: dict) -> go.Figure:
 
 def _subplots(args: dict) -> go.Figure:
     """``make_subplots(**args)``: a copy of its layout and grid computed once per ``args``,
-    the same figure at about half the cost (``benchmarks/figure_build.py``)."""
+    the same figure at about half the cost (measured at 013e3a6 by
+    ``benchmarks/figure_build.py``)."""
     fig = go.Figure()
     fig.update_layout(subplot_layout(**args))
     return _attach_grid(fig, args)
@@ -103,7 +104,7 @@ _TEMPLATE_JSON: dict = {}
 def dict_figure(data: list[dict], layout: dict, **subplots: Any) -> go.Figure:
     """The figure of trace dicts ``data`` and the layout dict ``layout``, in
     :data:`TEMPLATE`, made without Plotly's validation: a chart built as dicts takes a few
-    ms where Plotly's object API takes 60-100 ms (``benchmarks/figure_build.py``). The
+    ms where Plotly's object API takes 50-100 ms (``benchmarks/figure_build.py``). The
     dicts must be written as Plotly writes them (``{"type": "scatter", "xaxis": "x2",
     ...}``); the tests validate every figure built this way. ``subplots``: the arguments
     of the :func:`subplot_layout` the layout started from, so that ``add_trace(row=,
@@ -115,6 +116,30 @@ def dict_figure(data: list[dict], layout: dict, **subplots: Any) -> go.Figure:
     layout = layout | {"template": copy.deepcopy(_TEMPLATE_JSON)}
     fig = go.Figure({"data": data, "layout": layout}, _validate=False)
     return _attach_grid(fig, subplots) if subplots else fig
+
+
+def axes(row: int) -> dict:
+    """The axes of a one-column subplot grid's row (1-based), as a trace names them."""
+    suffix = "" if row == 1 else str(row)
+    return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+
+
+def shade(lo: float, hi: float, color: str, axis: str = "") -> dict:
+    """A band lo ≤ x ≤ hi over the whole height of the subplot of axes ``x<axis>``,
+    ``y<axis>`` (``axis``: ``""``, ``"2"``...), under the traces: the shape ``add_vrect``
+    draws."""
+    return dict(
+        type="rect",
+        x0=lo,
+        x1=hi,
+        xref=f"x{axis}",
+        y0=0,
+        y1=1,
+        yref=f"y{axis} domain",
+        fillcolor=color,
+        line=dict(width=0),
+        layer="below",
+    )
 
 
 BOTTOM_LEGEND = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0)

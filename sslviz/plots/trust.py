@@ -9,7 +9,16 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from sslviz.plots.style import BOTTOM_LEGEND, LAYOUT, SIGMA_TITLE, log_axis, new_figure
+from sslviz.plots.style import (
+    BOTTOM_LEGEND,
+    LAYOUT,
+    SIGMA_TITLE,
+    axes,
+    dict_figure,
+    log_ticks,
+    shade,
+    subplot_layout,
+)
 
 TRUST = {
     "error": "#d62728",
@@ -21,10 +30,19 @@ TRUST = {
 
 
 def trust_traces(
-    fig, trust, row_err: int, row_t: int, *, legend: bool = True, missed: Sequence[float] = ()
+    data: list[dict],
+    layout: dict,
+    trust,
+    row_err: int,
+    row_t: int,
+    *,
+    legend: bool = True,
+    missed: Sequence[float] = (),
 ) -> None:
-    """The trust panel (error against margin; t needed) into two rows of ``fig``, shaded
-    where ``trust.label`` cannot be trusted (``trust.bands(missed)``)."""
+    """The trust panel (error against margin; t needed) as trace dicts appended to ``data``
+    on two rows of a one-column subplot grid, its axes set in the grid's ``layout`` (from
+    :func:`~sslviz.plots.style.subplot_layout`), shaded where ``trust.label`` cannot be
+    trusted (``trust.bands(missed)``)."""
     s = np.asarray(trust.sigma, float)
     label = trust.label
     err = np.maximum(np.asarray(trust.error, float), 1e-17)
@@ -45,20 +63,15 @@ def trust_traces(
             strict=True,
         )
     ]
-    for lo, hi in trust.bands(missed):
-        for r in (row_err, row_t):
-            fig.add_vrect(
-                x0=lo,
-                x1=hi,
-                fillcolor=TRUST["band"],
-                line_width=0,
-                layer="below",
-                row=r,
-                col=1,
-                exclude_empty_subplots=False,
-            )
-    fig.add_trace(
-        go.Scatter(
+    on_err, on_t = axes(row_err), axes(row_t)
+    layout.setdefault("shapes", []).extend(
+        shade(lo, hi, TRUST["band"], on["xaxis"][1:])
+        for lo, hi in trust.bands(missed)
+        for on in (on_err, on_t)
+    )
+    data.append(
+        dict(
+            type="scatter",
             x=[None],
             y=[None],
             mode="markers",
@@ -66,49 +79,37 @@ def trust_traces(
             marker=dict(symbol="square", size=12, color=TRUST["band"]),
             hoverinfo="skip",
             showlegend=legend,
-        ),
-        row=row_err,
-        col=1,
+            **on_err,
+        )
     )
-    fig.add_trace(
-        go.Scatter(
-            x=s,
-            y=err,
-            mode="lines+markers",
-            name=f"{label} error max|f_t − f|",
-            line=dict(color=TRUST["error"], width=2),
-            marker=dict(size=5),
-            text=hover,
-            hovertemplate="%{text}<extra></extra>",
-            showlegend=legend,
-        ),
-        row=row_err,
-        col=1,
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=s,
-            y=margin,
-            mode="lines+markers",
-            name="margin min|f − ½|",
-            line=dict(color=TRUST["margin"], width=2, dash="dash"),
-            marker=dict(size=5),
-            text=hover,
-            hovertemplate="%{text}<extra></extra>",
-            showlegend=legend,
-        ),
-        row=row_err,
-        col=1,
-    )
+    for y, name, line in (
+        (err, f"{label} error max|f_t − f|", dict(color=TRUST["error"], width=2)),
+        (margin, "margin min|f − ½|", dict(color=TRUST["margin"], width=2, dash="dash")),
+    ):
+        data.append(
+            dict(
+                type="scatter",
+                x=s,
+                y=y,
+                mode="lines+markers",
+                name=name,
+                line=line,
+                marker=dict(size=5),
+                text=hover,
+                hovertemplate="%{text}<extra></extra>",
+                showlegend=legend,
+                **on_err,
+            )
+        )
     cap = trust.t_max
     for solver, name, dash in (("cg", "CG", "solid"), ("pcg", "PCG", "dot")):
         t = np.asarray(trust.t_needed(solver), float)
         over = t > cap
-        y = np.where(t <= 0, np.nan, t)
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            dict(
+                type="scatter",
                 x=s,
-                y=y,
+                y=np.where(t <= 0, np.nan, t),
                 mode="lines+markers",
                 name=f"t needed, {name}",
                 line=dict(color=TRUST[solver], width=2, dash=dash),
@@ -122,12 +123,12 @@ def trust_traces(
                 ],
                 hovertemplate=f"σ = %{{x:.4g}}<br>t needed, {name}: %{{text}}<extra></extra>",
                 showlegend=legend,
-            ),
-            row=row_t,
-            col=1,
+                **on_t,
+            )
         )
-    fig.add_trace(
-        go.Scatter(
+    data.append(
+        dict(
+            type="scatter",
             x=[s[0], s[-1]],
             y=[trust.cg_iters] * 2,
             mode="lines",
@@ -135,11 +136,12 @@ def trust_traces(
             line=dict(color="black", dash="dash", width=1),
             hoverinfo="skip",
             showlegend=legend,
-        ),
-        row=row_t,
-        col=1,
+            **on_t,
+        )
     )
-    log_axis(fig, err, margin, row=row_err, col=1, title_text="error, margin (log)")
+    layout["yaxis" + on_err["yaxis"][1:]] |= dict(
+        type="log", title=dict(text="error, margin (log)"), **log_ticks(err, margin)
+    )
     ts = np.r_[trust.t_needed_cg, trust.t_needed_pcg, trust.cg_iters].astype(float)
     ts = ts[ts > 0]
     ticks = [
@@ -148,15 +150,12 @@ def trust_traces(
         for v in (10**k, 2 * 10**k, 5 * 10**k)
         if ts.size and ts.min() / 2 <= v <= ts.max() * 2
     ]
-    fig.update_yaxes(
+    layout["yaxis" + on_t["yaxis"][1:]] |= dict(
         type="log",
-        title_text="t needed (log)",
-        tickvals=ticks or None,
+        title=dict(text="t needed (log)"),
         exponentformat="power",
         minor=dict(showgrid=False, ticks=""),
-        row=row_t,
-        col=1,
-    )
+    ) | ({"tickvals": ticks} if ticks else {})
 
 
 def trust_figure(trust, *, name: str | None = None) -> go.Figure:
@@ -181,11 +180,13 @@ def trust_figure(trust, *, name: str | None = None) -> go.Figure:
         "largest soft-label error against the smallest margin",
         "t that puts every node on its exact side of 1/2",
     )
-    fig = new_figure(
-        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=titles
-    )
-    trust_traces(fig, trust, 1, 2)
-    fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
+    grid = dict(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=titles)
+    data: list[dict] = []
+    layout = subplot_layout(**grid)
+    trust_traces(data, layout, trust, 1, 2)
+    if not layout["shapes"]:
+        del layout["shapes"]
+    layout["xaxis2"]["title"] = dict(text=SIGMA_TITLE)
     title = f"Where {trust.label} can be trusted" + (f" ({name})" if name else "")
-    fig.update_layout(**LAYOUT, height=600, title=title, legend=BOTTOM_LEGEND | {"y": -0.14})
-    return fig
+    layout |= LAYOUT | dict(height=600, title=dict(text=title), legend=BOTTOM_LEGEND | {"y": -0.14})
+    return dict_figure(data, layout, **grid)

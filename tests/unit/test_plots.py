@@ -418,11 +418,15 @@ def _validated(fig: go.Figure) -> dict:
     return json.loads(go.Figure(json.loads(fig.to_json())).to_json())
 
 
-def test_figures_built_as_dicts_are_what_plotly_validates(problem, truth, sigma_range):
+def test_figures_built_as_dicts_are_what_plotly_validates(
+    problem, truth, estimate, scored, trust, sigma_range
+):
     """Figures built as dicts (style.dict_figure, drawn without Plotly's validation) are
     valid and already in the form Plotly's validation gives: the same JSON once validated.
-    Covered: the node drill-down with and without each optional part, and the miss up close,
-    which adds to it with Plotly's own calls (a shaded band on both rows, a line per row)."""
+    Covered: Figure 3 with and without its trust panel, a comparison and σ cut off from L;
+    the trust figure; the node drill-down with and without each optional part; and the
+    miss up close, which adds to it with Plotly's own calls (a band on both rows, a line
+    per row)."""
     lo, hi = sigma_range
     u = int(truth.nodes[0][0])
     grid = np.linspace(lo, hi, 12)
@@ -430,7 +434,12 @@ def test_figures_built_as_dicts_are_what_plotly_validates(problem, truth, sigma_
     traces = {rule: node_trace(problem.model, u, lo, lo, hi, rule=rule)[0] for rule in ("newton",)}
     b = float(truth.breakpoints[0])
     zoom = dict(sigma=grid, f=f, f_exact=f * 0.98, label="CG-5")
+    cut = replace(truth, degenerate_ranges=[(lo, lo + 0.1 * (hi - lo), 2)])
     figs = [
+        plots.loss_intervals_figure(truth),
+        plots.loss_intervals_figure(cut, estimate, score=scored, compare=estimate),
+        plots.loss_intervals_figure(cut, estimate, score=scored, trust=trust, rows=list(range(99))),
+        plots.trust_figure(trust, name="complete"),
         plots.soft_label_figure(grid, f, u=u),
         plots.soft_label_figure(grid, f, u="row 3", f_exact=f * 0.98, label="exact"),
         plots.soft_label_figure(
