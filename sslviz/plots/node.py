@@ -8,7 +8,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from sslviz.plots.style import COLORS, LAYOUT, SIGMA_TITLE, dict_figure, log_ticks, subplot_layout
+from sslviz.plots.style import (
+    COLORS,
+    LAYOUT,
+    SIGMA_TITLE,
+    axes,
+    dict_figure,
+    log_ticks,
+    subplot_layout,
+)
 
 _RULE_STYLE = {  # step rule → (colour, marker symbol, line dash) of its iterates
     "gradient": ("#2ca02c", "circle", "dot"),
@@ -73,7 +81,6 @@ def soft_label_figure(
         ),
     )
     layout = subplot_layout(**grid)
-    axes = {1: {"xaxis": "x", "yaxis": "y"}, 2: {"xaxis": "x2", "yaxis": "y2"}}  # per row
     data: list[dict] = []
     # one legend per panel, beside it: every entry says which curve of which panel it is
     styles = {  # (panel, solver) → line style
@@ -103,7 +110,7 @@ def soft_label_figure(
                     line=styles[(what, solver)],
                     hovertemplate=f"σ = %{{x:.4g}} · {words} %{{y:.3g}} "
                     f"({label if solver == 'approx' else 'exact solve'})<extra></extra>",
-                    **axes[row],
+                    **axes(row),
                 )
             )
     g_all = [c[3] for c in curves]
@@ -136,7 +143,7 @@ def soft_label_figure(
                     legendgroup=f"breakpoint{row}",
                     line=dict(color="#d62728", width=1.5, dash="dash"),
                     hovertemplate="true breakpoint: f_u crosses ½ at σ = %{x:.4g}<extra></extra>",
-                    **axes[row],
+                    **axes(row),
                 )
             )
     if sigma0 is not None:
@@ -153,7 +160,7 @@ def soft_label_figure(
                     symbol="star", size=14, color="#ff7f0e", line=dict(color="black", width=1)
                 ),
                 hovertemplate="Algorithm 4 starts at σ0 = %{x:.4g}<extra></extra>",
-                **axes[1],
+                **axes(1),
             )
         )
     for rule, its in (traces or {}).items():
@@ -181,7 +188,7 @@ def soft_label_figure(
                     hovertemplate="%{text}<extra></extra>",
                     marker=dict(color=color, size=8, symbol=symbol),
                     line=dict(color=color, width=1, dash=dash),
-                    **axes[row],
+                    **axes(row),
                 )
             )
     layout["yaxis"] |= dict(

@@ -43,10 +43,11 @@ def new_figure(data: Any = None, layout: Any = None, **subplots: Any) -> go.Figu
 
     Plotly puts the template in as it puts its default template, which it has validated
     already: the same figure as ``update_layout(template=TEMPLATE)`` gives, without
-    validating the template again (measured at 013e3a6 by ``benchmarks/figure_build.py``). Plotly reads its
-    default while it builds a figure, so the default is :data:`TEMPLATE` for that moment
-    only, set where Plotly keeps it (its setter would validate the template too); the lock
-    keeps two threads building figures here from swapping it under each other."""
+    validating the template again (measured at 013e3a6 by ``benchmarks/figure_build.py``).
+    Plotly reads its default while it builds a figure, so the default is :data:`TEMPLATE`
+    for that moment only, set where Plotly keeps it (its setter would validate the template
+    too); the lock keeps two threads building figures here from swapping it under each
+    other."""
     with _TEMPLATE_LOCK:
         before = pio.templates._default
         pio.templates._default = TEMPLATE
@@ -108,7 +109,7 @@ def dict_figure(data: list[dict], layout: dict, **subplots: Any) -> go.Figure:
     dicts must be written as Plotly writes them (``{"type": "scatter", "xaxis": "x2",
     ...}``); the tests validate every figure built this way. ``subplots``: the arguments
     of the :func:`subplot_layout` the layout started from, so that ``add_trace(row=,
-    col=)`` and ``add_vrect(row=...)`` work on the figure as on ``make_subplots``'. Later
+    col=)`` and ``add_vrect(row=...)`` work on the figure as on a ``make_subplots`` one. Later
     updates of the figure are not validated either (as for ``ui.cache.figure``'s copies):
     they must be written in Plotly's full form too (``title=dict(text=...)``)."""
     if not _TEMPLATE_JSON:
