@@ -348,9 +348,9 @@ def loss_intervals_figure(
         data += _cause_traces(score.miss_records, "miss", truth, sweep, rows, param)
         data += _cause_traces(score.spurious_records, "spurious", truth, sweep, rows, param)
     deg = list(getattr(truth, "degenerate_ranges", []) or [])
-    shaded = ("", "2", "3") if grid else ("",)  # every row
+    every_row = (1, 2, 3) if grid else (1,)
     layout["shapes"] = [
-        shade(lo, hi, "rgba(128,128,128,0.25)", axis) for lo, hi, _ in deg for axis in shaded
+        shade(lo, hi, "rgba(128,128,128,0.25)", row) for lo, hi, _ in deg for row in every_row
     ]
     if deg:
         data.append(
@@ -369,8 +369,6 @@ def loss_intervals_figure(
     loss_axis = dict(title=dict(text=y_title), tickformat=".0%", rangemode="tozero")
     if trust is not None:
         trust_traces(data, layout, trust, 2, 3, missed=trust.missed_by(score)[0])
-        if not layout["shapes"]:
-            del layout["shapes"]
         layout["xaxis3"]["title"] = dict(text=x_title)
         layout["yaxis"] |= loss_axis | dict(title=dict(text=f"loss l({param})"))
         layout |= LAYOUT | dict(
@@ -387,8 +385,6 @@ def loss_intervals_figure(
             legend=BOTTOM_LEGEND | {"y": -0.08},
         )
         return dict_figure(data, layout, **grid)
-    if not layout["shapes"]:
-        del layout["shapes"]
     title = (
         "Exact loss over the threshold radius r"
         if param == "r"

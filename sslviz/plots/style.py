@@ -111,32 +111,43 @@ def dict_figure(data: list[dict], layout: dict, **subplots: Any) -> go.Figure:
     of the :func:`subplot_layout` the layout started from, so that ``add_trace(row=,
     col=)`` and ``add_vrect(row=...)`` work on the figure as on a ``make_subplots`` one. Later
     updates of the figure are not validated either (as for ``ui.cache.figure``'s copies):
-    they must be written in Plotly's full form too (``title=dict(text=...)``)."""
+    they must be written in Plotly's full form too (``title=dict(text=...)``). An empty
+    ``shapes`` list is left out, as Plotly leaves it out of a figure without shapes."""
     if not _TEMPLATE_JSON:
         _TEMPLATE_JSON.update(pio.templates[TEMPLATE].to_plotly_json())
-    layout = layout | {"template": copy.deepcopy(_TEMPLATE_JSON)}
+    layout = {k: v for k, v in layout.items() if k != "shapes" or v}
+    layout["template"] = copy.deepcopy(_TEMPLATE_JSON)
     fig = go.Figure({"data": data, "layout": layout}, _validate=False)
     return _attach_grid(fig, subplots) if subplots else fig
 
 
+def _suffix(row: int) -> str:
+    """The axis number of a one-column subplot grid's row (1-based): ``""``, ``"2"``..."""
+    return "" if row == 1 else str(row)
+
+
 def axes(row: int) -> dict:
     """The axes of a one-column subplot grid's row (1-based), as a trace names them."""
-    suffix = "" if row == 1 else str(row)
-    return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+    return {"xaxis": f"x{_suffix(row)}", "yaxis": f"y{_suffix(row)}"}
 
 
-def shade(lo: float, hi: float, color: str, axis: str = "") -> dict:
-    """A band lo ≤ x ≤ hi over the whole height of the subplot of axes ``x<axis>``,
-    ``y<axis>`` (``axis``: ``""``, ``"2"``...), under the traces: the shape ``add_vrect``
-    draws."""
+def y_axis(row: int) -> str:
+    """The layout key of a one-column subplot grid's row's y axis: ``"yaxis"``,
+    ``"yaxis2"``..."""
+    return f"yaxis{_suffix(row)}"
+
+
+def shade(lo: float, hi: float, color: str, row: int = 1) -> dict:
+    """A band lo ≤ x ≤ hi over the whole height of a one-column subplot grid's row
+    (1-based), under the traces: the shape ``add_vrect`` draws."""
     return dict(
         type="rect",
         x0=lo,
         x1=hi,
-        xref=f"x{axis}",
+        xref=f"x{_suffix(row)}",
         y0=0,
         y1=1,
-        yref=f"y{axis} domain",
+        yref=f"y{_suffix(row)} domain",
         fillcolor=color,
         line=dict(width=0),
         layer="below",

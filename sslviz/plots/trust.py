@@ -18,6 +18,7 @@ from sslviz.plots.style import (
     log_ticks,
     shade,
     subplot_layout,
+    y_axis,
 )
 
 TRUST = {
@@ -65,9 +66,9 @@ def trust_traces(
     ]
     on_err, on_t = axes(row_err), axes(row_t)
     layout.setdefault("shapes", []).extend(
-        shade(lo, hi, TRUST["band"], on["xaxis"][1:])
+        shade(lo, hi, TRUST["band"], row)
         for lo, hi in trust.bands(missed)
-        for on in (on_err, on_t)
+        for row in (row_err, row_t)
     )
     data.append(
         dict(
@@ -139,7 +140,7 @@ def trust_traces(
             **on_t,
         )
     )
-    layout["yaxis" + on_err["yaxis"][1:]] |= dict(
+    layout[y_axis(row_err)] |= dict(
         type="log", title=dict(text="error, margin (log)"), **log_ticks(err, margin)
     )
     ts = np.r_[trust.t_needed_cg, trust.t_needed_pcg, trust.cg_iters].astype(float)
@@ -150,7 +151,7 @@ def trust_traces(
         for v in (10**k, 2 * 10**k, 5 * 10**k)
         if ts.size and ts.min() / 2 <= v <= ts.max() * 2
     ]
-    layout["yaxis" + on_t["yaxis"][1:]] |= dict(
+    layout[y_axis(row_t)] |= dict(
         type="log",
         title=dict(text="t needed (log)"),
         exponentformat="power",
@@ -184,8 +185,6 @@ def trust_figure(trust, *, name: str | None = None) -> go.Figure:
     data: list[dict] = []
     layout = subplot_layout(**grid)
     trust_traces(data, layout, trust, 1, 2)
-    if not layout["shapes"]:
-        del layout["shapes"]
     layout["xaxis2"]["title"] = dict(text=SIGMA_TITLE)
     title = f"Where {trust.label} can be trusted" + (f" ({name})" if name else "")
     layout |= LAYOUT | dict(height=600, title=dict(text=title), legend=BOTTOM_LEGEND | {"y": -0.14})
