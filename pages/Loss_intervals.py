@@ -168,7 +168,8 @@ def _open_drill_down() -> None:  # a clicked marker: its node, from Algorithm 4'
         row, sigma, sigma0 = pick
         st.session_state["cfg"]["node"], st.session_state["cfg"]["sigma0"] = row, sigma0
         st.session_state["li_focus"] = (row, sigma)  # a miss's marker: explained up close
-        st.session_state.pop("w_node", None), st.session_state.pop("w_sigma0", None)
+        st.session_state.pop("w_node", None)
+        st.session_state.pop("w_sigma0", None)
 
 
 def _close_focus() -> None:

@@ -236,9 +236,14 @@ def test_clicking_a_miss_opens_its_drill_down():
     first = at.selectbox(key="w_node").value
     trace = next(t for t in chart(at)["data"] if t["name"].startswith("missed: "))
     pick = next(i for i, cd in enumerate(trace["customdata"]) if cd[0] != first)
+    markdown = [m.value for m in at.main.markdown]
     with clicked(at, trace["name"], pick) as (row, u, sigma, sigma0):
         at.run()
         assert not at.exception and not at.error
+        # the click adds the miss's explanation and nothing else (no stray values written)
+        assert [m.value for m in at.main.markdown][: len(markdown)] == markdown
+        assert [m.value for m in at.main.markdown][len(markdown) :][0].startswith("Missed ")
+        assert len(at.main.markdown) == len(markdown) + 1
         assert at.selectbox(key="w_node").value == row != first
         assert at.number_input(key="w_sigma0").value == pytest.approx(sigma0)
         assert drill_down_row(at) == row
