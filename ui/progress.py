@@ -7,9 +7,16 @@ itself; its Run button starts it again.
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any
 
 import streamlit as st
+
+SHOW_AFTER = 0.3
+"""Seconds of work before a computation's bar and Stop button are drawn."""
+
+EVERY = 0.1
+"""Seconds between two updates of a bar."""
 
 STOPPED = "_sslviz_stopped"
 """Session-state key: the keys of the computations whose Stop button was pressed."""
@@ -42,22 +49,23 @@ def _stop_key(key: Any) -> str:
 
 class progress:  # noqa: N801 - used as a context manager: ``with progress("…") as tick:``
     """A progress bar and a Stop button for one computation: ``tick(fraction, message)``
-    updates the bar (the callback the ``sslviz`` functions take); both are removed when the
-    block ends.
+    updates the bar (the callback the ``sslviz`` functions take); both appear once the work
+    has taken :data:`SHOW_AFTER` s and are removed when the block ends.
 
     ``key`` names the computation (its settings; default: ``text``); ``restart``: the
     page's own Run button was pressed, so a stopped ``key`` runs again. How Stop works:
     Streamlit interrupts a running script at its next Streamlit call when a widget is
-    clicked, and every ``tick`` is such a call, so a click on Stop ends the computation
-    within one progress step (an exception unwinds it: ``st.cache_data`` stores nothing,
+    clicked, and every update of the bar (every :data:`EVERY` s of work, at the next
+    ``tick``) is such a call, so a click on Stop ends the computation within one update
+    (an exception unwinds it: ``st.cache_data`` stores nothing,
     and the app's memo dicts store only finished results). The Stop button's callback
     remembers ``key`` in the session, so in the rerun that follows, entering this block
     draws "Stopped. Press Run to compute again" and a Run button instead, and stops the
     script (``st.stop()``): the page never restarts a stopped computation by itself. Changed
     settings interrupt a running computation the same way (the rerun computes the new
     request), and so does a closed browser tab: Streamlit stops the session's script at its
-    next Streamlit call, which the progress callbacks provide, so an abandoned computation
-    does not keep a CPU busy for longer than one progress step.
+    next Streamlit call, which the bar's updates provide, so an abandoned computation does
+    not keep a CPU busy for longer than one update.
     """
 
     def __init__(
@@ -85,23 +93,34 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
                 args=(self.key,),
             )
             st.stop()
-        # a placeholder holds the row: emptying it removes bar and button at the end
-        # (``container.empty()`` would only add an empty element inside the row)
+        # a placeholder holds the row (drawn at the first update, see :meth:`tick`), in
+        # every run: what follows keeps its place; emptying it removes bar and button at the
+        # end (``container.empty()`` would only add an empty element inside the row)
         self.slot = where.empty()
-        self.box = self.slot.container(horizontal=True, vertical_alignment="center")
-        self.bar = self.box.progress(0.0, text=self.text, width="stretch")
-        self.box.button(
-            "Stop",
-            key=f"w_stop_{self.key}",
-            icon=":material/stop:",
-            on_click=_stop,
-            args=(self.key,),
-            help="Stop this computation (nothing partial is kept).",
-        )
+        self.bar = None
+        self.started = self.updated = time.monotonic()
         return self.tick
 
     def tick(self, fraction: float, message: str = "") -> None:
+        """Update the bar: drawn, with its Stop button, once the work has taken
+        :data:`SHOW_AFTER` s (quick work, or a cached result, shows no bar), then updated
+        at most every :data:`EVERY` s (each update is a message the browser redraws)."""
+        now = time.monotonic()
+        if now - self.started < SHOW_AFTER or now - self.updated < EVERY:
+            return
+        self.updated = now
         f = min(max(float(fraction), 0.0), 1.0)
+        if self.bar is None:
+            box = self.slot.container(horizontal=True, vertical_alignment="center")
+            self.bar = box.progress(f, text=self.text, width="stretch")
+            box.button(
+                "Stop",
+                key=f"w_stop_{self.key}",
+                icon=":material/stop:",
+                on_click=_stop,
+                args=(self.key,),
+                help="Stop this computation (nothing partial is kept).",
+            )
         self.bar.progress(f, text=f"{self.text} {message}".strip())
 
     def __exit__(self, *exc: Any) -> None:
