@@ -1,15 +1,16 @@
 """Building the loss page's two default charts (Figure 3 with its trust panel, and the node
 drill-down): this tree against an old one, each tree in its own process, alternating; then
-what a cached rerun pays for its copy of each chart.
+what a cached rerun pays to draw each chart.
 
 Captures the arguments the default loss view (AppTest) passes to
 :func:`sslviz.plots.loss_intervals_figure` and :func:`sslviz.plots.soft_label_figure`, then
 each tree builds each chart ``--reps`` times (after three builds not timed: a subplot
 grid is computed once per arguments). Both trees must give the same figures (their JSON
 parsed). Since both charts are built as dicts (``sslviz.plots.style.dict_figure``), an old
-tree built with Plotly's object API is the comparison. The copy: the pickled figure
-``st.cache_data`` kept before ``ui.cache.figure`` kept the figure's dict (unpickling
-validates it again), against the figure made from that dict.
+tree built with Plotly's object API is the comparison. The draw (:func:`copies`): the
+pickled figure ``st.cache_data`` kept before ``ui.cache.figure`` kept the figure's dict
+(unpickling validates it again), the figure made from that dict, and the dict drawn as it
+is, each handed to ``st.plotly_chart``'s conversion (``to_dict()``, then JSON).
 
 Run: ``python benchmarks/figure_build.py --old 08e8597 [--reps 30] [--rounds 2]``; writes
 ``benchmarks/results/figure_build.{json,md}``.
@@ -83,22 +84,30 @@ def measure(reps: int) -> dict:
 
 
 def copies(calls: dict, reps: int) -> dict[str, list[float]]:
-    """What a cached rerun pays for its copy of each chart: a pickled figure against the
-    figure made from its dict without validating it again."""
+    """What a cached rerun pays to hand each chart to ``st.plotly_chart``: its copy from
+    the cache, then what ``plotly_chart`` does with it (the figure's ``to_dict()``, then its
+    JSON). The copy: a pickled figure; the figure made from its cached dict without
+    validating it again; that dict drawn as it is (``ui.widgets.chart``)."""
     import plotly.graph_objects as go
+    import plotly.io as pio
+    from plotly.tools import return_figure_from_figure_or_data
+
+    from ui.widgets import _Drawn
 
     out = {}
     for name, (f, a, k) in calls.items():
         fig = f(*a, **k)
-        pickled, spec = pickle.dumps(fig), fig.to_dict()
+        pickled, spec = pickle.dumps(fig), pickle.dumps(fig.to_dict())
         for label, copy in (
             ("pickled figure", lambda b=pickled: pickle.loads(b)),
-            ("figure from its dict", lambda d=spec: go.Figure(d, _validate=False)),
+            ("figure from its dict", lambda b=spec: go.Figure(pickle.loads(b), _validate=False)),
+            ("its dict drawn as it is", lambda b=spec: _Drawn(pickle.loads(b))),
         ):
             runs = []
             for _ in range(reps):
                 t0 = time.perf_counter()
-                copy()
+                drawn = return_figure_from_figure_or_data(copy(), validate_figure=True)
+                pio.to_json(drawn, validate=False)
                 runs.append(time.perf_counter() - t0)
             out[f"{label} / {name}"] = runs
     return out
@@ -128,7 +137,7 @@ def main() -> None:
                 figures.setdefault(name, {})[tree] = got["json"]
     same = {name: figs["old"] == figs["new"] for name, figs in figures.items()}
     copied = copies(calls, args.reps)
-    labels = ("pickled figure", "figure from its dict")
+    labels = ("pickled figure", "figure from its dict", "its dict drawn as it is")
     lines = [
         "# Building the default loss view's two charts: old tree against new",
         "",
@@ -149,9 +158,10 @@ def main() -> None:
             },
         ),
         "",
-        "A cached rerun's copy of each chart (ms, median): the pickled `go.Figure` that "
-        "`st.cache_data` kept before (unpickling validates it again) against "
-        "`ui.cache.figure`'s unvalidated figure from the cached dict.",
+        "A cached rerun's copy of each chart, handed to `st.plotly_chart` (its `to_dict()` "
+        "and JSON; ms, median): the pickled `go.Figure` that `st.cache_data` kept before "
+        "(unpickling validates it again), the unvalidated figure made from the cached dict "
+        "(before this change), and the cached dict drawn as it is (`ui.widgets.chart`).",
         "",
         *_table(
             ("chart", *labels),

@@ -29,7 +29,6 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from sslviz import animation, costs, export
@@ -38,6 +37,7 @@ from sslviz.convergence import convergence
 from sslviz.datasets import Dataset, load_dataset, load_file
 from sslviz.intervals import Score, Sweep, node_trace, score, sweep
 from sslviz.problem import Problem, build_problem, loss_curve, suggest_sigma_range
+from sslviz.settings import Spec
 from sslviz.specs import (
     ConditionSettings,
     LearnSettings,
@@ -49,6 +49,24 @@ from sslviz.specs import (
 from sslviz.truth import LossCurve
 from ui import views
 from ui.compat import Tick, unrecorded
+
+
+def _spec_classes(cls: type = Spec) -> list[type]:
+    """``cls`` and every class derived from it (the settings classes, the pages' views)."""
+    return [cls, *(c for sub in cls.__subclasses__() for c in _spec_classes(sub))]
+
+
+SPEC_HASH = {cls: repr for cls in _spec_classes()}
+"""How a cache key's settings objects are hashed: by their ``repr``, every field's value
+written exactly (a frozen dataclass's own repr; floats round-trip), about 10× faster than
+Streamlit's generic hash of a dataclass (0.11 against 1.1 ms for a spec and sweep settings,
+a few dozen of which every run hashes)."""
+
+
+def cached(max_entries: int) -> Callable:
+    """``st.cache_data`` as this module uses it: at most ``max_entries`` results, no
+    spinner (pages draw their own progress), settings hashed by :data:`SPEC_HASH`."""
+    return st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=SPEC_HASH)
 
 
 def scaled(tick: Tick | None, start: float, stop: float, prefix: str = "") -> Tick | None:
@@ -74,12 +92,12 @@ def problem(spec: ProblemSpec) -> Problem:
     return build_problem(spec)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cached(64)
 def suggested_range(spec: ProblemSpec) -> tuple[float, float]:
     return suggest_sigma_range(problem(spec))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached(32)
 def summary(spec: ProblemSpec) -> dict:
     """Instance summary for the home page."""
     p = problem(spec)
@@ -104,7 +122,7 @@ def summary(spec: ProblemSpec) -> dict:
     }
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cached(16)
 def samples(
     name: str, data_file: str | None, classes: tuple[int, int], per_class: int = 8, seed: int = 0
 ) -> list[np.ndarray]:
@@ -119,7 +137,7 @@ def samples(
     return out
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached(32)
 def truth(spec: ProblemSpec, lo: float, hi: float, _progress: Tick | None = None) -> LossCurve:
     """The exact loss curve l(σ) on [lo, hi] (exact solver)."""
     return loss_curve(problem(spec), lo, hi, progress=unrecorded(_progress))
@@ -140,7 +158,7 @@ def intervals(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached(32)
 def _intervals(
     spec: ProblemSpec,
     lo: float,
@@ -168,7 +186,7 @@ def scored(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached(32)
 def _scored(
     spec: ProblemSpec,
     lo: float,
@@ -226,7 +244,7 @@ def node_curves(
     return {"sigma": np.linspace(lo, hi, n_grid), "f": f, "f_exact": fe, "label": settings.label}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cached(64)
 def _node_curve(
     spec: ProblemSpec,
     lo: float,
@@ -255,7 +273,7 @@ NODE_CHUNK = 10
 """σ per progress step of :func:`node_curves`."""
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cached(64)
 def node_traces(
     spec: ProblemSpec,
     lo: float,
@@ -277,7 +295,7 @@ def node_traces(
     return out
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached(32)
 def conditioning(
     spec: ProblemSpec,
     lo: float,
@@ -298,7 +316,7 @@ def conditioning(
     return curve, time.perf_counter() - t0
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached(32)
 def trust(
     spec: ProblemSpec,
     lo: float,
@@ -323,7 +341,7 @@ def trust(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached(32)
 def _trust_base(
     spec: ProblemSpec, lo: float, hi: float, points: int, _progress: Tick | None = None
 ) -> TrustCurve:
@@ -336,7 +354,7 @@ def _trust_base(
     )
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cached(16)
 def convergence_view(spec: ProblemSpec, lo: float, hi: float, iterations: int, t: int) -> dict:
     """The CG-iterations page: ``result`` (:class:`sslviz.convergence.Convergence` against
     :func:`truth`), ``figure`` (the t-scrubber, opening at ``start``: t, or T when t is
@@ -353,16 +371,17 @@ def convergence_view(spec: ProblemSpec, lo: float, hi: float, iterations: int, t
     }
 
 
-def figure(key: tuple, build: Callable[[], Any]) -> Any:
-    """The figure ``build()`` returns, cached by ``key``: the settings it is a function of
-    (a page's key names every one of them). The cache holds the figure's dict, which Plotly
-    validated once, when it was built; every run gets its own figure made from that dict
-    without validating it again, where unpickling a cached figure validates it again
+def figure(key: tuple, build: Callable[[], Any]) -> dict:
+    """The dict of the figure ``build()`` returns (``to_dict()``), cached by ``key``: the
+    settings it is a function of (a page's key names every one of them); every run gets
+    its own copy. Plotly validated the figure once, when it was built; :func:`ui.widgets.chart`
+    draws the dict as it is, where a figure made from it would be copied twice and walked
+    again on every run, and unpickling a cached figure validates it again
     (``benchmarks/figure_build.py``). The same figure on every run, the first included."""
-    return go.Figure(_figure_dict(key, build), _validate=False)
+    return _figure_dict(key, build)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cached(64)
 def _figure_dict(key: tuple, _build: Callable[[], Any]) -> dict:
     return _build().to_dict()
 
@@ -531,7 +550,7 @@ def learn(
     return LEARN_RUNS.get_or_compute((spec, lo, hi, settings, approx), compute)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cached(64)
 def speed_row(
     spec: ProblemSpec,
     lo: float,
@@ -590,13 +609,13 @@ SPEED_BUDGET = 1.5
 """Seconds the timing runs of one sweep may take (a longer run is timed once)."""
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached(32)
 def loss_json(spec: ProblemSpec, lo: float, hi: float) -> str:
     """The ``sslviz loss`` document of this view."""
     return export.download_text(export.loss_document(problem(spec), truth(spec, lo, hi), (lo, hi)))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached(32)
 def intervals_json(
     spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, scoring: ScoreSettings
 ) -> str:

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pandas as pd
-import streamlit as st
 
 from sslviz import animation
 from sslviz.intervals import Sweep, sweep
@@ -52,7 +51,7 @@ def record(
     return res
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cache.cached(16)
 def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> dict:
     """What the page draws: ``figure`` (the animation), ``table`` (the event log, nodes as
     instance rows), ``intervals`` (the sweep's, ``[(lo, hi, loss)]``), ``steps``, ``frames``,
@@ -80,7 +79,7 @@ def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> di
     }
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache.cached(64)
 def step_figure(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, step: int):
     """The player's figure at one real step (0-based): :func:`sslviz.animation.player_figure`
     with ``at_step``, for the single-step view (±1, arrow keys, a slider over every step)."""

@@ -18,6 +18,7 @@ from typing import Any
 # no attribute 'Series'", seen by benchmarks/load_test.py).
 import numpy as np
 import pandas  # noqa: F401
+import plotly.graph_objects as go
 import streamlit as st
 
 from sslviz import specs as S
@@ -155,12 +156,31 @@ def controls(cls: type, **overrides: Any):
     return url.spec_from_cfg(cls, cfg, **overrides)
 
 
+class _Drawn(go.Figure):
+    """A finished figure's dict (a Plotly figure's ``to_dict()``) for ``st.plotly_chart``,
+    which takes a figure's ``to_dict()`` (for a Figure, two deep copies and a walk over its
+    arrays: 15 ms for Figure 3, ``benchmarks/figure_build.py``) and validates a plain dict
+    again. Only ``to_dict`` answers for the figure; nothing else may read it."""
+
+    def __init__(self, spec: dict) -> None:
+        super().__init__(_validate=False)  # an empty figure: nothing copied or validated
+        self._spec = spec
+
+    def to_dict(self) -> dict:
+        return self._spec
+
+
 def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
-    """Draw a Plotly figure (every page's charts go through here, so presenter mode can
-    enlarge them in one place); ``kwargs`` go to ``plotly_chart`` (``on_select``...).
-    In presenter mode the figure is drawn taller with larger fonts (:func:`scale_figure`)."""
+    """Draw a Plotly figure, or a figure's dict (:func:`ui.cache.figure`), drawn as it is.
+    Every page's charts go through here, so presenter mode can enlarge them in one place;
+    ``kwargs`` go to ``plotly_chart`` (``on_select``...). In presenter mode the figure is
+    drawn taller with larger fonts (:func:`scale_figure`)."""
     view = presenter.run_view()
-    if view.get("stage") is not None and not view.get("staged"):  # a tour's first chart
+    staged = view.get("stage") is not None and not view.get("staged")  # a tour's first chart
+    scaled = url.session_cfg().get("present")
+    if isinstance(fig, dict):  # changed below (a Figure), or drawn as it is
+        fig = go.Figure(fig, _validate=False) if staged or scaled else _Drawn(fig)
+    if staged:
         view["staged"] = True
         fig = presenter.scale_figure(fig, font=presenter.STAGE_FONT, px=presenter.STAGE_HEIGHT)
         right = any(getattr(a, "side", None) == "right" for a in fig.select_yaxes())
@@ -170,7 +190,7 @@ def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
             )
         )
         return view["stage"].plotly_chart(fig, key=key, **kwargs)
-    if url.session_cfg().get("present"):
+    if scaled:
         fig = presenter.scale_figure(fig)
     return container.plotly_chart(fig, key=key, **kwargs)
 

@@ -1,8 +1,10 @@
-"""ui.cache.figure: a cached figure is the figure built, each run gets its own copy."""
+"""ui.cache.figure: a cached figure is the figure built, each run gets its own copy, and
+ui.widgets.chart draws it as Streamlit draws the figure itself."""
 
 import json
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from sslviz import plots
 from sslviz.problem import build_problem, loss_curve
@@ -20,11 +22,33 @@ def test_a_cached_figure_is_the_figure_built_and_each_run_gets_its_own():
     cache._figure_dict.clear()
     built = _loss_figure()
     first = cache.figure(key, _loss_figure)
-    assert json.loads(first.to_json()) == json.loads(built.to_json())
-    assert [a.title.text for a in first.select_yaxes()] == [
-        a.title.text for a in built.select_yaxes()
-    ]
-    first.update_layout(height=123)  # as presenter mode scales a run's figure
+    assert first == built.to_dict()
+    first["layout"]["height"] = 123  # as a run might change its copy
     again = cache.figure(key, lambda: pytest.fail("a cached figure was built again"))
-    assert again is not first and again.layout.height != 123
-    assert json.loads(again.to_json()) == json.loads(built.to_json())
+    assert again is not first and again == built.to_dict()
+
+
+def _draw_both(present: bool) -> None:  # an AppTest script: the dict, then the figure
+    import streamlit as st
+
+    from sslviz import plots
+    from sslviz.problem import build_problem, loss_curve
+    from sslviz.specs import ProblemSpec
+    from ui import url, widgets
+
+    if present:
+        url.session_cfg()["present"] = True
+    fig = plots.loss_intervals_figure(loss_curve(build_problem(ProblemSpec(n=40)), 1.0, 3.0))
+    widgets.chart(st, fig.to_dict(), key="as_dict")
+    widgets.chart(st, fig, key="as_figure")
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_a_figure_dict_is_drawn_as_the_figure_is(present):
+    """The chart a cached dict draws (as it is; or made a figure again, to enlarge it in
+    presenter mode) is the one its figure draws: the same spec sent to the browser."""
+    at = AppTest.from_function(_draw_both, args=(present,), default_timeout=60).run()
+    assert not at.exception
+    as_dict, as_figure = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+    assert as_dict == as_figure
+    assert as_dict["data"] and (as_dict["layout"].get("height", 0) > 450) == present
