@@ -372,7 +372,7 @@ def loss_intervals_figure(
         layout["xaxis3"]["title"] = dict(text=x_title)
         layout["yaxis"] |= loss_axis | dict(title=dict(text=f"loss l({param})"))
         layout |= LAYOUT | dict(
-            margin=dict(l=70, r=20, t=60, b=40),
+            margin=LAYOUT["margin"] | dict(b=40),
             height=820,
             title=dict(
                 text="Constant-loss intervals (Figure 3) and where "

@@ -204,7 +204,7 @@ def soft_label_figure(
     top, bottom = layout["yaxis"]["domain"], layout["yaxis2"]["domain"]
     side = dict(x=1.02, xanchor="left", yanchor="top", font=dict(size=13), groupclick="toggleitem")
     layout |= LAYOUT | dict(
-        margin=dict(l=70, r=20, t=60, b=50),
+        margin=LAYOUT["margin"] | dict(b=70),  # b: the σ axis's title, laid out once
         height=680,
         title=dict(text="Node drill-down (Figure 2)"),
         legend=side
