@@ -86,7 +86,9 @@ def dataset(name: str, data_file: str | None) -> Dataset:
     return load_file(data_file) if data_file else load_dataset(name)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Building the instance, graph and model…")
+@st.cache_resource(
+    max_entries=16, show_spinner="Building the instance, graph and model…", hash_funcs=SPEC_HASH
+)
 def problem(spec: ProblemSpec) -> Problem:
     """Instance, graph and labeling model (read-only; shared)."""
     return build_problem(spec)

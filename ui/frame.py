@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import gc
+import itertools
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from ui import nav, presenter, sidebar
+
+_CALLS = itertools.count()  # the calls of page() in this server process
+
+
+def _freeze_long_lived() -> None:
+    """Once the process's first run is over (at the third call of :func:`page`: a first
+    run can make two, :func:`ui.nav.ensure_declared`), everything tracked by the collector
+    so far (NumPy, SciPy, pandas, Plotly's validators, Streamlit, sslviz, the first
+    results: about 230,000 objects) is kept out of Python's full collections
+    (``gc.freeze``): it lives as long as the server. One such collection took 0.34 s in
+    the middle of a page's run (``benchmarks/control_reruns.py``: a cached change back,
+    0.53 s where the others took 0.1 s). A frozen object is still freed when its last
+    reference goes; only cycles among frozen objects stay."""
+    if next(_CALLS) == 2:
+        gc.freeze()
 
 
 def page(
@@ -23,6 +40,7 @@ def page(
     ``default_tour``: the tour a fresh session opens on this page
     (:func:`ui.presenter.default_view`).
     Returns the sidebar's state (:func:`ui.sidebar.sidebar`)."""
+    _freeze_long_lived()
     nav.ensure_declared()
     if default_tour is not None:
         presenter.default_view(default_tour)
