@@ -58,9 +58,9 @@ def _spec_classes(cls: type = Spec) -> list[type]:
 
 SPEC_HASH = {cls: repr for cls in _spec_classes()}
 """How a cache key's settings objects are hashed: by their ``repr``, every field's value
-written exactly (a frozen dataclass's own repr; floats round-trip), about 10× faster than
-Streamlit's generic hash of a dataclass (0.11 against 1.1 ms for a spec and sweep settings,
-a few dozen of which every run hashes)."""
+written exactly (a frozen dataclass's own repr; floats round-trip), where Streamlit's
+generic hash of a dataclass walks it field by field; every run hashes a few dozen keys
+(``benchmarks/control_reruns.py`` times the runs)."""
 
 
 def cached(max_entries: int) -> Callable:

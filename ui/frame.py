@@ -18,11 +18,11 @@ def _freeze_long_lived() -> None:
     """Once the process's first run is over (at the third call of :func:`page`: a first
     run can make two, :func:`ui.nav.ensure_declared`), everything tracked by the collector
     so far (NumPy, SciPy, pandas, Plotly's validators, Streamlit, sslviz, the first
-    results: about 230,000 objects) is kept out of Python's full collections
-    (``gc.freeze``): it lives as long as the server. One such collection took 0.34 s in
-    the middle of a page's run (``benchmarks/control_reruns.py``: a cached change back,
-    0.53 s where the others took 0.1 s). A frozen object is still freed when its last
-    reference goes; only cycles among frozen objects stay."""
+    results) is kept out of Python's full collections (``gc.freeze``): it lives as long as
+    the server, and a full collection that walks it all, in the middle of a page's run,
+    stalls that run (``benchmarks/control_reruns.py``, ``benchmarks/paint_timeline.py``).
+    A frozen object is still freed when its last reference goes; only cycles among frozen
+    objects stay."""
     if next(_CALLS) == 2:
         gc.freeze()
 

@@ -26,9 +26,9 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17
 
 
 LAYOUT = dict(
-    # l: room for a y axis's title and tick labels in Streamlit's font (85 px drawn for
-    # Figure 3's and the drill-down's): when they fit, Plotly's automargin has nothing to
-    # push and the chart is laid out once, not twice (about 40 % of its draw in Chromium)
+    # l: room for a y axis's title and tick labels in Streamlit's font: when they fit,
+    # Plotly's automargin has nothing to push and lays the chart out once, not twice
+    # (benchmarks/plotly_draw.py draws the charts and shows the margins set and drawn)
     margin=dict(l=88, r=20, t=60, b=50),
     hovermode="closest",
     font=dict(size=14),

@@ -50,18 +50,3 @@ def test_fallbacks_outside_a_script_run():
     assert compat.page_file() is None
     assert compat.in_sidebar(object()) is False
     assert compat.unrecorded(None) is None
-
-
-def test_the_first_runs_objects_are_frozen_once(monkeypatch):
-    """ui.frame: gc.freeze once, at the third call of page() (a first run can make two)."""
-    import gc
-    import itertools
-
-    from ui import frame
-
-    frozen = []
-    monkeypatch.setattr(frame, "_CALLS", itertools.count())
-    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
-    for calls in (0, 0, 1, 1, 1):
-        frame._freeze_long_lived()
-        assert len(frozen) == calls
