@@ -207,6 +207,10 @@ def _timed_row(timing) -> None:
     st.caption(f"Work per interval: {measure.describe_work(work, per=sc.M)}. Time: {how}")
 
 
+# the tabs under the chart (the first open at first) and the session key of the open one
+TABS = ("Estimated intervals", "Missed breakpoints", "True loss", "Trust panel", "Export")
+TABS_KEY = "li_tabs"
+
 _PAGE_RUN = "li_page_run"  # session keys: the page's runs that left the timing pending,
 _TIMING_RUN = "li_timing_run"  # and the last of them whose timing row was drawn
 TIMING_DELAY = 0.2  # seconds after the page is drawn before its sweep is timed (_take_timing)
@@ -302,54 +306,62 @@ else:
         )
 
 rng = SigmaRange(lo, hi)
-t1, t2, t3, t5, t4 = st.tabs(
-    ["Estimated intervals", "Missed breakpoints", "True loss", "Trust panel", "Export"]
-)
-t3.dataframe(export.to_frame(truth, problem), hide_index=True)
-files = {
-    "true_loss.csv": export.to_frame(truth, problem).to_csv(index=False),
-    "true_loss.json": cache.loss_json(spec, lo, hi),
-}
-lines = [command_line("loss", spec, rng, out="true_loss.json")]
+# only the open tab is built and sent (a switch reruns the page, every result cached)
+t1, t2, t3, t5, t4 = st.tabs(list(TABS), key=TABS_KEY, on_change="rerun")
+if t3.open:
+    t3.dataframe(export.to_frame(truth, problem), hide_index=True)
 if sc is None:
-    t1.info("No estimate: Algorithm 4 needs a Gaussian family.")
-    t2.info("No estimate to score.")
-    t5.info("No iterative solve: the threshold family's loss is exact.")
+    for tab, text in (
+        (t1, "No estimate: Algorithm 4 needs a Gaussian family."),
+        (t2, "No estimate to score."),
+        (t5, "No iterative solve: the threshold family's loss is exact."),
+    ):
+        if tab.open:
+            tab.info(text)
 else:
-    t1.dataframe(export.to_frame(res, problem), hide_index=True)
-    if sc.misses:
+    if t1.open:
+        t1.dataframe(export.to_frame(res, problem), hide_index=True)
+    if t2.open and sc.misses:
         t2.dataframe(export.to_frame(sc, problem), hide_index=True)
-    else:
+    elif t2.open:
         t2.success("No true breakpoint missed.")
-    t5.dataframe(export.to_frame(trust), hide_index=True)
-    files |= {
-        "intervals.csv": export.to_frame(res, problem).to_csv(index=False),
-        "intervals.json": cache.intervals_json(spec, lo, hi, settings, scoring),
-        "trust.csv": export.to_frame(trust).to_csv(index=False),
-        "trust_panel.json": export.dumps(export.to_dict(trust, score=sc)),
+    if t5.open:
+        t5.dataframe(export.to_frame(trust), hide_index=True)
+if t4.open:
+    files = {
+        "true_loss.csv": export.to_frame(truth, problem).to_csv(index=False),
+        "true_loss.json": cache.loss_json(spec, lo, hi),
     }
-    lines.append(command_line("intervals", spec, rng, settings, scoring, out="intervals.json"))
-    lines.append(
-        command_line(
-            "condition",
-            spec,
-            rng,
-            ConditionSettings(
-                points=view.trust_points,
-                solver=cache.trust_solver(settings),
-                cg_iters=settings.cg_iters,
-                trust=True,
-            ),
-            out="trust.json",
-        )
-    )
-    if cmp_res is not None:
+    lines = [command_line("loss", spec, rng, out="true_loss.json")]
+    if sc is not None:
+        files |= {
+            "intervals.csv": export.to_frame(res, problem).to_csv(index=False),
+            "intervals.json": cache.intervals_json(spec, lo, hi, settings, scoring),
+            "trust.csv": export.to_frame(trust).to_csv(index=False),
+            "trust_panel.json": export.dumps(export.to_dict(trust, score=sc)),
+        }
+        lines.append(command_line("intervals", spec, rng, settings, scoring, out="intervals.json"))
         lines.append(
-            command_line("intervals", spec, rng, cmp_settings, cmp_scoring, out="compare.json")
+            command_line(
+                "condition",
+                spec,
+                rng,
+                ConditionSettings(
+                    points=view.trust_points,
+                    solver=cache.trust_solver(settings),
+                    cg_iters=settings.cg_iters,
+                    trust=True,
+                ),
+                out="trust.json",
+            )
         )
-with t4:
-    widgets.downloads("li", files)
-    widgets.commands(*lines)
+        if cmp_res is not None:
+            lines.append(
+                command_line("intervals", spec, rng, cmp_settings, cmp_scoring, out="compare.json")
+            )
+    with t4:
+        widgets.downloads("li", files)
+        widgets.commands(*lines)
 
 drawing.close()
 if threshold:

@@ -117,6 +117,13 @@ def widget_values(at: AppTest, keys) -> dict:
     return {k: at.get_by_key(k).value for k in keys}
 
 
+def open_tab(at: AppTest, label: str, key: str = "li_tabs") -> AppTest:
+    """The page run again with its tab ``label`` open: the loss page builds only the open
+    tab's table, or its files and command lines (Export)."""
+    at.session_state[key] = label
+    return at.run()
+
+
 def code_lines(at: AppTest) -> list[str]:
     """The command lines shown in the page's ``st.code`` blocks."""
     return [line for c in at.code for line in c.value.splitlines() if line.strip()]

@@ -18,6 +18,7 @@ from apptest_helpers import (
     download,
     download_json,
     metrics,
+    open_tab,
     run_cli,
     start,
     values,
@@ -349,7 +350,7 @@ def test_b_uploaded_file_writes_no_dataset_and_says_so(tmp_path):
     assert not at.exception and not at.error
     assert at.selectbox(key="w_source").value == sidebar.UPLOAD
     assert "dataset" not in at.query_params
-    assert "--data-file" in code_lines(at)[0]
+    assert "--data-file" in code_lines(open_tab(at, "Export"))[0]
 
 
 # --------------------------------------------------------------------------------------
@@ -442,17 +443,18 @@ def test_d_loss_page_commands_reproduce_its_numbers(tmp_path):
         SMALL | {"classes": "3,8", "family": "complete", "t": "5", "compare": "CG t = 50"},
     )
     assert not at.exception and not at.error
-    loss_line, intervals_line, trust_line, compare_line = code_lines(at)
+    table = at.dataframe[0].value  # the "Estimated intervals" tab, open at first
+    loss_line, intervals_line, trust_line, compare_line = code_lines(open_tab(at, "Export"))
     loss = run_cli(loss_line, tmp_path / "loss.json")
     est = run_cli(intervals_line, tmp_path / "intervals.json")
     cmp = run_cli(compare_line, tmp_path / "compare.json")
     trust = run_cli(trust_line, tmp_path / "trust.json")["trust"]
-    panel = at.dataframe[3].value  # the "Trust panel" tab
+    panel = open_tab(at, "Trust panel").dataframe[0].value
     assert list(panel["sigma"]) == trust["sigma"]
     assert list(panel["t_needed_cg"]) == trust["t_needed_cg"]
     assert list(panel["error"]) == trust["error"]
 
-    truth = at.dataframe[2].value  # the "True loss" tab
+    truth = open_tab(at, "True loss").dataframe[0].value
     assert truth[["lo", "hi", "loss"]].to_dict("records") == loss["pieces"]
     true_trace = chart(at)["data"][0]
     assert true_trace["name"] == "true loss l(σ)"
@@ -465,14 +467,13 @@ def test_d_loss_page_commands_reproduce_its_numbers(tmp_path):
         for k in ("intervals M", "true breakpoints", "missed", "spurious endpoints", "solves")
     ) == (est["M"], sc["true_breakpoints"], sc["missed"], sc["spurious"], est["solves"])
     assert m["ε-volume"] == f"{sc['eps_volume']:.3g}"
-    table = at.dataframe[0].value  # the "Estimated intervals" tab
     cols = ["lo", "hi", "loss", "sigma0", "lo_node", "hi_node"]
     page = [
         {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
         for r in table[cols].to_dict("records")
     ]
     assert page == [{k: iv[k] for k in cols} for iv in est["intervals"]]
-    misses = at.dataframe[1].value
+    misses = open_tab(at, "Missed breakpoints").dataframe[0].value
     assert list(misses["sigma"]) == [x["sigma"] for x in sc["misses"]]
     assert any(f"M = {cmp['M']}, missed {cmp['score']['missed']}," in c.value for c in at.caption)
 
@@ -568,7 +569,7 @@ def test_e_cli_json_is_the_apps_download(tmp_path):
     The download bytes are read from AppTest's in-memory media storage (see
     ``apptest_helpers.download``), so this compares the files a user gets.
     """
-    at = start(PAGES["loss"])
+    at = open_tab(start(PAGES["loss"]), "Export")
     assert not at.exception and not at.error
     loss_line, intervals_line, _trust_line = code_lines(at)
     for key, line, name in (

@@ -5,7 +5,15 @@ import json
 from contextlib import contextmanager
 
 import pytest
-from apptest_helpers import INVALID, assert_refuses, chart, code_lines, metrics, values
+from apptest_helpers import (
+    INVALID,
+    assert_refuses,
+    chart,
+    code_lines,
+    metrics,
+    open_tab,
+    values,
+)
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest, element_tree
 
@@ -75,10 +83,13 @@ def test_default_settings_draw_figure_3_and_drill_down():
         assert logs and all(ax["exponentformat"] == "power" for ax in logs)
     assert "legend2" in chart(at, 1)["layout"]
     assert len(at.metric) == 7 and len(at.columns) >= 7
-    trust_table = at.dataframe[-1].value  # the "Trust panel" tab, the last table
+    assert len(at.dataframe) == 1  # the open tab's table only
+    assert list(at.dataframe[0].value.columns[:3]) == ["lo", "hi", "loss"]
+    assert not at.code and not at.get("download_button")  # the Export tab is closed
+    trust_table = open_tab(at, "Trust panel").dataframe[0].value
     assert list(trust_table.columns[:3]) == ["sigma", "error", "margin"]
     assert len(trust_table) == points
-    lines = code_lines(at)
+    lines = code_lines(open_tab(at, "Export"))
     dataset = S.default(S.ProblemSpec, "dataset")
     assert lines[0].startswith(f"sslviz loss --dataset {dataset}")
     assert lines[1].startswith(f"sslviz intervals --dataset {dataset}") and "--score" in lines[1]
@@ -148,7 +159,7 @@ def test_changing_cg_iterations_changes_the_estimate():
     at.number_input(key="w_t").set_value(3).run()
     assert not at.exception
     assert values(chart(at)["data"][1]) != before
-    assert "--cg-iters 3" in code_lines(at)[1]
+    assert "--cg-iters 3" in code_lines(open_tab(at, "Export"))[1]
     assert at.query_params["t"] == "3"
 
 
@@ -158,7 +169,7 @@ def test_compare_overlays_a_second_setting():
     assert not at.exception
     assert [t["name"] for t in chart(at)["data"]][2] == "compare: CG t = 5"
     assert at.query_params["compare"] == "CG t = 5"
-    assert "--cg-iters 5" in code_lines(at)[3]  # the comparison's own command
+    assert "--cg-iters 5" in code_lines(open_tab(at, "Export"))[3]  # the comparison's own
 
 
 def test_misses_show_verdict_causes_and_trust_panel():
@@ -175,7 +186,8 @@ def test_misses_show_verdict_causes_and_trust_panel():
         and "CG-5" in verdict
     )
     names = [t["name"] for t in chart(at)["data"]]
-    table = at.dataframe[1].value  # the "Missed breakpoints" tab, with its cause column
+    estimated = at.dataframe[0].value  # the "Estimated intervals" tab, open at first
+    table = open_tab(at, "Missed breakpoints").dataframe[0].value  # with its cause column
     assert len(table) == missed and table["cause"].notna().all()
     assert {f"missed: {c}" for c in table["cause"]} <= set(names)
     assert "missed breakpoint" not in names  # one trace per cause instead
@@ -184,9 +196,7 @@ def test_misses_show_verdict_causes_and_trust_panel():
     assert "missed" in node.format_func(node.value)
     missed_rows = {int(r) for text in table["nodes"] for r in text.split(", ")}
     assert node.value in missed_rows  # nodes behind missed breakpoints come first
-    other = next(
-        r for r in at.dataframe[0].value["hi_node"].dropna().astype(int) if r not in missed_rows
-    )
+    other = next(r for r in estimated["hi_node"].dropna().astype(int) if r not in missed_rows)
     at.selectbox(key="w_node").set_value(other).run()
     assert not at.exception and len(at.get("plotly_chart")) == 2
     assert at.query_params["node"] == str(other)
@@ -276,6 +286,7 @@ def test_threshold_family_shows_the_exact_loss_over_r():
     assert [t["name"] for t in fig["data"]][0] == "true loss l(r)"
     assert set([t["name"] for t in fig["data"]][1:]) <= {"degenerate r (nodes cut off from L)"}
     assert fig["layout"]["xaxis"]["title"]["text"].startswith("r ")
+    open_tab(at, "Export")
     assert code_lines(at) and code_lines(at)[0].startswith("sslviz loss")
     assert len(code_lines(at)) == 1 and len(at.get("download_button")) == 2
 
@@ -288,7 +299,7 @@ def test_paper_mode_and_delalleau_run():
     )
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 2
-    line = code_lines(at)[1]
+    line = code_lines(open_tab(at, "Export"))[1]
     assert "--mode paper" in line and "--labeling delalleau" in line
 
 
