@@ -17,7 +17,9 @@ in headless Chromium at 1400×900; a number typed into a control and Enter press
 the time until the app's script state has gone to running and back and the browser has
 drawn two more frames (the chart and the tables on screen), and the time until the page's
 time per interval is shown (taken after the page is drawn in trees since issue 29's
-deferred timing).
+deferred timing). Then the tabs under the chart, clicked one after the other: the time until
+the clicked tab's table or download buttons are visible (a tree that builds only the open
+tab's content reruns its tables then).
 """
 
 from __future__ import annotations
@@ -103,6 +105,15 @@ def measure(root: Path) -> dict:
 PAINTED = (("t", "21"), ("t", "20"), ("sigma_max", "3.4"), ("trust_points", "41"), ("n", "110"))
 """The controls whose paint is timed (URL key, value typed), one after the other."""
 
+TABS = (
+    ("Missed breakpoints", "[role=tabpanel]:not([hidden]) [data-testid=stDataFrame] canvas"),
+    ("Export", "[data-testid=stDownloadButton]"),
+    ("Estimated intervals", "[role=tabpanel]:not([hidden]) [data-testid=stDataFrame] canvas"),
+)
+"""The tabs under the chart opened one after the other, each with what shows it opened (a
+table, the download buttons): the time from the click until that is visible."""
+_VISIBLE = """s => [...document.querySelectorAll(s)].some(e => e.offsetParent !== null)"""
+
 
 def paint(root: Path) -> dict:
     """Time to paint each change of :data:`PAINTED` in Chromium, the tree at ``root`` served."""
@@ -129,6 +140,12 @@ def paint(root: Path) -> dict:
                 out[f"{key} → {value}"] = time.perf_counter() - t0
                 page.wait_for_function(_SETTLED, timeout=120_000)
                 out[f"{key} → {value}, with its time per interval"] = time.perf_counter() - t0
+            for tab, shown in TABS:
+                t0 = time.perf_counter()
+                page.get_by_role("tab", name=tab, exact=True).click()
+                page.wait_for_function(_VISIBLE, arg=shown, timeout=120_000)
+                out[f"tab {tab}"] = time.perf_counter() - t0
+                page.wait_for_function(_SETTLED, timeout=120_000)
             browser.close()
     finally:
         stop_server(server)
@@ -211,7 +228,7 @@ def main() -> None:
     lines += [
         "",
         "## Paint in Chromium (1400×900): from Enter to the page drawn (and to its time per "
-        "interval shown)",
+        "interval shown); a tab from its click to its table or files shown",
         "",
         "| change | old (s) | new (s) |",
         "|---|---|---|",

@@ -306,62 +306,74 @@ else:
         )
 
 rng = SigmaRange(lo, hi)
-# only the open tab is built and sent (a switch reruns the page, every result cached)
-t1, t2, t3, t5, t4 = st.tabs(list(TABS), key=TABS_KEY, on_change="rerun")
-if t3.open:
-    t3.dataframe(export.to_frame(truth, problem), hide_index=True)
-if sc is None:
-    for tab, text in (
-        (t1, "No estimate: Algorithm 4 needs a Gaussian family."),
-        (t2, "No estimate to score."),
-        (t5, "No iterative solve: the threshold family's loss is exact."),
-    ):
-        if tab.open:
-            tab.info(text)
-else:
-    if t1.open:
-        t1.dataframe(export.to_frame(res, problem), hide_index=True)
-    if t2.open and sc.misses:
-        t2.dataframe(export.to_frame(sc, problem), hide_index=True)
-    elif t2.open:
-        t2.success("No true breakpoint missed.")
-    if t5.open:
-        t5.dataframe(export.to_frame(trust), hide_index=True)
-if t4.open:
-    files = {
-        "true_loss.csv": export.to_frame(truth, problem).to_csv(index=False),
-        "true_loss.json": cache.loss_json(spec, lo, hi),
-    }
-    lines = [command_line("loss", spec, rng, out="true_loss.json")]
-    if sc is not None:
-        files |= {
-            "intervals.csv": export.to_frame(res, problem).to_csv(index=False),
-            "intervals.json": cache.intervals_json(spec, lo, hi, settings, scoring),
-            "trust.csv": export.to_frame(trust).to_csv(index=False),
-            "trust_panel.json": export.dumps(export.to_dict(trust, score=sc)),
+
+
+@st.fragment
+def _tables() -> None:
+    """The tabs under the chart; only the open one is built and sent. A fragment: a tab
+    switch reruns this, not the page (every result it shows is computed above)."""
+    t1, t2, t3, t5, t4 = st.tabs(list(TABS), key=TABS_KEY, on_change="rerun")
+    if t3.open:
+        t3.dataframe(export.to_frame(truth, problem), hide_index=True)
+    if sc is None:
+        for tab, text in (
+            (t1, "No estimate: Algorithm 4 needs a Gaussian family."),
+            (t2, "No estimate to score."),
+            (t5, "No iterative solve: the threshold family's loss is exact."),
+        ):
+            if tab.open:
+                tab.info(text)
+    else:
+        if t1.open:
+            t1.dataframe(export.to_frame(res, problem), hide_index=True)
+        if t2.open and sc.misses:
+            t2.dataframe(export.to_frame(sc, problem), hide_index=True)
+        elif t2.open:
+            t2.success("No true breakpoint missed.")
+        if t5.open:
+            t5.dataframe(export.to_frame(trust), hide_index=True)
+    if t4.open:
+        files = {
+            "true_loss.csv": export.to_frame(truth, problem).to_csv(index=False),
+            "true_loss.json": cache.loss_json(spec, lo, hi),
         }
-        lines.append(command_line("intervals", spec, rng, settings, scoring, out="intervals.json"))
-        lines.append(
-            command_line(
-                "condition",
-                spec,
-                rng,
-                ConditionSettings(
-                    points=view.trust_points,
-                    solver=cache.trust_solver(settings),
-                    cg_iters=settings.cg_iters,
-                    trust=True,
-                ),
-                out="trust.json",
-            )
-        )
-        if cmp_res is not None:
+        lines = [command_line("loss", spec, rng, out="true_loss.json")]
+        if sc is not None:
+            files |= {
+                "intervals.csv": export.to_frame(res, problem).to_csv(index=False),
+                "intervals.json": cache.intervals_json(spec, lo, hi, settings, scoring),
+                "trust.csv": export.to_frame(trust).to_csv(index=False),
+                "trust_panel.json": export.dumps(export.to_dict(trust, score=sc)),
+            }
             lines.append(
-                command_line("intervals", spec, rng, cmp_settings, cmp_scoring, out="compare.json")
+                command_line("intervals", spec, rng, settings, scoring, out="intervals.json")
             )
-    with t4:
-        widgets.downloads("li", files)
-        widgets.commands(*lines)
+            lines.append(
+                command_line(
+                    "condition",
+                    spec,
+                    rng,
+                    ConditionSettings(
+                        points=view.trust_points,
+                        solver=cache.trust_solver(settings),
+                        cg_iters=settings.cg_iters,
+                        trust=True,
+                    ),
+                    out="trust.json",
+                )
+            )
+            if cmp_res is not None:
+                lines.append(
+                    command_line(
+                        "intervals", spec, rng, cmp_settings, cmp_scoring, out="compare.json"
+                    )
+                )
+        with t4:
+            widgets.downloads("li", files)
+            widgets.commands(*lines)
+
+
+_tables()
 
 drawing.close()
 if threshold:

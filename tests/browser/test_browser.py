@@ -32,6 +32,7 @@ from browser_helpers import (
     wait_idle,
 )
 
+DOWNLOAD = '[data-testid="stDownloadButton"]'
 _TIME_PER_INTERVAL = """() => [...document.querySelectorAll('[data-testid="stMetric"]')]
     .map(m => m.innerText).filter(t => t.includes('time per interval'))"""
 
@@ -86,6 +87,14 @@ def test_every_page_in_a_real_browser(server):
             wait_idle(page)
             no_exception(page)
             page.screenshot(path=ARTIFACTS / "loss_intervals_t3.png", full_page=True)
+            # only the open tab is sent: Export's files and commands come with a click
+            assert page.locator(DOWNLOAD).count() == 0
+            charts = chart_signature(page)
+            page.get_by_role("tab", name="Export", exact=True).click()
+            page.wait_for_selector(DOWNLOAD, timeout=TIMEOUT_MS)
+            wait_idle(page)
+            no_exception(page)
+            assert page.locator(DOWNLOAD).count() == 6 and chart_signature(page) == charts
             page.goto(server)
             page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
             timings["loss_intervals"] = {"first": first, "revisit": open_page(page, url)}
