@@ -3,6 +3,8 @@ time to paint a few of them in Chromium: old tree against new in one run.
 
     python benchmarks/control_reruns.py [--old REV] [--rounds 2]
     # writes benchmarks/results/control_reruns.{json,md}
+    python benchmarks/control_reruns.py --paint-only [--old REV] [--rounds 4]
+    # the paint alone, medians: benchmarks/results/control_reruns_paint.{json,md}
 
 Each tree runs in its own process (``--measure ROOT``; the old one from a ``git worktree``
 of REV, default ``HEAD~1``), rendered headless by Streamlit's AppTest as in the tests: the
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -177,11 +180,54 @@ def _run(root: Path, what: str = "--measure") -> dict:
     return last_json([sys.executable, __file__, what, str(root)], root, env)
 
 
+def _rev(old: str) -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "--short", old], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def paint_rounds(old: Path, args: argparse.Namespace) -> None:
+    """``--paint-only``: the paint of both trees, alternating for ``--rounds`` rounds; each
+    change's median and smallest time (a paint varies more than a server run)."""
+    times: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
+    for _ in range(args.rounds):
+        for name, root in (("new", ROOT), ("old", old)):
+            for k, v in _run(root, "--paint").items():
+                times[name].setdefault(k, []).append(v)
+    rows = [
+        {"change": k, "old_s": times["old"].get(k, []), "new_s": v} for k, v in times["new"].items()
+    ]
+
+    def cell(xs: list[float]) -> str:
+        return f"{statistics.median(xs):.2f} ({min(xs):.2f})" if xs else "—"
+
+    lines = [
+        "# Paint of control changes and tabs on the default loss view (Chromium, 1400×900)",
+        "",
+        f"`python benchmarks/control_reruns.py --paint-only --old {args.old} --rounds "
+        f"{args.rounds}` (old = {_rev(args.old)}, new = the working tree); each tree served "
+        f"and painted {args.rounds} times, alternating; {machine()['cpus']} CPUs. A change: from "
+        "Enter to the page drawn (and to its time per interval shown); a tab: from its click "
+        "to its table or files shown. Median (smallest) of the rounds, seconds.",
+        "",
+        "| change | old | new |",
+        "|---|---|---|",
+    ] + [f"| {r['change']} | {cell(r['old_s'])} | {cell(r['new_s'])} |" for r in rows]
+    payload = {"old": _rev(args.old), "rounds": args.rounds, "machine": machine(), "paint": rows}
+    write("control_reruns_paint", payload, "\n".join(lines) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", default="HEAD~1", help="the old tree's git revision")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--measure", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--paint-only",
+        action="store_true",
+        help="only the Chromium paint, each change's median and smallest over the rounds "
+        "(writes control_reruns_paint.{json,md})",
+    )
     ap.add_argument("--paint", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
@@ -191,6 +237,9 @@ def main() -> None:
         print(json.dumps(paint(Path(args.paint))))
         return
     old = old_tree(args.old)
+    if args.paint_only:
+        paint_rounds(old, args)
+        return
     best: dict[str, dict[str, float | None]] = {"old": {}, "new": {}}
     for _ in range(args.rounds):
         for name, root in (("new", ROOT), ("old", old)):
@@ -206,9 +255,7 @@ def main() -> None:
     paints = [
         {"change": k, "old_s": painted["old"].get(k), "new_s": v} for k, v in painted["new"].items()
     ]
-    rev = subprocess.run(
-        ["git", "rev-parse", "--short", args.old], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    rev = _rev(args.old)
 
     def s(x):
         return "—" if x is None else f"{x:.2f}"
