@@ -108,10 +108,11 @@ def measure(root: Path) -> dict:
 PAINTED = (("t", "21"), ("t", "20"), ("sigma_max", "3.4"), ("trust_points", "41"), ("n", "110"))
 """The controls whose paint is timed (URL key, value typed), one after the other."""
 
+_TABLE = "[role=tabpanel]:not([hidden]) [data-testid=stDataFrame] canvas"  # the open tab's
 TABS = (
-    ("Missed breakpoints", "[role=tabpanel]:not([hidden]) [data-testid=stDataFrame] canvas"),
+    ("Missed breakpoints", _TABLE),
     ("Export", "[data-testid=stDownloadButton]"),
-    ("Estimated intervals", "[role=tabpanel]:not([hidden]) [data-testid=stDataFrame] canvas"),
+    ("Estimated intervals", _TABLE),
 )
 """The tabs under the chart opened one after the other, each with what shows it opened (a
 table, the download buttons): the time from the click until that is visible."""
@@ -186,14 +187,21 @@ def _rev(old: str) -> str:
     ).stdout.strip()
 
 
-def paint_rounds(old: Path, args: argparse.Namespace) -> None:
-    """``--paint-only``: the paint of both trees, alternating for ``--rounds`` rounds; each
-    change's median and smallest time (a paint varies more than a server run)."""
+def _paint_times(old: Path, rounds: int) -> dict[str, dict[str, list[float]]]:
+    """Each change's paint times in both trees (``"new"``, ``"old"``), the trees served and
+    painted alternately for ``rounds`` rounds."""
     times: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for name, root in (("new", ROOT), ("old", old)):
             for k, v in _run(root, "--paint").items():
                 times[name].setdefault(k, []).append(v)
+    return times
+
+
+def paint_rounds(old: Path, args: argparse.Namespace) -> None:
+    """``--paint-only``: the paint of both trees (:func:`_paint_times`); each change's
+    median and smallest time (a paint varies more than a server run)."""
+    times = _paint_times(old, args.rounds)
     rows = [
         {"change": k, "old_s": times["old"].get(k, []), "new_s": v} for k, v in times["new"].items()
     ]
@@ -246,11 +254,10 @@ def main() -> None:
             for k, v in _run(root).items():
                 prev = best[name].get(k)
                 best[name][k] = v if prev is None or (v is not None and v < prev) else prev
-    painted: dict[str, dict[str, float]] = {"old": {}, "new": {}}
-    for _ in range(args.rounds):
-        for name, root in (("new", ROOT), ("old", old)):
-            for k, v in _run(root, "--paint").items():
-                painted[name][k] = min(v, painted[name].get(k, v))
+    painted = {
+        name: {k: min(v) for k, v in times.items()}
+        for name, times in _paint_times(old, args.rounds).items()
+    }
     rows = [{"change": k, "old_s": best["old"].get(k), "new_s": v} for k, v in best["new"].items()]
     paints = [
         {"change": k, "old_s": painted["old"].get(k), "new_s": v} for k, v in painted["new"].items()

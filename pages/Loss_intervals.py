@@ -326,10 +326,11 @@ def _tables() -> None:
     else:
         if t1.open:
             t1.dataframe(export.to_frame(res, problem), hide_index=True)
-        if t2.open and sc.misses:
-            t2.dataframe(export.to_frame(sc, problem), hide_index=True)
-        elif t2.open:
-            t2.success("No true breakpoint missed.")
+        if t2.open:
+            if sc.misses:
+                t2.dataframe(export.to_frame(sc, problem), hide_index=True)
+            else:
+                t2.success("No true breakpoint missed.")
         if t5.open:
             t5.dataframe(export.to_frame(trust), hide_index=True)
     if t4.open:
