@@ -466,9 +466,11 @@ def trust_curve(
     working t. The result is right at t and not at t − 1; it is the *smallest* such t
     whenever, once every side is right, more iterations keep it so (not guaranteed for CG,
     whose soft labels need not converge monotonically; tests/unit/test_trust.py scans every t on
-    small instances). At each doubling or bisection step all σ that need the same t are
-    solved in one call of ``model.soft_labels_many`` (batched for CG/PCG on sparse graphs).
-    A σ where some node underflows for the solver skips the search (no t can help).
+    small instances). The harmonic model answers each step from recorded runs (one run of
+    16, 128 or 1024 iterations per σ gives every t up to it: :class:`_RecordedRuns`);
+    otherwise all σ that need the same t are solved in one call of
+    ``model.soft_labels_many``. A σ where some node underflows for the solver skips the
+    search (no t can help).
     """
     caller = "trust_curve"
     sig, cg_iters = _check_grid(sigmas, solver, cg_iters, caller)
@@ -484,6 +486,9 @@ def trust_curve(
     want = [(sl.f > 0.5)[k] for sl, k in zip(exact, keeps, strict=True)]
 
     def right(which: str):
+        if model.nested_iterates:
+            return _RecordedRuns(model, sig, which, keeps, want, t_max)
+
         def check(idx: list[int], t: int) -> list[bool]:
             sls = model.soft_labels_many(sig[idx], solver=which, cg_iters=t, derivative=False)
             return [
@@ -540,6 +545,46 @@ def trust_curve(
         cg_iters,
         t_max,
     )
+
+
+_FIRST_RUN = 16
+"""Iterations of the first recorded run per σ (:class:`_RecordedRuns`); each later one is
+8 times longer, up to t_max."""
+
+_TRACE_BYTES = 1 << 26
+"""Most bytes of sides one recorded run holds (σ, t, node): longer runs take fewer σ."""
+
+
+class _RecordedRuns:
+    """``right(idx, t)`` of :func:`_search_t` read off recorded runs: CG's iterates are
+    nested, so one run of T iterations per σ (:meth:`HarmonicModel.sides_by_t`, the bits of
+    T separate t-iteration solves) answers every t ≤ T. A σ asked a t beyond its run is run
+    again, 8 times longer: the doubling and bisection then ask nothing new, and the runs
+    cost at most about what the doubling alone did. Same answers as solving at each t."""
+
+    def __init__(self, model, sig, solver, keeps, want, t_max: int) -> None:
+        self.model, self.sig, self.solver, self.t_max = model, sig, solver, t_max
+        self.keeps, self.want = keeps, want
+        self.right = [np.zeros(0, bool) for _ in keeps]  # [i][t − 1]: every side right
+
+    def __call__(self, idx: list[int], t: int) -> list[bool]:
+        short = [i for i in idx if self.right[i].size < t]
+        if short:
+            runs = _FIRST_RUN
+            while runs < t:
+                runs *= 8
+            runs = min(runs, self.t_max)
+            per = max(1, _TRACE_BYTES // (runs * max(1, self.model.n_unlabeled)))
+            for c in range(0, len(short), per):
+                part = short[c : c + per]
+                sides, degenerate = self.model.sides_by_t(
+                    self.sig[part], solver=self.solver, iterations=runs
+                )
+                for j, i in enumerate(part):
+                    k = self.keeps[i]
+                    same = np.all(sides[j][:, k] == self.want[i], axis=1)
+                    self.right[i] = same & ~degenerate[j][k].any()
+        return [bool(self.right[i][t - 1]) for i in idx]
 
 
 def _search_t(n: int, keeps, under, t_max: int, right, settled=None) -> np.ndarray:

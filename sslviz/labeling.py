@@ -271,6 +271,9 @@ class SoftLabelModel:
         sl = self.soft_labels(sigma, solver="exact", derivative=derivative)
         return replace(sl, status="fallback")
 
+    nested_iterates: bool = False
+    """Whether :meth:`sides_by_t` reads every t off one run per σ (else: one solve per t)."""
+
     def batches(self, solver: str) -> bool:
         """Whether :meth:`soft_labels_many` solves several σ together with ``solver``."""
         return False
@@ -329,6 +332,8 @@ class HarmonicModel(SoftLabelModel):
     y : ndarray of shape (n,)
         Binary labels; only the labeled entries are read.
     """
+
+    nested_iterates = True
 
     def __init__(self, graph: Graph, labeled: np.ndarray, y: np.ndarray) -> None:
         labeled = np.asarray(labeled, bool)
