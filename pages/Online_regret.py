@@ -34,7 +34,7 @@ except (ValueError, TypeError) as exc:
         "Pick at least one feedback model." if not s.cfg.get("feedback") else widgets.readable(exc)
     )
     st.stop()
-key = (spec, lo, hi, settings, regret)
+key = cache.regret_key(spec, lo, hi, settings, regret)
 exp = cache.REGRET_RUNS.get(key)  # this server ran these settings: shown at once
 seconds = cache.regret_seconds(spec, settings, regret, (lo, hi), s.suggested)
 auto = cache.regret_autoruns(spec, settings, regret, (lo, hi), s.suggested)  # small

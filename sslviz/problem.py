@@ -153,21 +153,42 @@ def suggest_sigma_range(problem: Problem) -> tuple[float, float]:
 # --------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1024)
 def _graph_round(
     spec: ProblemSpec, lo: float, hi: float, settings, round_seed: int
 ) -> tuple[PiecewiseLoss, PiecewiseLoss]:
-    """(true loss, approximate loss) of one round; memoised per process so the feedback
-    models of a repetition share each instance's computation. Only the two piecewise
-    functions are kept (a few KB), not the instance and its graph."""
+    """(true loss, approximate loss) of one round: the exact curve, and the fast-mode sweep
+    of ``settings`` (whatever their mode: full information reads the fast sweep's loss)."""
     from dataclasses import replace
 
+    fast = replace(settings, mode="fast").effective()
+    return _true_round(spec, lo, hi, round_seed), _fast_round(spec, lo, hi, fast, round_seed)
+
+
+# Memoised per process, so the feedback models of a repetition share each instance's
+# computation, and a change of the sweep's settings (t, the solver) keeps every exact curve.
+# Only the piecewise functions are kept (a few KB), not the instance and its graph.
+
+
+def clear_round_memo() -> None:
+    """Forget every memoised round (for comparisons of two paths that must each compute)."""
+    _true_round.cache_clear()
+    _fast_round.cache_clear()
+
+
+@functools.lru_cache(maxsize=1024)
+def _true_round(spec: ProblemSpec, lo: float, hi: float, round_seed: int) -> PiecewiseLoss:
+    """The exact loss curve of the round ``round_seed`` on [lo, hi]."""
+    return loss_curve(build_problem(spec.with_seed(round_seed)), lo, hi).loss
+
+
+@functools.lru_cache(maxsize=1024)
+def _fast_round(spec: ProblemSpec, lo: float, hi: float, fast, round_seed: int) -> PiecewiseLoss:
+    """The estimated loss of the round's fast-mode sweep with the effective settings
+    ``fast`` (:meth:`sslviz.specs.SweepSettings.effective`)."""
     from sslviz.algorithm4 import sweep
 
     problem = build_problem(spec.with_seed(round_seed))
-    true = loss_curve(problem, lo, hi).loss
-    fast = sweep(problem.model, problem.y_unlabeled, lo, hi, replace(settings, mode="fast"))
-    return true, fast.estimated_loss()
+    return sweep(problem.model, problem.y_unlabeled, lo, hi, fast).estimated_loss()
 
 
 @dataclass(frozen=True)

@@ -491,8 +491,20 @@ class Memo:
 
 
 REGRET_RUNS = Memo(16)
-"""The finished regret experiments of this server, by ``(spec, lo, hi, settings,
-regret_settings)``."""
+"""The finished regret experiments of this server, by :func:`regret_key`."""
+
+
+def regret_key(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    regret_settings: RegretSettings,
+) -> tuple:
+    """The key of an experiment in :data:`REGRET_RUNS`: the sweep's settings as it reads
+    them (:meth:`~sslviz.specs.SweepSettings.effective`; in fast mode a change of η, say,
+    gives the same experiment, bit for bit, and computes nothing)."""
+    return (spec, lo, hi, settings.effective(), regret_settings)
 
 
 def regret(
@@ -509,7 +521,7 @@ def regret(
     from sslviz.problem import run_regret
 
     return REGRET_RUNS.get_or_compute(
-        (spec, lo, hi, settings, regret_settings),
+        regret_key(spec, lo, hi, settings, regret_settings),
         lambda: run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=1),
     )
 

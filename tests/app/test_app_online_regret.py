@@ -103,6 +103,23 @@ def test_changing_models_and_density_model_changes_the_result():
     assert not at.exception and chart(at) == shown
 
 
+@pytest.mark.slow  # over 1.5 s (the page's first default experiment): outside the quick run
+def test_a_setting_fast_mode_does_not_read_reruns_nothing(monkeypatch):
+    """In fast mode Algorithm 4's iteration settings (η, the restart step, the cap,
+    root_tol) and the certify cap without certification change no number: the page shows
+    the experiment it has, with the changed value in its command line, and runs nothing."""
+    at = run_small(start())
+    shown = chart(at)
+    runs = []
+    monkeypatch.setattr("sslviz.problem.run_regret", lambda *a, **k: runs.append(a))
+    for key, value in (("w_eta", 1.5), ("w_step", 0.1), ("w_max_iter", 50), ("w_root_tol", 0.05)):
+        at.number_input(key=key).set_value(value).run()
+        assert not at.exception and not at.error and chart(at) == shown, key
+    at.number_input(key="w_certify_cap").set_value(500).run()
+    assert not at.exception and chart(at) == shown and not runs
+    assert "--eta 1.5" in code_lines(at)[0]
+
+
 @pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("case", list(INVALID))
 def test_invalid_input_shows_error_not_exception(case):

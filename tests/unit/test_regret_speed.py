@@ -23,7 +23,7 @@ from reference import RTOL_ITERATE, assert_same_curve_to_tolerance
 from sslviz._kernels import NO_TRACE_ONE, _row_sums, cg_dense, harmonic_cg_dense
 from sslviz.experiment import regret_experiment
 from sslviz.paths import fast_paths
-from sslviz.problem import GraphRounds, _graph_round, build_problem
+from sslviz.problem import GraphRounds, _fast_round, _true_round, build_problem, clear_round_memo
 from sslviz.solvers import lu_dense, lu_dense_solve, solve_cg
 from sslviz.specs import ProblemSpec, SweepSettings
 from sslviz.truth import true_loss_curve
@@ -34,10 +34,10 @@ COMPLETE = ProblemSpec(dataset="digits", classes=(3, 8), n=80, n_labeled=10, fam
 
 def _both(fn):
     """``fn()`` on the reference path, then on the fast path."""
-    _graph_round.cache_clear()
+    clear_round_memo()
     with fast_paths(fast_dense=False):
         ref = fn()
-    _graph_round.cache_clear()
+    clear_round_memo()
     return ref, fn()
 
 
@@ -163,13 +163,19 @@ def test_regret_arrays_identical_on_both_paths(spec, lo, hi, rounds, repeats):
 
 
 def test_graph_round_memo_hits():
-    _graph_round.cache_clear()
+    clear_round_memo()
     provider = GraphRounds(KNN, 0.5, 5.0, SweepSettings(solver="cg", cg_iters=20))
     provider.true_loss(5)
     provider.approx_loss(5)
     provider.approx_feedback(5, 1.0)
-    info = _graph_round.cache_info()
-    assert info.misses == 1 and info.hits == 2
+    for memo in (_true_round, _fast_round):
+        info = memo.cache_info()
+        assert (info.misses, info.hits) == (1, 2), memo
+    # A change of t keeps the exact curve; a setting fast mode does not read keeps both.
+    GraphRounds(KNN, 0.5, 5.0, SweepSettings(solver="cg", cg_iters=10)).true_loss(5)
+    GraphRounds(KNN, 0.5, 5.0, SweepSettings(solver="cg", cg_iters=20, eta=2.0)).approx_loss(5)
+    assert (_true_round.cache_info().misses, _true_round.cache_info().hits) == (1, 4)
+    assert (_fast_round.cache_info().misses, _fast_round.cache_info().hits) == (2, 3)
 
 
 @pytest.mark.parametrize("fast", [True, False])
@@ -210,13 +216,13 @@ def test_precomputed_rounds_give_the_same_regrets():
 _FORK_CHECK = """
 import pickle, sys, threading
 from sslviz.paths import fast_paths
-from sslviz.problem import GraphRounds, _graph_round
+from sslviz.problem import GraphRounds, clear_round_memo
 from sslviz.specs import ProblemSpec, SweepSettings
 spec = ProblemSpec(dataset="digits", classes=(0, 1), n=100, n_labeled=10, family="knn", k=6)
 provider = GraphRounds(spec, 0.5, 5.0, SweepSettings(solver="cg", cg_iters=20))
 out = {}
 for fork in (True, False):
-    _graph_round.cache_clear()
+    clear_round_memo()
     assert threading.active_count() == 1
     with fast_paths(fork=fork):
         pre = provider.precompute(list(range(40, 52)), 2)

@@ -32,7 +32,7 @@ from sslviz._kernels import (
 )
 from sslviz.graphs import gaussian_weights
 from sslviz.paths import fast_paths
-from sslviz.problem import _graph_round
+from sslviz.problem import _graph_round, clear_round_memo
 from sslviz.specs import ProblemSpec, SweepSettings
 from sslviz.systems import finite_entries
 
@@ -236,11 +236,11 @@ def test_curves_identical_with_the_numpy_steps(monkeypatch, spec, lo, hi):
     settings = SweepSettings(solver="cg", cg_iters=20)
 
     def rounds():
-        _graph_round.cache_clear()
+        clear_round_memo()
         try:
             return [_graph_round(spec, lo, hi, settings, s) for s in range(1, 9)]
         finally:
-            _graph_round.cache_clear()
+            clear_round_memo()
 
     compiled = rounds()
     with monkeypatch.context() as m:
