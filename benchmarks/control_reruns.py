@@ -5,6 +5,8 @@ time to paint a few of them in Chromium: old tree against new in one run.
     # writes benchmarks/results/control_reruns.{json,md}
     python benchmarks/control_reruns.py --paint-only [--old REV] [--rounds 4]
     # the paint alone, medians: benchmarks/results/control_reruns_paint.{json,md}
+    python benchmarks/control_reruns.py --pages conditioning regret learn [--old REV]
+    # other pages' controls, server time: benchmarks/results/control_reruns_pages.{json,md}
 
 Each tree runs in its own process (``--measure ROOT``; the old one from a ``git worktree``
 of REV, default ``HEAD~1``), rendered headless by Streamlit's AppTest as in the tests: the
@@ -59,6 +61,8 @@ def _changed(w):
     if kind == "checkbox":
         return not w.value
     if kind == "numberinput":
+        if w.value is None:  # an optional number left empty ("auto")
+            return None
         step = w.step or 1
         return type(w.value)(w.value + step)
     options = list(w.options)
@@ -67,12 +71,21 @@ def _changed(w):
     return w.options[(options.index(str(w.value)) + 1) % len(options)]
 
 
-def measure(root: Path) -> dict:
-    """Time every control change of the default loss view in the tree at ``root``."""
+OTHER_PAGES = {
+    "conditioning": "pages/Conditioning.py",
+    "regret": "pages/Online_regret.py",
+    "learn": "pages/Learn.py",
+}
+"""``--pages``: other pages whose default view's controls are timed (server time only)."""
+
+
+def measure(root: Path, page: str | None = None) -> dict:
+    """Time every control change of the default loss view (or of ``page``'s) in the tree
+    at ``root``."""
     sys.path[:0] = [str(root), str(root / "tests")]
     from apptest_helpers import start
 
-    page = next(p for p in PAGES if (root / p).is_file())
+    page = page or next(p for p in PAGES if (root / p).is_file())
     t0 = time.perf_counter()
     at = start(page)
     out = {"first run": time.perf_counter() - t0}
@@ -93,11 +106,11 @@ def measure(root: Path) -> dict:
         if after is None or after == before:
             continue
         t0 = time.perf_counter()
-        at.get_by_key(key).set_value(after).run()
+        at.get_by_key(key).set_value(after).run(timeout=600)
         seconds = time.perf_counter() - t0
         failed = bool(at.exception)
         t0 = time.perf_counter()
-        at.get_by_key(key).set_value(before).run()
+        at.get_by_key(key).set_value(before).run(timeout=600)
         back = time.perf_counter() - t0
         was, now = (f"{v:g}" if isinstance(v, float) else str(v) for v in (before, after))
         out[f"{key[2:]} {was} → {now}"] = seconds if not failed else None
@@ -176,9 +189,45 @@ _WATCH = """() => { const app = document.querySelector('[data-testid=stApp]');
 has drawn two frames after it."""
 
 
-def _run(root: Path, what: str = "--measure") -> dict:
+def _run(root: Path, what: str = "--measure", *more: str) -> dict:
     env = os.environ | {"PYTHONPATH": str(root)}
-    return last_json([sys.executable, __file__, what, str(root)], root, env)
+    return last_json([sys.executable, __file__, what, str(root), *more], root, env)
+
+
+def other_pages(old: Path, args: argparse.Namespace) -> None:
+    """``--pages``: the server time of every control change of other pages' default views,
+    both trees alternating, each change's smallest time."""
+    lines = [
+        "# Control changes on other pages' default views: server time (AppTest)",
+        "",
+        f"`python benchmarks/control_reruns.py --pages {' '.join(args.pages)} --old {args.old} "
+        f"--rounds {args.rounds}` (old = {_rev(args.old)}, new = the working tree); the "
+        f"smallest of {args.rounds} rounds, trees alternating; {machine()['cpus']} CPUs. As "
+        "for the loss page: each control changed once and put back. The regret and learning "
+        "pages run an experiment over many instances: a change that the experiment reads "
+        "runs it again.",
+    ]
+    payload: dict = {"old": _rev(args.old), "rounds": args.rounds, "machine": machine()}
+    for name in args.pages:
+        best: dict[str, dict[str, float | None]] = {"old": {}, "new": {}}
+        for _ in range(args.rounds):
+            for tree, root in (("new", ROOT), ("old", old)):
+                for k, v in _run(root, "--measure", OTHER_PAGES[name]).items():
+                    prev = best[tree].get(k)
+                    best[tree][k] = v if prev is None or (v is not None and v < prev) else prev
+        rows = [
+            {"change": k, "old_s": best["old"].get(k), "new_s": v} for k, v in best["new"].items()
+        ]
+        payload[name] = rows
+        lines += ["", f"## {name} (`{OTHER_PAGES[name]}`)", "", "| change | old (s) | new (s) |"]
+        lines += ["|---|---|---|"] + [
+            f"| {r['change']} | {_s(r['old_s'])} | {_s(r['new_s'])} |" for r in rows
+        ]
+    write("control_reruns_pages", payload, "\n".join(lines) + "\n")
+
+
+def _s(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}"
 
 
 def _rev(old: str) -> str:
@@ -237,14 +286,24 @@ def main() -> None:
         "(writes control_reruns_paint.{json,md})",
     )
     ap.add_argument("--paint", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    ap.add_argument(
+        "--pages",
+        nargs="+",
+        choices=list(OTHER_PAGES),
+        help="the server time of these pages' controls instead "
+        "(writes control_reruns_pages.{json,md})",
+    )
+    args, page = ap.parse_known_args()
     if args.measure:
-        print(json.dumps(measure(Path(args.measure))))
+        print(json.dumps(measure(Path(args.measure), *page)))
         return
     if args.paint:
         print(json.dumps(paint(Path(args.paint))))
         return
     old = old_tree(args.old)
+    if args.pages:
+        other_pages(old, args)
+        return
     if args.paint_only:
         paint_rounds(old, args)
         return
@@ -264,9 +323,6 @@ def main() -> None:
     ]
     rev = _rev(args.old)
 
-    def s(x):
-        return "—" if x is None else f"{x:.2f}"
-
     lines = [
         "# Control changes on the default loss view: server time (AppTest)",
         "",
@@ -278,7 +334,7 @@ def main() -> None:
         "",
         "| change | old (s) | new (s) |",
         "|---|---|---|",
-    ] + [f"| {r['change']} | {s(r['old_s'])} | {s(r['new_s'])} |" for r in rows]
+    ] + [f"| {r['change']} | {_s(r['old_s'])} | {_s(r['new_s'])} |" for r in rows]
     lines += [
         "",
         "## Paint in Chromium (1400×900): from Enter to the page drawn (and to its time per "
@@ -286,7 +342,7 @@ def main() -> None:
         "",
         "| change | old (s) | new (s) |",
         "|---|---|---|",
-    ] + [f"| {r['change']} | {s(r['old_s'])} | {s(r['new_s'])} |" for r in paints]
+    ] + [f"| {r['change']} | {_s(r['old_s'])} | {_s(r['new_s'])} |" for r in paints]
     payload = {
         "old": rev,
         "rounds": args.rounds,

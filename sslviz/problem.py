@@ -173,12 +173,19 @@ def clear_round_memo() -> None:
     """Forget every memoised round (for comparisons of two paths that must each compute)."""
     _true_round.cache_clear()
     _fast_round.cache_clear()
+    _round_problem.cache_clear()
+
+
+@functools.lru_cache(maxsize=1)
+def _round_problem(spec: ProblemSpec, round_seed: int) -> Problem:
+    """The instance of a round, kept while its two curves are computed (built once)."""
+    return build_problem(spec.with_seed(round_seed))
 
 
 @functools.lru_cache(maxsize=1024)
 def _true_round(spec: ProblemSpec, lo: float, hi: float, round_seed: int) -> PiecewiseLoss:
     """The exact loss curve of the round ``round_seed`` on [lo, hi]."""
-    return loss_curve(build_problem(spec.with_seed(round_seed)), lo, hi).loss
+    return loss_curve(_round_problem(spec, round_seed), lo, hi).loss
 
 
 @functools.lru_cache(maxsize=1024)
@@ -187,7 +194,7 @@ def _fast_round(spec: ProblemSpec, lo: float, hi: float, fast, round_seed: int) 
     ``fast`` (:meth:`sslviz.specs.SweepSettings.effective`)."""
     from sslviz.algorithm4 import sweep
 
-    problem = build_problem(spec.with_seed(round_seed))
+    problem = _round_problem(spec, round_seed)
     return sweep(problem.model, problem.y_unlabeled, lo, hi, fast).estimated_loss()
 
 
