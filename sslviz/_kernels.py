@@ -597,13 +597,14 @@ def harmonic_cg_one(
 
 
 @_jit(error_model="numpy")
-def cg_dense(A, b, iterations, trace):
+def cg_dense(A, b, iterations, diag_inv, trace):
     """t steps of CG from zero on a dense A x = b: :func:`sslviz.solvers.solve_cg` with
-    ``maxiter=iterations, rtol=0`` and no preconditioner, operation for operation (the
-    products by BLAS ``dgemv``/``ddot`` through ``np.dot``, the updates element by element,
-    as NumPy does them), without the interpreter's cost per iteration. Returns ``(x,
-    matvecs)``; ``tests/unit/test_regret_speed.py`` checks the bits against ``solve_cg``.
-    ``trace`` (t, n) bool, if it has rows, gets x > 1/2 after each iteration."""
+    ``maxiter=iterations, rtol=0``, operation for operation (the products by BLAS
+    ``dgemv``/``ddot`` through ``np.dot``, the updates element by element, as NumPy does
+    them), without the interpreter's cost per iteration. ``diag_inv`` (n,): Jacobi-PCG, the
+    preconditioner :func:`sslviz.solvers.jacobi` (z = diag_inv · r); empty: plain CG.
+    Returns ``(x, matvecs)``; ``tests/unit/test_regret_speed.py`` checks the bits against
+    ``solve_cg``. ``trace`` (t, n) bool, if it has rows, gets x > 1/2 after each iteration."""
     n = b.shape[0]
     x = np.zeros(n)
     bnorm = np.sqrt(np.dot(b, b))
@@ -612,23 +613,41 @@ def cg_dense(A, b, iterations, trace):
         return x, 0
     stop = max(1e-30 * bnorm, _TINY)
     stop2 = stop * stop
+    precondition = diag_inv.size > 0
     r = b.copy()
+    z = np.empty(n)
     rr = np.dot(r, r)
     it = 0
     rho_prev = 0.0
-    p = r.copy()
+    if precondition:
+        for i in range(n):
+            z[i] = diag_inv[i] * r[i]
+        rho = np.dot(r, z)
+        p = z.copy()
+    else:
+        rho = rr
+        p = r.copy()
     written = 0
     while it < iterations and rr >= stop2:
         if it > 0:
-            beta = rr / rho_prev
-            for i in range(n):
-                p[i] = r[i] + beta * p[i]
+            if precondition:
+                for i in range(n):
+                    z[i] = diag_inv[i] * r[i]
+                rho = np.dot(r, z)
+                beta = rho / rho_prev
+                for i in range(n):
+                    p[i] = z[i] + beta * p[i]
+            else:
+                rho = rr
+                beta = rr / rho_prev
+                for i in range(n):
+                    p[i] = r[i] + beta * p[i]
         q = np.dot(A, p)
         pq = np.dot(p, q)
         it += 1
         if not pq > 0.0:  # breakdown
             break
-        alpha = rr / pq
+        alpha = rho / pq
         for i in range(n):
             x[i] += alpha * p[i]
             r[i] -= alpha * q[i]
@@ -636,7 +655,7 @@ def cg_dense(A, b, iterations, trace):
         if trace.shape[0] > 0:
             for i in range(n):
                 trace[it - 1, i] = x[i] > 0.5
-        rho_prev = rr
+        rho_prev = rho
         rr = np.dot(r, r)
     for s in range(written, trace.shape[0]):  # stopped early: x stays
         for i in range(n):
@@ -767,8 +786,9 @@ def _anchored(W, to_l):
 
 
 @_jit(error_model="numpy")
-def harmonic_cg_dense(D2_UU, D2_UL, y_l, sigma, iterations, derivative, trace):
-    """Eqs. (1)–(2) by t steps of CG (:func:`cg_dense`) on a dense graph at one σ, in one
+def harmonic_cg_dense(D2_UU, D2_UL, y_l, sigma, iterations, precondition, derivative, trace):
+    """Eqs. (1)–(2) by t steps of CG (:func:`cg_dense`; Jacobi-PCG if ``precondition``) on a
+    dense graph at one σ, in one
     call: the operations of :meth:`sslviz.labeling.HarmonicModel.soft_labels` there
     (weights, NumPy's pairwise row sums, the products by BLAS, the assembled right-hand
     side of eq. (2)) in the same order, so the same bits. ``D2_UU`` (n_u, n_u) and
@@ -789,12 +809,15 @@ def harmonic_cg_dense(D2_UU, D2_UL, y_l, sigma, iterations, derivative, trace):
     M = -W
     for i in range(deg.size):
         M[i, i] += deg[i]
-    f, matvecs = cg_dense(M, np.dot(WL, y_l), iterations, trace)
+    diag_inv = np.empty(deg.size if precondition else 0)  # solvers.jacobi: 1 / diag(M)
+    for i in range(diag_inv.size):
+        diag_inv[i] = 1.0 / M[i, i]
+    f, matvecs = cg_dense(M, np.dot(WL, y_l), iterations, diag_inv, trace)
     if not derivative:
         return f, np.empty(0), matvecs
     ddeg = _row_sums(dW) + _row_sums(dWL)
     rhs = np.dot(dWL, y_l) - (ddeg * f - np.dot(dW, f))
-    df, mv = cg_dense(M, rhs, iterations, trace[:0])  # no sides of f'
+    df, mv = cg_dense(M, rhs, iterations, diag_inv, trace[:0])  # no sides of f'
     return f, df, matvecs + mv
 
 
@@ -941,7 +964,8 @@ def warm_up() -> None:
         cg_shared_pattern(
             ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre, NO_TRACE
         )
-    cg_dense(np.eye(2), np.ones(2), 2, NO_TRACE_ONE)
+    for diag_inv in (np.empty(0), np.ones(2)):
+        cg_dense(np.eye(2), np.ones(2), 2, diag_inv, NO_TRACE_ONE)
     A = np.array([[0.0, 1.0], [1.0, 0.0]])
     piv, cut = gth_dense_factor(A, np.ones(2))
     gth_dense_solve(A, piv, cut, np.ones(2))
@@ -959,7 +983,8 @@ def warm_up() -> None:
     for a in (D2, D2_L, y_l):  # a model's arrays are read-only
         a.setflags(write=False)
     for trace in (NO_TRACE_ONE, np.zeros((2, 2), np.bool_)):
-        harmonic_cg_dense(D2, D2_L, y_l, 1.0, 2, True, trace)
+        for precondition in (False, True):
+            harmonic_cg_dense(D2, D2_L, y_l, 1.0, 2, precondition, True, trace)
     iptr = np.array([0, 0, 1], dtype=np.int64)
     harmonic_cg(
         np.ones(1),
@@ -1146,7 +1171,7 @@ def _cg_eval(x, st, d, dl, pattern, dense, iterations, precondition):
     if dense[0].shape[0] > 0:
         D2_UU, D2_UL, y_l = dense
         no_trace = np.zeros((0, D2_UU.shape[0]), np.bool_)
-        f, df, m = harmonic_cg_dense(D2_UU, D2_UL, y_l, x, iterations, True, no_trace)
+        f, df, m = harmonic_cg_dense(D2_UU, D2_UL, y_l, x, iterations, precondition, True, no_trace)
     else:
         f, df, m = harmonic_cg_one(x, d, dl, *pattern, iterations, precondition)
     if m < 0:

@@ -11,8 +11,7 @@ where it applies (:func:`sslviz.truth.true_loss_curve` picks one):
   node's f_u on a cell interpolated by a Chebyshev series whose degree doubles until it is
   resolved, roots from the series, each polished by the Hermite refinement;
 - the compiled search (:func:`compiled_search`): the Hermite search run whole in compiled
-  code for fixed-t CG/PCG on sparse harmonic models and CG on dense ones, the same σ and
-  bits.
+  code for fixed-t CG/PCG on harmonic models (sparse and dense), the same σ and bits.
 
 :data:`CHEBYSHEV` and :data:`COMPILED_SEARCH` choose them (:func:`sslviz.paths.fast_paths`).
 """
@@ -435,7 +434,7 @@ class SearchProgress:
 
 
 COMPILED_SEARCH = True
-"""Fixed-t CG/PCG searches on sparse harmonic models and CG on dense ones (Algorithm 4's
+"""Fixed-t CG/PCG searches on harmonic models, sparse and dense (Algorithm 4's
 fast mode: the app's sweeps, pausing to report progress, and the regret experiment's
 feedback) run compiled (:func:`sslviz._kernels.cg_search`): the same σ, the same bits;
 False runs them here (the tests compare the two). Chosen with

@@ -54,7 +54,7 @@ from sslviz.solvers import (
 from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
 FAST_DENSE = True
-"""Dense graphs solve 'exact' and 'cg' without solver objects (:meth:`HarmonicModel.
+"""Dense graphs solve 'exact', 'cg' and 'pcg' without solver objects (:meth:`HarmonicModel.
 _solve_dense`, :func:`sslviz._kernels.harmonic_cg_dense`; same bits); False runs the
 general path (the tests compare the two).
 Chosen with :func:`sslviz.paths.fast_paths`."""
@@ -380,9 +380,9 @@ class HarmonicModel(SoftLabelModel):
 
     def search_system(self, solver: str) -> SearchSystem | None:
         """The system :func:`sslviz._kernels.cg_search` solves for fixed-t ``solver`` at
-        every σ: the batch's sparse pattern, or the dense blocks where CG runs in
-        :func:`sslviz._kernels.harmonic_cg_dense`; None elsewhere (PCG on a dense graph, a
-        structurally degenerate node: the Python search runs)."""
+        every σ: the batch's sparse pattern, or the dense blocks where CG and PCG run in
+        :func:`sslviz._kernels.harmonic_cg_dense`; None elsewhere (a structurally degenerate
+        node: the Python search runs)."""
         if self._batch is not None:
             b = self._batch
             return SearchSystem(b.d, b.dl, b.pattern, _NO_DENSE, ~b.keep, b.pattern[1].size)
@@ -392,12 +392,12 @@ class HarmonicModel(SoftLabelModel):
         return None
 
     def _dense_cg(self, solver: str) -> bool:
-        """Whether CG at one σ runs in :func:`sslviz._kernels.harmonic_cg_dense`: a dense
+        """Whether CG or PCG at one σ runs in :func:`sslviz._kernels.harmonic_cg_dense`: a dense
         graph with no structurally degenerate node (the general path takes the σ where
         underflowing weights cut a node off from L)."""
         return (
             FAST_DENSE
-            and solver == "cg"
+            and solver in ("cg", "pcg")
             and isinstance(self._D2_UU, np.ndarray)
             and not self._structural.any()
         )
@@ -485,6 +485,7 @@ class HarmonicModel(SoftLabelModel):
                 self.y_l,
                 sigma,
                 cg_iters,
+                solver == "pcg",
                 derivative,
                 trace,
             )

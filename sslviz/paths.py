@@ -14,15 +14,15 @@ True
 ========================  ================================================================
 name                      the fast path (the general path when False)
 ========================  ================================================================
-``fast_dense``            dense graphs solve 'exact' and 'cg' without solver objects, same
-                          bits (:mod:`sslviz.labeling`)
+``fast_dense``            dense graphs solve 'exact', 'cg' and 'pcg' without solver objects,
+                          same bits (:mod:`sslviz.labeling`)
 ``sparse_exact``          exact sparse solves keep the diagonal pivots of the row-scaled
                           systems, GTH on the sparse structure where one cancels (else
                           SuperLU's defaults and dense GTH)
 ``chebyshev``             exact curves searched by Chebyshev interpolation on cells
                           (:mod:`sslviz.crossings`; else the Hermite grid search)
-``compiled_search``       fixed-t CG/PCG searches on harmonic models (sparse, or dense
-                          with CG) run compiled, the same σ and bits (else in Python)
+``compiled_search``       fixed-t CG/PCG searches on harmonic models (sparse or dense) run
+                          compiled, the same σ and bits (else in Python)
 ``precompute``            local parallel regret runs compute all rounds first, split by
                           round (:mod:`sslviz.experiment`; else one task per repetition)
 ``fork``                  local workers forked where that is safe (:mod:`sslviz._threads`;

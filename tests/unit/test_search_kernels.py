@@ -284,6 +284,7 @@ SEARCHES = [
     ),  # the split budget runs out
     (KNN, 0.05, 0.5, "cg", 20, 4000),  # weights underflow: the search runs in Python
     (COMPLETE, 0.2, 3.0, "cg", 20, 4000),  # dense: harmonic_cg_dense, some weights 0
+    (COMPLETE, 0.2, 3.0, "pcg", 20, 4000),  # and with its Jacobi preconditioner
     (COMPLETE, 0.05, 0.5, "cg", 20, 4000),  # nodes cut off from L: in Python
 ]
 
