@@ -95,10 +95,20 @@ with progress.progress(
 if not curves:
     st.stop()
 presenter.tour_facts(tours.condition_facts(curves, trusts))
-widgets.chart(st, plots.condition_figure(curves), key="cond_chart")
-widgets.chart(st, plots.cg_figure(curves), key="cond_cg_chart")
+drawn = ("cond", spec, lo, hi, settings, tuple(curves))  # the settings the charts draw
+widgets.chart(st, cache.figure(drawn, lambda: plots.condition_figure(curves)), key="cond_chart")
+widgets.chart(
+    st, cache.figure((*drawn, "cg"), lambda: plots.cg_figure(curves)), key="cond_cg_chart"
+)
 for fam, tc in trusts.items():
-    widgets.chart(st, plots.trust_figure(tc, name=f"{fam} graph"), key=f"cond_trust_{fam}")
+    widgets.chart(
+        st,
+        cache.figure(
+            (*drawn, "trust", fam),
+            lambda tc=tc, fam=fam: plots.trust_figure(tc, name=f"{fam} graph"),
+        ),
+        key=f"cond_trust_{fam}",
+    )
     st.caption(f"{fam}: {tc.reading()}")
 if trusts:
     tc = next(iter(trusts.values()))

@@ -72,13 +72,23 @@ except (ValueError, TypeError, FileNotFoundError) as exc:
     st.error(widgets.readable(exc))
     st.stop()
 said = readings(result)
-widgets.chart(st, plots.learn_figure(result), key="learn_chart")
+widgets.chart(
+    st, cache.figure(("learn", key), lambda: plots.learn_figure(result)), key="learn_chart"
+)
 st.caption(said["erm"])
 if result.curve is not None and "curve" in said:
-    widgets.chart(st, plots.learning_curve_figure(result.curve), key="learn_curve_chart")
+    widgets.chart(
+        st,
+        cache.figure(("learning curve", key), lambda: plots.learning_curve_figure(result.curve)),
+        key="learn_curve_chart",
+    )
     st.caption(said["curve"])
 if result.grid:
-    widgets.chart(st, plots.k_sigma_figure(result), key="learn_k_chart")
+    widgets.chart(
+        st,
+        cache.figure(("k sigma", key), lambda: plots.k_sigma_figure(result)),
+        key="learn_k_chart",
+    )
     st.caption(said["grid"])
 if result.approximate and "approximate" in said:
     st.subheader("ERM on Algorithm 4's estimates")

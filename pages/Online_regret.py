@@ -75,7 +75,7 @@ if all(float(m.regret_mean[-1]) == 0.0 for m in exp.models.values()):
         "as good as the best one (e.g. digits 0 vs 1 is separable). Try classes 3 vs 8, "
         "a complete graph or a wider σ range."
     )
-widgets.chart(st, plots.regret_figure(exp), key="reg_chart")
+widgets.chart(st, cache.figure(("regret", key), lambda: plots.regret_figure(exp)), key="reg_chart")
 st.caption(
     f"Coloured lines (each its own dash and markers): the mean cumulative regret R_t of each "
     f"feedback model over {exp.repeats} repetitions (left axis), "
@@ -89,10 +89,18 @@ st.caption(
     "above the measured regret."
 )
 left, right = st.columns(2)
-widgets.chart(left, plots.average_regret_figure(exp), key="reg_avg_chart")
+widgets.chart(
+    left,
+    cache.figure(("average regret", key), lambda: plots.average_regret_figure(exp)),
+    key="reg_avg_chart",
+)
 pick = widgets.widget(right, RegretView, "density_model", options=list(exp.models))
 url.sync_url()  # the picker is drawn after the page's other controls
-widgets.chart(right, plots.density_figure(exp.models[pick].runs[0]), key="reg_density_chart")
+widgets.chart(
+    right,
+    cache.figure(("density", key, pick), lambda: plots.density_figure(exp.models[pick].runs[0])),
+    key="reg_density_chart",
+)
 right.caption(
     f"The {pick} learner's probability density p_t(σ) over the σ range (x axis) in each "
     "round t (y axis, first repetition): bright colours mark the σ it is most likely to "
