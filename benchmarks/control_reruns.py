@@ -10,14 +10,17 @@ time to paint a few of them in Chromium: old tree against new in one run.
 
 Each tree runs in its own process (``--measure ROOT``; the old one from a ``git worktree``
 of REV, default ``HEAD~1``), rendered headless by Streamlit's AppTest as in the tests: the
-first run of the loss page, a rerun with nothing changed, then each settings control of the
-page changed once (a number up by its step, a choice to the next option, a box toggled)
-and put back. The time of a change is the AppTest ``run()`` after it: the script, its
-computations and the figures, without a browser. The trees alternate for ``--rounds``
-rounds; each change keeps its smallest time (the machine is shared).
+first run of the loss page; once the worker processes the server starts after its first page
+are up (a few seconds of both cores, once per server), a rerun with nothing changed, then
+each settings control of the page changed once (a number up by its step, a choice to the
+next option, a box toggled) and put back. The time of a change is the AppTest ``run()``
+after it: the script, its computations and the figures, without a browser. The trees
+alternate for ``--rounds`` rounds; each change keeps its smallest time (the machine is
+shared).
 
 The paint: each tree's ``streamlit run app.py`` on a free local port, the loss page opened
-in headless Chromium at 1400×900; a number typed into a control and Enter pressed, then
+in headless Chromium at 1400×900 and the server left until it is idle (its worker processes
+up); a number typed into a control and Enter pressed, then
 the time until the app's script state has gone to running and back and the browser has
 drawn two more frames (the chart and the tables on screen), and the time until the page's
 time per interval is shown (taken after the page is drawn in trees since issue 29's
@@ -79,6 +82,18 @@ OTHER_PAGES = {
 """``--pages``: other pages whose default view's controls are timed (server time only)."""
 
 
+def _wait_for_workers(timeout: float = 120.0) -> None:
+    """Wait until the worker processes a server starts after its first page (``ui.nav``:
+    the learning page's, warmed in a background thread for a few seconds of both cores) are
+    up, so that the changes are timed on a server in its steady state, not against them."""
+    import threading
+
+    for thread in threading.enumerate():
+        target = getattr(thread, "_target", None)
+        if getattr(target, "__name__", "") == "start_workers":
+            thread.join(timeout)
+
+
 def measure(root: Path, page: str | None = None) -> dict:
     """Time every control change of the default loss view (or of ``page``'s) in the tree
     at ``root``."""
@@ -89,6 +104,7 @@ def measure(root: Path, page: str | None = None) -> dict:
     t0 = time.perf_counter()
     at = start(page)
     out = {"first run": time.perf_counter() - t0}
+    _wait_for_workers()
     t0 = time.perf_counter()
     at.run()
     out["rerun, nothing changed"] = time.perf_counter() - t0
@@ -132,6 +148,33 @@ table, the download buttons): the time from the click until that is visible."""
 _VISIBLE = """s => [...document.querySelectorAll(s)].some(e => e.offsetParent !== null)"""
 
 
+def _session_cpu(session: int) -> float:
+    """CPU seconds of every process in the session ``session`` (the server and the worker
+    processes it started), from /proc."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone
+            continue
+        if int(fields[3]) == session:  # fields after the name: state, ppid, pgrp, session
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _wait_until_idle(server, timeout: float = 120.0, quiet: float = 0.05) -> None:
+    """Wait until the server and its workers use under ``quiet`` s of CPU in a second: the
+    worker processes it warms after its first page (``ui.nav``) are up."""
+    deadline = time.monotonic() + timeout
+    before = _session_cpu(server.pid)
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = _session_cpu(server.pid)
+        if now - before < quiet:
+            return
+        before = now
+
+
 def paint(root: Path) -> dict:
     """Time to paint each change of :data:`PAINTED` in Chromium, the tree at ``root`` served."""
     from playwright.sync_api import sync_playwright
@@ -147,6 +190,7 @@ def paint(root: Path) -> dict:
             page.goto(url + "/Loss_intervals", timeout=120_000)
             page.wait_for_selector(".js-plotly-plot", timeout=120_000)
             page.wait_for_function(_SETTLED, timeout=120_000)
+            _wait_until_idle(server)
             for key, value in PAINTED:
                 field = page.locator(f".st-key-w_{key} input").first
                 field.fill(value)

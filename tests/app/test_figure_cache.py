@@ -52,3 +52,28 @@ def test_a_figure_dict_is_drawn_as_the_figure_is(present):
     as_dict, as_figure = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
     assert as_dict == as_figure
     assert as_dict["data"] and (as_dict["layout"].get("height", 0) > 450) == present
+
+
+_BUILDERS = {  # each page's chart builders (sslviz.plots), all drawn on its default view
+    "pages/Online_regret.py": ("regret_figure", "average_regret_figure", "density_figure"),
+    "pages/Conditioning.py": ("condition_figure", "cg_figure", "trust_figure"),
+    "pages/Learn.py": ("learn_figure", "learning_curve_figure"),
+}
+
+
+@pytest.mark.parametrize("page", sorted(_BUILDERS))
+@pytest.mark.slow  # over 1.5 s: outside the quick run
+def test_a_rerun_builds_no_chart_again(monkeypatch, page):
+    """A page's charts are cached by the settings they draw: a rerun with nothing changed
+    draws the same charts without building one (issue 29: every change redrawn in a blink)."""
+    from apptest_helpers import start
+
+    at = start(page)
+    assert not at.exception and not at.error
+    drawn = [c.proto.spec for c in at.get("plotly_chart")]
+    assert len(drawn) >= len(_BUILDERS[page])
+    for name in _BUILDERS[page]:
+        monkeypatch.setattr(plots, name, lambda *a, name=name, **k: pytest.fail(f"{name} built"))
+    at.run()
+    assert not at.exception and not at.error
+    assert [c.proto.spec for c in at.get("plotly_chart")] == drawn
