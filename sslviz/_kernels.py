@@ -788,15 +788,14 @@ def _anchored(W, to_l):
 @_jit(error_model="numpy")
 def harmonic_cg_dense(D2_UU, D2_UL, y_l, sigma, iterations, precondition, derivative, trace):
     """Eqs. (1)–(2) by t steps of CG (:func:`cg_dense`; Jacobi-PCG if ``precondition``) on a
-    dense graph at one σ, in one
-    call: the operations of :meth:`sslviz.labeling.HarmonicModel.soft_labels` there
-    (weights, NumPy's pairwise row sums, the products by BLAS, the assembled right-hand
-    side of eq. (2)) in the same order, so the same bits. ``D2_UU`` (n_u, n_u) and
-    ``D2_UL`` (n_u, n_l) hold squared distances (+inf: no edge). Returns f, f' (empty
-    unless ``derivative``) and the products, or products −1 where some node has no path
-    of non-zero weights to L or a row sum is below :data:`UNDERFLOW` (f, f' empty: the
-    model's general path holds such nodes at ½). ``trace`` (t, n_u) bool, if it has rows,
-    gets f > ½ after each iteration."""
+    dense graph at one σ, in one call: the operations of
+    :meth:`sslviz.labeling.HarmonicModel.soft_labels` there (weights, NumPy's pairwise row
+    sums, the products by BLAS, the assembled right-hand side of eq. (2)) in the same order,
+    so the same bits. ``D2_UU`` (n_u, n_u) and ``D2_UL`` (n_u, n_l) hold squared distances
+    (+inf: no edge). Returns f, f' (empty unless ``derivative``) and the products, or
+    products −1 where some node has no path of non-zero weights to L or a row sum is below
+    :data:`UNDERFLOW` (f, f' empty: the model's general path holds such nodes at ½).
+    ``trace`` (t, n_u) bool, if it has rows, gets f > ½ after each iteration."""
     W, dW = _dense_weights(D2_UU, sigma, True, derivative)
     WL, dWL = _dense_weights(D2_UL, sigma, False, derivative)
     to_l = _row_sums(WL)
