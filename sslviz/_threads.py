@@ -178,6 +178,16 @@ def warm_workers(task: Callable[[int], Any], n_jobs: int = WORKERS) -> None:
     if n_jobs <= 1 or can_fork():
         return
     process_map(task, list(range(n_jobs)), n_jobs)
+    _WARMED.set()
+
+
+_WARMED = threading.Event()
+
+
+def workers_warm() -> bool:
+    """Whether :func:`warm_workers` has finished in this process: its worker processes are
+    up, so that work sent to them waits for no start-up (seconds of imports each)."""
+    return _WARMED.is_set()
 
 
 def _collect(results, done: Callable[[int], None] | None) -> list:

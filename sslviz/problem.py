@@ -8,6 +8,8 @@ through it, so the three compute the same thing for the same settings.
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict, namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -158,10 +160,16 @@ def _graph_round(
 ) -> tuple[PiecewiseLoss, PiecewiseLoss]:
     """(true loss, approximate loss) of one round: the exact curve, and the fast-mode sweep
     of ``settings`` (whatever their mode: full information reads the fast sweep's loss)."""
+    fast = _fast_settings(settings)
+    return _true_round(spec, lo, hi, round_seed), _fast_round(spec, lo, hi, fast, round_seed)
+
+
+def _fast_settings(settings: SweepSettings) -> SweepSettings:
+    """The settings of the fast-mode sweep a round runs whatever the mode of ``settings``
+    (:meth:`sslviz.specs.SweepSettings.effective`: one memo entry for equal sweeps)."""
     from dataclasses import replace
 
-    fast = replace(settings, mode="fast").effective()
-    return _true_round(spec, lo, hi, round_seed), _fast_round(spec, lo, hi, fast, round_seed)
+    return replace(settings, mode="fast").effective()
 
 
 # Memoised per process, so the feedback models of a repetition share each instance's
@@ -182,20 +190,72 @@ def _round_problem(spec: ProblemSpec, round_seed: int) -> Problem:
     return build_problem(spec.with_seed(round_seed))
 
 
-@functools.lru_cache(maxsize=1024)
-def _true_round(spec: ProblemSpec, lo: float, hi: float, round_seed: int) -> PiecewiseLoss:
+_MemoInfo = namedtuple("_MemoInfo", "hits misses maxsize currsize")
+
+
+class _RoundMemo:
+    """``functools.lru_cache(maxsize=size)`` of one kind of round curve (thread-safe, the
+    same ``cache_info()`` and ``cache_clear()``), which also answers ``peek(*args)`` (the
+    memoised curve, or None: nothing computed) and takes ``put(args, curve)``, a curve a
+    worker process computed (:meth:`GraphRounds.precompute`): the rounds a change keeps are
+    not sent to the workers again."""
+
+    def __init__(self, compute: Callable[..., PiecewiseLoss], size: int = 1024) -> None:
+        self.compute, self.size = compute, size
+        self.hits = self.misses = 0
+        self._curves: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        functools.update_wrapper(self, compute)
+
+    def peek(self, *args) -> PiecewiseLoss | None:
+        with self._lock:
+            return self._curves.get(args)
+
+    def put(self, args: tuple, curve: PiecewiseLoss) -> None:
+        with self._lock:
+            self._curves[args] = curve
+            self._curves.move_to_end(args)
+            while len(self._curves) > self.size:
+                self._curves.popitem(last=False)
+
+    def __call__(self, *args) -> PiecewiseLoss:
+        with self._lock:
+            curve = self._curves.get(args)
+            if curve is not None:
+                self._curves.move_to_end(args)
+                self.hits += 1
+                return curve
+            self.misses += 1
+        curve = self.compute(*args)
+        self.put(args, curve)
+        return curve
+
+    def cache_info(self) -> _MemoInfo:
+        with self._lock:
+            return _MemoInfo(self.hits, self.misses, self.size, len(self._curves))
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._curves.clear()
+            self.hits = self.misses = 0
+
+
+def _true_curve(spec: ProblemSpec, lo: float, hi: float, round_seed: int) -> PiecewiseLoss:
     """The exact loss curve of the round ``round_seed`` on [lo, hi]."""
     return loss_curve(_round_problem(spec, round_seed), lo, hi).loss
 
 
-@functools.lru_cache(maxsize=1024)
-def _fast_round(spec: ProblemSpec, lo: float, hi: float, fast, round_seed: int) -> PiecewiseLoss:
+def _fast_curve(spec: ProblemSpec, lo: float, hi: float, fast, round_seed: int) -> PiecewiseLoss:
     """The estimated loss of the round's fast-mode sweep with the effective settings
     ``fast`` (:meth:`sslviz.specs.SweepSettings.effective`)."""
     from sslviz.algorithm4 import sweep
 
     problem = _round_problem(spec, round_seed)
     return sweep(problem.model, problem.y_unlabeled, lo, hi, fast).estimated_loss()
+
+
+_true_round = _RoundMemo(_true_curve)
+_fast_round = _RoundMemo(_fast_curve)
 
 
 @dataclass(frozen=True)
@@ -231,33 +291,55 @@ class GraphRounds(RoundProvider):
             self.spec, self.sigma_min, self.sigma_max, self.settings, int(round_seed)
         )[1]
 
-    def precompute(self, round_seeds, n_jobs: int) -> RoundProvider:
+    def precompute(
+        self,
+        round_seeds,
+        n_jobs: int,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> RoundProvider:
         """This provider with the rounds of ``round_seeds`` computed by ``n_jobs`` local
         worker processes (:func:`sslviz._threads.process_map`), split by round rather than
         by repetition (balanced over the cores whatever the number of repetitions); the
-        answers are the same. The first round is computed here first, so that forked
-        workers start with the data loaded and the kernels compiled. Fast mode only
-        (paper-mode feedback needs each instance again): otherwise ``self``."""
+        answers are the same. Only what this process has not memoised goes to the workers
+        (a change of t sends the fast sweeps, not the exact curves), and what they compute
+        is memoised here. The first round is computed here first, so that forked workers
+        start with the data loaded and the kernels compiled. ``progress(done, total)``
+        hears the rounds computed so far, of the ``total`` not memoised, as each worker's
+        part comes back. Fast mode only (paper-mode feedback needs each instance again):
+        otherwise ``self``."""
         if self.settings.mode != "fast":
             return self
         from joblib import cpu_count
 
+        args = (self.spec, self.sigma_min, self.sigma_max)
+        fast = _fast_settings(self.settings)
         seeds = list(dict.fromkeys(int(s) for s in round_seeds))
-        if not seeds:
-            return _PrecomputedRounds(self, {})
-        table = {seeds[0]: _graph_rounds_chunk(self, seeds[:1])[0]}
-        rest = seeds[1:]
+        table = {s: (_true_round.peek(*args, s), _fast_round.peek(*args, fast, s)) for s in seeds}
+        todo = [s for s, pair in table.items() if None in pair]
         workers = cpu_count() if n_jobs < 0 else n_jobs
-        k = max(1, min(len(rest), 4 * workers))
-        chunks = [rest[i::k] for i in range(k)]  # interleaved: neighbours cost alike
-        done = process_map(functools.partial(_graph_rounds_chunk, self), chunks, n_jobs)
-        table.update(
-            {
-                s: pair
-                for c, pairs in zip(chunks, done, strict=True)
-                for s, pair in zip(c, pairs, strict=True)
-            }
-        )
+        k = max(1, min(len(todo) - 1, 4 * workers))
+        chunks = [todo[1 + i :: k] for i in range(k)] if len(todo) > 1 else []
+        if todo:  # here, first: then the workers fork from a process with it all loaded
+            table[todo[0]] = _graph_round(*args, self.settings, todo[0])
+            if progress is not None:
+                progress(1, len(todo))
+
+        def done(i: int) -> None:  # the first i parts are back
+            if progress is not None:
+                progress(1 + sum(len(c) for c in chunks[:i]), len(todo))
+
+        wanted = [[(s, table[s][0] is None, table[s][1] is None) for s in c] for c in chunks]
+        parts = process_map(functools.partial(_graph_rounds_chunk, self), wanted, n_jobs, done)
+        for chunk, pairs in zip(wanted, parts, strict=True):
+            for (s, _, _), (true, approx) in zip(chunk, pairs, strict=True):
+                if true is not None:
+                    _true_round.put((*args, s), true)
+                if approx is not None:
+                    _fast_round.put((*args, fast, s), approx)
+                table[s] = (
+                    table[s][0] if true is None else true,
+                    table[s][1] if approx is None else approx,
+                )
         return _PrecomputedRounds(self, table)
 
     def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
@@ -272,11 +354,17 @@ class GraphRounds(RoundProvider):
         return iv.lo, iv.hi, iv.loss
 
 
-def _graph_rounds_chunk(rounds: GraphRounds, seeds: list[int]) -> list[tuple]:
-    """``(true, approx)`` of each round seed (a worker task of :meth:`GraphRounds.precompute`)."""
+def _graph_rounds_chunk(rounds: GraphRounds, wanted: list[tuple[int, bool, bool]]) -> list:
+    """``(true, approx)`` of each ``(round seed, true wanted, approx wanted)``, None where not
+    wanted (a worker task of :meth:`GraphRounds.precompute`)."""
+    args = (rounds.spec, rounds.sigma_min, rounds.sigma_max)
+    fast = _fast_settings(rounds.settings)
     return [
-        _graph_round(rounds.spec, rounds.sigma_min, rounds.sigma_max, rounds.settings, s)
-        for s in seeds
+        (
+            _true_round(*args, s) if want_true else None,
+            _fast_round(*args, fast, s) if want_fast else None,
+        )
+        for s, want_true, want_fast in wanted
     ]
 
 
@@ -320,7 +408,8 @@ class _PrecomputedRounds(RoundProvider):
 
 class _ReportingRounds:
     """A :class:`GraphRounds` that calls ``tick(fraction, message)`` after each instance
-    it builds for the first time (``total`` of them in all); sequential runs only (the
+    it builds for the first time (``total`` of them in all), or each part of them its
+    :meth:`precompute` finishes; runs that compute the rounds in this process only (the
     callback does not travel to workers). Delegates everything, so results are those of
     the wrapped rounds."""
 
@@ -334,6 +423,16 @@ class _ReportingRounds:
             self._seen.add(int(round_seed))
             k = len(self._seen)
             self.tick(min(k / self.total, 1.0), f"instance {k} of {self.total}")
+
+    def precompute(self, round_seeds, n_jobs: int) -> RoundProvider:
+        """The wrapped rounds' :meth:`GraphRounds.precompute`, each part finished told as
+        the instances it built; ``self`` where they are not precomputed (paper mode)."""
+
+        def part(done: int, total: int) -> None:
+            self.tick(done / total, f"instance {done} of {total}")
+
+        out = self.rounds.precompute(round_seeds, n_jobs, part)
+        return self if out is self.rounds else out
 
     def true_loss(self, round_seed: int) -> PiecewiseLoss:
         out = self.rounds.true_loss(round_seed)
@@ -369,22 +468,27 @@ def run_regret(
     """The online experiment of a view on graph-backed rounds (CLI and app call this).
 
     The stream and the learners are seeded by ``spec.seed``; ``n_jobs`` overrides
-    ``regret.jobs`` (the app runs sequentially). Returns a
+    ``regret.jobs`` (the app runs the rounds on its worker processes). Returns a
     :class:`sslviz.experiment.RegretExperiment`.
 
     ``progress(done, total)`` is called after each finished repetition. ``tick(fraction,
     message)`` (the app's progress bar) is called with non-decreasing fractions in [0, 1]:
-    in a sequential run after each instance built (rounds × repeats in all: they are the
-    cost), otherwise after each repetition. Neither changes a number.
+    as the instances are built (rounds × repeats in all: they are the cost), one by one in
+    a sequential run, a part at a time on local workers in fast mode; otherwise after each
+    repetition. Neither changes a number.
     """
-    from sslviz.experiment import regret_experiment
+    from sslviz import experiment
 
     lo, hi = sigma_range
     jobs = regret.jobs if n_jobs is None else n_jobs
     provider = GraphRounds(spec, lo, hi, settings)
     report = progress
+    # the rounds computed here, or first of all on local workers (GraphRounds.precompute)
+    here = regret.dask is None and (
+        jobs == 1 or (experiment.PRECOMPUTE and settings.mode == "fast")
+    )
     if tick is not None:
-        if jobs == 1 and regret.dask is None:
+        if here:
             provider = _ReportingRounds(provider, regret.rounds * regret.repeats, tick)
         else:
 
@@ -393,7 +497,7 @@ def run_regret(
                     progress(done, total)
                 tick(done / total, f"repetition {done} of {total}")
 
-    return regret_experiment(
+    return experiment.regret_experiment(
         provider,
         rounds=regret.rounds,
         repeats=regret.repeats,

@@ -515,14 +515,18 @@ def regret(
     regret_settings: RegretSettings,
     progress: Tick | None = None,
 ):
-    """Online regret experiment (Algorithm 1), sequential inside the app; memoised in
-    :data:`REGRET_RUNS` (results are identical for identical settings). ``progress(fraction,
-    message)`` hears each instance built ("instance 7 of 40")."""
+    """Online regret experiment (Algorithm 1), its instances on the server's worker
+    processes (:data:`sslviz._threads.WORKERS`, kept warm between runs, as the learning
+    page's) once they are up, here before (a fresh server's first seconds); memoised in
+    :data:`REGRET_RUNS` (results are identical for identical settings, whatever runs them).
+    ``progress(fraction, message)`` hears the instances built ("instance 7 of 40")."""
+    from sslviz._threads import WORKERS, workers_warm
     from sslviz.problem import run_regret
 
+    jobs = WORKERS if workers_warm() else 1
     return REGRET_RUNS.get_or_compute(
         regret_key(spec, lo, hi, settings, regret_settings),
-        lambda: run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=1),
+        lambda: run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=jobs),
     )
 
 

@@ -145,7 +145,10 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
 def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_first_tick, autorun):
     """Small settings run by themselves; larger ones wait for "Run the experiment": after a
     stop both show "Stopped" and the Run button, and neither restarts by itself."""
+    from sslviz.problem import clear_round_memo
+
     cache.REGRET_RUNS.clear()
+    clear_round_memo()  # rounds the other case computed: nothing left to compute, or stop
     if not autorun:
         monkeypatch.setattr(cache, "regret_autoruns", lambda *a, **k: False)
     at = start(REGRET, {"n": "40", "labeled": "5", "rounds": "3", "repeats": "1", "seed": "105"})
