@@ -242,6 +242,43 @@ def test_precomputed_rounds_give_the_same_regrets():
     assert pre.approx_feedback(seed, 1.3) == provider.approx_feedback(seed, 1.3)
 
 
+def test_precompute_sends_the_workers_only_what_is_not_memoised(monkeypatch):
+    """GraphRounds.precompute computes its first round here and sends the others' missing
+    curves to the workers (in-process here: one job), memoising what they return: a change
+    of t sends only the fast sweeps, the same settings again send nothing; the curves are
+    those computed directly, without the memo."""
+    import sslviz.problem as problem
+
+    sent = []
+    chunk = problem._graph_rounds_chunk
+
+    def recording(rounds, wanted):
+        sent.extend(wanted)
+        return chunk(rounds, wanted)
+
+    monkeypatch.setattr(problem, "_graph_rounds_chunk", recording)
+    clear_round_memo()
+    seeds = [11, 12, 13]
+    runs = [
+        (20, [(12, True, True), (13, True, True)]),
+        (10, [(12, False, True), (13, False, True)]),  # t changed: the exact curves kept
+        (10, []),  # nothing new
+    ]
+    for t, expected in runs:
+        sent.clear()
+        settings = SweepSettings(solver="cg", cg_iters=t)
+        pre = GraphRounds(KNN, 0.5, 5.0, settings).precompute(seeds, 1)
+        assert sent == expected, t
+        for s in seeds:
+            true, approx = pre._pair(s)
+            ref_true = problem._true_curve(KNN, 0.5, 5.0, s)
+            ref_approx = problem._fast_curve(KNN, 0.5, 5.0, problem._fast_settings(settings), s)
+            for got, want in ((true, ref_true), (approx, ref_approx)):
+                assert np.array_equal(got.edges, want.edges), (t, s)
+                assert np.array_equal(got.values, want.values), (t, s)
+    clear_round_memo()
+
+
 _FORK_CHECK = """
 import pickle, sys, threading
 from sslviz.paths import fast_paths
