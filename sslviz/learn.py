@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from sslviz._memo import Memo
 from sslviz._threads import WORKERS, map_tasks, warm_workers
 from sslviz.piecewise import PiecewiseLoss, piece_index
 from sslviz.specs import ProblemSpec, SweepSettings
@@ -239,6 +240,22 @@ def _instance_task(task: tuple) -> InstanceCurves:
     return instance_curves(*task)
 
 
+_EXACT = Memo(4096)
+"""This process's exact curves of :func:`learn`'s instances: ``(spec, σ_min, σ_max)`` →
+``(InstanceLoss, seconds it took)``; a change that keeps instances (t, more instances, the
+learning curve's repetitions) computes only the new ones."""
+
+_ESTIMATES = Memo(4096)
+"""The same for Algorithm 4's estimates: ``(spec, σ_min, σ_max, settings)`` →
+``(InstanceLoss, seconds it took)``."""
+
+
+def clear_instance_memo() -> None:
+    """Forget every memoised curve (for comparisons of two paths that must each compute)."""
+    _EXACT.clear()
+    _ESTIMATES.clear()
+
+
 def warm_up(seed: int = 0) -> None:
     """One small instance of the default dataset, exact and CG-20: run once in a fresh
     worker process, it leaves the modules imported, the compiled kernels loaded and the
@@ -375,28 +392,44 @@ def learn(
 
     def run(specs: list[ProblemSpec], with_estimates: Sequence[ProblemSpec] = ()) -> None:
         """Exact curves of ``specs`` (and Algorithm 4's estimates of ``with_estimates``)
-        not computed yet, as one batch of independent tasks (one per instance)."""
-        wanted = set(with_estimates) if approx else set()
-        todo = list(
-            dict.fromkeys(
-                s for s in specs if s not in exact or (s in wanted and s not in estimated)
-            )
-        )
+        not computed yet, as one batch of independent tasks (one per instance); what this
+        process computed before (:data:`_EXACT`, :data:`_ESTIMATES`) is not sent."""
+        wanted = [s for s in dict.fromkeys(with_estimates) if s not in estimated] if approx else []
+        found: dict = {}  # (spec, settings) → (estimate, seconds), this process's
+        for s in dict.fromkeys([*specs, *wanted]):
+            if s not in exact and (hit := _EXACT.get((s, lo, hi))) is not None:
+                exact[s], took = hit
+                seconds[0] += took
+        for s in wanted:
+            for a in approx:
+                if (hit := _ESTIMATES.get((s, lo, hi, a))) is not None:
+                    found[s, a] = hit
+        asked = {s: tuple(a for a in approx if (s, a) not in found) for s in wanted}
+        todo = [s for s in dict.fromkeys([*specs, *wanted]) if s not in exact or asked.get(s)]
         base = len(exact)
 
         def tick(i: int) -> None:
             if progress is not None:
                 progress(min(1.0, (base + i) / planned), f"{base + i} of ~{planned} instances")
 
-        tasks = [(s, (lo, hi), approx if s in wanted else (), s not in exact) for s in todo]
-        for s, c in zip(
-            todo, map_tasks(_instance_task, tasks, n_jobs=n_jobs, dask=dask, done=tick), strict=True
-        ):
+        tasks = [(s, (lo, hi), asked.get(s, ()), s not in exact) for s in todo]
+        done = map_tasks(_instance_task, tasks, n_jobs=n_jobs, dask=dask, done=tick)
+        for task, c in zip(tasks, done, strict=True):
+            s = task[0]
             if c.exact is not None:
                 seconds[0] += c.seconds_exact
                 exact[s] = c.exact
-            if s in wanted:
-                estimated[s] = c
+                _EXACT.put((s, lo, hi), (c.exact, c.seconds_exact))
+            for a, est, took in zip(task[2], c.approx, c.seconds_approx, strict=True):
+                found[s, a] = (est, took)
+                _ESTIMATES.put((s, lo, hi, a), (est, took))
+        for s in wanted:
+            estimated[s] = InstanceCurves(
+                None,
+                tuple(found[s, a][0] for a in approx),
+                0.0,
+                tuple(found[s, a][1] for a in approx),
+            )
 
     def at_k(specs: Sequence[ProblemSpec], k: int | None) -> list[ProblemSpec]:
         return [s if k is None else replace(s, k=k) for s in specs]

@@ -8,8 +8,6 @@ through it, so the three compute the same thing for the same settings.
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict, namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,6 +15,7 @@ import numpy as np
 
 from sslviz import data as _data
 from sslviz import datasets as _datasets
+from sslviz._memo import memoised
 from sslviz._threads import one_thread, process_map
 from sslviz._validation import check_int
 from sslviz.delalleau import DelalleauModel
@@ -190,56 +189,6 @@ def _round_problem(spec: ProblemSpec, round_seed: int) -> Problem:
     return build_problem(spec.with_seed(round_seed))
 
 
-_MemoInfo = namedtuple("_MemoInfo", "hits misses maxsize currsize")
-
-
-class _RoundMemo:
-    """``functools.lru_cache(maxsize=size)`` of one kind of round curve (thread-safe, the
-    same ``cache_info()`` and ``cache_clear()``), which also answers ``peek(*args)`` (the
-    memoised curve, or None: nothing computed) and takes ``put(args, curve)``, a curve a
-    worker process computed (:meth:`GraphRounds.precompute`): the rounds a change keeps are
-    not sent to the workers again."""
-
-    def __init__(self, compute: Callable[..., PiecewiseLoss], size: int = 1024) -> None:
-        self.compute, self.size = compute, size
-        self.hits = self.misses = 0
-        self._curves: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-        functools.update_wrapper(self, compute)
-
-    def peek(self, *args) -> PiecewiseLoss | None:
-        with self._lock:
-            return self._curves.get(args)
-
-    def put(self, args: tuple, curve: PiecewiseLoss) -> None:
-        with self._lock:
-            self._curves[args] = curve
-            self._curves.move_to_end(args)
-            while len(self._curves) > self.size:
-                self._curves.popitem(last=False)
-
-    def __call__(self, *args) -> PiecewiseLoss:
-        with self._lock:
-            curve = self._curves.get(args)
-            if curve is not None:
-                self._curves.move_to_end(args)
-                self.hits += 1
-                return curve
-            self.misses += 1
-        curve = self.compute(*args)
-        self.put(args, curve)
-        return curve
-
-    def cache_info(self) -> _MemoInfo:
-        with self._lock:
-            return _MemoInfo(self.hits, self.misses, self.size, len(self._curves))
-
-    def cache_clear(self) -> None:
-        with self._lock:
-            self._curves.clear()
-            self.hits = self.misses = 0
-
-
 def _true_curve(spec: ProblemSpec, lo: float, hi: float, round_seed: int) -> PiecewiseLoss:
     """The exact loss curve of the round ``round_seed`` on [lo, hi]."""
     return loss_curve(_round_problem(spec, round_seed), lo, hi).loss
@@ -254,8 +203,8 @@ def _fast_curve(spec: ProblemSpec, lo: float, hi: float, fast, round_seed: int) 
     return sweep(problem.model, problem.y_unlabeled, lo, hi, fast).estimated_loss()
 
 
-_true_round = _RoundMemo(_true_curve)
-_fast_round = _RoundMemo(_fast_curve)
+_true_round = memoised(1024)(_true_curve)
+_fast_round = memoised(1024)(_fast_curve)
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,7 @@ the experiment returns.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -32,6 +30,7 @@ import numpy as np
 import streamlit as st
 
 from sslviz import animation, costs, export
+from sslviz._memo import Memo
 from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, trust_curve
 from sslviz.convergence import convergence
 from sslviz.datasets import Dataset, load_dataset, load_file
@@ -447,47 +446,6 @@ def default_sigma0(breakpoints: list[float], lo: float, hi: float) -> float:
     bps = list(breakpoints)
     start = max(lo, bps[0] - 0.25 * (hi - lo)) if bps else lo + 0.25 * (hi - lo)
     return float(f"{start:.4g}")
-
-
-class Memo:
-    """A bounded, thread-safe memo of finished results, without Streamlit (for computations
-    that draw a progress bar, which ``st.cache_data`` would try to replay). Keys are frozen
-    settings; only a finished result is stored (a stopped computation raises before
-    :meth:`put`); the oldest entry goes first."""
-
-    def __init__(self, entries: int) -> None:
-        self.entries = entries
-        self._items: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            return self._items.get(key)
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.entries:
-                self._items.popitem(last=False)
-
-    def get_or_compute(self, key, compute: Callable[[], Any]):
-        """The stored result of ``key``, else ``compute()``, stored once it returns."""
-        found = self.get(key)
-        if found is None:
-            found = compute()
-            self.put(key, found)
-        return found
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __iter__(self):
-        with self._lock:
-            return iter(list(self._items))
 
 
 REGRET_RUNS = Memo(16)

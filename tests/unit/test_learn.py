@@ -12,6 +12,7 @@ from sslviz.cli import main
 from sslviz.learn import (
     InstanceLoss,
     average_loss,
+    clear_instance_memo,
     erm,
     held_out_report,
     instance_curves,
@@ -187,12 +188,15 @@ def test_learning_curve_shapes_and_nesting():
 def test_backends_give_the_same_result():
     train = [KNN.with_seed(s) for s in instance_seeds(5, 4, 0)]
     test = [KNN.with_seed(s) for s in instance_seeds(5, 2, 1)]
+    clear_instance_memo()  # each backend computes every instance
     one = learn(train, test, (1.0, 6.0), n_jobs=1)
+    clear_instance_memo()
     two = learn(train, test, (1.0, 6.0), n_jobs=2)
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:
+        clear_instance_memo()
         dsk = learn(train, test, (1.0, 6.0), dask=cluster.scheduler_address)
     for other in (two, dsk):
         assert np.array_equal(one.average.edges, other.average.edges)
@@ -206,7 +210,9 @@ def test_warm_server_workers_give_the_same_result():
     train = [KNN.with_seed(s) for s in instance_seeds(6, 3, 0)]
     test = [KNN.with_seed(s) for s in instance_seeds(6, 2, 1)]
     approx = (SweepSettings(solver="cg", cg_iters=5, mode="fast"),)
+    clear_instance_memo()  # each way computes every instance
     one = learn(train, test, (1.0, 6.0), approx=approx, n_jobs=1)
+    clear_instance_memo()
     with fast_paths(fork=False):
         start_workers(2)
         seen = []
@@ -218,6 +224,43 @@ def test_warm_server_workers_give_the_same_result():
     assert np.array_equal(one.average.numerators, two.average.numerators)
     assert one.erm == two.erm and one.test == two.test
     assert one.approximate[0].erm == two.approximate[0].erm
+
+
+def test_a_second_run_computes_only_what_it_has_not(monkeypatch):
+    """learn memoises each instance's curves in this process: a change of the compared t
+    runs only the new sweeps, one more instance only its curves; the results are those of
+    a run that computes everything."""
+    import sslviz.learn as learn_module
+
+    asked = []
+    task = learn_module._instance_task
+
+    def recording(t):
+        asked.append((t[0].seed, tuple(a.cg_iters for a in t[2]), t[3]))
+        return task(t)
+
+    monkeypatch.setattr(learn_module, "_instance_task", recording)
+    seeds = instance_seeds(8, 4, 0)
+    train = [KNN.with_seed(s) for s in seeds[:3]]
+    more = [*train, KNN.with_seed(seeds[3])]
+    test = [KNN.with_seed(s) for s in instance_seeds(8, 2, 1)]
+    t5, t6 = (SweepSettings(cg_iters=5),), (SweepSettings(cg_iters=6),)
+    clear_instance_memo()
+    learn(train, test, (1.0, 6.0), approx=t5, n_jobs=1)
+    assert len(asked) == 5 and all(exact for _, _, exact in asked)
+    asked.clear()
+    r6 = learn(train, test, (1.0, 6.0), approx=t6, n_jobs=1)
+    assert asked == [(s, (6,), False) for s in seeds[:3]]  # the sweeps only
+    asked.clear()
+    r_more = learn(more, test, (1.0, 6.0), approx=t6, n_jobs=1)
+    assert asked == [(seeds[3], (6,), True)]  # the new instance only
+    for specs, r in ((train, r6), (more, r_more)):
+        clear_instance_memo()
+        fresh = learn(specs, test, (1.0, 6.0), approx=t6, n_jobs=1)
+        assert np.array_equal(r.average.numerators, fresh.average.numerators)
+        assert r.erm == fresh.erm and r.test == fresh.test
+        assert r.approximate[0].erm == fresh.approximate[0].erm
+    clear_instance_memo()
 
 
 def test_figures_draw_what_the_result_holds():
