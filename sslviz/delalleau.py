@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-from sslviz import systems
+from sslviz import _kernels, labeling, systems
 from sslviz._threads import one_thread
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.graphs import GraphSpec, build_graph, gaussian_weights, neighbours, row_min
@@ -134,7 +134,11 @@ class DelalleauModel(SoftLabelModel):
         f = np.full(self.nodes.size, 0.5)
         df = np.zeros(self.nodes.size)
         Ak = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
-        lin = LinearSolver(Ak, solver, cg_iters=cg_iters)
+        dense_cg = solver in ("cg", "pcg") and isinstance(Ak, np.ndarray) and Ak.size > 0
+        if labeling.FAST_DENSE and dense_cg and x0 is None:
+            lin = _DenseCG(Ak, solver, cg_iters)
+        else:
+            lin = LinearSolver(Ak, solver, cg_iters=cg_iters)
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
@@ -160,3 +164,24 @@ class DelalleauModel(SoftLabelModel):
             subset_f=f,
             subset_df=df if derivative else None,
         )
+
+
+class _DenseCG:
+    """:class:`sslviz.solvers.LinearSolver` for t steps of CG or Jacobi-PCG from zero on a
+    dense matrix, in :func:`sslviz._kernels.cg_dense` (the operations of
+    :func:`sslviz.solvers.solve_cg`, without the interpreter's cost per iteration; the
+    harmonic model's dense path, ``sslviz.labeling.FAST_DENSE``, runs the same kernel)."""
+
+    factorizations = 0
+
+    def __init__(self, A: np.ndarray, method: str, cg_iters: int) -> None:
+        self.A, self.cg_iters = A, check_int("cg_iters", cg_iters, "LinearSolver", low=1)
+        self.diag_inv = 1.0 / np.diag(A) if method == "pcg" else np.empty(0)
+        self.solves = self.matvecs = 0
+
+    def solve(self, b: np.ndarray, x0: None = None) -> np.ndarray:
+        trace = _kernels.NO_TRACE_ONE  # no sides recorded
+        x, matvecs = _kernels.cg_dense(self.A, b, self.cg_iters, self.diag_inv, trace)
+        self.solves += 1
+        self.matvecs += matvecs
+        return x

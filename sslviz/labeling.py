@@ -55,8 +55,9 @@ from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
 FAST_DENSE = True
 """Dense graphs solve 'exact', 'cg' and 'pcg' without solver objects (:meth:`HarmonicModel.
-_solve_dense`, :func:`sslviz._kernels.harmonic_cg_dense`; same bits); False runs the
-general path (the tests compare the two).
+_solve_dense`, :func:`sslviz._kernels.harmonic_cg_dense`, and Delalleau's CG in
+:func:`sslviz._kernels.cg_dense`; same bits); False runs the general path (the tests
+compare the two).
 Chosen with :func:`sslviz.paths.fast_paths`."""
 
 

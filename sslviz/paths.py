@@ -15,7 +15,7 @@ True
 name                      the fast path (the general path when False)
 ========================  ================================================================
 ``fast_dense``            dense graphs solve 'exact', 'cg' and 'pcg' without solver objects,
-                          same bits (:mod:`sslviz.labeling`)
+                          same bits (:mod:`sslviz.labeling`; Delalleau's CG too)
 ``sparse_exact``          exact sparse solves keep the diagonal pivots of the row-scaled
                           systems, GTH on the sparse structure where one cancels (else
                           SuperLU's defaults and dense GTH)

@@ -139,6 +139,35 @@ def test_dense_cg_kernel_repeats_the_numpy_steps(solver):
     assert 0 < handed_over < 28
 
 
+@pytest.mark.parametrize("solver", ["cg", "pcg"])
+def test_delalleau_dense_cg_matches_the_general_path(monkeypatch, solver):
+    """Delalleau's soft labels by CG-t (PCG-t) on its dense system over L ∪ Ũ: in
+    :func:`cg_dense` (FAST_DENSE) and by :func:`solve_cg` (the general path), the same
+    labels (to the iterates' tolerance), derivatives and work."""
+    import sslviz._kernels as kernels
+
+    ran = []
+    kernel = kernels.cg_dense
+    monkeypatch.setattr(kernels, "cg_dense", lambda *a: ran.append(a[3].size) or kernel(*a))
+    spec = COMPLETE.replace(labeling="delalleau", subset=30)
+    m = build_problem(spec.with_seed(1)).model
+    for sigma in np.geomspace(0.3, 4.0, 7):
+        out = {}
+        for fast in (True, False):
+            with fast_paths(fast_dense=fast):
+                out[fast] = m.soft_labels(sigma, solver=solver, cg_iters=20)
+        got, ref = out[True], out[False]
+        assert (got.solves, got.matvecs, got.factorizations) == (
+            ref.solves,
+            ref.matvecs,
+            ref.factorizations,
+        )
+        for a, b in ((got.f, ref.f), (got.df, ref.df), (got.subset_f, ref.subset_f)):
+            assert np.linalg.norm(a - b) <= RTOL_ITERATE * np.linalg.norm(b)
+        assert np.array_equal(got.degenerate, ref.degenerate)
+    assert len(ran) == 2 * 7 and all((size > 0) == (solver == "pcg") for size in ran)
+
+
 def test_lu_dense_matches_scipy():
     rng = np.random.default_rng(4)
     A = rng.random((40, 40)) + 40 * np.eye(40)
