@@ -605,11 +605,27 @@ def cg_dense(A, b, iterations, diag_inv, trace):
     preconditioner :func:`sslviz.solvers.jacobi` (z = diag_inv · r); empty: plain CG.
     Returns ``(x, matvecs)``; ``tests/unit/test_regret_speed.py`` checks the bits against
     ``solve_cg``. ``trace`` (t, n) bool, if it has rows, gets x > 1/2 after each iteration."""
+    return _cg_dense_run(A, b, iterations, diag_inv, trace, np.empty((0, 1)))
+
+
+@_jit(error_model="numpy")
+def cg_dense_path(A, b, iterations, diag_inv):
+    """:func:`cg_dense`'s iterates: X (t, n), row s − 1 the x of an s-iteration run, the
+    same bits (CG's iterates are nested; a run that stops early keeps its x)."""
+    path = np.empty((iterations, b.shape[0]))
+    _cg_dense_run(A, b, iterations, diag_inv, np.empty((0, 1), np.bool_), path)
+    return path
+
+
+@_jit(error_model="numpy")
+def _cg_dense_run(A, b, iterations, diag_inv, trace, path):
+    # cg_dense; ``path`` (t, n), if it has rows, gets x after each iteration.
     n = b.shape[0]
     x = np.zeros(n)
     bnorm = np.sqrt(np.dot(b, b))
     if bnorm == 0.0:
         trace[:] = False
+        path[:] = 0.0
         return x, 0
     stop = max(1e-30 * bnorm, _TINY)
     stop2 = stop * stop
@@ -655,11 +671,15 @@ def cg_dense(A, b, iterations, diag_inv, trace):
         if trace.shape[0] > 0:
             for i in range(n):
                 trace[it - 1, i] = x[i] > 0.5
+        if path.shape[0] > 0:
+            path[it - 1] = x
         rho_prev = rho
         rr = np.dot(r, r)
     for s in range(written, trace.shape[0]):  # stopped early: x stays
         for i in range(n):
             trace[s, i] = x[i] > 0.5
+    for s in range(written, path.shape[0]):
+        path[s] = x
     return x, it
 
 
@@ -875,6 +895,37 @@ def gth_dense_solve(A, piv, cut, b):
 
 
 @_jit(error_model="numpy")
+def harmonic_gth_dense(W, WL, dW, dWL, y_l, b, derivative, edges, edges_l):
+    """Eqs. (1)–(2) solved exactly by GTH on a dense graph at one σ, from its row-scaled
+    weights (and their derivatives, empty unless ``derivative``) and b = W_UL y_L: the
+    operations of :meth:`sslviz.labeling.HarmonicModel.soft_labels` there (NumPy's pairwise
+    row sums, :func:`gth_dense_factor` and :func:`gth_dense_solve`, eq. (2)'s right-hand
+    side summed edge by edge as :func:`sslviz.systems.edge_flux`) in the same order, so the
+    same bits. Returns f, f' (empty unless ``derivative``) and the solves, or solves −1
+    where the model's general path has more to do: a weight that underflowed (non-zero
+    weights other than ``edges`` and ``edges_l``) or a GTH pivot that did."""
+    n = W.shape[0]
+    if np.count_nonzero(W) != edges or np.count_nonzero(WL) != edges_l:
+        return np.empty(0), np.empty(0), -1
+    to_l = _row_sums(WL)
+    A = W.copy()
+    piv, cut = gth_dense_factor(A, to_l)
+    if cut.any():
+        return np.empty(0), np.empty(0), -1
+    f = gth_dense_solve(A, piv, cut, b)
+    if not derivative:
+        return f, np.empty(0), 1
+    flux, flux_l = np.empty((n, n)), np.empty(WL.shape)
+    for i in range(n):
+        for j in range(n):
+            flux[i, j] = (f[j] - f[i]) * dW[i, j]
+        for j in range(WL.shape[1]):
+            flux_l[i, j] = (y_l[j] - f[i]) * dWL[i, j]
+    df = gth_dense_solve(A, piv, cut, _row_sums(flux) + _row_sums(flux_l))
+    return f, df, 2
+
+
+@_jit(error_model="numpy")
 def gth_sparse_factor(w_ptr, w_idx, w_val, leak, l_ptr, l_idx, u_ptr, u_idx):
     """Subtraction-free (GTH) elimination of a grounded Laplacian on a fixed sparse
     structure: :class:`sslviz.solvers.GTHFactorization`, row by row (IKJ).
@@ -965,6 +1016,7 @@ def warm_up() -> None:
         )
     for diag_inv in (np.empty(0), np.ones(2)):
         cg_dense(np.eye(2), np.ones(2), 2, diag_inv, NO_TRACE_ONE)
+        cg_dense_path(np.eye(2), np.ones(2), 2, diag_inv)
     A = np.array([[0.0, 1.0], [1.0, 0.0]])
     piv, cut = gth_dense_factor(A, np.ones(2))
     gth_dense_solve(A, piv, cut, np.ones(2))

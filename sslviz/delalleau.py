@@ -24,6 +24,10 @@ from sslviz.labeling import SoftLabelModel, SoftLabels
 from sslviz.solvers import LinearSolver
 from sslviz.specs import CG_ITERS, SOLVERS, LabelingSpec
 
+_EXTEND_BLOCK = 128
+"""Iterates extended at once by :meth:`DelalleauModel.sides_by_t` (one sparse product of E
+by a block: each column the bits of E f, the same sums in the same order)."""
+
 
 class DelalleauModel(SoftLabelModel):
     """Delalleau et al. (2005) soft labels with Parzen extension (Algorithm 3).
@@ -65,6 +69,8 @@ class DelalleauModel(SoftLabelModel):
             )
         self.graph = build_graph(X[self.nodes], spec)
         self._D2 = self.graph.sqdist
+        # Its CG runs on a dense system (complete graphs) record their iterates.
+        self.nested_iterates = isinstance(self._D2, np.ndarray)
         # Extension distances, (n_u, |S|), the node itself excluded.
         XU, XS = X[self.unlabeled_idx], X[self.nodes]
         pos = {int(v): i for i, v in enumerate(self.nodes)}
@@ -113,6 +119,42 @@ class DelalleauModel(SoftLabelModel):
         degenerate = systems.unanchored(W, self.is_l.copy())
         return A, dA, degenerate
 
+    def _extension(self, sigma: float, derivative: bool, keep: np.ndarray):
+        """``(E, E', E1, degenerate)`` of the Parzen extension at σ: its weights (n_u, |S|),
+        their row sums, and the extended nodes whose weight all sits on degenerate nodes."""
+        E, dE = gaussian_weights(self._E, self._E_shift, sigma, derivative, False)
+        s = systems.rowsum(E)
+        deg_u = (E @ keep.astype(float)) <= 0 if not keep.all() else np.zeros(s.size, bool)
+        return E, dE, s, deg_u
+
+    @one_thread
+    def sides_by_t(self, sigmas, *, solver: str = "cg", iterations: int = CG_ITERS):
+        """:meth:`SoftLabelModel.sides_by_t` from one run of ``iterations`` steps per σ on
+        L ∪ Ũ (:func:`sslviz._kernels.cg_dense_path`, the bits of :meth:`soft_labels`' dense
+        kernel at each t), each iterate extended as :meth:`soft_labels` extends it; one
+        solve per t where that kernel is not the path (a sparse system on L ∪ Ũ, kNN
+        families: there ``nested_iterates`` is False, and a search for the t needed solves
+        only the t it tries)."""
+        sig, iterations = self._sides_args(sigmas, solver, iterations)
+        sides = np.zeros((sig.size, iterations, self.n_unlabeled), dtype=bool)
+        degenerate = np.zeros((sig.size, self.n_unlabeled), dtype=bool)
+        for j, x in enumerate(sig.tolist()):
+            A, _, deg_s = self.matrix(x)
+            keep = ~deg_s
+            Ak = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else None
+            if not (labeling.FAST_DENSE and Ak is not None and Ak.size > 0):
+                one, deg = super().sides_by_t([x], solver=solver, iterations=iterations)
+                sides[j], degenerate[j] = one[0], deg[0]
+                continue
+            diag_inv = 1.0 / np.diag(Ak) if solver == "pcg" else np.empty(0)
+            path = _kernels.cg_dense_path(Ak, self.lam * self.y_s[keep], iterations, diag_inv)
+            E, _, s, degenerate[j] = self._extension(x, False, keep)
+            for t in range(0, iterations, _EXTEND_BLOCK):  # E f for a block of t at once
+                F = np.full((self.nodes.size, min(_EXTEND_BLOCK, iterations - t)), 0.5)
+                F[keep] = path[t : t + F.shape[1]].T
+                sides[j, t : t + F.shape[1]] = ((E @ F) / s[:, None] > 0.5).T
+        return sides, degenerate
+
     @one_thread
     def soft_labels(
         self,
@@ -145,14 +187,11 @@ class DelalleauModel(SoftLabelModel):
         f[keep] = lin.solve(self.lam * self.y_s[keep], f0)
         if derivative:
             df[keep] = lin.solve(-(dA @ f)[keep], df0)
-        E, dE = gaussian_weights(self._E, self._E_shift, sigma, derivative, False)
-        s = systems.rowsum(E)
+        E, dE, s, deg_u = self._extension(sigma, derivative, keep)
         ft = (E @ f) / s
         dft = None
         if derivative:
             dft = ((dE @ f) + (E @ df) - ft * systems.rowsum(dE)) / s
-        # An extended node is degenerate when all its weight sits on degenerate nodes.
-        deg_u = (E @ keep.astype(float)) <= 0 if deg_s.any() else np.zeros(ft.size, bool)
         return SoftLabels(
             sigma,
             ft,

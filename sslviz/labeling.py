@@ -510,54 +510,49 @@ class HarmonicModel(SoftLabelModel):
         do (a degenerate node, an underflowing row, an LU pivot or a refinement
         (:func:`_refine`) asking for GTH, a GTH pivot that underflowed).
         """
-        to_l = W_UL.sum(axis=1)
-        deg = W_UU.sum(axis=1) + to_l
-        if (
-            self._structural.any()
-            or (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges
+        if self._structural.any() or W_UU.shape[0] == 0:
+            return None
+        if exact_solves.gth_first("exact", W_UU):
+            # GTHFactorization's kernels and eq. (2) in one call, without the wrappers
+            derivative = dW_UU is not None
+            empty = np.empty((0, 0))
+            f, df, solves = _kernels.harmonic_gth_dense(
+                W_UU,
+                W_UL,
+                dW_UU if derivative else empty,
+                dW_UL if derivative else empty,
+                self.y_l,
+                W_UL @ self.y_l,  # NumPy's BLAS, as the general path
+                derivative,
+                *self._n_edges,
+            )
+            if solves < 0:
+                return None
+            df = df if derivative else None
+            return SoftLabels(sigma, f, df, self._structural.copy(), solves, 0, 1)
+        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges:
+            return None
+        solves = 0
+        M = -W_UU
+        M.flat[:: M.shape[0] + 1] += W_UU.sum(axis=1) + W_UL.sum(axis=1)
+        lu, piv, min_pivot = lu_dense(M)
+
+        def solve(v):
+            nonlocal solves
+            solves += 1
+            return lu_dense_solve(lu, piv, v)
+
+        f = solve(W_UL @ self.y_l)
+        if min_pivot < exact_solves.PIVOT_TOL or not (
+            exact_solves.refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l)
+            and exact_solves.in_unit(f)
         ):
             return None
-        b = W_UL @ self.y_l
-        solves = 0
-        if b.size and exact_solves.gth_first("exact", W_UU):
-            # GTHFactorization's kernels, without its wrappers (W_UU's diagonal is zero; it
-            # is factored in a copy, which _solve still needs where this returns None)
-            A = W_UU.copy()
-            piv, cut = _kernels.gth_dense_factor(A, to_l)
-            if cut.any():
-                return None
-
-            def solve(v):
-                nonlocal solves
-                solves += 1
-                return _kernels.gth_dense_solve(A, piv, cut, v)
-
-            f, refine = solve(b), False
-        else:
-            refine = True
-            if b.size == 0:
-                return None
-            M = -W_UU
-            M.flat[:: M.shape[0] + 1] += deg
-            lu, piv, min_pivot = lu_dense(M)
-
-            def solve(v):
-                nonlocal solves
-                solves += 1
-                return lu_dense_solve(lu, piv, v)
-
-            f = solve(b)
-            if min_pivot < exact_solves.PIVOT_TOL or not (
-                exact_solves.refine(f, _ALL, solve, W_UU, W_UL, y_l=self.y_l)
-                and exact_solves.in_unit(f)
-            ):
-                return None
         df = None
         if dW_UU is not None:
             rhs = systems.derivative_rhs(dW_UU, dW_UL, self.y_l, f, accurate=True)
             df = solve(rhs)
-            if refine:
-                exact_solves.refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
+            exact_solves.refine(df, _ALL, solve, W_UU, W_UL, rhs=rhs)
         return SoftLabels(sigma, f, df, self._structural.copy(), solves, 0, 1)
 
     def exact_cholesky_many(self, sigmas) -> list[SoftLabels]:

@@ -54,12 +54,16 @@ def test_the_general_dense_path_traces_too():
         _same_as_t_runs(build_problem(SPECS["complete"]).model, "cg")
 
 
-def test_delalleau_falls_back_to_one_solve_per_t():
-    p = build_problem(ProblemSpec(labeling="delalleau", n=60, n_labeled=6, subset=20))
+@pytest.mark.parametrize("family", ["complete", "knn"])
+@pytest.mark.parametrize("solver", ["cg", "pcg"])
+def test_delalleau_every_t_from_one_run_is_the_t_iteration_run(family, solver):
+    """Delalleau's model: one run per σ on L ∪ Ũ, each iterate extended (complete: the
+    dense kernel), or one solve per t (kNN: a sparse system), the bits of soft_labels."""
+    spec = ProblemSpec(labeling="delalleau", n=60, n_labeled=6, subset=20, family=family)
+    p = build_problem(spec)
     assert isinstance(p.model, DelalleauModel)
-    sides, _ = p.model.sides_by_t([1.0, 2.0], solver="cg", iterations=4)
-    sl = p.model.soft_labels(2.0, solver="cg", cg_iters=3)
-    assert np.array_equal(sides[1, 2], sl.f > 0.5)
+    assert p.model.nested_iterates == (family == "complete")
+    _same_as_t_runs(p.model, solver)
 
 
 @pytest.mark.slow  # over 1.5 s: outside the quick run

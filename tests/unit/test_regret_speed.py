@@ -26,7 +26,16 @@ from reference import (
     assert_same_curve_to_tolerance,
 )
 
-from sslviz._kernels import NO_TRACE_ONE, _row_sums, cg_dense, harmonic_cg_dense
+from sslviz import systems
+from sslviz._kernels import (
+    NO_TRACE_ONE,
+    _row_sums,
+    cg_dense,
+    gth_dense_factor,
+    gth_dense_solve,
+    harmonic_cg_dense,
+    harmonic_gth_dense,
+)
 from sslviz.experiment import regret_experiment
 from sslviz.paths import fast_paths
 from sslviz.problem import GraphRounds, _fast_round, _true_round, build_problem, clear_round_memo
@@ -136,6 +145,35 @@ def test_dense_cg_kernel_repeats_the_numpy_steps(solver):
                 continue
             ref = _dense_cg_reference(m, sigma, t, pre)
             assert np.array_equal(f, ref[0]) and np.array_equal(df, ref[1]) and mv == ref[2]
+    assert 0 < handed_over < 28
+
+
+def test_dense_gth_kernel_repeats_the_numpy_steps():
+    """``harmonic_gth_dense`` (exact soft labels on dense graphs of at most GTH_DENSE_MAX
+    unknowns) against the steps it replaces in NumPy, from the same weights, bit for bit:
+    NumPy's row sums, the GTH kernels, eq. (2)'s right-hand side edge by edge
+    (:func:`sslviz.systems.edge_flux`); where a weight underflows it hands over (−1)."""
+    m = build_problem(COMPLETE.with_seed(1)).model
+    handed_over = 0
+    for sigma in np.geomspace(0.02, 20.0, 14):
+        W, WL, dW, dWL = m.blocks(sigma, row_scaled=True, derivative=True)
+        b = WL @ m.y_l
+        for derivative in (True, False):
+            dws = (dW, dWL) if derivative else (np.empty((0, 0)),) * 2
+            f, df, solves = harmonic_gth_dense(W, WL, *dws, m.y_l, b, derivative, *m._n_edges)
+            if solves < 0:
+                handed_over += 1
+                assert systems.count_weights(W) + systems.count_weights(WL) < sum(m._n_edges)
+                continue
+            A = W.copy()
+            piv, cut = gth_dense_factor(A, WL.sum(axis=1))
+            assert not cut.any()
+            assert np.array_equal(f, gth_dense_solve(A, piv, cut, b))
+            if derivative:
+                rhs = systems.edge_flux(dW, dWL, m.y_l, f)
+                assert np.array_equal(df, gth_dense_solve(A, piv, cut, rhs)) and solves == 2
+            else:
+                assert df.size == 0 and solves == 1
     assert 0 < handed_over < 28
 
 

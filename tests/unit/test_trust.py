@@ -86,13 +86,14 @@ def test_error_margin_and_wrong_sides_against_exact_solves(family, solver):
     np.testing.assert_array_equal(tc.wrong > 0, tc.t_needed(solver) > t)
 
 
+@pytest.mark.parametrize("labeling", ["harmonic", "delalleau"])
 @pytest.mark.parametrize("family", ["complete", "knn"])
-def test_recorded_runs_give_the_t_needed_of_a_solve_at_each_t(family, monkeypatch):
-    """The harmonic model's t needed, read off one recorded run per σ, are those of the
-    same search solving at each t it tries (σ down to where weights underflow, caps below,
-    within and above the recorded runs' lengths, runs split to a small memory budget)."""
+def test_recorded_runs_give_the_t_needed_of_a_solve_at_each_t(family, labeling, monkeypatch):
+    """A model's t needed, read off one recorded run per σ, are those of the same search
+    solving at each t it tries (σ down to where weights underflow, caps below, within and
+    above the recorded runs' lengths, runs split to a small memory budget)."""
     X, labeled, y = _instance(5, n=60)
-    model = make_model(X, labeled, y, GraphSpec(family, 5))
+    model = make_model(X, labeled, y, GraphSpec(family, 5), LabelingSpec(labeling, 20))
     sigmas = np.r_[0.01, np.geomspace(0.1, 3.0, 9)]
     fields = ("t_needed_cg", "t_needed_pcg", "error", "margin", "wrong", "underflow")
     for t_max, budget in ((7, 1 << 26), (40, 1 << 26), (200, 1 << 10)):
@@ -103,7 +104,9 @@ def test_recorded_runs_give_the_t_needed_of_a_solve_at_each_t(family, monkeypatc
             solved = trust_curve(model, sigmas, cg_iters=3, t_max=t_max)
         for f in fields:
             np.testing.assert_array_equal(getattr(recorded, f), getattr(solved, f), err_msg=f)
-    assert recorded.underflow[0] > 0 and (recorded.t_needed_cg[1:] > 16).any()
+    assert (recorded.t_needed_cg[1:] > 16).any()  # past the first recorded runs
+    if labeling == "harmonic":
+        assert recorded.underflow[0] > 0
 
 
 def test_cap_is_reported_as_t_max_plus_one():
