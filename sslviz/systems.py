@@ -113,13 +113,31 @@ def unanchored(W_UU, anchor: np.ndarray) -> np.ndarray:
     m = anchor.size
     if anchor.all():
         return np.zeros(m, bool)
-    if isinstance(W_UU, np.ndarray) and m <= DENSE_MAX:
-        # Small dense blocks: grow the anchored set by one edge at a time (at most the
-        # graph's diameter of steps; cheaper here than a sparse BFS's set-up).
-        P = W_UU > 0
+    if m <= DENSE_MAX:
+        # Small blocks: grow the anchored set by one edge at a time (at most the graph's
+        # diameter of steps; cheaper here than a sparse BFS's set-up).
         reached = np.asarray(anchor, bool).copy()
+        if isinstance(W_UU, np.ndarray):
+            P = W_UU > 0
+
+            def grow(r: np.ndarray) -> np.ndarray:
+                return r | P[:, r].any(axis=1)
+        else:
+            P = W_UU.tocsr()
+            if not P.has_canonical_format:
+                P = P.copy()
+                P.sum_duplicates()
+            rows = np.repeat(np.arange(m), np.diff(P.indptr))
+            edge = P.data > 0
+            rows, cols = rows[edge], P.indices[edge]
+
+            def grow(r: np.ndarray) -> np.ndarray:
+                out = r.copy()
+                out[rows[r[cols]]] = True
+                return out
+
         while True:
-            grown = reached | P[:, reached].any(axis=1)
+            grown = grow(reached)
             if np.array_equal(grown, reached):
                 return ~reached
             reached = grown

@@ -310,23 +310,32 @@ def test_component_without_labels_gets_one_half(family, solver):
 
 
 def test_unanchored_dense_and_sparse_agree_with_brute_force():
-    """The nodes that cannot reach a labeled node: small dense blocks grow the reached set
-    edge by edge, others run SciPy's BFS; both equal a brute-force transitive closure on
-    random directed graphs (isolated nodes, no anchors, all anchors, one-way edges)."""
+    """The nodes that cannot reach a labeled node: small blocks (dense or CSR) grow the
+    reached set edge by edge, larger ones run SciPy's BFS; each equals a brute-force
+    transitive closure on random directed graphs (isolated nodes, no anchors, all anchors,
+    one-way edges, stored zeros)."""
     import scipy.sparse as sp
 
-    from sslviz.systems import unanchored
+    from sslviz.systems import DENSE_MAX, unanchored
 
     rng = np.random.default_rng(0)
-    for _ in range(400):
-        m = int(rng.integers(1, 40))
-        W = (rng.random((m, m)) < 0.15 * rng.random()) * rng.random((m, m))
+    sizes = [*rng.integers(1, 40, 400), *rng.integers(DENSE_MAX + 1, DENSE_MAX + 60, 6)]
+    for m in map(int, sizes):
+        W = (rng.random((m, m)) < min(0.15, 4 / m) * rng.random()) * rng.random((m, m))
         np.fill_diagonal(W, 0.0)
         anchor = rng.random(m) < 0.4 * rng.random()
         R = (W > 0) | np.eye(m, dtype=bool)  # reach in any number of steps
-        for _ in range(m):
-            R = R | ((R.astype(int) @ R.astype(int)) > 0)
+        while True:  # squaring: paths up to twice as long each time
+            grown = R | ((R.astype(np.float32) @ R.astype(np.float32)) > 0)
+            if np.array_equal(grown, R):
+                break
+            R = grown
         want = ~(R[:, anchor].any(axis=1))
+        stored_zeros = sp.csr_matrix(W)
+        stored_zeros.data[::5] = 0.0  # an edge of weight 0 (an underflow) is no edge
+        assert np.array_equal(
+            unanchored(stored_zeros, anchor), unanchored(stored_zeros.toarray(), anchor)
+        )
         np.testing.assert_array_equal(unanchored(W, anchor), want)
         np.testing.assert_array_equal(unanchored(sp.csr_matrix(W), anchor), want)
 
