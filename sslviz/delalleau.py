@@ -175,7 +175,10 @@ class DelalleauModel(SoftLabelModel):
         keep = ~deg_s
         f = np.full(self.nodes.size, 0.5)
         df = np.zeros(self.nodes.size)
-        Ak = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
+        if keep.all():  # the same matrix as the copy below would be
+            Ak = A
+        else:
+            Ak = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
         dense_cg = solver in ("cg", "pcg") and isinstance(Ak, np.ndarray) and Ak.size > 0
         if labeling.FAST_DENSE and dense_cg and x0 is None:
             lin = _DenseCG(Ak, solver, cg_iters)
