@@ -5,7 +5,8 @@ time to paint a few of them in Chromium: old tree against new in one run.
     # writes benchmarks/results/control_reruns.{json,md}
     python benchmarks/control_reruns.py --paint-only [--old REV] [--rounds 4]
     # the paint alone, medians: benchmarks/results/control_reruns_paint.{json,md}
-    python benchmarks/control_reruns.py --pages conditioning regret learn [--old REV]
+    python benchmarks/control_reruns.py --pages conditioning regret learn \
+        cg_iterations algorithm4 [--old REV]
     # other pages' controls, server time: benchmarks/results/control_reruns_pages.{json,md}
 
 Each tree runs in its own process (``--measure ROOT``; the old one from a ``git worktree``
@@ -78,6 +79,8 @@ OTHER_PAGES = {
     "conditioning": "pages/Conditioning.py",
     "regret": "pages/Online_regret.py",
     "learn": "pages/Learn.py",
+    "cg_iterations": "pages/CG_iterations.py",
+    "algorithm4": "pages/Algorithm_4.py",
 }
 """``--pages``: other pages whose default view's controls are timed (server time only)."""
 

@@ -107,6 +107,17 @@ def _play(ms: int) -> dict:
     }
 
 
+def _finish(fig: go.Figure, frames: list[dict], as_dict: bool) -> go.Figure | dict:
+    """``fig`` (complete, validated) with the animation ``frames``: dicts in Plotly's full
+    form (``name``, ``data`` as trace dicts with their ``type``, ``traces``, ``layout``),
+    never validated: Plotly's objects for a frame per t or step took most of a player's
+    build, and again at every unpickling of a cached figure. ``as_dict``: the figure's
+    dict (what ``ui.cache.figure`` draws); else a Figure of it, not validated again (later
+    updates of it are not validated either). The tests validate every figure built so."""
+    out = {**fig.to_dict(), "frames": frames} if frames else fig.to_dict()
+    return out if as_dict else go.Figure(out, _validate=False)
+
+
 def _controls(buttons: list, steps: list, *, y: float, active: int, **slider) -> dict:
     """A player's ``updatemenus`` (its ``buttons`` in a row at the left) and ``sliders`` (one
     step per ``(label, frame name)`` of ``steps``, at the right), both at height ``y`` under
@@ -145,7 +156,8 @@ def player_figure(
     max_frames: int = MAX_FRAMES,
     title: str = "Algorithm 4, step by step",
     at_step: int | None = None,
-) -> go.Figure:
+    as_dict: bool = False,
+) -> go.Figure | dict:
     """An animation of a recorded sweep, one frame per kept step (:func:`frame_steps`), or
     with ``at_step`` (0-based, any of the log's steps) that one step, still.
 
@@ -164,10 +176,13 @@ def player_figure(
     at_step : int, optional
         Draw this step only: the same traces and annotations, no frames, buttons or slider
         (the page's single-step view, where ±1 and the arrow keys move by one real step).
+    as_dict : bool, default=False
+        Return the figure's dict, its frames never made into Plotly objects (the app
+        draws it as it is).
 
     Returns
     -------
-    go.Figure
+    go.Figure or dict
         Two rows sharing σ: soft labels f_u (top) and loss (bottom). Traces, in order:
         ``'true loss l(σ)'`` (only with ``truth``), then the animated ones
         ``'bracket [σ_l, σ_h]'`` (top) and its bottom copy (no legend), ``'σ0'`` (paper) or
@@ -209,7 +224,7 @@ def player_figure(
     )
     y_loss = 1.12 * loss_top
 
-    def state(e) -> list[go.Scatter]:
+    def state(e) -> list[dict]:
         k = bisect.bisect_right
         b0, b1 = e.bracket if e.kind != "grid" else (math.nan, math.nan)
         bx, by = _band(b0, b1, -0.05, 1.05)
@@ -225,24 +240,26 @@ def player_figure(
         ev = evals[: k(eval_steps, e.step)]
         xs, ys = _segments([iv for _, iv in ivs[: k(iv_steps, e.step)]])
         return [
-            go.Scatter(x=bx, y=by),
-            go.Scatter(x=bx2, y=by2),
-            go.Scatter(x=mx, y=[-0.05, 1.05] if len(mx) == 2 else [None]),
-            go.Scatter(
+            dict(type="scatter", x=bx, y=by),
+            dict(type="scatter", x=bx2, y=by2),
+            dict(type="scatter", x=mx, y=[-0.05, 1.05] if len(mx) == 2 else [None]),
+            dict(
+                type="scatter",
                 x=list(map(float, e.sigma)) or [None],
                 y=list(map(float, f)) or [None],
                 text=txt or [None],
                 customdata=[int(u) for u in e.nodes] or [None],
                 marker=dict(color=[_NODE_COLORS[int(v > 0.5)] for v in f] or None),
             ),
-            go.Scatter(x=fx, y=fy),
-            go.Scatter(x=cr or [None], y=[0.5] * len(cr) or [None]),
+            dict(type="scatter", x=fx, y=fy),
+            dict(type="scatter", x=cr or [None], y=[0.5] * len(cr) or [None]),
             # float32 typed arrays: this trace grows with every frame (display only)
-            go.Scatter(
+            dict(
+                type="scatter",
                 x=np.array([x for _, x, _ in ev], np.float32) if ev else [None],
                 y=np.array([v for *_, v in ev], np.float32) if ev else [None],
             ),
-            go.Scatter(x=xs, y=ys),
+            dict(type="scatter", x=xs, y=ys),
         ]
 
     def notes(e) -> list[dict]:
@@ -295,7 +312,7 @@ def player_figure(
             1,
         )
         static = 1
-    first = state(events[keep[0]])
+    first = [go.Scatter(d) for d in state(events[keep[0]])]
     styles = [
         (
             1,
@@ -403,9 +420,9 @@ def player_figure(
             margin=dict(l=70, r=20, t=120, b=90),
             legend=dict(orientation="h", x=0, y=-0.13, yanchor="top"),
         )
-        return fig
-    fig.frames = [
-        go.Frame(
+        return _finish(fig, [], as_dict)
+    frames = [
+        dict(
             name=f"s{events[i].step}",
             data=state(events[i]),
             traces=animated,
@@ -420,7 +437,7 @@ def player_figure(
     ]
     buttons += [
         dict(label="■ pause", method="animate", args=[[None], _STILL]),
-        dict(label="◀◀ reset", method="animate", args=[[fig.frames[0].name], _STILL]),
+        dict(label="◀◀ reset", method="animate", args=[[frames[0]["name"]], _STILL]),
     ]
     steps = [(str(events[i].step + 1), f"s{events[i].step}") for i in keep]
     fig.update_layout(
@@ -437,7 +454,7 @@ def player_figure(
             font=dict(color="rgba(0,0,0,0)"),
         ),
     )
-    return fig
+    return _finish(fig, frames, as_dict)
 
 
 _SOLVER_STYLE = {  # name (sslviz.convergence.SOLVER_NAMES), colour, dash, miss marker
@@ -456,7 +473,9 @@ def convergence_counter(conv, t: int) -> str:
     return f"<b>t = {t}</b> · " + ", ".join(said) + f" of {b} breakpoint" + "s" * (b != 1)
 
 
-def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.Figure:
+def convergence_figure(
+    conv, *, start: int = 1, at_t: int | None = None, as_dict: bool = False
+) -> go.Figure | dict:
     """The t-scrubber: l̃_t(σ) of CG and Jacobi-PCG against l(σ), for t = 1..T.
 
     Parameters
@@ -466,10 +485,13 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
         The t shown first (and where the slider starts).
     at_t : int, optional
         Draw that t only, still: no frames, buttons or slider.
+    as_dict : bool, default=False
+        Return the figure's dict, its frames never made into Plotly objects (the app
+        draws it as it is).
 
     Returns
     -------
-    go.Figure
+    go.Figure or dict
         Top (σ axis): ``'exact loss l(σ)'`` (black), then per solver ``'<solver> l̃_t(σ)'``
         and ``'<solver> misses at t'`` (markers on the exact loss at each missed breakpoint);
         bottom (t axis): per solver ``'<solver> misses'`` against t, and ``'t'`` (the
@@ -488,18 +510,19 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
     top = max(float(np.max(conv.exact)), *(float(np.max(v)) for v in conv.loss.values()))
     most = max(1, *(int(np.max(conv.misses(s))) for s in conv.solvers))
 
-    def moving(t: int) -> list[go.Scatter]:
+    def moving(t: int) -> list[dict]:
         out = []
         for s in conv.solvers:
             miss = conv.missed[s][t - 1]
-            out.append(go.Scatter(y=conv.loss[s][t - 1]))
+            out.append(dict(type="scatter", y=conv.loss[s][t - 1]))
             out.append(
-                go.Scatter(
+                dict(
+                    type="scatter",
                     x=conv.breakpoints[miss] if miss.any() else [None],
                     y=b_y[miss] if miss.any() else [None],
                 )
             )
-        out.append(go.Scatter(x=[t, t], y=[0, 1.08 * most]))
+        out.append(dict(type="scatter", x=[t, t], y=[0, 1.08 * most]))
         return out
 
     settled = [(s, conv.all_right_from(s)) for s in conv.solvers]
@@ -551,7 +574,7 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
         1,
         1,
     )
-    first = moving(t0)
+    first = [go.Scatter(d) for d in moving(t0)]
     animated = []
     for i, s in enumerate(conv.solvers):
         name, color, dash, symbol = _SOLVER_STYLE[s]
@@ -614,11 +637,7 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
     )
     if at_t is not None:
         fig.update_layout(**layout, height=560, margin=dict(l=70, r=20, t=60, b=70))
-        return fig
-    fig.frames = [
-        go.Frame(name=f"t{t}", data=moving(t), traces=animated, layout=dict(annotations=notes(t)))
-        for t in range(1, T + 1)
-    ]
+        return _finish(fig, [], as_dict)
     buttons = [
         dict(label="▶ play", method="animate", args=[None, _play(SPEEDS["2×"])]),
         dict(label="■ pause", method="animate", args=[[None], _STILL]),
@@ -637,7 +656,11 @@ def convergence_figure(conv, *, start: int = 1, at_t: int | None = None) -> go.F
             font=dict(size=10),
         ),
     )
-    return fig
+    frames = [
+        dict(name=f"t{t}", data=moving(t), traces=animated, layout=dict(annotations=notes(t)))
+        for t in range(1, T + 1)
+    ]
+    return _finish(fig, frames, as_dict)
 
 
 def event_rows(events: Sequence, rows: Sequence[int] | None = None) -> list[dict]:

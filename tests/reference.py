@@ -108,3 +108,25 @@ def assert_same_curve_to_tolerance(a, b, rtol: float = RTOL_BREAKPOINT) -> None:
     assert a.edges.shape == b.edges.shape
     np.testing.assert_allclose(a.edges, b.edges, rtol=rtol, atol=0.0)
     assert np.array_equal(a.values, b.values)
+
+
+def plotly_json(fig) -> dict:
+    """A figure's (or a figure dict's) JSON as Plotly writes it, without validating it."""
+    import json
+
+    import plotly.graph_objects as go
+
+    if isinstance(fig, dict):
+        fig = go.Figure(fig, _validate=False)
+    return json.loads(fig.to_json())
+
+
+def validated_json(fig) -> dict:
+    """The JSON of a figure (or figure dict) after Plotly validates it from scratch (raises
+    on a property Plotly does not know or a value it would not take): a figure built
+    without validation is right when this equals :func:`plotly_json`."""
+    import json
+
+    import plotly.graph_objects as go
+
+    return json.loads(go.Figure(plotly_json(fig)).to_json())

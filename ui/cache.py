@@ -356,20 +356,26 @@ def _trust_base(
 
 
 @cached(16)
-def convergence_view(spec: ProblemSpec, lo: float, hi: float, iterations: int, t: int) -> dict:
-    """The CG-iterations page: ``result`` (:class:`sslviz.convergence.Convergence` against
-    :func:`truth`), ``figure`` (the t-scrubber, opening at ``start``: t, or T when t is
-    past it) and ``document`` (its download, no timings). Every t is in the
-    figure's frames: scrubbing reruns nothing."""
+def _convergence(spec: ProblemSpec, lo: float, hi: float, iterations: int) -> dict:
+    """:func:`sslviz.convergence.convergence` against :func:`truth` (``result``) and its
+    download (``document``, no timings): one run per σ gives every t, so a change of the
+    opening t reads them here."""
     p = problem(spec)
     result = convergence(p.model, p.y_unlabeled, truth(spec, lo, hi), iterations=iterations)
+    doc = export.without_timings(export.convergence_document(p, result, (lo, hi)))
+    return {"result": result, "document": doc}
+
+
+@cached(16)
+def convergence_view(spec: ProblemSpec, lo: float, hi: float, iterations: int, t: int) -> dict:
+    """The CG-iterations page: ``result`` (:class:`sslviz.convergence.Convergence` against
+    :func:`truth`), ``figure`` (the t-scrubber's dict, opening at ``start``: t, or T when t
+    is past it) and ``document`` (its download, no timings). Every t is in the figure's
+    frames: scrubbing reruns nothing."""
     start = min(t, iterations)
-    return {
-        "result": result,
-        "figure": animation.convergence_figure(result, start=start),
-        "document": export.without_timings(export.convergence_document(p, result, (lo, hi))),
-        "start": start,
-    }
+    base = _convergence(spec, lo, hi, iterations)
+    fig = animation.convergence_figure(base["result"], start=start, as_dict=True)
+    return {**base, "figure": fig, "start": start}
 
 
 def figure(key: tuple, build: Callable[[], Any]) -> dict:

@@ -53,9 +53,9 @@ def record(
 
 @cache.cached(16)
 def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> dict:
-    """What the page draws: ``figure`` (the animation), ``table`` (the event log, nodes as
-    instance rows), ``intervals`` (the sweep's, ``[(lo, hi, loss)]``), ``steps``, ``frames``,
-    ``solves`` and ``mode``."""
+    """What the page draws: ``figure`` (the animation's dict, drawn as it is), ``table``
+    (the event log, nodes as instance rows), ``intervals`` (the sweep's, ``[(lo, hi,
+    loss)]``), ``steps``, ``frames``, ``solves`` and ``mode``."""
     res = record(spec, lo, hi, settings)
     p = cache.problem(spec)
     rows = p.rows(range(p.model.n_unlabeled))
@@ -67,13 +67,14 @@ def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> di
         rows=rows,
         title=f"Algorithm 4, {settings.mode} mode, {settings.label}: {len(res.intervals)} interval"
         + "s" * (len(res.intervals) != 1),
+        as_dict=True,
     )
     return {
         "figure": fig,
         "table": pd.DataFrame(animation.event_rows(res.events, rows)),
         "intervals": [(iv.lo, iv.hi, iv.loss) for iv in res.intervals],
         "steps": len(res.events),
-        "frames": len(fig.frames),
+        "frames": len(fig["frames"]),
         "solves": res.solves,
         "mode": settings.mode,
     }
@@ -81,8 +82,9 @@ def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> di
 
 @cache.cached(64)
 def step_figure(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings, step: int):
-    """The player's figure at one real step (0-based): :func:`sslviz.animation.player_figure`
-    with ``at_step``, for the single-step view (±1, arrow keys, a slider over every step)."""
+    """The player's figure at one real step (0-based), as a dict:
+    :func:`sslviz.animation.player_figure` with ``at_step``, for the single-step view (±1,
+    arrow keys, a slider over every step)."""
     res = record(spec, lo, hi, settings)
     p = cache.problem(spec)
     return animation.player_figure(
@@ -92,4 +94,5 @@ def step_figure(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings
         rows=p.rows(range(p.model.n_unlabeled)),
         at_step=step,
         title=f"Algorithm 4, {settings.mode} mode, {settings.label}, one step at a time",
+        as_dict=True,
     )

@@ -3,6 +3,7 @@ runs and as the sweep's estimate; the misses against a brute-force reference."""
 
 import numpy as np
 import pytest
+from reference import plotly_json, validated_json
 
 from sslviz import animation, export
 from sslviz import convergence as cv
@@ -168,8 +169,11 @@ def test_the_figure_has_a_frame_per_t_and_states_its_counts(curves):
             assert f"misses {conv.misses(s)[t - 1]}" in counter
         lines = [d for d in frame.data if d.y is not None and len(d.y) == conv.sigmas.size]
         assert [list(d.y) for d in lines] == [list(conv.loss[s][t - 1]) for s in conv.solvers]
+    d = animation.convergence_figure(conv, start=20, as_dict=True)
+    assert plotly_json(d) == validated_json(d) == plotly_json(fig)  # frames never validated
     still = animation.convergence_figure(conv, at_t=5)
     assert not still.frames and not still.layout.sliders
+    assert plotly_json(still) == validated_json(still)
     with pytest.raises(ValueError, match="t must be"):
         animation.convergence_figure(conv, at_t=31)
     doc = export.to_dict(conv)

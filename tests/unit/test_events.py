@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from instances import two_clouds
+from reference import plotly_json, validated_json
 
 from sslviz.animation import KEY_KINDS, event_rows, frame_steps, player_figure
 from sslviz.intervals import EVENT_KINDS, Event, sweep
@@ -266,6 +267,20 @@ def test_event_rows_use_instance_rows(recorded):
     for r, e in zip(table, rec.events, strict=True):
         assert r["node"] == (rows[e.node] if e.node >= 0 else None)
         assert r["caption"] == e.describe(rows)
+
+
+def test_player_figures_are_what_plotly_validates(recorded):
+    """The player's figure and its single-step figure, built with frames as dicts never
+    validated: the same JSON once Plotly validates it, as a dict and as a Figure."""
+    model, y_u, _, _, rec = recorded
+    truth = true_loss_curve(model, y_u, LO, HI)
+    for at_step in (None, 3):
+        args = dict(truth=truth, rows=list(range(model.n_unlabeled)), at_step=at_step)
+        d = player_figure(rec.events, (LO, HI), as_dict=True, max_frames=30, **args)
+        fig = player_figure(rec.events, (LO, HI), max_frames=30, **args)
+        assert plotly_json(d) == validated_json(d) == plotly_json(fig)
+        frames = len(d.get("frames", []))
+        assert frames == len(fig.frames) and (frames == 0 if at_step else 2 <= frames <= 30)
 
 
 def test_player_figure_needs_events():

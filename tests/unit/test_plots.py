@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
+from reference import plotly_json, validated_json
 
 from sslviz import plots
 from sslviz.conditioning import condition_curve, trust_curve
@@ -412,12 +413,6 @@ def _log_axes(fig: go.Figure) -> list:
     return [lay[k] for k in lay if k.startswith(("xaxis", "yaxis")) and lay[k].type == "log"]
 
 
-def _validated(fig: go.Figure) -> dict:
-    """The figure's JSON after Plotly validates it from scratch (raises on a property
-    Plotly does not know or a value it would not take)."""
-    return json.loads(go.Figure(json.loads(fig.to_json())).to_json())
-
-
 def test_figures_built_as_dicts_are_what_plotly_validates(
     problem, truth, estimate, scored, trust, sigma_range
 ):
@@ -449,7 +444,7 @@ def test_figures_built_as_dicts_are_what_plotly_validates(
         plots.miss_figure(zoom, u="node 4", sigma_true=b, tol=1e-3, estimate=None),
     ]
     for fig in figs:
-        assert json.loads(fig.to_json()) == _validated(fig)
+        assert plotly_json(fig) == validated_json(fig)
         assert fig.layout.template.layout.font.color  # the template is in
 
 
