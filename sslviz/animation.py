@@ -112,8 +112,9 @@ def _finish(fig: go.Figure, frames: list[dict], as_dict: bool) -> go.Figure | di
     form (``name``, ``data`` as trace dicts with their ``type``, ``traces``, ``layout``),
     never validated: Plotly's objects for a frame per t or step took most of a player's
     build, and again at every unpickling of a cached figure. ``as_dict``: the figure's
-    dict (what ``ui.cache.figure`` draws); else a Figure of it, not validated again (later
-    updates of it are not validated either). The tests validate every figure built so."""
+    dict (the app caches it and draws it as it is, ``ui.widgets.chart``); else a Figure of
+    it, not validated again (nor are later updates of it). The tests validate every
+    figure built so."""
     out = {**fig.to_dict(), "frames": frames} if frames else fig.to_dict()
     return out if as_dict else go.Figure(out, _validate=False)
 
