@@ -926,6 +926,78 @@ def harmonic_gth_dense(W, WL, dW, dWL, y_l, b, derivative, edges, edges_l):
 
 
 @_jit(error_model="numpy")
+def paper_step(sigma, f_prev, step, lam, y_prev, it, tmin, tmax, f, df, deg, bounds, rule):
+    """One step of Algorithm 4's iteration of every node from its current σ (paper mode,
+    :meth:`sslviz.algorithm4._NodeIterations.advance`): NumPy's operations there, node by
+    node (the same IEEE operations in the same order, so the same bits). The state (σ, the
+    previous f, the last step, Nesterov's λ, the previous y, the iteration count, the
+    iterates' extent) is updated in place for the nodes that go on. ``bounds``: [σ_l, σ_h],
+    then ε, root_tol, η and the iteration cap, then per node the lower and the upper end of
+    its own sub-bracket (none: only the six); ``rule`` 0 hybrid, 1 gradient, 2 Newton.
+    Returns (9, k): finished, root (NaN: none), parked, the next point, a gradient step,
+    converged, near ½, flat and outside [σ_l, σ_h], per node (booleans as 0/1)."""
+    lo, hi, eps, root_tol, eta, max_iter = (
+        bounds[0],
+        bounds[1],
+        bounds[2],
+        bounds[3],
+        bounds[4],
+        bounds[5],
+    )
+    k = f.size
+    inner = bounds.size > 6
+    out = np.zeros((9, k))
+    for i in range(k):
+        x = sigma[i]
+        h = f[i] - 0.5
+        g = h * h
+        dg = 2.0 * h * df[i]
+        near = abs(h) <= root_tol
+        converged = (not deg[i]) and abs(f[i] - f_prev[i]) < eps and abs(step[i]) < eps
+        flat = (not deg[i]) and (not converged) and dg == 0.0
+        root = np.nan
+        if (converged and near) or (flat and h == 0.0):
+            root = x
+        xi_gd = eta * dg
+        xi_n = 2.0 * g / dg
+        if rule == 1:
+            gd = True
+        elif rule == 2:
+            gd = False
+        else:
+            gd = abs(xi_gd) < abs(xi_n)
+        y_next = x - (xi_gd if gd else xi_n)
+        lam_next = (1.0 + np.sqrt(1.0 + 4.0 * lam[i] * lam[i])) / 2.0
+        gamma = (1.0 - lam[i]) / lam_next
+        new = (1.0 - gamma) * y_next + gamma * y_prev[i] if gd else y_next
+        outside = not (lo <= new and new <= hi)  # NaN: outside
+        finished = deg[i] or converged or flat or outside or it[i] + 1 >= max_iter
+        parked = False
+        if not finished:
+            if inner:
+                parked = not (bounds[6 + i] <= new and new <= bounds[6 + k + i])
+            if gd:
+                lam[i] = lam_next
+            y_prev[i] = y_next
+            step[i] = new - x
+            f_prev[i] = f[i]
+            sigma[i] = new
+            tmin[i] = min(tmin[i], new)
+            tmax[i] = max(tmax[i], new)
+            it[i] += 1
+        out[0, i] = finished
+        out[1, i] = root
+        out[2, i] = parked
+        out[3, i] = new
+        out[4, i] = gd
+        out[5, i] = converged
+        out[6, i] = near
+        out[7, i] = flat
+        out[8, i] = outside
+    return out
+
+
+@_jit(error_model="numpy")
 def gth_sparse_factor(w_ptr, w_idx, w_val, leak, l_ptr, l_idx, u_ptr, u_idx):
     """Subtraction-free (GTH) elimination of a grounded Laplacian on a fixed sparse
     structure: :class:`sslviz.solvers.GTHFactorization`, row by row (IKJ).
@@ -1017,6 +1089,9 @@ def warm_up() -> None:
     for diag_inv in (np.empty(0), np.ones(2)):
         cg_dense(np.eye(2), np.ones(2), 2, diag_inv, NO_TRACE_ONE)
         cg_dense_path(np.eye(2), np.ones(2), 2, diag_inv)
+    one = np.ones(1)
+    state = [one.copy() for _ in range(5)] + [np.zeros(1, np.int64)] + [one.copy(), one.copy()]
+    paper_step(*state, one, one, np.zeros(1, np.bool_), np.array([0.0, 2, 1, 1, 1, 9]), 0)
     A = np.array([[0.0, 1.0], [1.0, 0.0]])
     piv, cut = gth_dense_factor(A, np.ones(2))
     gth_dense_solve(A, piv, cut, np.ones(2))

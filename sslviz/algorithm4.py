@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sslviz import _kernels
 from sslviz._threads import one_thread
 from sslviz._validation import check_int, check_option, check_real, check_sigma_range
 from sslviz.delalleau import DelalleauModel
@@ -43,6 +44,7 @@ from sslviz.specs import SweepSettings
 from sslviz.truth import Certificates, LossCurve, true_loss_curve
 
 STEP_RULES = ("hybrid", "gradient", "newton")
+_RULES = {rule: i for i, rule in enumerate(STEP_RULES)}  # sslviz._kernels.paper_step's codes
 EVENT_KINDS = (
     "start",
     "step",
@@ -473,49 +475,46 @@ class _NodeIterations:
         there (:meth:`feed`).
         """
         s = self.s
-        f, df, sigma = self.f, self.df, self.sigma
-        h = f - 0.5
-        g = h * h
-        dg = 2.0 * h * df
-        root = np.full(f.size, np.nan)
-        near = np.abs(h) <= s.root_tol
-        converged = (
-            ~self.deg & (np.abs(f - self.f_prev) < s.epsilon) & (np.abs(self.step) < s.epsilon)
+        if trace is not None or explain:
+            sigma, f, capped = self.sigma.copy(), self.f.copy(), self.it + 1 >= s.max_iter
+        bounds = [lo, hi, s.epsilon, s.root_tol, s.eta, s.max_iter]
+        if inner is not None:
+            bounds = np.concatenate([bounds, inner[0], inner[1]])
+        out = _kernels.paper_step(
+            self.sigma,
+            self.f_prev,
+            self.step,
+            self.lam,
+            self.y_prev,
+            self.it,
+            self.tmin,
+            self.tmax,
+            self.f,
+            self.df,
+            self.deg,
+            np.asarray(bounds, float),
+            _RULES[self.rule],
         )
-        root[converged & near] = sigma[converged & near]
-        flat = ~self.deg & ~converged & (dg == 0.0)
-        root[flat & (h == 0.0)] = sigma[flat & (h == 0.0)]
-        finished = self.deg | converged | flat
-        with np.errstate(divide="ignore", invalid="ignore"):
-            xi_gd, xi_n = s.eta * dg, 2.0 * g / dg
-        if self.rule == "gradient":
-            use_gd = np.ones(f.size, bool)
-        elif self.rule == "newton":
-            use_gd = np.zeros(f.size, bool)
-        else:
-            use_gd = np.abs(xi_gd) < np.abs(xi_n)
-        y_next = sigma - np.where(use_gd, xi_gd, xi_n)
-        lam_next = (1.0 + np.sqrt(1.0 + 4.0 * self.lam * self.lam)) / 2.0
-        gamma = (1.0 - self.lam) / lam_next
-        new = np.where(use_gd, (1.0 - gamma) * y_next + gamma * self.y_prev, y_next)
+        finished, parked, use_gd, converged, near, flat, outside = (
+            out[i].astype(bool) for i in (0, 2, 4, 5, 6, 7, 8)
+        )
+        root, new = out[1], out[3]
         if trace is not None and not self.deg[0]:
-            kind = "end" if finished[0] else ("gradient" if use_gd[0] else "newton")
-            trace.append(Iterate(float(sigma[0]), float(f[0]), float(g[0]), kind))
-        with np.errstate(invalid="ignore"):
-            outside = ~((lo <= new) & (new <= hi))  # NaN counts as outside
+            stopped = converged[0] or flat[0]  # before leaving the bracket or the cap
+            kind = "end" if stopped else ("gradient" if use_gd[0] else "newton")
+            h0 = f[0] - 0.5
+            trace.append(Iterate(float(sigma[0]), float(f[0]), float(h0 * h0), kind))
         if trace is not None:  # one node: why it stops, and where it would have gone
-            capped = self.it[0] + 1 >= s.max_iter
             why = _stop_reason(
-                self.deg[0], converged[0], near[0], flat[0], h[0], outside[0], capped
+                self.deg[0], converged[0], near[0], flat[0], f[0] - 0.5, outside[0], capped[0]
             )
             self.stop = (why, float(new[0]))
         if explain:
-            capped = self.it + 1 >= s.max_iter
             conds = [
                 self.deg,
                 converged & near,
                 converged,
-                flat & (h == 0.0),
+                flat & (f - 0.5 == 0.0),
                 flat,
                 outside,
                 capped,
@@ -524,20 +523,6 @@ class _NodeIterations:
                 conds, ["degenerate", "root", "stalled", "root", "flat", "left", "cap"], "running"
             )
             self.why = (why, new.copy(), np.where(use_gd, "gradient", "Newton"))
-        # Leaving the bracket, or the last point of the budget, ends without a root.
-        finished |= outside | (self.it + 1 >= s.max_iter)
-        go = ~finished
-        parked = np.zeros(f.size, bool)
-        if inner is not None:
-            parked = go & ~((inner[0] <= new) & (new <= inner[1]))
-        self.lam = np.where(use_gd & go, lam_next, self.lam)
-        self.y_prev = np.where(go, y_next, self.y_prev)
-        self.step = np.where(go, new - sigma, self.step)
-        self.f_prev = np.where(go, f, self.f_prev)
-        self.sigma = np.where(go, new, sigma)
-        self.tmin = np.where(go, np.minimum(self.tmin, new), self.tmin)
-        self.tmax = np.where(go, np.maximum(self.tmax, new), self.tmax)
-        self.it = self.it + go
         return finished, root, parked
 
     def take(self, mask: np.ndarray) -> _NodeIterations:

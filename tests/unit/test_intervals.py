@@ -227,3 +227,99 @@ def test_interval_table_has_per_interval_solves_in_paper_mode_only():
         assert ("solves" in table) == (mode == "paper")
         if mode == "paper":
             assert table["solves"].sum() == res.solves > 0
+
+
+def _step_numpy(st: dict, f, df, deg, lo, hi, s, rule, inner):
+    """One step of every node, as NumPy wrote it before the compiled step (its reference):
+    returns (finished, root, parked, next point) and the state after it."""
+    sigma = st["sigma"]
+    h = f - 0.5
+    g = h * h
+    dg = 2.0 * h * df
+    root = np.full(f.size, np.nan)
+    near = np.abs(h) <= s.root_tol
+    converged = ~deg & (np.abs(f - st["f_prev"]) < s.epsilon) & (np.abs(st["step"]) < s.epsilon)
+    root[converged & near] = sigma[converged & near]
+    flat = ~deg & ~converged & (dg == 0.0)
+    root[flat & (h == 0.0)] = sigma[flat & (h == 0.0)]
+    finished = deg | converged | flat
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xi_gd, xi_n = s.eta * dg, 2.0 * g / dg
+    if rule == "gradient":
+        use_gd = np.ones(f.size, bool)
+    elif rule == "newton":
+        use_gd = np.zeros(f.size, bool)
+    else:
+        use_gd = np.abs(xi_gd) < np.abs(xi_n)
+    y_next = sigma - np.where(use_gd, xi_gd, xi_n)
+    lam_next = (1.0 + np.sqrt(1.0 + 4.0 * st["lam"] * st["lam"])) / 2.0
+    gamma = (1.0 - st["lam"]) / lam_next
+    new = np.where(use_gd, (1.0 - gamma) * y_next + gamma * st["y_prev"], y_next)
+    with np.errstate(invalid="ignore"):
+        outside = ~((lo <= new) & (new <= hi))
+    finished |= outside | (st["it"] + 1 >= s.max_iter)
+    go = ~finished
+    parked = np.zeros(f.size, bool)
+    if inner is not None:
+        parked = go & ~((inner[0] <= new) & (new <= inner[1]))
+    after = {
+        "lam": np.where(use_gd & go, lam_next, st["lam"]),
+        "y_prev": np.where(go, y_next, st["y_prev"]),
+        "step": np.where(go, new - sigma, st["step"]),
+        "f_prev": np.where(go, f, st["f_prev"]),
+        "sigma": np.where(go, new, sigma),
+        "tmin": np.where(go, np.minimum(st["tmin"], new), st["tmin"]),
+        "tmax": np.where(go, np.maximum(st["tmax"], new), st["tmax"]),
+        "it": st["it"] + go,
+    }
+    return (finished, root, parked, new), after
+
+
+@pytest.mark.parametrize("rule", algorithm4_module.STEP_RULES)
+def test_the_compiled_step_is_numpys_bit_for_bit(rule):
+    """``_NodeIterations.advance`` (compiled, :func:`sslviz._kernels.paper_step`) against
+    the NumPy step it replaced, on random states with a first step (previous f NaN, step
+    inf), f at ½ exactly, zero and huge derivatives, degenerate nodes, capped and leaving
+    nodes, with and without per-node sub-brackets: the same decisions, roots, next points
+    and state, bit for bit."""
+    rng = np.random.default_rng(11)
+    s = SweepSettings(mode="paper", max_iter=6)
+    for trial in range(60):
+        k = int(rng.integers(1, 40))
+        run = algorithm4_module._NodeIterations.__new__(algorithm4_module._NodeIterations)
+        run.s, run.rule = s, rule
+        run.u = np.arange(k)
+        run.sigma = rng.uniform(0.5, 3.0, k)
+        run.y_prev = run.sigma + rng.normal(0, 0.05, k)
+        run.lam = rng.uniform(1.0, 4.0, k)
+        run.f_prev = np.where(rng.random(k) < 0.3, np.nan, rng.random(k))
+        run.step = np.where(rng.random(k) < 0.3, np.inf, rng.normal(0, 1e-3, k))
+        run.it = rng.integers(0, 6, k)
+        run.tmin, run.tmax = run.sigma - rng.random(k), run.sigma + rng.random(k)
+        run.f = np.where(rng.random(k) < 0.1, 0.5, rng.random(k))
+        close = rng.random(k) < 0.3  # within ε of the previous f: converged if the step is
+        run.f[close] = np.nan_to_num(run.f_prev[close], nan=0.4) + 1e-6
+        run.df = rng.normal(0, 1, k) * np.where(
+            rng.random(k) < 0.1, 0.0, 10.0 ** rng.uniform(-8, 3, k)
+        )
+        run.deg = rng.random(k) < 0.1
+        run.stop = ("running", float("nan"))
+        inner = None
+        if trial % 2:
+            mid = rng.uniform(0.5, 3.0, k)
+            inner = (mid - rng.random(k), mid + rng.random(k))
+        lo, hi = 0.7, 2.8
+        state = {
+            n: getattr(run, n).copy()
+            for n in ("sigma", "y_prev", "lam", "f_prev", "step", "it", "tmin", "tmax")
+        }
+        (want_fin, want_root, want_park, want_new), after = _step_numpy(
+            state, run.f, run.df, run.deg, lo, hi, s, rule, inner
+        )
+        finished, root, parked = run.advance(lo, hi, inner=inner, explain=True)
+        np.testing.assert_array_equal(finished, want_fin)
+        np.testing.assert_array_equal(root, want_root)  # NaN where both have none
+        np.testing.assert_array_equal(parked, want_park)
+        np.testing.assert_array_equal(run.why[1], want_new)
+        for name, value in after.items():
+            np.testing.assert_array_equal(getattr(run, name), value, err_msg=name)
