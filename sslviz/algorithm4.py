@@ -472,7 +472,8 @@ class _NodeIterations:
 
         Returns ``(finished, root, parked)``: which nodes stopped (root NaN when not at a
         root) and which were parked; the rest moved to ``self.sigma`` and need soft labels
-        there (:meth:`feed`).
+        there (:meth:`feed`). The step runs compiled (:func:`sslviz._kernels.paper_step`),
+        the state arrays updated in place.
         """
         s = self.s
         if trace is not None or explain:
