@@ -476,8 +476,9 @@ class _NodeIterations:
         the state arrays updated in place.
         """
         s = self.s
+        f = self.f  # only read by the step; σ and the count move in place: keep them first
         if trace is not None or explain:
-            sigma, f, capped = self.sigma.copy(), self.f.copy(), self.it + 1 >= s.max_iter
+            sigma, capped = self.sigma.copy(), self.it + 1 >= s.max_iter
         bounds = [lo, hi, s.epsilon, s.root_tol, s.eta, s.max_iter]
         if inner is not None:
             bounds = np.concatenate([bounds, inner[0], inner[1]])

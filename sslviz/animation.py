@@ -115,7 +115,9 @@ def _finish(fig: go.Figure, frames: list[dict], as_dict: bool) -> go.Figure | di
     dict (the app caches it and draws it as it is, ``ui.widgets.chart``); else a Figure of
     it, not validated again (nor are later updates of it). The tests validate every
     figure built so."""
-    out = {**fig.to_dict(), "frames": frames} if frames else fig.to_dict()
+    if not frames:  # a still figure: Plotly's own, as built
+        return fig.to_dict() if as_dict else fig
+    out = {**fig.to_dict(), "frames": frames}
     return out if as_dict else go.Figure(out, _validate=False)
 
 

@@ -29,6 +29,14 @@ _EXTEND_BLOCK = 128
 by a block: each column the bits of E f, the same sums in the same order)."""
 
 
+def _kept(A, keep: np.ndarray):
+    """The block of the dense or sparse ``A`` on the nodes ``keep``: ``A`` itself when it
+    keeps them all (indexing would copy the same arrays)."""
+    if keep.all():
+        return A
+    return A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
+
+
 class DelalleauModel(SoftLabelModel):
     """Delalleau et al. (2005) soft labels with Parzen extension (Algorithm 3).
 
@@ -141,8 +149,8 @@ class DelalleauModel(SoftLabelModel):
         for j, x in enumerate(sig.tolist()):
             A, _, deg_s = self.matrix(x)
             keep = ~deg_s
-            Ak = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else None
-            if not (labeling.FAST_DENSE and Ak is not None and Ak.size > 0):
+            Ak = _kept(A, keep)
+            if not (labeling.FAST_DENSE and isinstance(Ak, np.ndarray) and Ak.size > 0):
                 one, deg = super().sides_by_t([x], solver=solver, iterations=iterations)
                 sides[j], degenerate[j] = one[0], deg[0]
                 continue
@@ -175,10 +183,7 @@ class DelalleauModel(SoftLabelModel):
         keep = ~deg_s
         f = np.full(self.nodes.size, 0.5)
         df = np.zeros(self.nodes.size)
-        if keep.all():  # the same matrix as the copy below would be
-            Ak = A
-        else:
-            Ak = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
+        Ak = _kept(A, keep)
         dense_cg = solver in ("cg", "pcg") and isinstance(Ak, np.ndarray) and Ak.size > 0
         if labeling.FAST_DENSE and dense_cg and x0 is None:
             lin = _DenseCG(Ak, solver, cg_iters)
