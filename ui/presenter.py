@@ -20,24 +20,25 @@ PRESENT_HEIGHT, PRESENT_FONT = 1.35, 1.4
 """Presenter mode: chart height and font scale (on a projector)."""
 
 
-STAGE_HEIGHT, STAGE_FONT = 590, 1.2
-"""Height (px) and font scale of a tour's first chart in presenter mode: with the tour's
-header row above it, the whole chart fits a 1280×720 projector screen
-(tests/browser/test_browser_presenter.py)."""
+STAGE_FONT = 1.2
+"""Font scale of a tour's first chart in presenter mode. Its height is the screen's
+(:data:`_STAGE_CSS`): below the tour's header row, the whole chart fills a projector's
+first screen, 1280×720 or 1920×1080 (tests/browser/test_browser_presenter.py)."""
 
 
 def scale_figure(
-    fig: Any, height: float = PRESENT_HEIGHT, font: float = PRESENT_FONT, *, px: int | None = None
+    fig: Any, height: float | None = PRESENT_HEIGHT, font: float = PRESENT_FONT
 ) -> Any:
     """A copy of Plotly figure ``fig`` for a projector: ``height`` × taller (450 px when it
-    has no height), or ``px`` pixels tall when given, every font ``font`` × larger (layout,
-    title, legend, axes, annotations such as subplot titles), margins widened to fit."""
+    has no height; None: no height, the figure fills the element it is drawn in), every
+    font ``font`` × larger (layout, title, legend, axes, annotations such as subplot
+    titles), margins widened to fit."""
     import plotly.graph_objects as go
 
     fig = go.Figure(fig)
     lay = fig.layout
     base = lay.font.size or 12
-    tall = px if px is not None else round((lay.height or 450) * height)
+    tall = None if height is None else round((lay.height or 450) * height)
     fig.update_layout(height=tall, font_size=base * font)
     fig.update_layout(title_font_size=(lay.title.font.size or base * 1.2) * font)
     if lay.legend.y is not None and lay.legend.y < 0:  # below the axes: clear the larger ticks
@@ -169,6 +170,14 @@ h1 { font-size: 2.6rem !important; }
 </style>"""
 
 
+_STAGE_CSS = """<style>
+.st-key-tour_stage { min-height: max(24rem, calc(100vh - 110px));
+  max-height: max(24rem, calc(100vh - 110px)); }
+</style>"""
+"""A tour's stage: its chart (drawn with ``height="stretch"``) as tall as the screen below
+the header row (89 px at 1280×720 and 1920×1080), at least 24 rem on a small screen."""
+
+
 _HIDE_SIDEBAR_CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapseButton"] {
@@ -258,7 +267,7 @@ def _stage(tour: tours.Tour) -> dict:
     look, ask = side.empty(), side.empty()
     text = side.expander("What this view shows").empty()
     return {
-        "stage": chart_col.empty(),
+        "stage": chart_col.container(key="tour_stage", height="stretch").empty(),
         "side": side.container(key="tour_controls"),
         "tour_slots": _tour_texts(tour, text, look, ask),
     }
@@ -273,7 +282,7 @@ def top(tour: tours.Tour | None) -> None:
     present = bool(cfg.get("present"))
     view = {"present": False, "controls": None, "slots": None}
     if present and on_page and not st.session_state.get("w_present_edit"):
-        st.html(_PRESENT_CSS + _HIDE_SIDEBAR_CSS)
+        st.html(_PRESENT_CSS + _HIDE_SIDEBAR_CSS + _STAGE_CSS)
         view = {"present": True, "controls": frozenset(tour.controls), "slots": None}
         view |= _stage(tour)
         st.session_state["_sslviz_view"] = view

@@ -182,14 +182,14 @@ def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
         fig = go.Figure(fig, _validate=False) if staged or scaled else _Drawn(fig)
     if staged:
         view["staged"] = True
-        fig = presenter.scale_figure(fig, font=presenter.STAGE_FONT, px=presenter.STAGE_HEIGHT)
+        fig = presenter.scale_figure(fig, None, presenter.STAGE_FONT)  # the stage's height
         right = any(getattr(a, "side", None) == "right" for a in fig.select_yaxes())
         fig.update_layout(
             legend=dict(
                 orientation="v", x=1.16 if right else 1.02, y=1, xanchor="left", yanchor="top"
             )
         )
-        return view["stage"].plotly_chart(fig, key=key, **kwargs)
+        return view["stage"].plotly_chart(fig, key=key, height="stretch", **kwargs)
     if scaled:
         fig = presenter.scale_figure(fig)
     return container.plotly_chart(fig, key=key, **kwargs)

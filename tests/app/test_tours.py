@@ -119,6 +119,9 @@ def test_scale_figure_for_a_projector():
     assert fig.layout.height is None  # the input is not changed
     small = go.Figure(layout=dict(height=300, font=dict(size=10)))
     assert presenter.scale_figure(small).layout.height == round(300 * presenter.PRESENT_HEIGHT)
+    staged = presenter.scale_figure(small, None, presenter.STAGE_FONT)  # a tour's stage
+    assert staged.layout.height is None  # it fills the stage, as tall as the screen
+    assert staged.layout.font.size == pytest.approx(10 * presenter.STAGE_FONT)
 
 
 # --- the tours in the app -----------------------------------------------------------------
