@@ -101,9 +101,10 @@ _WARM = threading.Event()
 
 
 def _warm_workers() -> None:
-    """Once per server, after its first page is drawn: start the worker processes that the
-    learning page's instances run on, in the background (:func:`sslviz.learn.start_workers`),
-    so that its first run does not wait for their imports."""
+    """Once per server, after its first page is drawn, in the background
+    (:func:`sslviz.learn.start_workers`): load the compiled kernels here, then start the
+    worker processes that the learning page's instances run on, so that neither a first
+    change computed here nor a first run there waits for imports."""
     if _WARM.is_set():
         return
     _WARM.set()

@@ -226,6 +226,24 @@ def test_warm_server_workers_give_the_same_result():
     assert one.approximate[0].erm == two.approximate[0].erm
 
 
+def test_starting_the_workers_loads_the_kernels_here_too():
+    """:func:`start_workers` (the server's warm-up) also loads the compiled kernels in the
+    calling process, so a server's first instance computed there loads none (a fresh
+    process: this one has them already)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "from sslviz import _kernels\n"
+        "from sslviz.learn import start_workers\n"
+        "before = bool(_kernels._COMPILED)\n"
+        "start_workers(1)\n"
+        "print(before, bool(_kernels._COMPILED))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
 def test_a_second_run_computes_only_what_it_has_not(monkeypatch):
     """learn memoises each instance's curves in this process: a change of the compared t
     runs only the new sweeps, one more instance only its curves; the results are those of
