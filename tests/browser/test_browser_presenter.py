@@ -1,6 +1,7 @@
 """Presenter mode on a projector, in a real browser (issue 26 §3): every tour opened with
 ``?tour=<id>&present=1`` at 1920×1080 and 1280×720 shows its first chart wholly on the first
-screen and filling most of its height, metric values of at least 48 px, no Deploy button or app menu, no exception.
+screen and filling most of its height, metric values of at least 48 px, no Deploy button or
+app menu, no exception.
 
 Screenshots go to test-artifacts/presenter/ (benchmarks/results/presenter/ holds a set
 that was looked at).
