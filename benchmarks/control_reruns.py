@@ -8,6 +8,10 @@ time to paint a few of them in Chromium: old tree against new in one run.
     python benchmarks/control_reruns.py --pages conditioning regret learn \
         cg_iterations algorithm4 [--old REV]
     # other pages' controls, server time: benchmarks/results/control_reruns_pages.{json,md}
+    python benchmarks/control_reruns.py --paint-pages conditioning regret learn \
+        cg_iterations algorithm4 [--rounds 2]
+    # a few changes on other pages, Chromium paint (this tree):
+    # benchmarks/results/control_reruns_paint_pages.{json,md}
 
 Each tree runs in its own process (``--measure ROOT``; the old one from a ``git worktree``
 of REV, default ``HEAD~1``), rendered headless by Streamlit's AppTest as in the tests: the
@@ -83,6 +87,14 @@ OTHER_PAGES = {
     "algorithm4": "pages/Algorithm_4.py",
 }
 """``--pages``: other pages whose default view's controls are timed (server time only)."""
+OTHER_URLS = {
+    "conditioning": "Conditioning",
+    "regret": "Online_regret",
+    "learn": "Learn",
+    "cg_iterations": "CG_iterations",
+    "algorithm4": "Algorithm_4",
+}
+"""Their URL paths (``--paint-pages``)."""
 
 
 def _wait_for_workers(timeout: float = 120.0) -> None:
@@ -178,8 +190,21 @@ def _wait_until_idle(server, timeout: float = 120.0, quiet: float = 0.05) -> Non
         before = now
 
 
-def paint(root: Path) -> dict:
-    """Time to paint each change of :data:`PAINTED` in Chromium, the tree at ``root`` served."""
+PAGE_PAINTED = {
+    "conditioning": (("points", "16"), ("sigma_max", "3.4"), ("t", "21")),
+    "regret": (("rounds", "21"), ("t", "21"), ("seed", "1")),
+    "learn": (("instances", "9"), ("test_instances", "9"), ("seed", "1")),
+    "cg_iterations": (("t", "21"), ("t_max", "101"), ("sigma_max", "3.4")),
+    "algorithm4": (("t", "21"), ("n", "110"), ("sigma_max", "3.4")),
+}
+"""``--paint-pages``: on each other page, the controls whose paint is timed (URL key,
+value typed), one after the other: a change that reads what is cached, one that computes
+a little, and on the regret and learning pages a new instance stream (the seed)."""
+
+
+def paint(root: Path, page_name: str | None = None) -> dict:
+    """Time to paint each change of :data:`PAINTED` in Chromium, the tree at ``root`` served
+    (of ``PAGE_PAINTED[page_name]`` on that page, with no tabs, when given)."""
     from playwright.sync_api import sync_playwright
 
     port = free_port()
@@ -190,11 +215,12 @@ def paint(root: Path) -> dict:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.goto(url + "/Loss_intervals", timeout=120_000)
+            path = "Loss_intervals" if page_name is None else OTHER_URLS[page_name]
+            page.goto(f"{url}/{path}", timeout=120_000)
             page.wait_for_selector(".js-plotly-plot", timeout=120_000)
             page.wait_for_function(_SETTLED, timeout=120_000)
             _wait_until_idle(server)
-            for key, value in PAINTED:
+            for key, value in PAINTED if page_name is None else PAGE_PAINTED[page_name]:
                 field = page.locator(f".st-key-w_{key} input").first
                 field.fill(value)
                 page.evaluate(_WATCH)
@@ -203,8 +229,9 @@ def paint(root: Path) -> dict:
                 page.evaluate("() => window.sslvizRerun", None)
                 out[f"{key} → {value}"] = time.perf_counter() - t0
                 page.wait_for_function(_SETTLED, timeout=120_000)
-                out[f"{key} → {value}, with its time per interval"] = time.perf_counter() - t0
-            for tab, shown in TABS:
+                if page_name is None:
+                    out[f"{key} → {value}, with its time per interval"] = time.perf_counter() - t0
+            for tab, shown in TABS if page_name is None else ():
                 t0 = time.perf_counter()
                 page.get_by_role("tab", name=tab, exact=True).click()
                 page.wait_for_function(_VISIBLE, arg=shown, timeout=120_000)
@@ -321,6 +348,32 @@ def paint_rounds(old: Path, args: argparse.Namespace) -> None:
     write("control_reruns_paint", payload, "\n".join(lines) + "\n")
 
 
+def paint_pages(args: argparse.Namespace) -> None:
+    """``--paint-pages``: the paint of :data:`PAGE_PAINTED`'s changes on other pages, this
+    tree served afresh for each page and round; each change's median and smallest time."""
+    times: dict[str, dict[str, list[float]]] = {}
+    for _ in range(args.rounds):
+        for name in args.paint_pages:
+            for k, v in _run(ROOT, "--paint", name).items():
+                times.setdefault(name, {}).setdefault(k, []).append(v)
+    lines = [
+        "# Paint of control changes on other pages' default views (Chromium, 1400×900)",
+        "",
+        f"`python benchmarks/control_reruns.py --paint-pages {' '.join(args.paint_pages)} "
+        f"--rounds {args.rounds}` (this tree); each page served afresh and painted "
+        f"{args.rounds} times; {machine()['cpus']} CPUs. From Enter to the page drawn (the "
+        "script run and stopped, two frames drawn after it), seconds: median (smallest).",
+    ]
+    payload: dict = {"rounds": args.rounds, "machine": machine()}
+    for name, changes in times.items():
+        payload[name] = [{"change": k, "seconds": v} for k, v in changes.items()]
+        lines += ["", f"## {name} (`{OTHER_PAGES[name]}`)", "", "| change | paint (s) |"]
+        lines += ["|---|---|"] + [
+            f"| {k} | {statistics.median(v):.2f} ({min(v):.2f}) |" for k, v in changes.items()
+        ]
+    write("control_reruns_paint_pages", payload, "\n".join(lines) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", default="HEAD~1", help="the old tree's git revision")
@@ -340,12 +393,22 @@ def main() -> None:
         help="the server time of these pages' controls instead "
         "(writes control_reruns_pages.{json,md})",
     )
+    ap.add_argument(
+        "--paint-pages",
+        nargs="+",
+        choices=list(PAGE_PAINTED),
+        help="the Chromium paint of a few changes on these pages, this tree only "
+        "(writes control_reruns_paint_pages.{json,md})",
+    )
     args, page = ap.parse_known_args()
     if args.measure:
         print(json.dumps(measure(Path(args.measure), *page)))
         return
     if args.paint:
-        print(json.dumps(paint(Path(args.paint))))
+        print(json.dumps(paint(Path(args.paint), *page)))
+        return
+    if args.paint_pages:
+        paint_pages(args)
         return
     old = old_tree(args.old)
     if args.pages:
