@@ -87,14 +87,6 @@ OTHER_PAGES = {
     "algorithm4": "pages/Algorithm_4.py",
 }
 """``--pages``: other pages whose default view's controls are timed (server time only)."""
-OTHER_URLS = {
-    "conditioning": "Conditioning",
-    "regret": "Online_regret",
-    "learn": "Learn",
-    "cg_iterations": "CG_iterations",
-    "algorithm4": "Algorithm_4",
-}
-"""Their URL paths (``--paint-pages``)."""
 
 
 def _wait_for_workers(timeout: float = 120.0) -> None:
@@ -215,7 +207,8 @@ def paint(root: Path, page_name: str | None = None) -> dict:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1400, "height": 900})
-            path = "Loss_intervals" if page_name is None else OTHER_URLS[page_name]
+            # a page's URL path is its file's name (ui.nav)
+            path = "Loss_intervals" if page_name is None else Path(OTHER_PAGES[page_name]).stem
             page.goto(f"{url}/{path}", timeout=120_000)
             page.wait_for_selector(".js-plotly-plot", timeout=120_000)
             page.wait_for_function(_SETTLED, timeout=120_000)

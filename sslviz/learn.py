@@ -266,10 +266,10 @@ def warm_up(seed: int = 0) -> None:
 
 def start_workers(n_jobs: int = WORKERS) -> None:
     """Warm this process with :func:`warm_up` (a server's first instance computed here, as
-    one more instance of the learning page is, then loads no kernels: 0.4 s measured), then
-    start the ``n_jobs`` local worker processes that :func:`learn` runs its instances on
-    where it cannot fork them (a server's threads), each warmed by :func:`warm_up`; they
-    stay up between runs (:func:`sslviz._threads.warm_workers`)."""
+    one more instance of the learning page is, then loads no kernels), then start the
+    ``n_jobs`` local worker processes that :func:`learn` runs its instances on where it
+    cannot fork them (a server's threads), each warmed by :func:`warm_up`; they stay up
+    between runs (:func:`sslviz._threads.warm_workers`)."""
     warm_up()
     warm_workers(warm_up, n_jobs)
 

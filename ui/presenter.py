@@ -175,7 +175,8 @@ _STAGE_CSS = """<style>
   max-height: max(24rem, calc(100vh - 110px)); }
 </style>"""
 """A tour's stage: its chart (drawn with ``height="stretch"``) as tall as the screen below
-the header row (89 px at 1280×720 and 1920×1080), at least 24 rem on a small screen."""
+the tour's header row, at least 24 rem on a small screen (``min-height`` and ``max-height``
+both: the stage's column would otherwise stretch it to the side column's height)."""
 
 
 _HIDE_SIDEBAR_CSS = """<style>
