@@ -3,7 +3,7 @@
 import streamlit as st
 
 from sslviz import costs
-from ui import cache, caps, frame, player, progress, widgets
+from ui import cache, caps, frame, player, progress, url, widgets
 
 s = frame.page("Algorithm 4, step by step", stop_on_errors=False)
 st.markdown(
@@ -30,6 +30,7 @@ if not spec.gaussian:
 if st.session_state.get("player_sidebar_mode") != settings.mode:
     st.session_state["player_sidebar_mode"] = settings.mode
     st.session_state["player_mode"] = settings.mode
+url.carry("replay", "player_mode", player.MODES, default=settings.mode)  # in the link
 mode = st.radio(
     "replay",
     player.MODES,
@@ -80,16 +81,19 @@ st.caption(
 )
 if settings.certify and mode == "paper":
     st.caption("Paper mode replays the uncertified iteration (the certified search is fast mode).")
+VIEWS = ("play", "one step at a time")
+url.carry("player", "player_view", VIEWS, default=VIEWS[0])  # the view and step: in the link
+st.session_state.setdefault("player_view", VIEWS[0])
 how = st.segmented_control(
     "view",
-    ("play", "one step at a time"),
-    default="play",
+    VIEWS,
     key="player_view",
     help="Play: the animation (its slider jumps between recorded frames). One step at a "
     "time: every real step, with ◀ / ▶ (or the ← → keys) and a slider over all of them.",
 )
 if how == "one step at a time":
     n = v["steps"]
+    url.carry("step", "player_step")
     st.session_state["player_step"] = min(max(st.session_state.get("player_step", 1), 1), n)
 
     def _move(by: int) -> None:
@@ -116,6 +120,7 @@ if how == "one step at a time":
     fig = player.step_figure(spec, lo, hi, rs, st.session_state["player_step"] - 1)
     widgets.chart(st, fig, key="player_step_chart")
 else:
+    url.forget("step")
     widgets.chart(st, v["figure"], key="player_chart")
 with st.expander(f"Event log ({v['steps']} steps; nodes are instance rows)"):
     st.dataframe(v["table"], hide_index=True)

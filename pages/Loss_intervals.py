@@ -9,7 +9,7 @@ from sslviz import costs, export, measure, plots, sentences, tours
 from sslviz.cli import command_line
 from sslviz.conditioning import TRUST_RULE
 from sslviz.specs import ConditionSettings, SigmaRange
-from ui import cache, caps, frame, presenter, progress, widgets
+from ui import cache, caps, frame, presenter, progress, url, widgets
 from ui.views import LossView
 
 _THRESHOLD_CAPTION = (
@@ -312,6 +312,7 @@ rng = SigmaRange(lo, hi)
 def _tables() -> None:
     """The tabs under the chart; only the open one is built and sent. A fragment: a tab
     switch reruns this, not the page (every result it shows is computed above)."""
+    url.carry("tab", TABS_KEY, TABS, default=TABS[0])  # the open tab is in the link
     t1, t2, t3, t5, t4 = st.tabs(list(TABS), key=TABS_KEY, on_change="rerun")
     if t3.open:
         t3.dataframe(export.to_frame(truth, problem), hide_index=True)

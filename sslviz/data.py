@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from sslviz._threads import one_thread
-from sslviz._validation import InvalidParameterError, check_int
+from sslviz._validation import InvalidParameterError, options_text, rule_text, value_text
 from sslviz.datasets import Dataset, as_labels, readonly
+from sslviz.settings import SettingError, SettingTypeError, esc, table
 from sslviz.specs import ProblemSpec, default
 
 __all__ = ["Instance", "make_instance", "pca_full"]
@@ -78,7 +79,7 @@ class Instance:
                 f"labeled {labeled.shape} {labeled.dtype}, rows {rows.shape} {rows.dtype}."
             )
         if not np.all(np.isin(y, (0, 1))):
-            raise InvalidParameterError("Instance.y must hold binary labels in {0, 1}.")
+            raise InvalidParameterError("Instance.y must hold binary labels, 0 and 1.")
         if not np.all(np.isfinite(X)):
             raise InvalidParameterError("Instance.X holds non-finite values.")
         if not labeled.any() or labeled.all():
@@ -205,48 +206,62 @@ def pca_full(X: np.ndarray, n_components: int) -> np.ndarray:
     return U
 
 
-def _check_classes(classes: object, dataset: Dataset, caller: str) -> tuple[int, int]:
+_ROWS = dict(table(ProblemSpec))
+
+
+def _whole(name: str, value: object, low: int, high: int | None = None, why: str = "") -> int:
+    """``value`` checked as a whole number in [low, high]; the message names the setting by
+    its label (``n``, ``|L|``, ``PCA dims``) and says why the bound is there (``why``)."""
+    kind = SettingTypeError if isinstance(value, bool) or not isinstance(value, Integral) else None
+    if kind is None and low <= value and (high is None or value <= high):
+        return int(value)
+    rule = rule_text(low, high, integer=True)
+    raise (kind or SettingError)(
+        f"{{who[{name}]}} must be {rule}{esc(why)}, not {esc(value_text(value))}.", _ROWS
+    )
+
+
+def _pair(c: tuple[int, int]) -> str:
+    return f"classes {c[0]} and {c[1]}"
+
+
+def _check_classes(classes: object, dataset: Dataset) -> tuple[int, int]:
     if (
         isinstance(classes, str | bytes)
         or not isinstance(classes, Sequence | np.ndarray)
         or len(classes) != 2
         or not all(isinstance(c, Integral) and not isinstance(c, bool) for c in classes)
     ):
-        raise TypeError(
-            f"The 'classes' parameter of {caller} must be a pair of int class labels. "
-            f"Got {classes!r} instead."
+        raise SettingTypeError(
+            f"{{who[classes]}} must be a pair of class labels (whole numbers), not "
+            f"{esc(value_text(classes))}.",
+            _ROWS,
         )
     c0, c1 = int(classes[0]), int(classes[1])
     if c0 == c1:
-        raise InvalidParameterError(
-            f"The 'classes' parameter of {caller} must name two different classes. "
-            f"Got {(c0, c1)!r} instead."
+        raise SettingError(
+            f"{{who[classes]}} must name two different classes, not {c0} twice.", _ROWS
         )
     available = dataset.classes
     missing = [c for c in (c0, c1) if c not in available]
     if missing:
-        raise InvalidParameterError(
-            f"The 'classes' parameter of {caller} must name classes of dataset "
-            f"{dataset.name!r}, whose available classes are {list(available)}; "
-            f"{', '.join(map(str, missing))} is not among them. Got {(c0, c1)!r} instead."
+        raise SettingError(
+            f"{{who[classes]}} must be classes of {esc(dataset.name)}, whose classes are "
+            f"{options_text(available, 'and')}; {' and '.join(map(str, missing))} "
+            f"{'is' if len(missing) == 1 else 'are'} not among them.",
+            _ROWS,
         )
     return c0, c1
 
 
-def _check_pca(pca: object, pool_size: int, n_features: int, caller: str) -> int:
-    pca = check_int("pca", pca, caller, low=0)
-    high = min(pool_size, n_features)
-    if pca > high:
-        raise InvalidParameterError(
-            f"The 'pca' parameter of {caller} must be an int in the range [0, {high}] "
-            f"(at most min(pool size {pool_size}, n_features {n_features}); 0 keeps the "
-            f"features as given). Got {pca!r} instead."
-        )
-    return pca
-
-
-def _with_context(exc: InvalidParameterError, context: str) -> InvalidParameterError:
-    return InvalidParameterError(f"{exc} {context}")
+def _check_pca(pca: object, pool_size: int, dataset: Dataset, cls: tuple[int, int]) -> int:
+    high = min(pool_size, dataset.n_features)
+    why = (
+        f", the number of features of {dataset.name}"
+        if dataset.n_features <= pool_size
+        else f", the number of rows of {_pair(cls)} in {dataset.name}"
+    )
+    return _whole("pca", pca, 0, high, why + " (0 keeps the features as given)")
 
 
 @one_thread
@@ -314,32 +329,31 @@ def make_instance(
     >>> inst.X.shape, inst.n_labeled, sorted(set(inst.y_labeled.tolist()))
     ((50, 45), 6, [0, 1])
     """
-    caller = "make_instance"
     if not isinstance(dataset, Dataset):
         raise TypeError(
-            f"The 'dataset' parameter of {caller} must be a Dataset. "
-            f"Got {type(dataset).__name__} instead."
+            "'dataset' must be a dataset of sslviz.datasets (a named one or a user's "
+            f"file), not {value_text(dataset)}."
         )
-    cls = _check_classes(classes, dataset, caller)
-    seed = check_int("seed", seed, caller, low=0)
+    cls = _check_classes(classes, dataset)
+    seed = _whole("seed", seed, 0)
     in_pool = np.isin(dataset.y, cls)
 
     if dataset.labeled is not None:
         if not in_pool.all():
             others = sorted(set(np.unique(dataset.y[~in_pool]).tolist()))
             raise InvalidParameterError(
-                f"Dataset {dataset.name!r} fixes its labeled set, so an instance is all of its "
-                f"rows; they must all belong to classes {cls}, but some are of class(es) "
-                f"{others}."
+                f"{dataset.name} fixes its labeled set, so an instance is all of its rows: "
+                f"they must all be of {_pair(cls)}, but some are of class "
+                f"{options_text(others, 'and')}."
             )
         lab_classes = set(np.unique(dataset.y[dataset.labeled]).tolist())
         if not set(cls) <= lab_classes:
             raise InvalidParameterError(
-                f"Dataset {dataset.name!r}: the labeled set must contain both classes {cls}; "
-                f"it has {sorted(lab_classes)}."
+                f"{dataset.name}: its labeled set must hold both {_pair(cls)}; it holds "
+                f"class {options_text(sorted(lab_classes), 'and')} only."
             )
         rows = np.arange(dataset.n_samples, dtype=np.int64)
-        pca = _check_pca(pca, rows.size, dataset.n_features, caller)
+        pca = _check_pca(pca, rows.size, dataset, cls)
         pool = _pool(dataset, cls, rows, pca)
         return Instance(
             X=pool.Z, y=pool.y, labeled=dataset.labeled, rows=pool.rows, classes=cls, seed=seed
@@ -347,13 +361,9 @@ def make_instance(
 
     rows = np.flatnonzero(in_pool).astype(np.int64)
     size = int(rows.size)
-    context = f"(The pool of classes {cls} in dataset {dataset.name!r} has {size} rows.)"
-    try:
-        n = check_int("n", n, caller, low=3, high=size)
-    except InvalidParameterError as exc:
-        raise _with_context(exc, context) from None
-    n_labeled = check_int("n_labeled", n_labeled, caller, low=2, high=n - 1)
-    pca = _check_pca(pca, size, dataset.n_features, caller)
+    n = _whole("n", n, 3, size, f", the size of the pool of {_pair(cls)} in {dataset.name}")
+    n_labeled = _whole("n_labeled", n_labeled, 2, n - 1, f" (below n = {n})")
+    pca = _check_pca(pca, size, dataset, cls)
     pool = _pool(dataset, cls, rows, pca)
 
     rng = np.random.default_rng(seed)

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from sslviz._validation import InvalidParameterError, check_option
+from sslviz._validation import InvalidParameterError, check_option, value_text
 from sslviz.specs import DATASETS, ProblemSpec, default
 
 __all__ = [
@@ -105,6 +105,20 @@ def readonly(a: np.ndarray) -> np.ndarray:
     return v
 
 
+def kind_text(arr: np.ndarray) -> str:
+    """What an array holds, in words (never a dtype): "text", "true/false values", ..."""
+    return {
+        "U": "text",
+        "S": "text",
+        "O": "Python objects",
+        "b": "true/false values",
+        "M": "dates",
+        "m": "durations",
+        "c": "complex numbers",
+        "f": "numbers with fractions",
+    }.get(arr.dtype.kind, "values that are not numbers")
+
+
 def as_labels(y: Any, what: str) -> np.ndarray:
     """``y`` as int64, refusing non-integral values."""
     arr = np.asarray(y)
@@ -112,7 +126,7 @@ def as_labels(y: Any, what: str) -> np.ndarray:
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):
         raise InvalidParameterError(
-            f"{what} must hold integer class labels; got dtype {arr.dtype}."
+            f"{what} must hold integer class labels; it holds {kind_text(arr)}."
         )
     if np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
@@ -161,34 +175,33 @@ class Dataset:
         X = np.asarray(self.X, dtype=np.float64)
         if X.ndim != 2:
             raise InvalidParameterError(
-                f"Dataset {self.name!r}: X must be 2-D (n_samples, n_features); "
-                f"got shape {X.shape}."
+                f"{self.name}: X must be a table, one row per point (2-D); its shape is {X.shape}."
             )
-        y = as_labels(self.y, f"Dataset {self.name!r}: y")
+        y = as_labels(self.y, f"{self.name}: y")
         if y.shape != (X.shape[0],):
             raise InvalidParameterError(
-                f"Dataset {self.name!r}: y must have shape (n_samples,) = ({X.shape[0]},); "
-                f"got X of shape {X.shape} and y of shape {y.shape}."
+                f"{self.name}: y must have shape ({X.shape[0]},), one label per row of X; "
+                f"its shape is {y.shape}."
             )
         if not np.all(np.isfinite(X)):
             raise InvalidParameterError(
-                f"Dataset {self.name!r}: X holds {int(np.sum(~np.isfinite(X)))} non-finite values."
+                f"{self.name}: X holds {int(np.sum(~np.isfinite(X)))} non-finite values."
             )
         shape = self.image_shape
         if shape is not None:
             shape = (int(shape[0]), int(shape[1]))
             if shape[0] * shape[1] != X.shape[1]:
                 raise InvalidParameterError(
-                    f"Dataset {self.name!r}: image_shape {shape} does not match "
-                    f"n_features={X.shape[1]}."
+                    f"{self.name}: image_shape {shape} does not match its "
+                    f"{X.shape[1]} features (height × width must be their number)."
                 )
         labeled = self.labeled
         if labeled is not None:
             labeled = np.asarray(labeled)
             if labeled.dtype != np.bool_ or labeled.shape != y.shape:
                 raise InvalidParameterError(
-                    f"Dataset {self.name!r}: labeled must be a bool array of shape "
-                    f"({X.shape[0]},); got dtype {labeled.dtype} and shape {labeled.shape}."
+                    f"{self.name}: labeled must hold one true/false value per row "
+                    f"({X.shape[0]}); it holds {labeled.size} {kind_text(labeled)}."
                 )
             labeled = readonly(labeled)
         names = {int(c): str(s) for c, s in dict(self.class_names).items()}
@@ -245,10 +258,7 @@ def data_root(root: str | os.PathLike[str] | None = None) -> Path:
     if root is None:
         root = os.environ.get("SSLVIZ_DATA") or Path.home() / ".cache" / "sslviz"
     if not isinstance(root, str | os.PathLike):
-        raise TypeError(
-            f"The 'root' parameter of data_root must be a str, a path or None. "
-            f"Got {root!r} ({type(root).__name__}) instead."
-        )
+        raise TypeError(f"'root' must be a folder's path or None, not {value_text(root)}.")
     return Path(root).expanduser()
 
 
@@ -295,13 +305,9 @@ def load_dataset(
     Fashion-MNIST is looked for in ``root/FashionMNIST/raw/`` (un-gzipped or gzipped) and
     then in Debian's ``/usr/share/datasets/fashion-mnist`` (gzipped, read in place).
     """
-    caller = "load_dataset"
-    name = check_option("name", name, caller, DATASETS)
+    name = check_option("name", name, "load_dataset", DATASETS)
     if not isinstance(download, bool):
-        raise TypeError(
-            f"The 'download' parameter of {caller} must be a bool. "
-            f"Got {download!r} ({type(download).__name__}) instead."
-        )
+        raise TypeError(f"'download' must be True or False, not {value_text(download)}.")
     folder = None if name == "digits" else data_root(root).resolve()
     key = (name, None if folder is None else str(folder))
     with _LOCK:
@@ -371,15 +377,18 @@ def _require_torchvision(what: str) -> ModuleType:
 
 
 def _unavailable(name: str, looked: Sequence[str], extra_fix: str = "") -> DatasetUnavailableError:
-    places = "\n".join(f"  - {p}" for p in looked)
+    """One line: the dataset, every place looked in, and how to get it (the command line's
+    --download, which the app does not offer: it reads what this machine has)."""
     fix = (
-        f"To get it, pass download=True to load_dataset (on the sslviz command line: "
-        f"--download); downloading needs torchvision ({TORCH_INSTALL}) and network access."
+        f"To get it, run sslviz once with --dataset {name} --download (it needs torchvision, "
+        f"{TORCH_INSTALL}, and network access)."
     )
     if extra_fix:
         fix += f" {extra_fix}"
-    fix += " To use another data folder, pass root=... or set $SSLVIZ_DATA."
-    return DatasetUnavailableError(f"Dataset {name!r} was not found. Looked in:\n{places}\n{fix}")
+    fix += " Files in another folder: set $SSLVIZ_DATA to it (or --data-root)."
+    return DatasetUnavailableError(
+        f"Dataset {name!r} is not on this machine (looked in {'; '.join(looked)}). {fix}"
+    )
 
 
 def _idx_paths(folder: Path, gz: bool) -> list[Path]:
@@ -508,18 +517,15 @@ def load_file(path: str | os.PathLike[str]) -> Dataset:
         Unknown extension, missing arrays, wrong shapes, non-finite or non-numeric values.
     """
     if not isinstance(path, str | os.PathLike):
-        raise TypeError(
-            f"The 'path' parameter of load_file must be a str or a path. "
-            f"Got {path!r} ({type(path).__name__}) instead."
-        )
+        raise TypeError(f"'path' must be a file's path, not {value_text(path)}.")
     p = Path(path).expanduser()
     if not p.is_file():
         raise FileNotFoundError(f"No file at {str(p)!r}: give the path of an .npz or .csv file.")
     ext = p.suffix.lower()
     if ext not in (".npz", ".csv"):
         raise InvalidParameterError(
-            f"The 'path' parameter of load_file must name a '.npz' or '.csv' file. "
-            f"Got {str(p)!r} (extension {ext or 'none'!r}) instead."
+            f"{p.name}: sslviz reads .npz and .csv files, not "
+            f"{repr(ext) + ' files' if ext else 'files without an extension'}."
         )
     stat = p.resolve().stat()
     key = ("file:" + str(p.resolve()), f"{stat.st_size}:{stat.st_mtime_ns}")
@@ -541,15 +547,15 @@ def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise InvalidParameterError(
-            f"{where}: X must be a non-empty 2-D array (n_samples, n_features); "
-            f"got shape {X.shape}."
+            f"{where}: X must be a non-empty table, one row per point and one column per "
+            f"feature (2-D); its shape is {X.shape}."
         )
     if X.dtype == np.bool_ or not np.issubdtype(X.dtype, np.number):
-        raise InvalidParameterError(f"{where}: X must be numeric; got dtype {X.dtype}.")
+        raise InvalidParameterError(f"{where}: X must hold numbers; it holds {kind_text(X)}.")
     if y.shape != (X.shape[0],):
         raise InvalidParameterError(
-            f"{where}: y must have shape (n_samples,) = ({X.shape[0]},); "
-            f"got X of shape {X.shape} and y of shape {y.shape}."
+            f"{where}: y must have shape ({X.shape[0]},), one label per row of X; its shape "
+            f"is {y.shape}."
         )
     X = X.astype(np.float64)
     bad = ~np.isfinite(X)
@@ -563,13 +569,18 @@ def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any
         labeled = np.asarray(labeled)
         if labeled.shape != y.shape:
             raise InvalidParameterError(
-                f"{where}: labeled must have shape (n_samples,) = ({X.shape[0]},); "
-                f"got shape {labeled.shape}."
+                f"{where}: labeled must have shape ({X.shape[0]},), one true/false value per "
+                f"row of X; its shape is {labeled.shape}."
             )
         if labeled.dtype != np.bool_:
             if not np.issubdtype(labeled.dtype, np.integer) or not np.all(np.isin(labeled, (0, 1))):
+                holds = (
+                    "other whole numbers"
+                    if np.issubdtype(labeled.dtype, np.integer)
+                    else kind_text(labeled)
+                )
                 raise InvalidParameterError(
-                    f"{where}: labeled must be a bool array (or 0/1); got dtype {labeled.dtype}."
+                    f"{where}: labeled must hold true/false values (or 0 and 1); it holds {holds}."
                 )
             labeled = labeled.astype(bool)
     if image_shape is not None:
@@ -580,8 +591,8 @@ def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any
             or int(shape[0]) * int(shape[1]) != X.shape[1]
         ):
             raise InvalidParameterError(
-                f"{where}: image_shape must be two ints whose product is "
-                f"n_features={X.shape[1]}; got {shape.tolist()}."
+                f"{where}: image_shape must be two whole numbers, height and width, whose "
+                f"product is the number of features, {X.shape[1]}; it is {shape.tolist()}."
             )
         image_shape = (int(shape[0]), int(shape[1]))
     return Dataset(
@@ -603,7 +614,8 @@ def _load_npz(p: Path) -> Dataset:
             if missing:
                 raise InvalidParameterError(
                     f"{where}: the .npz file must hold arrays 'X' and 'y'; missing "
-                    f"{', '.join(repr(k) for k in missing)} (found {sorted(keys)})."
+                    f"{', '.join(repr(k) for k in missing)} (it holds "
+                    f"{', '.join(sorted(keys)) or 'no arrays'})."
                 )
             arrays = {k: npz[k] for k in ("X", "y", "labeled", "image_shape") if k in keys}
     except InvalidParameterError:
@@ -611,8 +623,8 @@ def _load_npz(p: Path) -> Dataset:
     except ValueError as exc:
         # Object arrays need pickle, which is never enabled (it can run arbitrary code).
         raise InvalidParameterError(
-            f"{where}: cannot read the .npz without pickle ({exc}). Save plain numeric "
-            f"arrays (no dtype=object)."
+            f"{where}: it holds Python objects, which cannot be read without pickle (and "
+            "pickle could run code). Save plain arrays of numbers."
         ) from exc
     except (OSError, EOFError) as exc:
         raise InvalidParameterError(f"{where}: not a readable .npz file ({exc}).") from exc

@@ -15,9 +15,92 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any, ClassVar
 
-from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
+from sslviz._validation import (
+    InvalidParameterError,
+    in_range,
+    options_text,
+    rule_text,
+    value_text,
+)
+
+# --------------------------------------------------------------------------------------
+# Messages: a setting named by its label (the app) or its flag (the command line)
+# --------------------------------------------------------------------------------------
+
+
+def esc(text: object) -> str:
+    """``text`` safe inside a :class:`SettingError` template (its braces doubled)."""
+    return str(text).replace("{", "{{").replace("}", "}}")
+
+
+class _Names:
+    """``{who[n]}`` and ``{eq[n]}`` of a template: a setting's name, and its name before a
+    value ("n =" by the label, "--n" by the flag)."""
+
+    def __init__(self, name: Callable[[str], str], cli: bool, eq: bool) -> None:
+        self.name, self.cli, self.eq = name, cli, eq
+
+    def __getitem__(self, field: str) -> str:
+        who = self.name(field)
+        if not self.eq:
+            return who
+        return who if self.cli and who.startswith("--") else f"{who} ="
+
+
+class SettingError(InvalidParameterError):
+    """A setting broke its rule. The message is one line in words and names each setting by
+    its label (``n``, ``|L|``, ``σ_min``), or, on the command line, by its flag (``--n``,
+    ``--labeled``): :meth:`text`. Its template writes ``{who[field]}`` for a setting's
+    name and ``{eq[field]}`` before its value ("|L| = 10", "--labeled 10")."""
+
+    def __init__(
+        self, template: str, rows: dict[str, Setting] | None = None, *, cli: bool = False
+    ) -> None:
+        self.template, self.rows, self.cli = template, dict(rows or {}), cli
+        super().__init__(self.text(cli=cli))
+
+    def text(self, *, cli: bool = False, labels: dict[str, str] | None = None) -> str:
+        """The message, each setting by its label (``labels`` overrides some: the sidebar's
+        r_min on the threshold family) or, with ``cli``, by its flag where it has one."""
+        labels = labels or {}
+
+        def name(field: str) -> str:
+            row = self.rows.get(field)
+            if cli and row is not None and row.flag:
+                return row.flag
+            return labels.get(field) or label_of(row, field)
+
+        return self.template.format_map(
+            {"who": _Names(name, cli, eq=False), "eq": _Names(name, cli, eq=True)}
+        )
+
+    def named(self, rows: dict[str, Setting]) -> SettingError:
+        """This error with the rows that name its settings."""
+        return type(self)(self.template, rows | self.rows, cli=self.cli)
+
+    def on_command_line(self) -> SettingError:
+        """This error with every setting named by its flag."""
+        return type(self)(self.template, self.rows, cli=True)
+
+    def __reduce__(self):  # rows hold functions: a worker process sends the words only
+        return (InvalidParameterError, (str(self),))
+
+
+class SettingTypeError(SettingError, TypeError):
+    """A setting of the wrong kind (a text where a number belongs)."""
+
+
+def label_of(row: Setting | None, field: str) -> str:
+    """A setting as a person reads it: its label, else its field name in words."""
+    return row.label if row is not None and row.label else field.replace("_", " ")
+
+
+def _must(name: str, rule: str, value: object, kind: type = SettingError) -> SettingError:
+    return kind(f"{{who[{name}]}} must be {esc(rule)}, not {esc(value_text(value))}.")
+
 
 # --------------------------------------------------------------------------------------
 # Rules: how a value is checked, parsed from text and written as text
@@ -30,6 +113,8 @@ class Rule:
     widget = "number"
 
     def check(self, name: str, value: Any, caller: str) -> Any:
+        """``value`` as the setting holds it; :class:`SettingError` naming field ``name``
+        (``caller`` is kept for the call sites, never named) when it breaks the rule."""
         raise NotImplementedError
 
     def parse(self, text: str) -> Any:
@@ -48,7 +133,11 @@ class Int(Rule):
     high: int | None = None
 
     def check(self, name, value, caller):
-        return check_int(name, value, caller, low=self.low, high=self.high)
+        if isinstance(value, bool) or not isinstance(value, Integral):
+            raise _must(name, self.describe(), value, SettingTypeError)
+        if not in_range(int(value), self.low, self.high, integer=True):
+            raise _must(name, self.describe(), value)
+        return int(value)
 
     def parse(self, text):
         try:
@@ -57,9 +146,7 @@ class Int(Rule):
             raise ValueError(f"{text!r} is not a whole number") from None
 
     def describe(self):
-        lo = "-inf" if self.low is None else self.low
-        hi = "inf" if self.high is None else self.high
-        return f"int in [{lo}, {hi}]"
+        return rule_text(self.low, self.high, integer=True)
 
 
 @dataclass(frozen=True)
@@ -70,7 +157,11 @@ class Float(Rule):
     fmt: str = "%.4g"
 
     def check(self, name, value, caller):
-        return check_real(name, value, caller, low=self.low, high=self.high, closed=self.closed)
+        if isinstance(value, bool) or not isinstance(value, Real):
+            raise _must(name, self.describe(), value, SettingTypeError)
+        if not in_range(float(value), self.low, self.high, self.closed):
+            raise _must(name, self.describe(), value)
+        return float(value)
 
     def parse(self, text):
         try:
@@ -85,11 +176,7 @@ class Float(Rule):
         return repr(float(value))
 
     def describe(self):
-        left = "[" if self.closed in ("both", "left") else "("
-        right = "]" if self.closed in ("both", "right") else ")"
-        lo = "-inf" if self.low is None else f"{self.low:g}"
-        hi = "inf" if self.high is None else f"{self.high:g}"
-        return f"float in {left}{lo}, {hi}{right}"
+        return rule_text(self.low, self.high, self.closed)
 
 
 @dataclass(frozen=True)
@@ -98,10 +185,12 @@ class Choice(Rule):
     widget: ClassVar[str] = "select"
 
     def check(self, name, value, caller):
-        return check_option(name, value, caller, self.options)
+        if value not in self.options:
+            raise _must(name, options_text(self.options), value)
+        return str(value)
 
     def describe(self):
-        return "one of " + ", ".join(self.options)
+        return options_text(self.options)
 
 
 @dataclass(frozen=True)
@@ -110,10 +199,7 @@ class Flag(Rule):
 
     def check(self, name, value, caller):
         if not isinstance(value, bool):
-            raise TypeError(
-                f"The {name!r} parameter of {caller} must be a bool. "
-                f"Got {value!r} ({type(value).__name__}) instead."
-            )
+            raise _must(name, "on or off (True or False)", value, SettingTypeError)
         return value
 
     def parse(self, text):
@@ -132,11 +218,10 @@ class Text(Rule):
     widget: ClassVar[str] = "text"
 
     def check(self, name, value, caller):
-        if not isinstance(value, str) or not value:
-            raise TypeError(
-                f"The {name!r} parameter of {caller} must be a non-empty str. "
-                f"Got {value!r} ({type(value).__name__}) instead."
-            )
+        if not isinstance(value, str):
+            raise _must(name, "a text", value, SettingTypeError)
+        if not value:
+            raise SettingError(f"{{who[{name}]}} must not be empty.")
         return value
 
 
@@ -160,25 +245,26 @@ class Tuple(Rule):
 
     def check(self, name, value, caller):
         if isinstance(value, str | bytes) or not isinstance(value, Sequence):
-            raise TypeError(
-                f"The {name!r} parameter of {caller} must be a sequence. "
-                f"Got {value!r} ({type(value).__name__}) instead."
-            )
+            raise _must(name, self._what(), value, SettingTypeError)
         items = tuple(self.item.check(name, v, caller) for v in value)
         problem = None
         if self.size is not None and len(items) != self.size:
-            problem = f"exactly {self.size} values"
+            problem = f"must be {self.size} values, not {len(items)}"
         elif self.nonempty and not items:
-            problem = "at least one value"
+            problem = "must have at least one value"
         elif self.distinct and len(set(items)) != len(items):
-            problem = "different values"
+            twice = next(v for v in items if items.count(v) > 1)
+            problem = f"must not repeat a value ({value_text(twice)} is given twice)"
         elif self.options and any(v not in self.options for v in items):
-            problem = "values among " + ", ".join(map(str, self.options))
+            other = next(v for v in items if v not in self.options)
+            problem = f"must be among {options_text(self.options, 'and')}, not {value_text(other)}"
         if problem:
-            raise InvalidParameterError(
-                f"The {name!r} parameter of {caller} must have {problem}. Got {value!r} instead."
-            )
+            raise SettingError(f"{{who[{name}]}} {esc(problem)}.")
         return items
+
+    def _what(self) -> str:
+        many = "" if self.size is None else f"{self.size} "
+        return f"a list of {many}values"
 
     def parse(self, text):
         return tuple(self.item.parse(t.strip()) for t in text.split(",") if t.strip())
@@ -188,8 +274,10 @@ class Tuple(Rule):
 
     def describe(self):
         if self.size:
-            return f"{self.size} × {self.item.describe()}"
-        return "comma-separated " + (", ".join(map(str, self.options)) or self.item.describe())
+            return f"{self.size} values, each {self.item.describe()}"
+        if self.options:
+            return "any of " + ", ".join(map(str, self.options))
+        return "values, each " + self.item.describe()
 
 
 @dataclass(frozen=True)
@@ -285,12 +373,18 @@ class Spec:
 
     def __post_init__(self) -> None:
         caller = type(self).__name__
-        for name, row in table(self):
-            object.__setattr__(self, name, row.rule.check(name, getattr(self, name), caller))
-        self._cross(caller)
+        rows = dict(table(self))
+        try:
+            for name, row in rows.items():
+                object.__setattr__(self, name, row.rule.check(name, getattr(self, name), caller))
+            self._cross(caller)
+        except SettingError as exc:
+            raise exc.named(rows) from None
 
     def _cross(self, caller: str) -> None:
-        """Cross-field rules (none by default)."""
+        """Cross-field rules (none by default): each raises a :class:`SettingError` whose
+        template names the settings it involves (``{who[n]}``), checked in the order a
+        person fixes them (each setting's own rule first)."""
 
     def replace(self, **changes: Any):
         return dataclasses.replace(self, **changes)
@@ -379,8 +473,12 @@ def given_options(namespace: Any, cls: type) -> dict[str, Any]:
 
 
 def from_options(namespace: Any, cls: type, **overrides: Any) -> Any:
-    """Build ``cls`` from parsed CLI options (defaults for what was not given)."""
-    return cls(**(given_options(namespace, cls) | overrides))
+    """Build ``cls`` from parsed CLI options (defaults for what was not given); a broken
+    rule names the settings by their flags (``--labeled 10 must be smaller than --n 10``)."""
+    try:
+        return cls(**(given_options(namespace, cls) | overrides))
+    except SettingError as exc:
+        raise exc.on_command_line() from None
 
 
 def _text(rule: Rule, value: Any) -> str:
@@ -407,8 +505,9 @@ def from_query(cls: type, query: dict[str, str]) -> tuple[dict[str, Any], list[s
             value = row.rule.parse(text)
             row.rule.check(name, value, "the link")
         except (ValueError, TypeError) as exc:
+            why = exc.named({name: row}) if isinstance(exc, SettingError) else exc
             warnings.append(
-                f"Link parameter {row.url}={text!r} ignored ({_short(exc)}); "
+                f"Link parameter {row.url}={text!r} ignored ({_short(why)}); "
                 f"using the default ({shown_default(row)})."
             )
             continue
@@ -417,7 +516,7 @@ def from_query(cls: type, query: dict[str, str]) -> tuple[dict[str, Any], list[s
 
 
 def _short(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:200]
+    return " ".join(str(exc).split())[:200].rstrip(".")
 
 
 def to_command(spec: Any, *, skip: Sequence[str] = ()) -> list[str]:

@@ -30,7 +30,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from sslviz._validation import InvalidParameterError
 from sslviz.settings import (
     Choice,
     Flag,
@@ -39,14 +38,18 @@ from sslviz.settings import (
     Optional,
     Rule,
     Setting,
+    SettingError,
+    SettingTypeError,
     Spec,
     Text,
     Tuple,
     add_options,
     default,
+    esc,
     from_options,
     from_query,
     given_options,
+    label_of,
     setting,
     shown_default,
     table,
@@ -65,9 +68,11 @@ CURVE_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
 COMPARE_T: tuple[int, ...] = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200)
 
 
-def _fail(caller: str, name: str, text: str) -> None:
-    """A cross-field rule failed: the message names the parameter, then says what to change."""
-    raise InvalidParameterError(f"The {name!r} parameter of {caller} is inconsistent: {text}")
+def _fail(template: str) -> None:
+    """A cross-field rule failed: ``template`` names the settings it involves
+    (``{who[n]}``, ``{eq[n]}``: by label in the app, by flag on the command line) and says
+    what to change; :class:`~sslviz.settings.Spec` attaches the rows that name them."""
+    raise SettingError(template)
 
 
 # --------------------------------------------------------------------------------------
@@ -276,23 +281,18 @@ class ProblemSpec(Spec):
         n, nl = self.n, self.n_labeled
         if nl >= n:
             _fail(
-                caller,
-                "n_labeled",
-                f"|L| = {nl} must be smaller than n = {n}: the "
-                "unlabeled set U would be empty. Lower |L| or raise n.",
+                f"{{eq[n_labeled]}} {nl} must be smaller than {{eq[n]}} {n}: the unlabeled "
+                "set U would be empty. Lower {who[n_labeled]} or raise {who[n]}."
             )
         if self.family != "complete" and self.k >= n:
             _fail(
-                caller,
-                "k",
-                f"k = {self.k} must be smaller than n = {n} (each node needs "
-                "k other points). Lower k or raise n.",
+                f"{{eq[k]}} {self.k} must be smaller than {{eq[n]}} {n}: each node needs k "
+                "neighbours among the other points. Lower {who[k]} or raise {who[n]}."
             )
         if self.labeling == "delalleau" and self.subset > n - nl:
             _fail(
-                caller,
-                "subset",
-                f"Delalleau's m = {self.subset} must be at most |U| = n − |L| = {n - nl}. Lower m.",
+                f"Delalleau's {{eq[subset]}} {self.subset} must be at most the number of "
+                f"unlabeled points, n − |L| = {n - nl}. Lower it, or lower |L|."
             )
 
     @property
@@ -337,9 +337,9 @@ class SigmaRange(Spec):
     def _cross(self, caller: str) -> None:
         lo, hi = self.sigma_min, self.sigma_max
         if lo is not None and hi is not None and not lo < hi:
-            raise InvalidParameterError(
-                f"The 'sigma_min' parameter of {caller} must be smaller than 'sigma_max'. "
-                f"Got sigma_min={lo!r} and sigma_max={hi!r} instead."
+            _fail(
+                f"{{eq[sigma_min]}} {lo:g} must be smaller than {{eq[sigma_max]}} {hi:g}: "
+                "raise {who[sigma_max]} or lower {who[sigma_min]}."
             )
 
     def resolve(self, suggested: tuple[float, float]) -> tuple[float, float]:
@@ -458,16 +458,14 @@ class SweepSettings(Spec):
     def _cross(self, caller: str) -> None:
         if self.certify and self.mode != "fast":
             _fail(
-                caller,
-                "certify",
-                "the certified search is a fast-mode search; use --mode fast (or drop --certify).",
+                "The certified search ({who[certify]}) is a fast-mode search: set {who[mode]} "
+                "to fast, or turn {who[certify]} off."
             )
         if self.certify and self.solver not in ("cg", "pcg"):
             _fail(
-                caller,
-                "certify",
-                f"certifies iterative solves; solver {self.solver!r} "
-                "is exact already. Use --solver cg or pcg.",
+                "The certified search ({who[certify]}) proves the sides of CG and PCG solves; "
+                f"the {self.solver} solver is exact already. Set {{who[solver]}} to cg or pcg, "
+                "or turn {who[certify]} off."
             )
 
 
@@ -592,9 +590,13 @@ def parse_k_range(text: str) -> tuple[int, int]:
     try:
         k1, k2 = (int(v) for v in text.split(":"))
     except ValueError:
-        raise ValueError(f"k range {text!r}: expected K_MIN:K_MAX, e.g. 2:12") from None
+        raise ValueError(
+            f"the k range {text!r} must be the smallest and the largest k, as in 2:12"
+        ) from None
     if not 1 <= k1 <= k2:
-        raise ValueError(f"k range {text!r}: need 1 <= K_MIN <= K_MAX")
+        raise ValueError(
+            f"the k range {text!r} must start at 1 or more and end at its start or above"
+        )
     return k1, k2
 
 
@@ -677,7 +679,7 @@ class LearnSettings(Spec):
             try:
                 parse_k_range(self.k_range)
             except ValueError as exc:
-                _fail(caller, "k_range", str(exc))
+                _fail(esc(str(exc)).replace("the k range", "{who[k_range]}", 1) + ".")
 
     @property
     def k_values(self) -> list[int] | None:
@@ -740,6 +742,8 @@ __all__ = [
     "Rule",
     "ScoreSettings",
     "Setting",
+    "SettingError",
+    "SettingTypeError",
     "SigmaRange",
     "Spec",
     "SweepSettings",
@@ -750,6 +754,7 @@ __all__ = [
     "from_options",
     "from_query",
     "given_options",
+    "label_of",
     "setting",
     "shown_default",
     "solver_label",

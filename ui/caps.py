@@ -65,31 +65,37 @@ def complete_bytes(n: int) -> int:
     return DENSE_COPIES * 8 * n * n
 
 
-def cap_errors(spec: ProblemSpec) -> list[str]:
-    """This server's caps on the instance itself (n, and the memory of building it; the
-    time of each computation is checked by the page: :func:`over_cap`)."""
-    errs = []
-    cap = MAX_N if spec.family == "complete" else MAX_LARGE_N
-    if spec.n > cap:
-        errs.append(
-            f"n = {spec.n:,} is above this server's cap of {cap:,} points"
-            + (
-                "."
-                if cap == MAX_LARGE_N
-                else f" ({MAX_LARGE_N:,} for the kNN families, with the large option)."
-            )
+def n_cap(family: str, large: bool = False) -> tuple[int, str]:
+    """This server's largest n for ``family`` (``large``: with the large option) and why,
+    in the words the n box and :func:`cap_errors` use."""
+    if large:
+        return MAX_LARGE_N, "this server's cap with the large option"
+    if family == "complete" and MAX_COMPLETE_N < MAX_N:
+        return MAX_COMPLETE_N, (
+            f"this server's cap on a complete graph (the kNN families go to {MAX_N:,})"
         )
+    if family == "complete":
+        return MAX_N, (
+            f"this server's cap ({MAX_LARGE_N:,} for the kNN families, with the large option)"
+        )
+    return MAX_N, "this server's cap"
+
+
+def cap_errors(spec: ProblemSpec) -> list[str]:
+    """This server's caps on the instance itself (its n, then the memory of building it;
+    the time of each computation is checked by the page: :func:`over_cap`): the first rule
+    the instance breaks, in words, or none."""
+    cap, why = n_cap(spec.family, spec.family != "complete" and spec.n > MAX_N)
+    if spec.n > cap:
+        return [f"n = {spec.n:,} is above {cap:,}, {why}. Lower n."]
     mb = costs.memory(spec).memory_mb
-    if spec.n > (MAX_COMPLETE_N if spec.family == "complete" else cap) or mb > MAX_MEMORY_MB:
-        if spec.family == "complete":
-            errs.append(
-                f"A complete graph on n = {spec.n} points needs about {mb:,.0f} MB "
-                f"({DENSE_COPIES} dense n×n arrays); the cap is n ≤ {MAX_COMPLETE_N} and "
-                f"{MAX_MEMORY_MB} MB. Use the kNN family (sparse) for large n."
-            )
-        elif spec.n <= cap:
-            errs.append(f"The instance needs about {mb:,.0f} MB (cap {MAX_MEMORY_MB} MB).")
-    return errs
+    if mb > MAX_MEMORY_MB:
+        other = " or use a kNN family (sparse)" if spec.family == "complete" else ""
+        return [
+            f"The instance needs about {mb:,.0f} MB, above this server's cap of "
+            f"{MAX_MEMORY_MB:,} MB: lower n{other}."
+        ]
+    return []
 
 
 def over_cap(

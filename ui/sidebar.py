@@ -16,7 +16,7 @@ import streamlit as st
 
 from sslviz import costs
 from sslviz import specs as S
-from sslviz._validation import InvalidParameterError
+from sslviz._validation import options_text
 from sslviz.specs import ProblemSpec, SigmaRange, SweepSettings
 from ui import cache, caps, nav, presenter, url, views, widgets
 
@@ -184,12 +184,138 @@ def _large_estimate(out: AppSettings) -> str:
     )
 
 
+RANGE_REPLACED = "range_replaced"  # session keys of the notices: the σ range replaced,
+CHANGED = "settings_changed"  # and the instance settings the app changed for new data
+SOURCE_KEYS = ("classes", "n", "labeled", "pca")
+"""URL keys of the instance settings each data source keeps (restored on going back to it)."""
+
+
+def _and(values) -> str:
+    return options_text([str(v) for v in values], "and")
+
+
+def _source() -> str | None:
+    """The data source: an uploaded file (this server's copy) or a named dataset."""
+    cfg = url.session_cfg()
+    return cfg.get("data_file") or cfg.get("dataset")
+
+
+def _data_name() -> str:
+    """The data source as its user names it (an upload by its own file name)."""
+    cfg = url.session_cfg()
+    return cfg.get("data_file_name") or cfg.get("dataset") or S.default(ProblemSpec, "dataset")
+
+
+def _put(values: dict) -> None:
+    """Set instance settings (URL key → value) in the session and in their widgets."""
+    cfg = url.session_cfg()
+    for key, value in values.items():
+        cfg[key] = value
+        if key == "classes":  # both pickers move: keeping one could pair a class with itself
+            for i in (0, 1):
+                st.session_state[f"w_classes_{i}"] = value[i]
+        else:
+            st.session_state[f"w_{key}"] = value
+
+
+def _remember(dataset) -> None:
+    """Keep the instance settings of the current data source, for going back to it."""
+    if dataset is not None and _source() is not None:
+        cfg = url.session_cfg()
+        kept = st.session_state.setdefault("by_source", {})
+        kept[_source()] = {k: cfg[k] for k in SOURCE_KEYS if cfg.get(k) is not None}
+        st.session_state["source_was"] = _source()
+
+
+def _source_changed(dataset) -> None:
+    """On a new data source: back on one used before, its own instance settings return
+    (the classes of digits after an upload); a new file gets, in one step, the classes, n,
+    |L| and PCA dims that fit it (:func:`_propose`)."""
+    was, now = st.session_state.get("source_was"), _source()
+    if was is None or was == now:
+        return
+    st.session_state.pop(CHANGED, None)
+    saved = st.session_state.get("by_source", {}).get(now)
+    if saved:
+        _put(saved)
+    elif url.session_cfg().get("data_file"):
+        _propose(dataset, was)
+
+
+def _propose(dataset, was: str) -> None:
+    """Settings that fit a newly uploaded file, set at once and said under the pickers:
+    classes it has, n at most its pool, |L| below n, PCA dims at most its features."""
+    cfg = url.session_cfg()
+    have = list(dataset.classes)
+    old = tuple(cfg.get("classes", S.default(ProblemSpec, "classes")))
+    new, said = {}, []
+    pair = old
+    if len(have) >= 2 and any(c not in have for c in old):
+        pair = new["classes"] = (have[0], have[1])
+        said.append(f"classes {_and(pair)} ({_and(old)} are not in it)")
+    fixed = dataset.labeled is not None  # its rows are used as they are: no n or |L|
+    rows = dataset.n_samples if fixed else int(np.isin(dataset.y, pair).sum())
+    n = cfg.get("n", S.default(ProblemSpec, "n"))
+    if not fixed and rows >= 3 and n > rows:
+        n = new["n"] = rows
+        said.append(f"n = {rows:,}, the size of its pool of classes {_and(pair)}")
+    n_labeled = cfg.get("labeled", S.default(ProblemSpec, "n_labeled"))
+    if not fixed and n_labeled >= n:
+        new["labeled"] = max(2, min(n_labeled, n - 1))
+        said.append(f"|L| = {new['labeled']}, below n")
+    pca = cfg.get("pca", S.default(ProblemSpec, "pca"))
+    if pca > dataset.n_features:
+        new["pca"] = 0
+        said.append(f"PCA dims 0: its {dataset.n_features:,} features as they are")
+    elif pca > rows:
+        new["pca"] = rows
+        said.append(f"PCA dims {rows:,}, its number of rows")
+    if new:
+        _put(new)
+        st.session_state[CHANGED] = {
+            "source": _source(),
+            "text": f"Set for {_data_name()}: " + "; ".join(said) + ".",
+            "keep": new,
+            "back": was if was in S.DATASETS else None,
+        }
+
+
+def _changed_notice(sb) -> None:
+    """Under the class pickers, while the instance settings the app changed for these data
+    stand: what changed and why, and a button back to the dataset used before."""
+    cfg = url.session_cfg()
+    note = st.session_state.get(CHANGED)
+    if note is None:
+        return
+    if note["source"] != _source() or any(cfg.get(k) != v for k, v in note["keep"].items()):
+        st.session_state.pop(CHANGED)  # the user moved on
+        return
+    where = st if presenter.run_view()["present"] else sb
+    where.info(note["text"], icon=":material/info:")
+    if note.get("back"):
+        where.button(
+            f"Back to {note['back']}",
+            key="w_source_back",
+            on_click=_back_to,
+            args=(note["back"],),
+            help="That dataset again, with the classes, n, |L| and PCA dims you had on it.",
+        )
+
+
+def _back_to(dataset: str) -> None:
+    cfg = url.session_cfg()
+    cfg["dataset"], cfg["data_file"], cfg["data_file_name"] = dataset, None, None
+    st.session_state["w_source"] = dataset
+    st.session_state.pop(CHANGED, None)
+
+
 def sidebar() -> AppSettings:
     """Draw the shared sidebar; return the page's settings (errors collected, not raised).
 
     First a requested tour is opened (it may switch to its page), presenter mode and the
     tour's text are drawn at the top of the page."""
     cfg = url.session_cfg()
+    widgets.start_run()
     tour = presenter.open_tour()
     for w in st.session_state.pop("url_warnings", []):
         st.warning(w)
@@ -201,13 +327,19 @@ def sidebar() -> AppSettings:
     dataset = _data_source(sb, out)
     classes = list(dataset.classes) if dataset is not None else list(range(10))
     names = dataset.class_names if dataset is not None else {}
+    if dataset is not None:
+        _source_changed(dataset)
     pair = tuple(cfg.get("classes", S.default(ProblemSpec, "classes")))
     missing = [c for c in pair if c not in classes]
     if missing and dataset is not None:  # e.g. a link's classes on another dataset
+        _put({"classes": (classes[0], classes[1])})
+        st.session_state[CHANGED] = {
+            "source": _source(),
+            "text": f"Classes {_and(missing)} are not in {_data_name()}: using "
+            f"{_and(classes[:2])}.",
+            "keep": {"classes": (classes[0], classes[1])},
+        }
         pair = (classes[0], classes[1])
-        st.warning(f"Class(es) {missing} are not in this dataset; using {pair}.")
-        for i in (0, 1):  # both pickers move: keeping one could pair a class with itself
-            st.session_state[f"w_classes_{i}"] = pair[i]
     cfg["classes"] = pair
     row = S.setting(ProblemSpec, "classes")
     target = presenter.placement(sb, "classes")
@@ -227,18 +359,20 @@ def sidebar() -> AppSettings:
             f"class c{i}", classes, key=key, help=row.help, format_func=labels.__getitem__
         )
     cfg["classes"] = tuple(chosen)
+    _changed_notice(sb)
     c0, c1 = sb.columns(2)
     pool = int(np.isin(dataset.y, cfg["classes"]).sum()) if dataset is not None else 0
     offer = pool > caps.MAX_N and cfg.get("family") != "complete"
-    large = offer and cfg.get("n", 0) > caps.MAX_N
-    widgets.widget(
-        c0,
-        ProblemSpec,
-        "n",
-        step=10,
-        high=min(pool, caps.MAX_LARGE_N) if large else None,
-        disabled=large,
-    )
+    large = offer and cfg.get("n") == min(pool, caps.MAX_LARGE_N)  # the whole pool
+    high, why = caps.n_cap(cfg.get("family", S.default(ProblemSpec, "family")), large)
+    if dataset is not None and dataset.labeled is None and pool <= high:
+        high, why = (
+            pool,
+            f"the size of the pool of classes {_and(cfg['classes'])} in {_data_name()}",
+        )
+    elif offer and not large:
+        why += f" (the whole pool, {min(pool, caps.MAX_LARGE_N):,} points, with the large option)"
+    widgets.widget(c0, ProblemSpec, "n", step=10, high=high, why=why, disabled=large)
     widgets.widget(c1, ProblemSpec, "n_labeled")
     estimate_slot = None
     if offer and presenter.placement(sb, "n") is not None:
@@ -266,6 +400,8 @@ def sidebar() -> AppSettings:
         c0, c1 = sb.columns(2)
         widgets.widget(c0, ProblemSpec, "subset")
         widgets.widget(c1, ProblemSpec, "lam")
+    _remember(dataset)
+    out.errors += widgets.bound_errors()  # each also under its box
     if not out.errors:
         try:
             out.spec = url.spec_from_cfg(ProblemSpec, cfg, data_file=cfg.get("data_file"))
@@ -294,13 +430,19 @@ def sidebar() -> AppSettings:
         "cg_iters",
         "mode",
     )
+    solver_errors = widgets.bound_errors(SweepSettings)
+    out.errors += solver_errors
     try:
-        out.settings = url.spec_from_cfg(SweepSettings, cfg)
+        out.settings = None if solver_errors else url.spec_from_cfg(SweepSettings, cfg)
     except (ValueError, TypeError) as exc:
         out.errors.append(widgets.readable(exc))
     if estimate_slot is not None and large:
         estimate_slot.info(_large_estimate(out), icon=":material/timer:")
-    sb.caption("Every setting is in the page's link: copy it to share this exact view.")
+    sb.caption(
+        "Every setting is in the page's link, the open tab and the player's step too (not "
+        "what moves only in the browser: the CG-iterations slider, a chart's zoom): copy it "
+        "to share this view."
+    )
     st.session_state["w_present"] = bool(cfg.get("present"))  # re-seeded: see widget()
     sb.toggle(
         "Presenter mode",
@@ -314,24 +456,32 @@ def sidebar() -> AppSettings:
 
 
 def _range_section(sb, out: AppSettings) -> None:
-    """The σ range: follows the data unless typed for these data; warns when far off."""
+    """The σ range: follows the data unless typed for these data; warns when far off. A
+    range the user set that the data's suggestion replaces is said under the boxes, with a
+    button that puts it back (:func:`_range_notice`)."""
     cfg = url.session_cfg()
     r = "r" if cfg.get("family") == "threshold" else "σ"
     sb.header(f"{r} range")
     fp = url.data_fingerprint(cfg)
     typed = st.session_state.setdefault("typed_ranges", {})
     if st.session_state.get("range_for") != fp:
+        old_fp = st.session_state.get("range_for")
+        yours = typed.get(old_fp) if old_fp is not None else None
         if st.session_state.pop("range_from_url", False):
             typed[fp] = (cfg["sigma_min"], cfg["sigma_max"])
+            yours = None  # the link's (or the tour's) range: nothing of yours replaced
         st.session_state["range_for"] = fp
         lo_hi = typed.get(fp) or out.suggested
         if lo_hi is not None:
             _set_range(*lo_hi)
+            if yours is not None and tuple(yours) != tuple(lo_hi):
+                st.session_state[RANGE_REPLACED] = {"for": fp, "yours": yours, "now": lo_hi}
     if cfg.get("sigma_min") is None or cfg.get("sigma_max") is None:
         _set_range(*(out.suggested or (0.5, 5.0)))
     c0, c1 = sb.columns(2)
     widgets.widget(c0, SigmaRange, "sigma_min", label=f"{r}_min", on_change=_range_typed, step=0.1)
     widgets.widget(c1, SigmaRange, "sigma_max", label=f"{r}_max", on_change=_range_typed, step=0.1)
+    _range_notice(sb, r, fp)
     if out.suggested is not None:
         lo, hi = out.suggested
         sb.button(
@@ -343,13 +493,15 @@ def _range_section(sb, out: AppSettings) -> None:
             "to the 6th neighbour (edge-length range for threshold). The range moves there "
             "by itself when the data change, unless you typed one for those data.",
         )
+    box_errors = widgets.bound_errors(SigmaRange)
+    if box_errors:
+        out.errors += box_errors
+        return
     try:
         out.sigma_range = url.spec_from_cfg(SigmaRange, cfg)
     except (ValueError, TypeError) as exc:
         out.errors.append(
-            f"{r}_min = {cfg['sigma_min']:g} must be smaller than {r}_max = {cfg['sigma_max']:g}."
-            if isinstance(exc, InvalidParameterError)
-            else widgets.readable(exc)
+            widgets.readable(exc, labels={"sigma_min": f"{r}_min", "sigma_max": f"{r}_max"})
         )
         return
     if out.suggested is not None:
@@ -364,3 +516,36 @@ def _range_section(sb, out: AppSettings) -> None:
                 on_click=_use_suggested,
                 args=out.suggested,
             )
+
+
+def _range_notice(sb, r: str, fp: tuple) -> None:
+    """Under the range boxes, while the data's suggestion stands in for a range the user
+    set for other data: what happened, and a button that puts the user's range back."""
+    cfg = url.session_cfg()
+    note = st.session_state.get(RANGE_REPLACED)
+    if note is None:
+        return
+    now = (cfg.get("sigma_min"), cfg.get("sigma_max"))
+    if note["for"] != fp or tuple(note["now"]) != now:
+        st.session_state.pop(RANGE_REPLACED)  # the user moved on: nothing to undo
+        return
+    (lo, hi), (a, b) = note["yours"], note["now"]
+    where = st if presenter.run_view()["present"] else sb
+    where.info(
+        f"The {r} range moved to [{a:g}, {b:g}], the one suggested for these data; yours "
+        f"was [{lo:g}, {hi:g}].",
+        icon=":material/undo:",
+    )
+    where.button(
+        f"Back to [{lo:g}, {hi:g}]",
+        key="w_range_back",
+        on_click=_range_back,
+        args=(lo, hi),
+        help="Put your range back (it then stays with these data).",
+    )
+
+
+def _range_back(lo: float, hi: float) -> None:
+    _set_range(lo, hi)
+    _range_typed()
+    st.session_state.pop(RANGE_REPLACED, None)

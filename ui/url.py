@@ -9,6 +9,7 @@ by its default with a warning. Keys, bounds and formats come from ``sslviz.specs
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
@@ -29,10 +30,22 @@ ROWS: dict[str, S.Setting] = {
 """URL key → row, for every table in use (a page's own spec class is added by widget())."""
 
 
+VIEW_KEYS: dict[str, str] = {
+    "tab": "the loss page's open tab",
+    "player": "the Algorithm 4 player's view (play, or one step at a time)",
+    "replay": "the Algorithm 4 player's mode, where it differs from the sidebar's",
+    "step": "the Algorithm 4 player's step, one step at a time",
+}
+"""URL keys of the view state outside the settings tables (:func:`carry`): the link keeps
+their text as it is, and the page that draws the control reads it."""
+
+
 def from_query(query: dict) -> tuple[dict, list[str]]:
     """Settings (URL key → value) found in a URL query, and one warning per bad value;
-    ``tour`` (a tour id) and ``present`` (presenter mode) too."""
+    ``tour`` (a tour id), ``present`` (presenter mode) and the view state of
+    :data:`VIEW_KEYS` (as text, checked by :func:`carry`) too."""
     cfg, warnings = {}, []
+    cfg |= {key: str(query[key]) for key in VIEW_KEYS if key in query}
     for cls in views.ALL_SPECS:
         values, warns = S.from_query(cls, query)
         cfg |= {url_key(cls, name): v for name, v in values.items()}
@@ -64,6 +77,7 @@ def to_query(cfg: dict) -> dict[str, str]:
         if value is None or (key == "dataset" and cfg.get("data_file")):
             continue
         out[key] = row.rule.format(value)
+    out |= {key: str(cfg[key]) for key in VIEW_KEYS if cfg.get(key) is not None}
     if cfg.get("tour"):
         out["tour"] = str(cfg["tour"])
     if cfg.get("present"):
@@ -126,3 +140,58 @@ def sync_url() -> None:
             st.query_params.from_dict(query)
     except Exception:  # pragma: no cover - the URL is a convenience, never fatal
         pass
+
+
+def slug(label: str) -> str:
+    """A control's option as the link writes it: ``Missed breakpoints`` → ``missed-breakpoints``."""
+    return "-".join(label.lower().split())
+
+
+def carry(
+    key: str, widget: str, options: Sequence[str] | None = None, *, default: Any = None
+) -> None:
+    """Carry a view control outside the settings tables in the link as ``key`` (one of
+    :data:`VIEW_KEYS`): the open tab (``options``: its labels, written as :func:`slug`), a
+    step (a whole number ≥ 1, no ``options``). Called just before the control (session key
+    ``widget``) is drawn: the link's value, on the first run that draws it, or the last one
+    kept, after a page switch dropped the control's state, seeds it; otherwise the control's
+    own value is kept (left out at ``default``) and written to the link. A link value that
+    is no option or no whole number is dropped with a warning."""
+    cfg = session_cfg()
+    seeded = st.session_state.setdefault("view_seeded", set())
+    text = cfg.get(key)
+    if text is not None and (widget not in st.session_state or key not in seeded):
+        value = _view_value(text, options)
+        if value is None:
+            st.warning(
+                f"Link parameter {key}={text!r} ignored ({VIEW_KEYS[key]} is "
+                + (", ".join(map(slug, options)) if options else "a whole number from 1")
+                + ")."
+            )
+        else:
+            st.session_state[widget] = value
+    seeded.add(key)
+    value = st.session_state.get(widget)
+    if value is None or value == default:
+        cfg.pop(key, None)
+    else:
+        cfg[key] = slug(str(value)) if options else str(int(value))
+    sync_url()
+
+
+def forget(key: str) -> None:
+    """Drop the view state ``key`` from the session and the link (its control is gone: the
+    player's step once it plays again)."""
+    session_cfg().pop(key, None)
+    sync_url()
+
+
+def _view_value(text: str, options: Sequence[str] | None) -> Any:
+    """The control's value of a link's ``text``, or None when it is none."""
+    if options:
+        return next((o for o in options if slug(o) == text), None)
+    try:
+        step = int(text)
+    except ValueError:
+        return None
+    return step if step >= 1 else None

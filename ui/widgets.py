@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sslviz import specs as S
+from sslviz._validation import in_range, rule_text, value_text
 from ui import caps, presenter, url, views
 
 METRIC_HELP = {
@@ -34,19 +35,55 @@ METRIC_HELP = {
 }
 
 
-def _fit(row: S.Setting, value: Any, options: list | None, high: Any) -> Any:
-    """``value`` made acceptable to its widget (inside the bounds, among the options)."""
+BOUND_ERRORS = "bound_errors"
+"""Session key: URL key → what is wrong with the value in its box, for the boxes drawn in
+this run (:func:`bound_errors`)."""
+
+
+def start_run() -> None:
+    """Forget the last run's box errors (the sidebar calls it first in every run)."""
+    st.session_state[BOUND_ERRORS] = {}
+
+
+def bound_errors(cls: type | None = None) -> list[str]:
+    """The messages of this run's boxes whose value is out of bounds (those of ``cls``'s
+    settings only, when given), each also shown beside its box."""
+    errors = st.session_state.get(BOUND_ERRORS, {})
+    keys = None if cls is None else {row.url for _, row in S.table(cls)}
+    return [m for k, m in errors.items() if keys is None or k in keys]
+
+
+def out_of_bounds(
+    row: S.Setting, name: str, value: Any, label: str, cap: Any = None, why: str | None = None
+) -> str | None:
+    """What is wrong with a number ``value`` of setting ``name``, one line in words, or None:
+    its rule, and this server's ``cap`` on it (``why``: the reason of the cap, e.g. "the
+    size of the pool of classes 2 and 3"). The tightest bound broken is the one named."""
     rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
+    if value is None or not isinstance(rule, S.Int | S.Float) or isinstance(value, bool):
+        return None
+    integer = isinstance(rule, S.Int)
+    closed = "both" if integer else rule.closed
+    capped = cap is not None and (rule.high is None or cap < rule.high)
+    high = cap if capped else rule.high
+    if capped and closed in ("left", "neither"):  # the cap itself is allowed
+        closed = {"left": "both", "neither": "right"}[closed]
+    if in_range(float(value), rule.low, high, closed, integer):
+        return None
+    reason = ", " + (why or "this server's cap") if capped else ""
+    return (
+        f"{label} must be {rule_text(rule.low, high, closed, integer=integer)}{reason}, "
+        f"not {value_text(value)}."
+    )
+
+
+def _fit(value: Any, options: list | None, rule: S.Rule) -> Any:
+    """``value`` made acceptable to its widget: among the options (a number stays as typed,
+    out of bounds or not: :func:`out_of_bounds` says what is wrong with it)."""
     if options is not None:
         if isinstance(rule, S.Tuple):
             return [v for v in value if v in options]
         return value if value in options else options[0]
-    low = getattr(rule, "low", None)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if high is not None and value > high:
-            value = high
-        if low is not None and value < low and getattr(rule, "closed", "both") in ("both", "left"):
-            value = low
     return list(value) if isinstance(value, tuple) else value
 
 
@@ -60,6 +97,7 @@ def widget(
     radio: bool = False,
     empty_ok: bool = False,
     high: Any = None,
+    why: str | None = None,
     **kwargs: Any,
 ) -> Any:
     """Draw the control of setting ``name`` of ``cls`` in ``container`` and return its value.
@@ -69,7 +107,13 @@ def widget(
     (``disabled``, ``format_func``, ``step``, ``on_change``...). ``empty_ok``: a number box
     of an optional setting may be emptied (None, the row's "auto" meaning); otherwise it is
     empty only until the app fills it. ``high`` replaces this server's cap on the value
-    (:data:`CAPS`; the large option's n).
+    (:data:`CAPS`; the large option's n), ``why`` says what it is ("the size of the pool
+    of classes 2 and 3").
+
+    A number box takes any number: one out of its bounds (the rule's, or the cap) is kept
+    as typed, and the reason is shown under the box in the same run and kept for
+    :func:`bound_errors` (the sidebar's errors stop the page; :func:`controls` stops it for a
+    page's own settings), so no result of other settings stays on screen.
 
     In presenter mode on a tour's page, a control the tour does not use is not drawn (its
     value is returned as if it were), and the tour's sidebar controls are drawn on the page.
@@ -86,27 +130,29 @@ def widget(
     key = f"w_{row.url}"
     rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
     cap = caps.CAPS.get(row.url) if high is None else high
-    high = getattr(rule, "high", None)
-    if cap is not None:
-        high = min(high, cap) if high is not None else cap
     if options is None and isinstance(rule, S.Choice | S.Tuple) and rule.options:
         options = list(rule.options)
+    text = label or row.label or name
+    errors = st.session_state.setdefault(BOUND_ERRORS, {})
+    errors.pop(row.url, None)
     container = presenter.placement(container, row.url)
     if container is None:  # presenter mode: a control the tour does not use (not drawn)
         value = st.session_state[key] if key in st.session_state else cfg.get(row.url, row.default)
         if value is None:  # what the empty widget returns: no items, its first option, None
             out = () if isinstance(rule, S.Tuple) else options[0] if options else None
         else:
-            value = _fit(row, value, options, high) if options is None or options else value
+            value = _fit(value, options, rule) if options is None or options else value
             out = tuple(value) if isinstance(rule, S.Tuple) else value
         cfg[row.url] = out
+        if (wrong := out_of_bounds(row, name, out, text, cap, why)) is not None:
+            errors[row.url] = wrong
         return out
     # The widget's own state is the latest choice (changed in this run, or this control on
     # the page just left: widget ids include the page, so a switch starts the widget anew);
     # re-seed it every run so a page switch keeps the value instead of the widget default.
     value = st.session_state[key] if key in st.session_state else cfg.get(row.url, row.default)
     if value is not None:
-        st.session_state[key] = _fit(row, value, options, high)
+        st.session_state[key] = _fit(value, options, rule)
     step = kwargs.pop("step", None)
     args = {"key": key, "help": row.help, **kwargs}
     if (
@@ -118,7 +164,6 @@ def widget(
         # an empty box means the row's None (e.g. λ = auto), not the widget's minimum; with
         # value=None as its default the box can be emptied again (its state is seeded above)
         args |= {"value": None, "placeholder": f"auto: {row.rule.none_means}"}
-    text = label or row.label or name
     if isinstance(rule, S.Tuple):
         out = tuple(container.multiselect(text, options, **args))
     elif isinstance(rule, S.Choice) or options is not None:
@@ -129,14 +174,14 @@ def widget(
     elif isinstance(rule, S.Text):  # an optional text: empty means the row's None
         none = row.rule.none_means if isinstance(row.rule, S.Optional) else ""
         out = container.text_input(text, placeholder=none, **args).strip() or None
-    elif isinstance(rule, S.Float):
-        low = rule.low if rule.closed in ("both", "left") else None
-        out = container.number_input(
-            text, min_value=low, max_value=high, format=rule.fmt, step=step, **args
-        )
-    else:
-        out = container.number_input(text, min_value=rule.low, max_value=high, step=step, **args)
+    elif isinstance(rule, S.Float):  # no min or max: the browser would refuse silently
+        out = container.number_input(text, format=rule.fmt, step=step, **args)
+    else:  # an int step keeps the box an int box
+        out = container.number_input(text, step=step or 1, **args)
     cfg[row.url] = out
+    if (wrong := out_of_bounds(row, name, out, text, cap, why)) is not None:
+        errors[row.url] = wrong
+        container.error(wrong, icon=":material/error:")
     return out
 
 
@@ -150,9 +195,12 @@ def more_controls(container: Any, cls: type, *drawn: str) -> None:
 
 def controls(cls: type, **overrides: Any):
     """The page spec ``cls`` built from the current settings (after its widgets are drawn),
-    and the URL updated with them."""
+    and the URL updated with them. A box of ``cls`` out of its bounds (its reason is under
+    it) stops the page: nothing is drawn from other settings."""
     cfg = url.session_cfg()
     url.sync_url()
+    if bound_errors(cls):
+        st.stop()
     return url.spec_from_cfg(cls, cfg, **overrides)
 
 
@@ -225,7 +273,7 @@ def commands(*lines: str) -> None:
     st.code("\n".join(lines), language="bash")
 
 
-_PARAMETER = re.compile(r"^The '(\w+)' parameter of [\w.]+ (is inconsistent: )?")
+_PARAMETER = re.compile(r"^(The '(\w+)' parameter of [\w.]+ (is inconsistent: )?|'(\w+)' )")
 
 
 def _label(name: str) -> str:
@@ -233,15 +281,20 @@ def _label(name: str) -> str:
     for cls in views.ALL_SPECS:
         for field_name, row in S.table(cls):
             if field_name == name:
-                return row.label or name
-    return name
+                return S.label_of(row, name)
+    return name.replace("_", " ")
 
 
-def readable(exc: BaseException) -> str:
-    """An error as a person reads it on the page: an uploaded file by the name it was
-    uploaded under (never this server's copy), a setting by its label (never the class or
-    function that checked it)."""
-    text = " ".join(str(exc).split())
+def readable(exc: BaseException, labels: dict[str, str] | None = None) -> str:
+    """An error as a person reads it on the page, in one line: an uploaded file by the name
+    it was uploaded under (never this server's copy), a setting by its label (never the
+    class or function that checked it, nor its field name; ``labels`` overrides some, as
+    the threshold family's r_min)."""
+    if isinstance(exc, S.SettingError):
+        text = exc.text(labels=labels)
+    else:
+        text = str(exc)
+    text = " ".join(text.split())
     cfg = url.session_cfg()
     if cfg.get("data_file") and cfg.get("data_file_name"):
         copy = str(cfg["data_file"])
@@ -250,5 +303,6 @@ def readable(exc: BaseException) -> str:
     m = _PARAMETER.match(text)
     if m:
         rest = text[m.end() :]
-        text = rest if m.group(2) else f"{_label(m.group(1))} {rest}"
+        name = m.group(2) or m.group(4)
+        text = rest if m.group(3) else f"{(labels or {}).get(name) or _label(name)} {rest}"
     return text
