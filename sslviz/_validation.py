@@ -35,8 +35,11 @@ def number_text(x: float) -> str:
 def value_text(value: object, limit: int = 40) -> str:
     """A given value in a message: a number as :func:`number_text` writes it, anything else
     by its ``repr``, cut to ``limit`` characters."""
-    if isinstance(value, Real) and not isinstance(value, bool):
+    if isinstance(value, Integral) and not isinstance(value, bool):
         return number_text(value)
+    if isinstance(value, Real) and not isinstance(value, bool):
+        v = float(value)  # 5.0 stays 5.0: "a whole number, not 5.0"
+        return f"{v:.1f}" if v.is_integer() and abs(v) < 1e15 else f"{v:g}"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -335,8 +335,9 @@ HANDLERS = {
 
 
 def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:600]
+    """The error in one line, a setting named by its flag (``--n``, not ``n``)."""
+    text = exc.text(cli=True) if isinstance(exc, S.SettingError) else str(exc)
+    return " ".join(text.split())[:600]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -126,6 +126,11 @@ class Rule:
     def describe(self) -> str:
         return ""
 
+    def invalid(self) -> list:
+        """Values this rule refuses, each breaking it one way (for tests that walk every
+        setting with a bad value and read the message)."""
+        return []
+
 
 @dataclass(frozen=True)
 class Int(Rule):
@@ -147,6 +152,11 @@ class Int(Rule):
 
     def describe(self):
         return rule_text(self.low, self.high, integer=True)
+
+    def invalid(self):
+        ends = [] if self.low is None else [self.low - 1]
+        ends += [] if self.high is None else [self.high + 1]
+        return [*ends, 2.5, "3", True]
 
 
 @dataclass(frozen=True)
@@ -178,6 +188,14 @@ class Float(Rule):
     def describe(self):
         return rule_text(self.low, self.high, self.closed)
 
+    def invalid(self):
+        out: list = [math.inf, math.nan, "0.5", False]
+        if self.low is not None:
+            out.append(self.low if self.closed in ("right", "neither") else self.low - 1)
+        if self.high is not None:
+            out.append(self.high if self.closed in ("left", "neither") else self.high + 1)
+        return out
+
 
 @dataclass(frozen=True)
 class Choice(Rule):
@@ -192,6 +210,9 @@ class Choice(Rule):
     def describe(self):
         return options_text(self.options)
 
+    def invalid(self):
+        return ["no-such-option", 3]
+
 
 @dataclass(frozen=True)
 class Flag(Rule):
@@ -201,6 +222,9 @@ class Flag(Rule):
         if not isinstance(value, bool):
             raise _must(name, "on or off (True or False)", value, SettingTypeError)
         return value
+
+    def invalid(self):
+        return ["yes", 1]
 
     def parse(self, text):
         if text.lower() in ("1", "true", "yes", "on"):
@@ -224,6 +248,9 @@ class Text(Rule):
             raise SettingError(f"{{who[{name}]}} must not be empty.")
         return value
 
+    def invalid(self):
+        return ["", 3]
+
 
 @dataclass(frozen=True)
 class Tuple(Rule):
@@ -246,7 +273,12 @@ class Tuple(Rule):
     def check(self, name, value, caller):
         if isinstance(value, str | bytes) or not isinstance(value, Sequence):
             raise _must(name, self._what(), value, SettingTypeError)
-        items = tuple(self.item.check(name, v, caller) for v in value)
+        try:
+            items = tuple(self.item.check(name, v, caller) for v in value)
+        except SettingError as exc:  # "classes: each value must be a whole number ..."
+            who = f"{{who[{name}]}}"
+            each = exc.template.replace(f"{who} must", f"{who}: each value must", 1)
+            raise type(exc)(each) from None
         problem = None
         if self.size is not None and len(items) != self.size:
             problem = f"must be {self.size} values, not {len(items)}"
@@ -263,8 +295,19 @@ class Tuple(Rule):
         return items
 
     def _what(self) -> str:
-        many = "" if self.size is None else f"{self.size} "
-        return f"a list of {many}values"
+        return "a sequence of values" if self.size is None else f"{self.size} values"
+
+    def invalid(self):
+        item = self.item.invalid()[0]
+        good = list(self.options[:1]) or [1]
+        out = ["ab", 3, (item,), good * 2]
+        if self.size is not None:
+            out.append(tuple(range(self.size + 1)))
+        if self.nonempty:
+            out.append(())
+        if self.options:
+            out.append(("no-such-option",))
+        return out
 
     def parse(self, text):
         return tuple(self.item.parse(t.strip()) for t in text.split(",") if t.strip())
@@ -293,6 +336,9 @@ class Optional(Rule):
 
     def check(self, name, value, caller):
         return None if value is None else self.rule.check(name, value, caller)
+
+    def invalid(self):
+        return self.rule.invalid()
 
     def parse(self, text):
         return None if text in ("", "auto", "none") else self.rule.parse(text)

@@ -124,9 +124,11 @@ def test_delalleau_always_falls_back_to_exact():
 
 
 def test_settings_refuse_certify_where_it_means_nothing():
-    with pytest.raises(InvalidParameterError, match="certify.*--mode fast"):
+    with pytest.raises(InvalidParameterError, match="certify every side.*set mode to fast"):
         SweepSettings(certify=True, mode="paper")
-    with pytest.raises(InvalidParameterError, match="certify.*solver 'exact'"):
+    with pytest.raises(
+        InvalidParameterError, match="certify every side.*the exact solver is exact already"
+    ):
         SweepSettings(certify=True, solver="exact")
 
 

@@ -168,17 +168,17 @@ def test_regret_contract(tmp_path):
 
 
 ERRORS = {
-    "sigma_min": (["loss", *BASE, "--sigma-min", "0", "--sigma-max", "2"], "sigma_min"),
-    "order": (["loss", *BASE, "--sigma-min", "3", "--sigma-max", "2"], "sigma_max"),
-    "k": (["loss", *BASE[:-2], "--k", "60", "--sigma-min", "1", "--sigma-max", "2"], "'k'"),
-    "k0": (["loss", *BASE[:-2], "--k", "0", "--sigma-min", "1", "--sigma-max", "2"], "'k'"),
+    "sigma_min": (["loss", *BASE, "--sigma-min", "0", "--sigma-max", "2"], "--sigma-min must"),
+    "order": (["loss", *BASE, "--sigma-min", "3", "--sigma-max", "2"], "than --sigma-max 2"),
+    "k": (["loss", *BASE[:-2], "--k", "60", "--sigma-min", "1", "--sigma-max", "2"], "--k 60"),
+    "k0": (["loss", *BASE[:-2], "--k", "0", "--sigma-min", "1", "--sigma-max", "2"], "--k must"),
     "labeled": (
         ["loss", *BASE[:7], "--labeled", "1", *BASE[9:], "--sigma-min", "1", "--sigma-max", "2"],
-        "n_labeled",
+        "--labeled must",
     ),
     "labeled_n": (
         ["loss", *BASE[:7], "--labeled", "60", *BASE[9:], "--sigma-min", "1", "--sigma-max", "2"],
-        "n_labeled",
+        "--labeled 60 must be smaller than --n",
     ),
     "class": (
         [
@@ -206,11 +206,11 @@ ERRORS = {
     ),
     "epsilon": (
         ["intervals", *BASE, "--sigma-min", "1", "--sigma-max", "2", "--epsilon", "0"],
-        "epsilon",
+        "--epsilon must",
     ),
     "cg_iters": (
         ["intervals", *BASE, "--sigma-min", "1", "--sigma-max", "2", "--cg-iters", "0"],
-        "cg_iters",
+        "--cg-iters must",
     ),
     "sigmas": (["condition", *BASE, "--sigmas", "1:7"], "X:Y:COUNT"),
 }

@@ -200,10 +200,10 @@ def test_score_counts_misses_spurious_and_volume():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(epsilon=0.0), "epsilon"),
-        (dict(eta=-1.0), "eta"),
-        (dict(step=0.0), "step"),
-        (dict(cg_iters=0), "cg_iters"),
+        (dict(epsilon=0.0), "^ε must"),
+        (dict(eta=-1.0), "^η must"),
+        (dict(step=0.0), "^restart step must"),
+        (dict(cg_iters=0), "^CG iterations t must"),
         (dict(solver="lu"), "solver"),
         (dict(mode="slow"), "mode"),
     ],

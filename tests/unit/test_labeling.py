@@ -544,11 +544,11 @@ def test_inputs_never_mutated(family, method):
 
 
 def test_labeling_validation():
-    with pytest.raises(InvalidParameterError, match="method"):
+    with pytest.raises(InvalidParameterError, match="^labeling must"):
         LabelingSpec("spectral")
-    with pytest.raises(InvalidParameterError, match="subset"):
+    with pytest.raises(InvalidParameterError, match=r"^m = \|Ũ\| must"):
         LabelingSpec("delalleau", subset=0)
-    with pytest.raises(InvalidParameterError, match="lam"):
+    with pytest.raises(InvalidParameterError, match="^λ must"):
         LabelingSpec("delalleau", lam=0.0)
     X, labeled, y = _instance(17, n=20)
     model = make_model(X, labeled, y, GraphSpec("knn", 4))

@@ -440,7 +440,7 @@ LEARN_ERRORS = {
     "missing file": (lambda tmp: ["--data-file", str(tmp / "nope.npz")], "no such file"),
     "empty range": (
         lambda tmp: [*_files([_instance_file(tmp, 1)]), "--sigma-min", "5"],
-        "sigma_min",
+        "--sigma-min 5 must be smaller than --sigma-max",
     ),
     "k range on complete": (
         lambda tmp: [*_files([_instance_file(tmp, 1)]), "--k-range", "2:4", "--family", "complete"],
@@ -448,7 +448,7 @@ LEARN_ERRORS = {
     ),
     "bad k range": (
         lambda tmp: [*_files([_instance_file(tmp, 1)]), "--k-range", "4:2"],
-        "K_MIN <= K_MAX",
+        "--k-range '4:2' must start at 1 or more",
     ),
 }
 

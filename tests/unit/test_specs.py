@@ -1,6 +1,7 @@
 """The settings tables (sslviz.specs): checks, cross-field rules, and everything generated
 from them (CLI options, URL query, reproducing command)."""
 
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -63,30 +64,104 @@ def test_defaults_are_valid_and_every_row_is_complete(cls):
         assert row.flag is None or row.flag.startswith("--")
 
 
+SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", re.ASCII)
+CLASS_NAMES = re.compile(
+    r"\b(?:"
+    + "|".join(
+        [c.__name__ for c in views.ALL_SPECS]
+        + ["Spec", "Setting", "Rule", "Choice", "Optional", "Tuple", "NoneType"]
+        + ["int", "float", "str", "bool", "tuple", "list", "dict"]
+    )
+    + r")\b"
+)
+CROSS = [  # the cross-field rules, each broken once
+    (S.ProblemSpec, dict(n=10, n_labeled=10)),
+    (S.ProblemSpec, dict(n=10, n_labeled=3, family="knn", k=10)),
+    (S.ProblemSpec, dict(n=30, n_labeled=10, labeling="delalleau", subset=21)),
+    (S.SigmaRange, dict(sigma_min=3.0, sigma_max=1.0)),
+    (S.SweepSettings, dict(certify=True, mode="paper")),
+    (S.SweepSettings, dict(certify=True, solver="exact")),
+    (S.LearnSettings, dict(k_range="2-9")),
+    (S.LearnSettings, dict(k_range="9:2")),
+]
+
+
+def _bad_values(cls):
+    """(field, bad value) for every row of ``cls``: the values its rule refuses."""
+    return [(name, v) for name, row in S.table(cls) for v in row.rule.invalid()]
+
+
+def assert_plain(text: str) -> None:
+    """One line in words: no Python message parts, field names, class or type names."""
+    assert "\n" not in text and "Got" not in text and "instead" not in text, text
+    assert "{" not in text and "}" not in text and "parameter of" not in text, text
+    assert not SNAKE.search(text), text
+    assert not CLASS_NAMES.search(text), text
+
+
 @pytest.mark.parametrize("cls", views.ALL_SPECS)
-def test_every_row_rejects_a_bad_value_with_a_message_naming_it(cls):
-    bad = {S.Float: -1.0, S.Choice: "no-such-option", S.Flag: "yes", S.Text: "", S.Tuple: ()}
-    for name, row in S.table(cls):
-        rule = row.rule.rule if isinstance(row.rule, S.Optional) else row.rule
-        if isinstance(rule, S.Int):
-            value = rule.high + 1 if rule.high is not None else rule.low - 1
-        elif isinstance(rule, S.Tuple) and not rule.nonempty:
-            value = ("no-such-option",)  # () is allowed: check an item instead
-        else:
-            value = bad[type(rule)]
-        if isinstance(rule, S.Float) and rule.low is None:
-            continue
-        with pytest.raises((InvalidParameterError, TypeError), match=repr(name)):
+def test_every_row_rejects_every_bad_value_in_plain_words(cls):
+    """Every setting of every table, with each value its rule refuses (the rule lists
+    them): the message names the setting by its label (by its flag on the command line),
+    states the rule, and reads as words."""
+    cases = _bad_values(cls)
+    assert {name for name, _ in cases} == {name for name, _ in S.table(cls)}
+    for name, value in cases:
+        row = S.setting(cls, name)
+        with pytest.raises((InvalidParameterError, TypeError)) as info:
             cls(**{name: value})
+        err = info.value
+        assert isinstance(err, S.SettingError), (name, value, err)
+        assert str(err).startswith(S.label_of(row, name)), (name, value, str(err))
+        assert " must " in str(err), str(err)
+        cli = err.on_command_line().text(cli=True)
+        assert cli.startswith(row.flag or S.label_of(row, name)), cli
+        for text in (str(err), cli):
+            assert_plain(text)
+
+
+@pytest.mark.parametrize("cls, kwargs", CROSS, ids=lambda x: getattr(x, "__name__", ""))
+def test_cross_field_messages_are_plain_words(cls, kwargs):
+    with pytest.raises(S.SettingError) as info:
+        cls(**kwargs)
+    assert_plain(str(info.value))
+    cli = info.value.on_command_line().text(cli=True)
+    assert_plain(cli)
+    flags = [S.setting(cls, n).flag for n in kwargs if S.setting(cls, n).flag]
+    assert any(f in cli for f in flags), cli  # named by the flag the user typed
+
+
+def test_a_planted_programmer_word_is_caught():
+    for planted in (
+        "The 'n' parameter of ProblemSpec must be an int. Got 2.5 instead.",
+        "family must be one of {'complete', 'knn'}",
+        "n_labeled must be smaller than n",
+        "σ range of SigmaRange",
+    ):
+        with pytest.raises(AssertionError):
+            assert_plain(planted)
+
+
+def test_the_cli_names_settings_by_their_flags():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    S.add_options(parser, S.ProblemSpec)
+    with pytest.raises(S.SettingError) as info:
+        S.from_options(parser.parse_args(["--n", "10", "--labeled", "10"]), S.ProblemSpec)
+    assert str(info.value).startswith("--labeled 10 must be smaller than --n 10")
+    with pytest.raises(S.SettingError, match=r"^--n must be a whole number between 3 and 1,0"):
+        S.from_options(parser.parse_args(["--n", "2"]), S.ProblemSpec)
 
 
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(n=10, n_labeled=10), r"n_labeled.*\|L\| = 10 must be smaller than n = 10"),
-        (dict(n=10, n_labeled=3, family="knn", k=10), r"k = 10 must be smaller than n = 10"),
-        (dict(n=30, n_labeled=10, labeling="delalleau", subset=21), r"m = 21 must be at most"),
-        (dict(classes=(4, 4)), "'classes' parameter of ProblemSpec must have different values"),
+        (dict(n=10, n_labeled=10), r"^\|L\| = 10 must be smaller than n = 10"),
+        (dict(n=10, n_labeled=3, family="knn", k=10), r"^k = 10 must be smaller than n = 10"),
+        (dict(n=30, n_labeled=10, labeling="delalleau", subset=21), r"m = \|Ũ\| = 21 must be at"),
+        (dict(classes=(4, 4)), r"^classes must not repeat a value \(4 is given twice\)"),
+        (dict(n=2), r"^n must be a whole number between 3 and 1,000,000, not 2\.$"),
     ],
 )
 def test_problem_cross_field_rules(kwargs, match):
@@ -97,8 +172,10 @@ def test_problem_cross_field_rules(kwargs, match):
 def test_cross_field_rules_that_do_not_apply_are_not_checked():
     S.ProblemSpec(n=10, n_labeled=3, k=50, family="complete")  # k unused
     S.ProblemSpec(n=30, n_labeled=10, subset=500)  # harmonic: m unused
-    with pytest.raises(InvalidParameterError, match="smaller than 'sigma_max'"):
+    with pytest.raises(InvalidParameterError, match="^σ_min = 3 must be smaller than σ_max = 1"):
         S.SigmaRange(3.0, 1.0)
+    with pytest.raises(InvalidParameterError, match="^σ_min must be a number greater than 0"):
+        S.SigmaRange(-1.0, 3.3)  # the rule broken is σ_min > 0, checked first
     assert S.SigmaRange(None, 2.0).resolve((0.5, 4.0)) == (0.5, 2.0)
 
 
@@ -195,11 +272,17 @@ def test_a_row_added_to_a_table_reaches_the_widgets():
     at = AppTest.from_function(page, default_timeout=60).run()
     assert not at.exception
     w = at.number_input(key="w_restarts")
-    assert (w.value, w.min, w.max) == (3, 1, 9)
-    assert w.help == "How many restarts a test parameter allows."
+    assert w.value == 3 and w.help == "How many restarts a test parameter allows."
     w.set_value(6).run()
     assert "built 6" in at.markdown[0].value
     assert at.query_params["restarts"] == "6"
+    # the box takes any number: the bound is said under it, and the page stops
+    at.number_input(key="w_restarts").set_value(10).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "restarts must be a whole number between 1 and 9, not 10."
+    ]
+    assert not at.markdown
 
 
 def test_effective_settings_give_the_same_sweep_and_score():
