@@ -217,7 +217,7 @@ def test_bad_link_values_give_one_warning_each():
 def test_cross_field_rules_come_from_the_specs():
     with pytest.raises(InvalidParameterError, match="must be smaller than n"):
         url.spec_from_cfg(ProblemSpec, {"n": 20, "labeled": 20})
-    with pytest.raises(InvalidParameterError, match="sigma_min"):
+    with pytest.raises(InvalidParameterError, match="^σ_min = 3 must be smaller than σ_max = 1"):
         url.spec_from_cfg(SigmaRange, {"sigma_min": 3.0, "sigma_max": 1.0})
 
 
