@@ -93,7 +93,7 @@ how = st.segmented_control(
 )
 if how == "one step at a time":
     n = v["steps"]
-    url.carry("step", "player_step")
+    url.carry("replay_step", "player_step")
     st.session_state["player_step"] = min(max(st.session_state.get("player_step", 1), 1), n)
 
     def _move(by: int) -> None:
@@ -120,7 +120,7 @@ if how == "one step at a time":
     fig = player.step_figure(spec, lo, hi, rs, st.session_state["player_step"] - 1)
     widgets.chart(st, fig, key="player_step_chart")
 else:
-    url.forget("step")
+    url.forget("replay_step")
     widgets.chart(st, v["figure"], key="player_chart")
 with st.expander(f"Event log ({v['steps']} steps; nodes are instance rows)"):
     st.dataframe(v["table"], hide_index=True)

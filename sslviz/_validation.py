@@ -35,13 +35,15 @@ def number_text(x: float) -> str:
 def value_text(value: object, limit: int = 40) -> str:
     """A given value in a message: a number as :func:`number_text` writes it, anything else
     by its ``repr``, cut to ``limit`` characters."""
-    if isinstance(value, Integral) and not isinstance(value, bool):
-        return number_text(value)
     if isinstance(value, Real) and not isinstance(value, bool):
-        v = float(value)  # 5.0 stays 5.0: "a whole number, not 5.0"
-        return f"{v:.1f}" if v.is_integer() and abs(v) < 1e15 else f"{v:g}"
+        return number_text(value)
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def not_whole(value: object) -> str:
+    """A value given for a whole number: a float as typed (``5.0``, never ``5``)."""
+    return repr(float(value)) if isinstance(value, float) else value_text(value)
 
 
 def rule_text(
@@ -119,7 +121,7 @@ def check_int(
     """Return ``value`` as an int after checking ``low <= value <= high``."""
     rule = rule_text(low, high, integer=True)
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name!r} must be {rule}, not {value_text(value)}.")
+        raise TypeError(f"{name!r} must be {rule}, not {not_whole(value)}.")
     v = int(value)
     if not in_range(v, low, high, integer=True):
         raise InvalidParameterError(f"{name!r} must be {rule}, not {value_text(value)}.")

@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 
 from sslviz._threads import one_thread
-from sslviz._validation import InvalidParameterError, options_text, rule_text, value_text
+from sslviz._validation import (
+    InvalidParameterError,
+    not_whole,
+    options_text,
+    rule_text,
+    value_text,
+)
 from sslviz.datasets import Dataset, as_labels, readonly
 from sslviz.settings import SettingError, SettingTypeError, esc, table
 from sslviz.specs import ProblemSpec, default
@@ -217,7 +223,7 @@ def _whole(name: str, value: object, low: int, high: int | None = None, why: str
         return int(value)
     rule = rule_text(low, high, integer=True)
     raise (kind or SettingError)(
-        f"{{who[{name}]}} must be {rule}{esc(why)}, not {esc(value_text(value))}.", _ROWS
+        f"{{who[{name}]}} must be {rule}{esc(why)}, not {esc(not_whole(value))}.", _ROWS
     )
 
 

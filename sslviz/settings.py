@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from sslviz._validation import (
     InvalidParameterError,
     in_range,
+    not_whole,
     options_text,
     rule_text,
     value_text,
@@ -139,7 +140,9 @@ class Int(Rule):
 
     def check(self, name, value, caller):
         if isinstance(value, bool) or not isinstance(value, Integral):
-            raise _must(name, self.describe(), value, SettingTypeError)
+            raise SettingTypeError(
+                f"{{who[{name}]}} must be {esc(self.describe())}, not {esc(not_whole(value))}."
+            )
         if not in_range(int(value), self.low, self.high, integer=True):
             raise _must(name, self.describe(), value)
         return int(value)

@@ -194,6 +194,13 @@ def _and(values) -> str:
     return options_text([str(v) for v in values], "and")
 
 
+def _not_in(missing: list) -> str:
+    """``class 7 is not in`` / ``classes 2 and 3 are not in``."""
+    if len(missing) == 1:
+        return f"class {missing[0]} is not in"
+    return f"classes {_and(missing)} are not in"
+
+
 def _source() -> str | None:
     """The data source: an uploaded file (this server's copy) or a named dataset."""
     cfg = url.session_cfg()
@@ -252,7 +259,7 @@ def _propose(dataset, was: str) -> None:
     pair = old
     if len(have) >= 2 and any(c not in have for c in old):
         pair = new["classes"] = (have[0], have[1])
-        said.append(f"classes {_and(pair)} ({_and(old)} are not in it)")
+        said.append(f"classes {_and(pair)} ({_not_in([c for c in old if c not in have])} it)")
     fixed = dataset.labeled is not None  # its rows are used as they are: no n or |L|
     rows = dataset.n_samples if fixed else int(np.isin(dataset.y, pair).sum())
     n = cfg.get("n", S.default(ProblemSpec, "n"))
@@ -335,8 +342,7 @@ def sidebar() -> AppSettings:
         _put({"classes": (classes[0], classes[1])})
         st.session_state[CHANGED] = {
             "source": _source(),
-            "text": f"Classes {_and(missing)} are not in {_data_name()}: using "
-            f"{_and(classes[:2])}.",
+            "text": f"{_not_in(missing).capitalize()} {_data_name()}: using {_and(classes[:2])}.",
             "keep": {"classes": (classes[0], classes[1])},
         }
         pair = (classes[0], classes[1])

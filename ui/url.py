@@ -34,7 +34,7 @@ VIEW_KEYS: dict[str, str] = {
     "tab": "the loss page's open tab",
     "player": "the Algorithm 4 player's view (play, or one step at a time)",
     "replay": "the Algorithm 4 player's mode, where it differs from the sidebar's",
-    "step": "the Algorithm 4 player's step, one step at a time",
+    "replay_step": "the Algorithm 4 player's step, one step at a time",
 }
 """URL keys of the view state outside the settings tables (:func:`carry`): the link keeps
 their text as it is, and the page that draws the control reads it."""

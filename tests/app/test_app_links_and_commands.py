@@ -746,3 +746,50 @@ def test_g_sessions_do_not_share_what_they_compute(monkeypatch):
     assert numbers(a) == alone_a
     assert numbers(b) == alone_b
     assert [_fingerprint(o) for o in shared] == before
+
+
+# --------------------------------------------------------------------------------------
+# h. the link carries the view: the open tab, the player's view, mode and step
+# --------------------------------------------------------------------------------------
+
+
+def test_h_the_loss_pages_open_tab_is_in_the_link():
+    """The link used to leave out the open tab: a new session from it opened the first."""
+    at = start(PAGES["loss"], SMALL)
+    assert "tab" not in at.query_params  # the first tab: nothing to say
+    at = open_tab(at, "True loss")
+    assert at.query_params["tab"] == "true-loss"
+    again = start(PAGES["loss"], dict(at.query_params))
+    assert not again.exception and again.session_state["li_tabs"] == "True loss"
+    assert [df.value.shape for df in again.dataframe] == [df.value.shape for df in at.dataframe]
+    bad = start(PAGES["loss"], SMALL | {"tab": "nope"})
+    assert not bad.exception and "tab" not in bad.query_params
+    [warning] = [w.value for w in bad.warning if "tab='nope'" in w.value]
+    assert "true-loss" in warning and "export" in warning
+
+
+@pytest.mark.slow  # over 1.5 s: outside the quick run
+def test_h_the_players_view_mode_and_step_are_in_the_link():
+    """The link used to leave out the Algorithm 4 player's step (and its view and mode)."""
+    at = start("pages/Algorithm_4.py", SMALL)
+    assert not ({"player", "replay", "replay_step"} & set(at.query_params))
+    at.radio(key="player_mode").set_value("paper").run()
+    at.segmented_control(key="player_view").set_value("one step at a time").run()
+    at.slider(key="player_step").set_value(7).run()
+    q = at.query_params
+    assert (q["replay"], q["player"], q["replay_step"]) == ("paper", "one-step-at-a-time", "7")
+    assert q["step"] == "0.05"  # the restart step, a setting, is another key
+    again = start("pages/Algorithm_4.py", dict(q))
+    assert not again.exception
+    assert again.radio(key="player_mode").value == "paper"
+    assert again.segmented_control(key="player_view").value == "one step at a time"
+    assert again.slider(key="player_step").value == 7
+    assert chart(again) == chart(at)  # the same step drawn
+    again.segmented_control(key="player_view").set_value("play").run()
+    assert "replay_step" not in again.query_params and "player" not in again.query_params
+
+
+def test_h_view_keys_are_no_settings_keys():
+    """The view state's link keys (the open tab, the player's step) are not the keys of a
+    setting: "step" is the restart step of Algorithm 4, the player's step "replay_step"."""
+    assert not set(url.VIEW_KEYS) & set(url.ROWS)

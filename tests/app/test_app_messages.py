@@ -43,3 +43,75 @@ def test_a_link_with_certify_on_the_speed_page_is_adjusted_not_an_exception():
     assert not at.exception and not at.error
     assert any("applies to the CG and PCG rows" in i.value for i in at.info)
     assert at.get("plotly_chart")
+
+
+SMALL = {"n": "60", "labeled": "6"}
+
+
+def _beside(at, key: str) -> list[str]:
+    """The errors drawn in the column of the box ``key`` (under it)."""
+    [col] = [
+        c
+        for c in at.sidebar.columns
+        if any(getattr(w, "key", None) == key for w in c.children.values())
+    ]
+    return [e.value for e in col.error]
+
+
+def test_a_value_out_of_bounds_says_why_under_its_box_and_no_old_result_stays():
+    """Typed outside its bounds, n keeps the typed value; the reason is under the box in
+    that same run (the browser used to refuse it silently, the reason on hover only), the
+    main area says it too, and no result of the earlier n stays on screen."""
+    at = start(LOSS, SMALL)
+    assert at.get("plotly_chart") and at.metric
+    at.number_input(key="w_n").set_value(5).run()  # a cross-field rule: |L| = 6 ≥ n
+    assert "|L| = 6 must be smaller than n = 5" in _shown(at)
+    for typed, shown in ((0, "0"), (10_000_000, "10,000,000")):
+        at.number_input(key="w_n").set_value(typed).run()
+        said = (
+            "n must be a whole number between 3 and 360, the size of the pool of classes 2 "
+            f"and 3 in digits, not {shown}."
+        )
+        assert not at.exception and at.number_input(key="w_n").value == typed
+        assert _beside(at, "w_n") == [said]
+        assert [e.value for e in at.main.error] == [said]  # nothing else, nothing stale
+        assert "n = 5" not in _shown(at)
+        assert not at.get("plotly_chart") and not at.metric and not at.dataframe
+
+
+def test_n_above_the_pool_names_the_pool_not_the_memory():
+    """n = 2000 on digits 2 vs 3 used to say "needs about 213 MB …; the cap is n ≤ 1500 and
+    1000 MB" (213 MB is under the cap): the rule broken is the pool's 360 rows."""
+    at = start(LOSS, SMALL)
+    at.number_input(key="w_n").set_value(2000).run()
+    said = _shown(at)
+    assert "between 3 and 360, the size of the pool of classes 2 and 3 in digits" in said
+    assert "MB" not in said and "1500" not in said and "1,500" not in said
+
+
+def test_sigma_min_below_zero_names_sigma_min_above_zero():
+    """σ_min = −1 used to say "σ_min = -1 must be smaller than σ_max = 3.3" (it is): the rule
+    broken is σ_min > 0; σ_min ≥ σ_max is said as such, and r_min on the threshold family."""
+    at = start(LOSS, SMALL)
+    at.number_input(key="w_sigma_min").set_value(-1.0).run()
+    assert not at.exception and not at.get("plotly_chart")
+    assert _beside(at, "w_sigma_min") == ["σ_min must be a number greater than 0, not -1."]
+    assert "smaller than" not in _shown(at)
+    at.number_input(key="w_sigma_min").set_value(5.0).run()
+    hi = at.number_input(key="w_sigma_max").value
+    assert f"σ_min = 5 must be smaller than σ_max = {hi:g}" in _shown(at)
+    assert not _beside(at, "w_sigma_min") and not at.get("plotly_chart")
+    at.selectbox(key="w_family").set_value("threshold").run()
+    at.number_input(key="w_sigma_min").set_value(-2.0).run()
+    assert _beside(at, "w_sigma_min") == ["r_min must be a number greater than 0, not -2."]
+
+
+def test_a_page_box_out_of_bounds_says_why_and_stops_the_page():
+    """A page's own box (the trust panel's σ points, 5 to 400): the reason under it, and the
+    page draws nothing from other settings."""
+    at = start(LOSS, SMALL)
+    at.number_input(key="w_trust_points").set_value(1000).run()
+    assert not at.exception
+    said = "trust panel σ points must be a whole number between 5 and 400, not 1,000."
+    assert [e.value for e in at.main.error] == [said]
+    assert not at.get("plotly_chart")
