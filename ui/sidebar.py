@@ -194,6 +194,13 @@ def _and(values) -> str:
     return options_text([str(v) for v in values], "and")
 
 
+def _pair(sb) -> tuple:
+    """Two boxes side by side, and the place under both where the reason of a value out of
+    bounds goes (a half-width column would wrap it a word a line)."""
+    c0, c1 = sb.columns(2)
+    return c0, c1, sb.container()
+
+
 def _not_in(missing: list) -> str:
     """``class 7 is not in`` / ``classes 2 and 3 are not in``."""
     if len(missing) == 1:
@@ -366,7 +373,7 @@ def sidebar() -> AppSettings:
         )
     cfg["classes"] = tuple(chosen)
     _changed_notice(sb)
-    c0, c1 = sb.columns(2)
+    c0, c1, note = _pair(sb)
     pool = int(np.isin(dataset.y, cfg["classes"]).sum()) if dataset is not None else 0
     offer = pool > caps.MAX_N and cfg.get("family") != "complete"
     large = offer and cfg.get("n") == min(pool, caps.MAX_LARGE_N)  # the whole pool
@@ -378,8 +385,8 @@ def sidebar() -> AppSettings:
         )
     elif offer and not large:
         why += f" (the whole pool, {min(pool, caps.MAX_LARGE_N):,} points, with the large option)"
-    widgets.widget(c0, ProblemSpec, "n", step=10, high=high, why=why, disabled=large)
-    widgets.widget(c1, ProblemSpec, "n_labeled")
+    widgets.widget(c0, ProblemSpec, "n", step=10, high=high, why=why, disabled=large, note=note)
+    widgets.widget(c1, ProblemSpec, "n_labeled", note=note)
     estimate_slot = None
     if offer and presenter.placement(sb, "n") is not None:
         st.session_state["w_large"] = large  # re-seeded every run: see widget()
@@ -393,19 +400,19 @@ def sidebar() -> AppSettings:
             "its estimate below, its progress while it runs, and a Stop button.",
         )
         estimate_slot = sb.empty()
-    c0, c1 = sb.columns(2)
-    widgets.widget(c0, ProblemSpec, "seed")
-    widgets.widget(c1, ProblemSpec, "pca")
+    c0, c1, note = _pair(sb)
+    widgets.widget(c0, ProblemSpec, "seed", note=note)
+    widgets.widget(c1, ProblemSpec, "pca", note=note)
 
     sb.header("Graph and labeling")
-    c0, c1 = sb.columns(2)
-    widgets.widget(c0, ProblemSpec, "family")
-    widgets.widget(c1, ProblemSpec, "k", disabled=cfg["family"] == "complete")
+    c0, c1, note = _pair(sb)
+    widgets.widget(c0, ProblemSpec, "family", note=note)
+    widgets.widget(c1, ProblemSpec, "k", disabled=cfg["family"] == "complete", note=note)
     widgets.widget(sb, ProblemSpec, "labeling", radio=True)
     if cfg["labeling"] == "delalleau":
-        c0, c1 = sb.columns(2)
-        widgets.widget(c0, ProblemSpec, "subset")
-        widgets.widget(c1, ProblemSpec, "lam")
+        c0, c1, note = _pair(sb)
+        widgets.widget(c0, ProblemSpec, "subset", note=note)
+        widgets.widget(c1, ProblemSpec, "lam", note=note)
     _remember(dataset)
     out.errors += widgets.bound_errors()  # each also under its box
     if not out.errors:
@@ -425,9 +432,9 @@ def sidebar() -> AppSettings:
     _range_section(sb, out)
 
     sb.header("Solver and Algorithm 4")
-    c0, c1 = sb.columns(2)
-    widgets.widget(c0, SweepSettings, "solver")
-    widgets.widget(c1, SweepSettings, "cg_iters")
+    c0, c1, note = _pair(sb)
+    widgets.widget(c0, SweepSettings, "solver", note=note)
+    widgets.widget(c1, SweepSettings, "cg_iters", note=note)
     widgets.widget(sb, SweepSettings, "mode", radio=True)
     widgets.more_controls(
         sb.expander("Algorithm 4 parameters (ε, η, step, cap, …)"),
@@ -484,9 +491,13 @@ def _range_section(sb, out: AppSettings) -> None:
                 st.session_state[RANGE_REPLACED] = {"for": fp, "yours": yours, "now": lo_hi}
     if cfg.get("sigma_min") is None or cfg.get("sigma_max") is None:
         _set_range(*(out.suggested or (0.5, 5.0)))
-    c0, c1 = sb.columns(2)
-    widgets.widget(c0, SigmaRange, "sigma_min", label=f"{r}_min", on_change=_range_typed, step=0.1)
-    widgets.widget(c1, SigmaRange, "sigma_max", label=f"{r}_max", on_change=_range_typed, step=0.1)
+    c0, c1, note = _pair(sb)
+    widgets.widget(
+        c0, SigmaRange, "sigma_min", label=f"{r}_min", on_change=_range_typed, step=0.1, note=note
+    )
+    widgets.widget(
+        c1, SigmaRange, "sigma_max", label=f"{r}_max", on_change=_range_typed, step=0.1, note=note
+    )
     _range_notice(sb, r, fp)
     if out.suggested is not None:
         lo, hi = out.suggested

@@ -98,6 +98,7 @@ def widget(
     empty_ok: bool = False,
     high: Any = None,
     why: str | None = None,
+    note: Any = None,
     **kwargs: Any,
 ) -> Any:
     """Draw the control of setting ``name`` of ``cls`` in ``container`` and return its value.
@@ -108,7 +109,8 @@ def widget(
     of an optional setting may be emptied (None, the row's "auto" meaning); otherwise it is
     empty only until the app fills it. ``high`` replaces this server's cap on the value
     (:data:`CAPS`; the large option's n), ``why`` says what it is ("the size of the pool
-    of classes 2 and 3").
+    of classes 2 and 3"). ``note``: where the reason of a value out of bounds is drawn
+    (default: under the box; the sidebar's pairs of boxes: under the pair, full width).
 
     A number box takes any number: one out of its bounds (the rule's, or the cap) is kept
     as typed, and the reason is shown under the box in the same run and kept for
@@ -135,7 +137,9 @@ def widget(
     text = label or row.label or name
     errors = st.session_state.setdefault(BOUND_ERRORS, {})
     errors.pop(row.url, None)
-    container = presenter.placement(container, row.url)
+    placed = presenter.placement(container, row.url)
+    note = note if note is not None and placed is container else placed
+    container = placed
     if container is None:  # presenter mode: a control the tour does not use (not drawn)
         value = st.session_state[key] if key in st.session_state else cfg.get(row.url, row.default)
         if value is None:  # what the empty widget returns: no items, its first option, None
@@ -181,7 +185,7 @@ def widget(
     cfg[row.url] = out
     if (wrong := out_of_bounds(row, name, out, text, cap, why)) is not None:
         errors[row.url] = wrong
-        container.error(wrong, icon=":material/error:")
+        note.error(wrong, icon=":material/error:")
     return out
 
 

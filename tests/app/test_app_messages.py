@@ -49,13 +49,15 @@ SMALL = {"n": "60", "labeled": "6"}
 
 
 def _beside(at, key: str) -> list[str]:
-    """The errors drawn in the column of the box ``key`` (under it)."""
-    [col] = [
-        c
-        for c in at.sidebar.columns
-        if any(getattr(w, "key", None) == key for w in c.children.values())
-    ]
-    return [e.value for e in col.error]
+    """The errors drawn right under the sidebar's row of boxes that holds ``key``."""
+    blocks = list(at.sidebar.children.values())
+
+    def holds(block) -> bool:
+        cols = [c for c in getattr(block, "children", {}).values() if type(c).__name__ == "Column"]
+        return any(getattr(w, "key", None) == key for c in cols for w in c.children.values())
+
+    [i] = [i for i, b in enumerate(blocks) if holds(b)]
+    return [e.value for e in blocks[i + 1].error]
 
 
 def test_a_value_out_of_bounds_says_why_under_its_box_and_no_old_result_stays():
