@@ -1,7 +1,11 @@
 """The shared sidebar: the data, the instance, the graph, the σ range and the solver.
 
 The σ range follows the data: it moves to the suggested range whenever the data settings
-change, unless the user typed a range for those data (remembered per session).
+change, unless the user typed a range for those data (remembered per session). Each data
+source keeps its own classes, n, |L| and PCA dims (back on digits after an upload, digits'
+own return), and a new file gets the ones that fit it at once. Whatever the app changes of
+what the user set is said under the controls it changed, with a button that undoes it; a
+number out of its bounds is said under its box (:func:`ui.widgets.widget`).
 """
 
 from __future__ import annotations
@@ -304,16 +308,30 @@ def _changed_notice(sb) -> None:
     if note["source"] != _source() or any(cfg.get(k) != v for k, v in note["keep"].items()):
         st.session_state.pop(CHANGED)  # the user moved on
         return
-    where = st if presenter.run_view()["present"] else sb
-    where.info(note["text"], icon=":material/info:")
-    if note.get("back"):
-        where.button(
-            f"Back to {note['back']}",
+    back = note.get("back")
+    _say(
+        sb,
+        note["text"],
+        ":material/info:",
+        back
+        and dict(
+            label=f"Back to {back}",
             key="w_source_back",
             on_click=_back_to,
-            args=(note["back"],),
+            args=(back,),
             help="That dataset again, with the classes, n, |L| and PCA dims you had on it.",
-        )
+        ),
+    )
+
+
+def _say(sb, text: str, icon: str, button: dict | None = None) -> None:
+    """A change the app made to the user's settings, said under the controls it changed
+    (at the top of the page in presenter mode, where the sidebar is hidden), with the
+    button that undoes it (``st.button``'s arguments)."""
+    where = st if presenter.run_view()["present"] else sb
+    where.info(text, icon=icon)
+    if button:
+        where.button(**button)
 
 
 def _back_to(dataset: str) -> None:
@@ -547,18 +565,18 @@ def _range_notice(sb, r: str, fp: tuple) -> None:
         st.session_state.pop(RANGE_REPLACED)  # the user moved on: nothing to undo
         return
     (lo, hi), (a, b) = note["yours"], note["now"]
-    where = st if presenter.run_view()["present"] else sb
-    where.info(
+    _say(
+        sb,
         f"The {r} range moved to [{a:g}, {b:g}], the one suggested for these data; yours "
         f"was [{lo:g}, {hi:g}].",
-        icon=":material/undo:",
-    )
-    where.button(
-        f"Back to [{lo:g}, {hi:g}]",
-        key="w_range_back",
-        on_click=_range_back,
-        args=(lo, hi),
-        help="Put your range back (it then stays with these data).",
+        ":material/undo:",
+        dict(
+            label=f"Back to [{lo:g}, {hi:g}]",
+            key="w_range_back",
+            on_click=_range_back,
+            args=(lo, hi),
+            help="Put your range back (it then stays with these data).",
+        ),
     )
 
 
