@@ -85,8 +85,7 @@ st.caption(
         else f"without bands (drawn from {plots.BAND_REPEATS} repetitions on: with fewer, the "
         "interval of the mean is far wider than the lines). "
     )
-    + "Grey: Theorem 3.1's rate, on its own scale (right axis): an upper bound, usually far "
-    "above the measured regret."
+    + plots.rate_words(exp)
 )
 left, right = st.columns(2)
 widgets.chart(

@@ -102,6 +102,22 @@ def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> st
     return out
 
 
+def _beyond_grid(sigmas, trust) -> str:
+    """The solver misses at ``sigmas`` that lie where ``trust`` (the trust panel's grid)
+    shows no sign of trouble, in words ("" when none): the grid is too coarse there."""
+    bands = trust.bands()
+    out = [x for x in sigmas if not any(lo <= x <= hi for lo, hi in bands)]
+    if not out:
+        return ""
+    k = len(out)
+    some = "all" if k == len(sigmas) and k > 1 else f"{k}"
+    lie, fall = ("lie", "they fall") if k > 1 else ("lies", "it falls")
+    return (
+        f"; {some} of them {lie} where the trust panel ({trust.grid_words()}) shows no error "
+        f"reaching the margin: {fall} between its grid σ"
+    )
+
+
 def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> str:
     """One line saying how many true breakpoints were missed and why, by cause.
 
@@ -110,7 +126,8 @@ def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> 
     restart step 0.05 jumped over them. 3 spurious endpoints: 3 too few iterations." (causes
     in :func:`cause_words`). ``settings`` defaults to the scored sweep's. With
     ``trust`` (the sweep's :class:`~sslviz.conditioning.TrustCurve`), the solver's misses
-    are placed where the trust panel says CG-t cannot be trusted (the same bands).
+    that lie outside the trust panel's bands (its grid's rule,
+    ``sslviz.conditioning.TRUST_RULE``) are counted.
     """
     s = settings or score.settings or SweepSettings()
     name = {"cg": "CG", "pcg": "PCG"}.get(s.solver)
@@ -142,18 +159,15 @@ def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> 
                     known = [t for t in need if t is not None]
                     cap = recs[0].evidence.get("t_cap")
                     extra = (
-                        f" (up to t = {max(known)} needed)"
+                        f" (up to t = {max(known)} needed at these breakpoints)"
                         if known and len(known) == k
                         else f" (some need more than t = {cap})"
                         if cap
                         else ""
                     )
-                    if trust is not None:
-                        where = trust.where_untrusted(trust.missed_by(score)[0])
-                        note = f"; {extra[2:-1]}" if extra else ""
-                        why = f"they lie where {label} cannot be trusted ({where}{note})"
-                    else:
-                        why = f"{label} is too few iterations for {where}{extra}"
+                    why = f"{label} is too few iterations for {where}{extra}"
+                    if trust is not None and trust.missed_by(score)[0]:
+                        why += _beyond_grid([r.sigma for r in recs], trust)
                 else:
                     why = f"{label}'s soft labels are on the wrong side at {where}"
             elif cause == "search":

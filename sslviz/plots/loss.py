@@ -368,7 +368,7 @@ def loss_intervals_figure(
     y_title = LOSS_TITLE.replace("l(σ)", f"l({param})")
     loss_axis = dict(title=dict(text=y_title), tickformat=".0%", rangemode="tozero")
     if trust is not None:
-        trust_traces(data, layout, trust, 2, 3, missed=trust.missed_by(score)[0])
+        trust_traces(data, layout, trust, 2, 3)  # the grid's bands, as every page shades them
         layout["xaxis3"]["title"] = dict(text=x_title)
         layout["yaxis"] |= loss_axis | dict(title=dict(text=f"loss l({param})"))
         layout |= LAYOUT | dict(

@@ -18,7 +18,6 @@ from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest, element_tree
 
 from sslviz import specs as S
-from ui.views import LossView
 
 PAGE = "pages/Loss_intervals.py"
 MISSES = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"}
@@ -45,7 +44,7 @@ def test_default_settings_draw_figure_3_and_drill_down():
     """Whatever the defaults of sslviz.specs: first visit draws Figure 3 with its trust
     panel, the verdict, the metrics and the drill-down, without an exception."""
     lab = f"CG-{S.default(S.SweepSettings, 'cg_iters')}"
-    points = S.default(LossView, "trust_points")
+    points = S.default(S.ConditionSettings, "points")
     at = start()
     assert not at.exception and not at.error
     assert not at.help  # no stray "magic" output of a bare expression
@@ -68,7 +67,8 @@ def test_default_settings_draw_figure_3_and_drill_down():
     assert fig["layout"]["xaxis"]["matches"] == "x3"  # the panel shares the σ axis
     assert len(values(next(t for t in fig["data"] if t["name"] == "t needed, CG"))) == points
     assert any(
-        c.value.startswith(f"{lab} can") and f"Grid: {points} σ." in c.value for c in at.caption
+        c.value.startswith(f"{lab} can") and f"(on {points} σ evenly spaced over" in c.value
+        for c in at.caption
     )
     assert int(metrics(at)["intervals M"]) >= 1
     assert len(at.get("plotly_chart")) == 2  # Figure 3 and the node drill-down

@@ -179,7 +179,7 @@ def test_a_crossing_cg_cannot_reach_at_small_t_is_a_solver_miss(mode, solver, t)
     _check_consistent(sc, truth, model, s)
     assert verdict(sc).startswith(
         f"2 of 2 true breakpoints missed: 2 too few iterations — {solver.upper()}-{t} is too few "
-        "iterations for σ in [1.48, 2.1] (up to t = 4 needed)"
+        "iterations for σ in [1.48, 2.1] (up to t = 4 needed at these breakpoints)"
     )
     enough = score(
         sweep(model, y_u, 0.8, 3.0, SweepSettings(solver=solver, cg_iters=4)), truth, model=model

@@ -147,10 +147,12 @@ def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate,
     assert lay.xaxis.matches == lay.xaxis2.matches == "x3"  # one σ axis for the three rows
     assert lay.xaxis3.title.text == plots.SIGMA_TITLE and not lay.xaxis.title.text
     assert lay.yaxis2.type == "log" and lay.yaxis3.type == "log"
-    np.testing.assert_array_equal(fig.data[names(fig).index("t needed, CG")].y, trust.t_needed_cg)
-    # the shaded bands: one rectangle per band in each of the two panel rows
+    measured = np.where(trust.t_needed_cg > trust.t_max, np.nan, trust.t_needed_cg)
+    measured = np.where(trust.t_needed_cg <= 0, np.nan, measured)
+    np.testing.assert_array_equal(fig.data[names(fig).index("t needed, CG")].y, measured)
+    # the shaded bands: one rectangle per band of the grid in each of the two panel rows
     bands = [sh for sh in lay.shapes if sh.fillcolor == plots.trust.TRUST["band"]]
-    assert len(bands) == 2 * len(trust.bands(trust.missed_by(scored)[0])) > 0
+    assert len(bands) == 2 * len(trust.bands()) > 0
     assert {(sh.xref, sh.yref) for sh in bands} == {("x2", "y2 domain"), ("x3", "y3 domain")}
 
 
@@ -162,9 +164,14 @@ def test_trust_figure(trust):
     assert fig.layout.xaxis.matches == "x2" and fig.layout.xaxis2.title.text == plots.SIGMA_TITLE
     np.testing.assert_allclose(fig.data[1].y, np.maximum(trust.error, 1e-17))
     np.testing.assert_allclose(fig.data[2].y, trust.margin)
+    # a capped search is drawn as a lower bound at the cap, never on the measured line
     capped = replace(trust, t_needed_pcg=np.full(trust.sigma.size, trust.t_max + 1))
-    t = plots.trust_figure(capped).data[4]
-    assert set(t.marker.symbol) == {"triangle-up"} and t.text[0] == f"more than {trust.t_max}"
+    fig = plots.trust_figure(capped)
+    line = fig.data[names(fig).index("t needed, PCG")]
+    assert np.isnan(np.asarray(line.y, float)).all()
+    t = fig.data[names(fig).index(f"t needed, PCG: more than {trust.t_max}")]
+    assert t.marker.symbol == "triangle-up-open" and list(t.y) == [trust.t_max] * trust.sigma.size
+    assert f"more than {trust.t_max}" in t.hovertemplate
 
 
 def test_selection_maps_to_node_and_sigma0(problem, truth, estimate, scored):
@@ -319,6 +326,18 @@ def test_condition_and_cg_figures(problem, sigma_range):
     ]
     assert fig.layout.yaxis.title.text == "iterations"
     assert fig.layout.yaxis2.type == "log"
+    # where CG stops at its cap without reaching the tolerance, the count is a lower bound:
+    # left off the measured line, drawn as an open triangle and said "more than" in words
+    c = curves["complete"]
+    capped = replace(c, reached=np.r_[False, c.reached[1:]])
+    fig = plots.cg_figure({"complete": capped})
+    line = fig.data[names(fig).index("iterations needed (complete)")]
+    assert np.isnan(line.y[0]) and line.y[1] == c.iterations_needed[1]
+    marks = fig.data[names(fig).index("more than the cap: not reached (complete)")]
+    assert list(marks.x) == [c.sigma[0]] and list(marks.y) == [c.iterations_needed[0]]
+    assert marks.marker.symbol == "triangle-up-open"
+    assert capped.iterations_words(0) == f"more than {c.iterations_needed[0]:,}"
+    assert capped.iterations_words(1) == f"{c.iterations_needed[1]:,}"
 
 
 def test_regret_figures():
