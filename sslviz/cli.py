@@ -219,15 +219,6 @@ def _sigma_grid(text: str) -> tuple[float, float, int]:
     return x, y, c
 
 
-def _iteration_caps(problem, sigmas: np.ndarray) -> list[int]:
-    """Per σ, the count at which the condition curve's CG stops short of its tolerance:
-    :func:`sslviz.solvers.solve_cg`'s default budget, 10 iterations per row of the system
-    it runs on (the nodes not cut off from the labels there)."""
-    from sslviz.conditioning import _system
-
-    return [10 * _system(problem.model, float(s))[1].shape[0] for s in sigmas]
-
-
 Summarize = Callable[[dict], list[str]]
 """The summary of a command's document (as written): its lines (:mod:`sslviz.summary`)."""
 
@@ -270,7 +261,7 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
             problem.model, sigmas, solver=settings.solver, cg_iters=settings.cg_iters
         )
     doc = condition_document(problem, curve, settings, time.perf_counter() - t0, trust)
-    return doc, lambda d: condition_summary(d, _iteration_caps(problem, sigmas))
+    return doc, lambda d: condition_summary(d, curve.iteration_cap.tolist())
 
 
 def cmd_intervals(a) -> tuple[dict, Summarize]:

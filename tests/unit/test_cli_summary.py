@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sslviz import summary
-from sslviz.cli import _iteration_caps, _where, build_parser, command_line, main
+from sslviz.cli import _where, build_parser, command_line, main
 from sslviz.sentences import cause_words
 from sslviz.specs import ProblemSpec, SweepSettings
 
@@ -211,10 +211,13 @@ def test_condition_summary_writes_a_capped_count_as_more_than_the_cap(ran):
 
 
 def test_condition_caps_are_ten_per_row_of_the_system_cg_ran_on():
+    from sslviz.conditioning import condition_curve
     from sslviz.problem import build_problem
 
     problem = build_problem(ProblemSpec(classes=(3, 8), n=60, n_labeled=6, family="knn"))
-    assert _iteration_caps(problem, [0.2, 1.0]) == [540, 540]
+    curve = condition_curve(problem.model, [0.2, 1.0])
+    assert curve.iteration_cap.tolist() == [540, 540]
+    assert curve.reached.tolist() == [False, True]  # 0.2: stopped at the cap
 
 
 def test_condition_summary_of_unrepresentable_and_all_capped_grids(ran):
