@@ -36,7 +36,7 @@ CAUSE_STYLE = {  # cause of a miss → (colour, marker symbol); spurious endpoin
 breakpoint is drawn filled, a spurious endpoint with the ``-open`` variant of its symbol."""
 
 
-_NOT_EXAMINED = "not examined"  # misses whose cause was not looked for (max_attributed)
+# misses whose cause was not looked for (max_attributed): a trace of their own
 _NOT_EXAMINED_WORDS = f"{CAUSE_WORDS['unattributed']}, {NOT_EXAMINED}"
 
 
@@ -194,12 +194,12 @@ def _cause_traces(
     by: dict[str, list] = {}
     for r in records:  # misses left out by score(max_attributed=) get a trace of their own
         unexamined = r.cause == "unattributed" and "examined" in r.evidence
-        by.setdefault(_NOT_EXAMINED if unexamined else r.cause, []).append(r)
+        by.setdefault(NOT_EXAMINED if unexamined else r.cause, []).append(r)
     order = [c for c in CAUSE_STYLE if c in by] + [c for c in by if c not in CAUSE_STYLE]
     traces = []
     for cause in order:
         recs = by[cause]
-        faint = cause == _NOT_EXAMINED
+        faint = cause == NOT_EXAMINED
         color, symbol = CAUSE_STYLE.get("unattributed" if faint else cause, ("#000", "circle"))
         words = _NOT_EXAMINED_WORDS if faint else cause_words(cause, settings)
         xs, ys, text, cd = [], [], [], []
