@@ -118,7 +118,7 @@ if trusts:
 
 df = pd.concat([export.to_frame(c).assign(family=fam) for fam, c in curves.items()])
 with st.expander("Table, export and the command lines", expanded=False):
-    st.dataframe(df, hide_index=True)
+    widgets.table(st, df)
     trust_csv = {
         f"trust_{f}.csv": export.to_frame(t).to_csv(index=False) for f, t in trusts.items()
     }

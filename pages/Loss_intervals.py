@@ -314,7 +314,7 @@ def _tables() -> None:
     switch reruns this, not the page (every result it shows is computed above)."""
     t1, t2, t3, t5, t4 = st.tabs(list(TABS), key=TABS_KEY, on_change="rerun")
     if t3.open:
-        t3.dataframe(export.to_frame(truth, problem), hide_index=True)
+        widgets.table(t3, export.to_frame(truth, problem))
     if sc is None:
         for tab, text in (
             (t1, "No estimate: Algorithm 4 needs a Gaussian family."),
@@ -325,14 +325,14 @@ def _tables() -> None:
                 tab.info(text)
     else:
         if t1.open:
-            t1.dataframe(export.to_frame(res, problem), hide_index=True)
+            widgets.table(t1, export.to_frame(res, problem))
         if t2.open:
             if sc.misses:
-                t2.dataframe(export.to_frame(sc, problem), hide_index=True)
+                widgets.table(t2, export.to_frame(sc, problem))
             else:
                 t2.success("No true breakpoint missed.")
         if t5.open:
-            t5.dataframe(export.to_frame(trust), hide_index=True)
+            widgets.table(t5, export.to_frame(trust))
     if t4.open:
         files = {
             "true_loss.csv": export.to_frame(truth, problem).to_csv(index=False),
@@ -450,6 +450,7 @@ st.caption(
         + (f"σ = {root:.5g}" if root is not None else "no root")
         for r, (its, root) in tr.items()
     )
-    + f" (an iteration stops where |f_u − ½| ≤ root_tol = {settings.root_tol:g}, near "
+    + f" (an iteration stops where |f_u − ½| is at most the root tolerance "
+    f"{settings.root_tol:g}, near "
     "a crossing, not at it: the true breakpoints are the red dashed lines)."
 )

@@ -115,7 +115,7 @@ st.caption(
     "longer; the numbers are the same)."
 )
 with st.expander("Table, export and the command line"):
-    st.dataframe(export.regret_summary_frame(exp), hide_index=True)
+    widgets.table(st, export.regret_summary_frame(exp))
     doc = export.regret_document(spec, (lo, hi), settings, regret, exp)
     widgets.downloads(
         "reg",

@@ -1,6 +1,5 @@
 """Speed: Table 1 live — time per interval for CG vs matrix inverse, complete vs kNN."""
 
-import pandas as pd
 import streamlit as st
 
 from sslviz import costs, export, measure, plots, tours
@@ -139,42 +138,7 @@ for r in rows:
         + measure.describe_work(r, per=r["M"], unit="per interval")
         + "."
     )
-cols = [
-    "n",
-    "family",
-    "solver",
-    "M",
-    "cpu_per_interval",
-    "repeats",
-    "spread",
-    "busy",
-    "time_per_interval",
-    "solves",
-    "matvecs",
-    "graph_nonzeros",
-    "storage",
-    "system_nonzeros",
-    "nonzeros_touched",
-    "factorizations",
-    "factorization",
-    "flops",
-]
-df = pd.DataFrame(rows)[[c for c in cols if c in rows[0]]]
-shown = df.assign(  # the times as the verdicts above quote them (3 significant digits)
-    **{
-        c: [measure.shown_ms(x) for x in df[c]]
-        for c in ("cpu_per_interval", "time_per_interval")
-        if c in df
-    }
-)
-st.dataframe(
-    shown.rename(
-        columns={
-            "cpu_per_interval": "CPU ms per interval (min)",
-            "time_per_interval": "wall ms per interval (one run)",
-        }
-    ),
-    hide_index=True,
-)
+df = export.speed_frame(rows)
+widgets.table(st, df)
 widgets.downloads("speed", {"speed.csv": df.to_csv(index=False), "speed.json": export.dumps(rows)})
 widgets.commands(*lines)

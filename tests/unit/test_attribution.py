@@ -374,7 +374,7 @@ def test_max_attributed_examines_an_evenly_spread_sample():
     from sslviz.plots import loss_intervals_figure
 
     fig = loss_intervals_figure(truth, res, score=capped, rows=p.rows(range(p.model.n_unlabeled)))
-    [faint] = [t for t in fig.data if t.name == "missed: not examined"]
+    [faint] = [t for t in fig.data if t.name == "missed: unexplained, not examined"]
     assert faint.visible == "legendonly" and len(faint.x) == full.missed - 5
     assert score(res, truth, model=p.model, max_attributed=full.missed).causes == full.causes
     none = score(res, truth, model=p.model, max_attributed=0)

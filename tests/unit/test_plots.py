@@ -19,6 +19,7 @@ from sslviz.online import SyntheticRounds
 from sslviz.plots.style import TEMPLATE, new_figure
 from sslviz.problem import build_problem, loss_curve, suggest_sigma_range
 from sslviz.specs import ProblemSpec, SweepSettings
+from sslviz.words import cause_words
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +74,8 @@ def test_loss_intervals_figure(problem, truth, estimate, scored):
     assert names(fig) == [
         "true loss l(σ)",
         "estimated intervals",
-        *[f"missed: {c}" for c in causes],
-        *[f"spurious endpoint: {c}" for c in spurious],
+        *[f"missed: {cause_words(c)}" for c in causes],
+        *[f"spurious endpoint: {cause_words(c)}" for c in spurious],
     ]
     assert fig.layout.xaxis.title.text == plots.SIGMA_TITLE
     assert fig.layout.yaxis.title.text == plots.LOSS_TITLE
@@ -89,11 +90,12 @@ def test_loss_intervals_figure(problem, truth, estimate, scored):
     assert fig.data[0].x[-1] == pytest.approx(truth.loss.hi)
     # every miss marker names its node (row, unlabeled index), σ and the drill-down's σ0
     m = scored.miss_records[0]
-    t = next(t for t in missed if t.name == f"missed: {m.cause}")
+    t = next(t for t in missed if t.name == f"missed: {cause_words(m.cause)}")
     row, u, sigma, sigma0 = t.customdata[0]
     assert (u, row, sigma) == (m.evidence["node"], rows[m.evidence["node"]], m.sigma)
     assert sigma0 == plots.algorithm4_start(estimate, m.sigma, m.evidence)
     assert m.detail[:40] in t.text[0].replace("<br>", " ")
+    assert f"cause: {cause_words(m.cause)}<br>" in t.text[0]
 
 
 def test_miss_markers_are_coloured_and_shaped_by_cause(problem, truth, estimate, scored):
@@ -110,14 +112,14 @@ def test_miss_markers_are_coloured_and_shaped_by_cause(problem, truth, estimate,
     by_name = {t.name: t for t in fig.data}
     symbols = set()
     for cause in causes[: len(recs)]:
-        t = by_name[f"missed: {cause}"]
+        t = by_name[f"missed: {cause_words(cause)}"]
         color, symbol = plots.CAUSE_STYLE[cause]
         assert t.marker.symbol == symbol and t.marker.color == color
         assert t.marker.size < 13 and t.showlegend is not False
         symbols.add(symbol)
     assert len(symbols) == len(causes[: len(recs)])  # a distinct shape per cause
     for cause in ("solver", "search"):
-        t = by_name[f"spurious endpoint: {cause}"]
+        t = by_name[f"spurious endpoint: {cause_words(cause)}"]
         assert t.marker.symbol == plots.CAUSE_STYLE[cause][1] + "-open"
         assert t.marker.color == plots.CAUSE_STYLE[cause][0]
     assert sum(n.startswith("missed: ") for n in by_name) == min(4, len(recs))
