@@ -15,6 +15,8 @@ import re
 import pytest
 from apptest_helpers import PAGES, metrics, start
 
+from sslviz.words import COLUMN_WORDS as W
+
 # The cg-misses tour's instance (digits 3 vs 8, n = 100, complete graph), with no tour open.
 VIEW = {
     "dataset": "digits",
@@ -117,9 +119,8 @@ def test_the_speed_pages_ratios_are_those_of_its_shown_times():
     )
     assert verdicts, text
     table = at.dataframe[0].value
-    ms = next(c for c in table.columns if "CPU" in c and "per interval" in c)
     for n, family, a, b, ratio in verdicts:
         assert ratio == f"{max(float(a), float(b)) / min(float(a), float(b)):.1f}"
-        rows = table[(table["n"] == int(n)) & (table["family"] == family)]
-        shown = {r["solver"]: r[ms] for _, r in rows.iterrows()}
+        rows = table[(table[W["n"]] == int(n)) & (table[W["family"]] == family)]
+        shown = {r[W["solver"]]: r[W["cpu_per_interval"]] for _, r in rows.iterrows()}
         assert (shown["cg"], shown["inverse"]) == (float(a), float(b))
