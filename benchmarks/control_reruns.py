@@ -141,7 +141,7 @@ def measure(root: Path, page: str | None = None) -> dict:
     return out
 
 
-PAINTED = (("t", "21"), ("t", "20"), ("sigma_max", "3.4"), ("trust_points", "41"), ("n", "110"))
+PAINTED = (("t", "21"), ("t", "20"), ("sigma_max", "3.4"), ("points", "41"), ("n", "110"))
 """The controls whose paint is timed (URL key, value typed), one after the other."""
 
 _TABLE = "[role=tabpanel]:not([hidden]) [data-testid=stDataFrame] canvas"  # the open tab's

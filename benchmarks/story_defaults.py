@@ -45,7 +45,7 @@ def loss_page(spec: ProblemSpec) -> dict:
     truth = loss_curve(p, lo, hi)
     res = sweep(p.model, p.y_unlabeled, lo, hi, settings)
     sc = score(res, truth, model=p.model)
-    grid = np.linspace(lo, hi, specs.default(specs.LossView, "trust_points"))
+    grid = np.linspace(lo, hi, specs.default(specs.ConditionSettings, "points"))
     trust_curve(p.model, grid, solver=settings.solver, cg_iters=settings.cg_iters)
     seconds = time.perf_counter() - t0
     values = truth.loss.values

@@ -123,5 +123,5 @@ else:
     url.forget("replay_step")
     widgets.chart(st, v["figure"], key="player_chart")
 with st.expander(f"Event log ({v['steps']} steps; nodes are instance rows)"):
-    st.dataframe(v["table"], hide_index=True)
+    widgets.table(st, v["table"])
     widgets.downloads("player", {"algorithm4_events.csv": v["table"].to_csv(index=False)})

@@ -4,18 +4,21 @@ loss, scrubbed in the browser (issue 29's t-scrubber)."""
 import streamlit as st
 
 from sslviz import costs, export, tours
-from sslviz.specs import ConvergenceView
+from sslviz.convergence import compare_misses
+from sslviz.specs import ConditionSettings, ConvergenceView
 from ui import cache, caps, frame, presenter, progress, widgets
 
 s = frame.page(
     "CG iterations: watch the estimate converge",
     "Black: the exact loss l(σ). Blue (CG) and dashed orange (Jacobi-PCG): the loss "
-    "l̃_t(σ) that t iterations give, the one Algorithm 4 estimates with t iterations. Markers: "
-    "the true breakpoints missed at t, where a node that flips there is on its wrong side "
-    "just left or right of it (within the scoring tolerance). Bottom: the misses against t; "
-    "dotted: the t from which every node is on its exact side at every σ read. Drag the "
-    "slider or press play: every t is read off one run of T iterations per σ (CG's iterates "
-    "are nested), so nothing is computed while you scrub.",
+    "l̃_t(σ) of t-iteration soft labels at each σ, what Algorithm 4 reads at that σ. "
+    "Markers: the true breakpoints CG-t's own labels miss, where a node that flips there is "
+    "on its wrong side just left or right of it (within the scoring tolerance); Algorithm "
+    "4's intervals (the loss page) depend on its search as well, and the sentence under the "
+    "chart gives both counts. Bottom: the misses against t; dotted: the t from which every "
+    "node stays on its exact side at every σ read. Drag the slider or press play: every t "
+    "is read off one run of T iterations per σ (CG's iterates are nested), so nothing is "
+    "computed while you scrub.",
 )
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
@@ -26,8 +29,16 @@ widgets.widget(st.columns([1, 3])[0], ConvergenceView, "iterations")
 view = widgets.controls(ConvergenceView)
 
 
-def estimate(sp, a, b):  # the exact curve and the runs
-    return costs.loss_curve(sp, a, b, s.suggested) + costs.convergence(sp, view.iterations)
+start = min(settings.cg_iters, view.iterations)  # the chart's opening t
+at_start = {sv: settings.with_solver(sv).replace(cg_iters=start) for sv in ("cg", "pcg")}
+points = widgets.controls(ConditionSettings).points  # the trust panels' one grid
+
+
+def estimate(sp, a, b):  # the exact curve, the runs, Algorithm 4 at the opening t, trust
+    c = costs.loss_curve(sp, a, b, s.suggested) + costs.convergence(sp, view.iterations)
+    for sv_settings in at_start.values():
+        c += costs.sweep(sp, a, b, sv_settings, s.suggested)
+    return c + costs.trust(sp, points, start)
 
 
 if caps.refuse(caps.over_cap("this view (the exact loss and the runs)", estimate, spec, lo, hi)):
@@ -40,16 +51,31 @@ try:
             hi,
             _progress=cache.scaled(tick, 0.0, 0.6, f"the exact loss l(σ) on [{lo:g}, {hi:g}]: "),
         )
-        tick(0.6, f"CG and Jacobi-PCG, t = 1..{view.iterations}, at every σ read…")
+        tick(0.5, f"CG and Jacobi-PCG, t = 1..{view.iterations}, at every σ read…")
         v = cache.convergence_view(spec, lo, hi, view.iterations, settings.cg_iters)
+        conv = v["result"]
+        scores = {}
+        for i, (sv, sv_settings) in enumerate(at_start.items()):
+            tick(0.6 + 0.1 * i, f"Algorithm 4 with {sv_settings.label} (the loss page's)…")
+            scoring = cache.scoring(spec, sv_settings, conv.breakpoints.size)
+            scores[sv] = cache.scored(spec, lo, hi, sv_settings, scoring.max_attributed)
+        trust = cache.trust(
+            spec,
+            lo,
+            hi,
+            "cg",
+            start,
+            points,
+            _progress=cache.scaled(tick, 0.8, 1.0, "the trust panel's t needed: "),
+        )
 except (ValueError, TypeError, FileNotFoundError, MemoryError) as exc:
     st.error(widgets.readable(exc))
     st.stop()
 
-conv = v["result"]
-presenter.tour_facts(tours.convergence_facts(conv, v["start"]))
+comparisons = [compare_misses(conv, sv, start, sc) for sv, sc in scores.items()]
+presenter.tour_facts(tours.convergence_facts(conv, start, comparisons, trust))
 widgets.chart(st, v["figure"], key="converge_chart")
-st.markdown(conv.reading(v["start"]))
+st.markdown(conv.reading(start, comparisons, trust))
 st.caption(
     f"{conv.sigmas.size} σ read: {conv.breakpoints.size} breakpoints ∓ {conv.tol:g} (the "
     f"scoring tolerance), the middle of every exact piece and an even grid; "

@@ -15,10 +15,12 @@ s = frame.page(
     "First chart: √κ of the harmonic system I − P_UU (or of Delalleau's A) against σ, one "
     "panel per graph family: CG needs about √κ iterations, so where √κ is large t-iteration "
     "CG is inaccurate. Second chart: the CG iterations actually needed to reach the "
-    "tolerance (left panel) and the error of t-iteration CG (right panel). Then one chart "
-    "per family: where that error reaches the smallest margin |f_u − ½| (top panel; shaded: "
-    "CG-t cannot be trusted there) and the t that puts every node on its exact side of ½ "
-    "(bottom panel; CG and Jacobi-PCG).",
+    "tolerance (left panel; an open triangle at the cap of 10 iterations per unknown: not "
+    "reached, so more than that) and the error of t-iteration CG (right panel). Then one "
+    "chart per family: where that error reaches the smallest margin |f_u − ½| (top panel; "
+    "shaded: CG-t cannot be trusted there) and the t that puts every node on its exact side "
+    "of ½ (bottom panel; CG and Jacobi-PCG), on the same σ grid as the loss page's trust "
+    "panel.",
 )
 cfg, spec = s.cfg, s.spec
 lo, hi = s.sigma
@@ -109,14 +111,14 @@ for fam, tc in trusts.items():
         ),
         key=f"cond_trust_{fam}",
     )
-    st.caption(f"{fam}: {tc.reading()}")
+    st.caption(f"{fam}: {tc.stated()}")
 if trusts:
     tc = next(iter(trusts.values()))
     st.caption(TRUST_RULE.format(label=tc.label, t=tc.cg_iters))
 
 df = pd.concat([export.to_frame(c).assign(family=fam) for fam, c in curves.items()])
 with st.expander("Table, export and the command lines", expanded=False):
-    st.dataframe(df, hide_index=True)
+    widgets.table(st, df)
     trust_csv = {
         f"trust_{f}.csv": export.to_frame(t).to_csv(index=False) for f, t in trusts.items()
     }

@@ -92,7 +92,7 @@ if result.grid:
     st.caption(said["grid"])
 if result.approximate and "approximate" in said:
     st.subheader("ERM on Algorithm 4's estimates")
-    st.dataframe(export.learn_frame(result), hide_index=True)
+    widgets.table(st, export.learn_frame(result))
     st.caption(said["approximate"])
 with st.expander("Export and the command line"):
     doc = export.learn_document(result, spec, settings)

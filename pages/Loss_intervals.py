@@ -44,8 +44,9 @@ widgets.widget(
     disabled=threshold,
     format_func=lambda c: other if c == "other mode" else c,
 )
-widgets.widget(c1, LossView, "trust_points", disabled=threshold)
+widgets.widget(c1, ConditionSettings, "points", label="trust panel σ points", disabled=threshold)
 view = widgets.controls(LossView)
+points = widgets.controls(ConditionSettings).points  # one σ grid: the conditioning page's
 cmp_settings = cache.comparison(settings, view.compare)
 param = "r" if threshold else "σ"
 
@@ -54,7 +55,7 @@ def estimate(sp, a, b):  # this view's cost at other settings (for the cap's adv
     c = costs.loss_curve(sp, a, b, s.suggested)
     if sp.gaussian:
         c += costs.sweep(sp, a, b, settings, s.suggested)
-        c += costs.trust(sp, view.trust_points, settings.cg_iters)
+        c += costs.trust(sp, points, settings.cg_iters)
         if cmp_settings is not None:
             c += costs.sweep(sp, a, b, cmp_settings, s.suggested)
     return c
@@ -74,7 +75,7 @@ if caps.refuse(
 try:
     res = sc = cmp_res = trust = None
     with progress.progress(
-        "Computing…", key=("loss", spec, lo, hi, settings, view.compare, view.trust_points)
+        "Computing…", key=("loss", spec, lo, hi, settings, view.compare, points)
     ) as tick:
         part = cache.scaled  # each step's share of the bar
         truth = cache.truth(
@@ -129,7 +130,7 @@ try:
                 hi,
                 cache.trust_solver(settings),
                 settings.cg_iters,
-                view.trust_points,
+                points,
                 _progress=part(tick, 0.55, stop, f"where t = {settings.cg_iters} can be trusted: "),
             )
             if cmp_settings is not None:
@@ -233,7 +234,7 @@ drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # on large
 if sc is not None:
     st.info(sentences.verdict(sc, settings, trust), icon=":material/troubleshoot:")
 fig = cache.figure(
-    ("loss", spec, lo, hi, settings.effective(), view.compare, view.trust_points),
+    ("loss", spec, lo, hi, settings.effective(), view.compare, points),
     lambda: plots.loss_intervals_figure(
         truth,
         res,
@@ -277,10 +278,9 @@ else:
             else f"The {settings.label} solver needs no trust panel; it shows "
             f"{trust.label} for comparison. "
         )
-        + trust.reading(*trust.missed_by(sc))
+        + trust.stated()
         + " "
         + TRUST_RULE.format(label=trust.label, t=trust.cg_iters)
-        + f" Grid: {view.trust_points} σ."
     )
     # two rows, so every label and value fits its column at 1400 px (and on a projector)
     widgets.metrics(
@@ -315,7 +315,7 @@ def _tables() -> None:
     url.carry("tab", TABS_KEY, TABS, default=TABS[0])  # the open tab is in the link
     t1, t2, t3, t5, t4 = st.tabs(list(TABS), key=TABS_KEY, on_change="rerun")
     if t3.open:
-        t3.dataframe(export.to_frame(truth, problem), hide_index=True)
+        widgets.table(t3, export.to_frame(truth, problem))
     if sc is None:
         for tab, text in (
             (t1, "No estimate: Algorithm 4 needs a Gaussian family."),
@@ -326,14 +326,14 @@ def _tables() -> None:
                 tab.info(text)
     else:
         if t1.open:
-            t1.dataframe(export.to_frame(res, problem), hide_index=True)
+            widgets.table(t1, export.to_frame(res, problem))
         if t2.open:
             if sc.misses:
-                t2.dataframe(export.to_frame(sc, problem), hide_index=True)
+                widgets.table(t2, export.to_frame(sc, problem))
             else:
                 t2.success("No true breakpoint missed.")
         if t5.open:
-            t5.dataframe(export.to_frame(trust), hide_index=True)
+            widgets.table(t5, export.to_frame(trust))
     if t4.open:
         files = {
             "true_loss.csv": export.to_frame(truth, problem).to_csv(index=False),
@@ -345,7 +345,7 @@ def _tables() -> None:
                 "intervals.csv": export.to_frame(res, problem).to_csv(index=False),
                 "intervals.json": cache.intervals_json(spec, lo, hi, settings, scoring),
                 "trust.csv": export.to_frame(trust).to_csv(index=False),
-                "trust_panel.json": export.dumps(export.to_dict(trust, score=sc)),
+                "trust_panel.json": export.dumps(export.to_dict(trust)),
             }
             lines.append(
                 command_line("intervals", spec, rng, settings, scoring, out="intervals.json")
@@ -356,7 +356,7 @@ def _tables() -> None:
                     spec,
                     rng,
                     ConditionSettings(
-                        points=view.trust_points,
+                        points=points,
                         solver=cache.trust_solver(settings),
                         cg_iters=settings.cg_iters,
                         trust=True,
@@ -451,6 +451,7 @@ st.caption(
         + (f"σ = {root:.5g}" if root is not None else "no root")
         for r, (its, root) in tr.items()
     )
-    + f" (an iteration stops where |f_u − ½| ≤ root_tol = {settings.root_tol:g}, near "
+    + f" (an iteration stops where |f_u − ½| is at most the root tolerance "
+    f"{settings.root_tol:g}, near "
     "a crossing, not at it: the true breakpoints are the red dashed lines)."
 )

@@ -85,8 +85,7 @@ st.caption(
         else f"without bands (drawn from {plots.BAND_REPEATS} repetitions on: with fewer, the "
         "interval of the mean is far wider than the lines). "
     )
-    + "Grey: Theorem 3.1's rate, on its own scale (right axis): an upper bound, usually far "
-    "above the measured regret."
+    + plots.rate_words(exp)
 )
 left, right = st.columns(2)
 widgets.chart(
@@ -116,7 +115,7 @@ st.caption(
     "longer; the numbers are the same)."
 )
 with st.expander("Table, export and the command line"):
-    st.dataframe(export.regret_summary_frame(exp), hide_index=True)
+    widgets.table(st, export.regret_summary_frame(exp))
     doc = export.regret_document(spec, (lo, hi), settings, regret, exp)
     widgets.downloads(
         "reg",

@@ -1,6 +1,5 @@
 """Speed: Table 1 live — time per interval for CG vs matrix inverse, complete vs kNN."""
 
-import pandas as pd
 import streamlit as st
 
 from sslviz import costs, export, measure, plots, tours
@@ -34,9 +33,10 @@ configs = [
 key = (spec, lo, hi, settings, grid)
 
 
-def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[list[dict], list[str]]:
-    """Time the configurations ``todo`` (each cached: a revisit is instant)."""
-    rows, lines = [], []
+def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[list, list, list]:
+    """Time the configurations ``todo`` (each cached: a revisit is instant); returns the
+    rows, their command lines and the configurations not timed (over a cap or failed)."""
+    rows, lines, skipped = [], [], []
     with progress.progress(
         f"Timing {len(todo)} configurations…", restart=pressed, key=("speed", key, tuple(todo))
     ) as tick:
@@ -49,6 +49,7 @@ def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[list[dict], 
                 errors = caps.cap_errors(spec_i)
                 if errors:
                     st.error(f"n = {n}, {fam}: " + " ".join(errors))
+                    skipped.append(what[:-2])
                     continue
                 over = caps.over_cap(
                     f"n = {n}, {fam} graph, {sv} solver",
@@ -58,6 +59,7 @@ def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[list[dict], 
                     hi,
                 )
                 if caps.refuse(over):
+                    skipped.append(what[:-2])
                     continue
                 row = cache.speed_row(
                     spec_i,
@@ -79,7 +81,8 @@ def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[list[dict], 
                 )
             except (ValueError, TypeError, FileNotFoundError) as exc:
                 st.error(f"n = {n}, {fam}, {sv}: {exc}")
-    return rows, lines
+                skipped.append(what[:-2])
+    return rows, lines, skipped
 
 
 stored = st.session_state.get("speed_result")
@@ -96,12 +99,15 @@ if not stored or not stored[1]:
     st.stop()
 if stored[0] != key:
     st.warning("The settings changed since this run; press the button to rerun.")
-elif stored[3] < len(configs):
-    st.info(
-        f"Timed {stored[3]} of the {len(configs)} configurations by themselves (the "
-        "cheapest); press the button for the full grid."
-    )
 rows, lines = stored[1], stored[2]
+skipped, tried = stored[3], stored[4]
+if stored[0] == key and len(rows) < len(configs):
+    st.info(
+        f"Timed {len(rows)} of the {len(configs)} configurations"
+        + (" by themselves (the cheapest)" if tried < len(configs) else "")
+        + (f"; not timed here: {', '.join(skipped)}" if skipped else "")
+        + ("; press the button for the full grid." if tried < len(configs) else ".")
+    )
 presenter.tour_facts(tours.speed_facts(rows))
 if settings.certify and set(grid.solvers) - {"cg", "pcg"}:
     st.info(
@@ -132,35 +138,7 @@ for r in rows:
         + measure.describe_work(r, per=r["M"], unit="per interval")
         + "."
     )
-cols = [
-    "n",
-    "family",
-    "solver",
-    "M",
-    "cpu_per_interval",
-    "repeats",
-    "spread",
-    "busy",
-    "time_per_interval",
-    "solves",
-    "matvecs",
-    "graph_nonzeros",
-    "storage",
-    "system_nonzeros",
-    "nonzeros_touched",
-    "factorizations",
-    "factorization",
-    "flops",
-]
-df = pd.DataFrame(rows)[[c for c in cols if c in rows[0]]]
-st.dataframe(
-    df.rename(
-        columns={
-            "cpu_per_interval": "CPU s per interval (min)",
-            "time_per_interval": "wall s per interval (one run)",
-        }
-    ),
-    hide_index=True,
-)
+df = export.speed_frame(rows)
+widgets.table(st, df)
 widgets.downloads("speed", {"speed.csv": df.to_csv(index=False), "speed.json": export.dumps(rows)})
 widgets.commands(*lines)

@@ -31,6 +31,7 @@ piecewise     piecewise-constant losses; paths: the fast paths and the one conte
 tours         the guided tours' texts and settings
 export        every result → dict / DataFrame: one JSON schema for the CLI and the app
 plots         Plotly figure builders, one module per view; animation: the players
+summary       what a command computed, in a few plain lines read off its JSON document
 cli           the ``sslviz`` command, options generated from the specs
 
 Nothing here imports Streamlit, torch, scikit-learn or Numba at import time (Numba at the

@@ -6,6 +6,8 @@ cut off from L ('degenerate'), the solver's error ('solver': t iterations put a 
 the wrong side within tol of the breakpoint; the t that fixes it is searched up to
 ``t_cap``), two crossings too close for the search ('close pair'), or the search itself
 ('search'). :class:`Attribution` does the re-solving for :func:`sslviz.scoring.score`.
+The causes are the JSON's values; what a person reads of each (the legend, the hover, the
+tables, the verdict) is its words in :data:`sslviz.words.CAUSE_WORDS`.
 
 The causes and their evidence
 -----------------------------

@@ -9,15 +9,18 @@
 Every option is generated from the settings tables of :mod:`sslviz.specs` (:data:`COMMANDS`
 says which tables each command takes), and :func:`command_line` writes the command that
 reproduces a set of settings. Bad arguments exit with status 2 and one line saying what to
-change. The JSON documents come from :mod:`sslviz.export`.
+change. The JSON documents come from :mod:`sslviz.export`; what a command prints follows
+:data:`OUTPUT` (a short summary from :mod:`sslviz.summary`, or the JSON).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,10 +33,40 @@ class _UsageError(Exception):
     pass
 
 
+def _either(names: list[str]) -> str:
+    """``['a', 'b', 'c']`` as "a, b or c"."""
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+def _choices(quoted: str) -> str:
+    """argparse's "'a', 'b', 'c'" as "a, b or c"."""
+    return _either(re.findall(r"'([^']*)'", quoted)) or quoted
+
+
+def _plain(message: str) -> str:
+    """An argparse message in words saying what to change: "--family foo: choose complete,
+    knn, mutual-knn or threshold", "--n abc: not a whole number", "--classes: give 2
+    values"; any other message as argparse says it."""
+    if m := re.fullmatch(r"argument (\S+): invalid choice: '(.*)' \(choose from (.*)\)", message):
+        if m[1] == "command":
+            return f"{m[2]} is not a command: choose {_choices(m[3])}"
+        return f"{m[1]} {m[2]}: choose {_choices(m[3])}"
+    if m := re.fullmatch(r"argument (\S+): invalid (.+) value: '(.*)'", message):
+        kind = "valid value (see its help)" if m[2] == "value" else m[2]
+        return f"{m[1]} {m[3]}: not a {kind}" if m[3] else f"{m[1]}: give a {kind}"
+    if m := re.fullmatch(r"argument (\S+): expected (\w+) arguments?", message):
+        return f"{m[1]}: give {'a value' if m[2] == 'one' else m[2] + ' values'}"
+    if m := re.fullmatch(r"unrecognized arguments: (.*)", message):
+        return f"unknown option {m[1]}" if " " not in m[1] else f"unknown options {m[1]}"
+    if message == "the following arguments are required: command":
+        return f"give a command: {_either(list(COMMANDS))}"
+    return message
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one short line instead of the full usage text
         command = " ".join(self.prog.split()[1:2])  # "" for sslviz itself
-        raise _UsageError(f"{message} (see 'sslviz {command} --help')".replace("  ", " "))
+        raise _UsageError(f"{_plain(message)} (see 'sslviz {command} --help')".replace("  ", " "))
 
 
 COMMANDS: dict[str, tuple[str, tuple[type, ...]]] = {
@@ -65,12 +98,24 @@ _TITLES = {
 }
 
 
+OUTPUT = (
+    "Output: with --out FILE the JSON goes to FILE and a short summary of what was computed "
+    "is printed; without --out the summary is printed on a terminal, and the JSON when "
+    "standard output is a pipe or a file (as scripts read it). --json prints the JSON "
+    "instead of the summary (with --out FILE: the JSON goes to FILE only, and nothing is "
+    "printed). The JSON is the same bytes in every case. Progress goes to standard error."
+)
+"""What a command prints (its help and docs/cli.md say the same)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="sslviz", description=__doc__.split("\n\n")[0])
+    p = _Parser(prog="sslviz", description=__doc__.split("\n\n")[0], epilog=OUTPUT)
     p.add_argument("--version", action="version", version=f"sslviz {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, (help_text, tables) in COMMANDS.items():
-        q = sub.add_parser(name, help=help_text, description=help_text, conflict_handler="resolve")
+        q = sub.add_parser(
+            name, help=help_text, description=help_text, epilog=OUTPUT, conflict_handler="resolve"
+        )
         for cls in tables:
             S.add_options(q, cls, title=_TITLES[cls])
         if name == "learn":  # one instance per file, each used exactly as given
@@ -89,14 +134,26 @@ def build_parser() -> argparse.ArgumentParser:
                 help="σ grid shorthand: COUNT values from X to Y (sets --sigma-min, "
                 "--sigma-max, --points)",
             )
-        q.add_argument("--out", help="write JSON here (default: standard output)")
+        q.add_argument(
+            "--out",
+            metavar="FILE",
+            help="write the JSON to FILE, and print a short summary (default: the summary "
+            "on a terminal, the JSON on a pipe or file)",
+        )
+        q.add_argument(
+            "--json",
+            action="store_true",
+            help="print the JSON, not the summary (with --out: write it to FILE only, "
+            "and print nothing)",
+        )
         q.add_argument(
             "--no-timings",
             dest="timings",
             action="store_false",
-            help="leave out the measured times ('seconds', 'time_per_interval'): "
-            "the rest is identical to the bit from run to run and machine to "
-            "machine, and equals the app's download of the same view",
+            help="leave out the measured times ('seconds', 'time_per_interval'): the rest "
+            "is the same bytes from run to run on one machine, and equals the app's "
+            "download of the same view; on another machine it is the same but for the "
+            "last bits of floats (within 1e-10 relative)",
         )
     return p
 
@@ -111,7 +168,11 @@ def command_line(
     args = ["sslviz", command]
     for spec in specs:
         if type(spec) not in tables:
-            raise ValueError(f"sslviz {command} takes no {type(spec).__name__}")
+            what = _TITLES.get(type(spec), "these").split(" (")[0]
+            raise ValueError(
+                f"sslviz {command} does not take the {what} settings; it takes those of: "
+                + "; ".join(_TITLES[cls].split(" (")[0] for cls in tables)
+            )
         args += S.to_command(spec)
     return shlex.join(
         args + ([] if timings else ["--no-timings"]) + (["--out", out] if out else [])
@@ -137,8 +198,10 @@ def _range(a: argparse.Namespace, problem) -> tuple[float, float]:
 
 def _gaussian(problem, command: str) -> None:
     if not problem.spec.gaussian:
-        extra = "; the threshold family's loss is exact in 'sslviz loss'" * (command != "regret")
-        raise _UsageError(f"{command} needs a Gaussian family (complete, knn, mutual-knn){extra}")
+        extra = "; the threshold family's exact loss is in sslviz loss" * (command != "regret")
+        raise _UsageError(
+            f"{command} needs a Gaussian family: use --family complete, knn or mutual-knn{extra}"
+        )
 
 
 def _sigma_grid(text: str) -> tuple[float, float, int]:
@@ -146,24 +209,34 @@ def _sigma_grid(text: str) -> tuple[float, float, int]:
         x, y, c = text.split(":")
         x, y, c = float(x), float(y), int(c)
     except ValueError:
-        raise _UsageError(f"--sigmas {text!r}: expected X:Y:COUNT, e.g. 1:7:13") from None
+        raise _UsageError(
+            f"--sigmas {text}: write X:Y:COUNT (COUNT σ from X to Y), e.g. 1:7:13"
+        ) from None
     if c < 1 or not 0 < x <= y or (c > 1 and x == y):
-        raise _UsageError(f"--sigmas {text!r}: need 0 < X < Y and COUNT >= 1")
+        raise _UsageError(
+            f"--sigmas {text}: X must be above 0 and below Y, and COUNT at least 1, e.g. 1:7:13"
+        )
     return x, y, c
 
 
-def cmd_loss(a) -> dict:
+Summarize = Callable[[dict], list[str]]
+"""The summary of a command's document (as written): its lines (:mod:`sslviz.summary`)."""
+
+
+def cmd_loss(a) -> tuple[dict, Summarize]:
     from sslviz.export import loss_document
     from sslviz.problem import loss_curve
+    from sslviz.summary import loss_summary
 
     problem = _problem(a)
     lo, hi = _range(a, problem)
-    return loss_document(problem, loss_curve(problem, lo, hi), (lo, hi))
+    return loss_document(problem, loss_curve(problem, lo, hi), (lo, hi)), loss_summary
 
 
-def cmd_condition(a) -> dict:
+def cmd_condition(a) -> tuple[dict, Summarize]:
     from sslviz.conditioning import condition_curve, trust_curve
     from sslviz.export import condition_document
+    from sslviz.summary import condition_summary
 
     grid = _sigma_grid(a.sigmas) if a.sigmas else None
     problem = _problem(a)
@@ -187,14 +260,16 @@ def cmd_condition(a) -> dict:
         trust = trust_curve(
             problem.model, sigmas, solver=settings.solver, cg_iters=settings.cg_iters
         )
-    return condition_document(problem, curve, settings, time.perf_counter() - t0, trust)
+    doc = condition_document(problem, curve, settings, time.perf_counter() - t0, trust)
+    return doc, lambda d: condition_summary(d, curve.iteration_cap.tolist())
 
 
-def cmd_intervals(a) -> dict:
+def cmd_intervals(a) -> tuple[dict, Summarize]:
     from sslviz.algorithm4 import sweep
     from sslviz.export import intervals_document
     from sslviz.problem import loss_curve
     from sslviz.scoring import score
+    from sslviz.summary import intervals_summary
 
     settings = S.from_options(a, S.SweepSettings)
     scoring = S.from_options(a, S.ScoreSettings)
@@ -213,12 +288,14 @@ def cmd_intervals(a) -> dict:
         if scoring.score
         else None
     )
-    return intervals_document(problem, res, settings, sc, scoring if scoring.score else None)
+    doc = intervals_document(problem, res, settings, sc, scoring if scoring.score else None)
+    return doc, intervals_summary
 
 
-def cmd_regret(a) -> dict:
+def cmd_regret(a) -> tuple[dict, Summarize]:
     from sslviz.export import regret_document
     from sslviz.problem import run_regret
+    from sslviz.summary import regret_summary
 
     settings = S.from_options(a, S.SweepSettings)
     regret = S.from_options(a, S.RegretSettings)
@@ -230,7 +307,7 @@ def cmd_regret(a) -> dict:
         print(f"repetition {done}/{total} done", file=sys.stderr)
 
     exp = run_regret(problem.spec, (lo, hi), settings, regret, progress=progress)
-    return regret_document(problem.spec, (lo, hi), settings, regret, exp)
+    return regret_document(problem.spec, (lo, hi), settings, regret, exp), regret_summary
 
 
 def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
@@ -249,20 +326,23 @@ def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
                 f"{path}: no boolean 'labeled' array; a learning instance is used exactly "
                 "as given, so its file must fix the labeled set"
             )
-        seen = {int(c) for c in ds.y[ds.labeled]}
-        if not set(classes) <= seen:
+        seen = sorted({int(c) for c in ds.y[ds.labeled]})
+        if not set(classes) <= set(seen):
+            held = _either([str(c) for c in seen]) or "none"
             raise _UsageError(
-                f"{path}: its labeled nodes hold classes {sorted(seen)}; both "
-                f"classes {classes[0]} and {classes[1]} must be labeled"
+                f"{path}: its labeled nodes hold class{'es' * (len(seen) != 1)} {held}; label "
+                f"nodes of both classes {classes[0]} and {classes[1]}, or choose --classes "
+                "among the labeled ones"
             )
 
 
-def cmd_learn(a) -> dict:
+def cmd_learn(a) -> tuple[dict, Summarize]:
     from dataclasses import replace
 
     from sslviz.export import learn_document
     from sslviz.learn import CURVE, compared, drawn_instances, learn
     from sslviz.problem import build_problem
+    from sslviz.summary import learn_summary
 
     settings = S.from_options(a, S.LearnSettings)
     base = S.from_options(a, S.ProblemSpec, data_file=None)
@@ -322,7 +402,7 @@ def cmd_learn(a) -> dict:
         dask=settings.dask,
         progress=progress,
     )
-    return learn_document(result, base, settings, files, test_files)
+    return learn_document(result, base, settings, files, test_files), learn_summary
 
 
 HANDLERS = {
@@ -340,15 +420,35 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(text.split())[:600]
 
 
+def _check_out(path: str | None) -> None:
+    """``--out``'s folder exists and the path is not a folder (checked before any work)."""
+    if path is None:
+        return
+    out = Path(path)
+    if out.is_dir():
+        raise _UsageError(f"--out {path} is a folder; give a file name, e.g. {out / 'out.json'}")
+    if not out.parent.is_dir():
+        raise _UsageError(f"--out {path}: no folder {out.parent}; create it or write elsewhere")
+
+
+def _where(out: str | None) -> str:
+    """The summary's last line: where the JSON went."""
+    if out:
+        return f"JSON written to {out}"
+    return "JSON not written: add --out FILE to keep it, or --json to print it"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``sslviz`` command; returns the exit status."""
+    """Entry point of the ``sslviz`` command; returns the exit status. What it prints
+    follows :data:`OUTPUT`."""
     from sslviz._validation import InvalidParameterError
     from sslviz.datasets import DatasetUnavailableError
-    from sslviz.export import download_text, dumps
+    from sslviz.export import dumps, without_timings
 
     try:
         args = build_parser().parse_args(argv)
-        result = HANDLERS[args.command](args)
+        _check_out(args.out)
+        result, summarize = HANDLERS[args.command](args)
     except (
         _UsageError,
         InvalidParameterError,
@@ -359,9 +459,19 @@ def main(argv: list[str] | None = None) -> int:
     ) as exc:
         print(f"sslviz: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    text = dumps(result) if args.timings else download_text(result)
+    document = result if args.timings else without_timings(result)  # what the JSON holds
+    text = dumps(document)
     if args.out:
-        Path(args.out).write_text(text)
+        try:
+            Path(args.out).write_text(text)
+        except OSError as exc:
+            print(f"sslviz: error: cannot write --out {args.out}: {exc.strerror}", file=sys.stderr)
+            return 2
+    if args.json:
+        if not args.out:
+            print(text)
+    elif args.out or sys.stdout.isatty():
+        print("\n".join([*summarize(document), _where(args.out)]))
     else:
         print(text)
     return 0

@@ -46,12 +46,18 @@ class ConditionCurve:
         κ(I − P_UU) (harmonic) or κ(A) (Delalleau), ≥ 1.
     lambda_min, lambda_max : ndarray
     iterations_needed : ndarray of int
-        Iterations of ``solver`` to reach ‖r‖ ≤ rtol‖b‖ (capped at 10·m; -1 when the
-        unscaled system is not representable at that σ).
+        Iterations of ``solver`` to reach ‖r‖ ≤ rtol‖b‖, or its cap 10·m where it does not
+        reach it by then (see ``reached``); -1 when the unscaled system is not
+        representable at that σ.
     cg_error : ndarray
         max_u |f_u(t-iteration solver) − f_u(exact)|.
     degenerate : ndarray of int
         Unlabeled nodes cut off from the labeled set at that σ (excluded from κ).
+    reached : ndarray of bool
+        Where ``solver`` reached the tolerance within its cap: elsewhere
+        ``iterations_needed`` is the cap, a lower bound ("> cap"), not a measurement.
+    iteration_cap : ndarray of int
+        The cap 10·m of that σ's solve (m: the unknowns, cut-off nodes excluded).
     """
 
     sigma: np.ndarray
@@ -64,6 +70,19 @@ class ConditionCurve:
     solver: str
     cg_iters: int
     rtol: float
+    reached: np.ndarray | None = None
+    iteration_cap: np.ndarray | None = None
+
+    def iterations_words(self, i: int) -> str:
+        """The iterations needed at grid point ``i`` in words: "412"; "more than 900" where
+        the solver stopped at its cap (10 per unknown) without reaching the tolerance; "no
+        count" where the unscaled system is not representable."""
+        t = int(self.iterations_needed[i])
+        if t < 0:
+            return "no count"
+        if self.reached is not None and not self.reached[i]:
+            return f"more than {t:,}"
+        return f"{t:,}"
 
 
 @one_thread
@@ -162,6 +181,8 @@ def condition_curve(
     report = _reporter(progress, caller)
     out = {k: np.zeros(sig.size) for k in ("kappa", "lmin", "lmax", "err")}
     iters = np.zeros(sig.size, int)
+    reached = np.ones(sig.size, bool)
+    caps = np.zeros(sig.size, int)
     degen = np.zeros(sig.size, int)
     for i, s in enumerate(sig):
         S, M, b, degen[i] = _system(model, float(s))
@@ -175,7 +196,7 @@ def condition_curve(
         else:
             pre = jacobi(M) if solver == "pcg" else None
             r = solve_cg(M, b, rtol=rtol, M=pre)
-            iters[i] = r.iterations
+            iters[i], reached[i], caps[i] = r.iterations, r.converged, 10 * M.shape[0]
         exact = model.soft_labels(float(s), solver="exact", derivative=False).f
         approx = model.soft_labels(float(s), solver=solver, cg_iters=cg_iters, derivative=False).f
         out["err"][i] = float(np.max(np.abs(approx - exact))) if exact.size else 0.0
@@ -191,6 +212,8 @@ def condition_curve(
         solver,
         cg_iters,
         rtol,
+        reached,
+        caps,
     )
 
 
@@ -390,6 +413,34 @@ class TrustCurve:
             return f"{self.label} can be trusted up to σ ≈ {bands[0][0]:.3g}; above, {fix_text}."
         return f"{self.label} cannot be trusted at {self._where(bands)}; there {fix_text}."
 
+    def grid_words(self) -> str:
+        """The grid the curve was computed on, in words: "on 40 σ evenly spaced over [0.6,
+        3.4]" (every page that states where CG-t can be trusted names its grid with it)."""
+        lo, hi = float(self.sigma[0]), float(self.sigma[-1])
+        if self.sigma.size == 1:
+            return f"at σ = {lo:g}"
+        return f"on {self.sigma.size} σ evenly spaced over [{lo:g}, {hi:g}]"
+
+    def stated(self) -> str:
+        """:meth:`reading` with the grid it was read on (:meth:`grid_words`): what every page
+        says of where ``label`` can be trusted."""
+        return f"{self.reading()[:-1]} ({self.grid_words()})."
+
+    def most_needed(self, solver: str) -> tuple[int, bool]:
+        """``(t, capped)``: the largest t needed by ``solver`` ('cg' or 'pcg') at a σ of the
+        grid, and whether it is the cap (``capped``: some σ needs more than ``t_max``; then
+        ``t`` is ``t_max``, a lower bound)."""
+        t = self.t_needed(solver)
+        if t.size == 0:
+            return 0, False
+        capped = bool(np.any(t > self.t_max))
+        return (self.t_max if capped else int(t.max())), capped
+
+    def needed_words(self, solver: str) -> str:
+        """:meth:`most_needed` in words: "up to t = 48" or "more than t = 1024"."""
+        t, capped = self.most_needed(solver)
+        return f"more than t = {t}" if capped else f"up to t = {t}"
+
     def trusted_from(self, missed: Sequence[float] = ()) -> float | None:
         """The σ from which ``label`` can be trusted to the range's end: the top of the
         last band of :meth:`bands` (the range start when there is none; None when the last
@@ -401,10 +452,12 @@ class TrustCurve:
 
 
 TRUST_RULE = (
-    "{label} can be trusted at a σ of the trust panel's grid when its largest soft-label "
-    "error is below the smallest margin |f_u − ½| (so no label can be on the wrong side of "
-    "½) and the t needed there is at most {t}; a breakpoint that {label} misses marks the "
-    "grid step around it as not trusted. Shaded: where it cannot be trusted."
+    "{label} can be trusted at a σ of the grid when its largest soft-label error is below "
+    "the smallest margin |f_u − ½| (so no label can be on the wrong side of ½), no node is "
+    "on the wrong side there and the t needed there is at most {t}. Shaded: where it cannot "
+    "be trusted, each run of such grid σ widened halfway to its trusted neighbours. The "
+    "Loss and Conditioning pages use this rule on the same grid (the σ grid points, evenly "
+    "spaced over the σ range), so they give the same boundary for the same settings."
 )
 """The one definition of "CG-t can be trusted" (:meth:`TrustCurve.bands`), in words for the
 page (format with ``label`` and ``t``)."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sslviz._validation import check_int, check_real
+from sslviz._validation import check_int, check_option, check_real
 from sslviz.specs import ConvergenceView, ScoreSettings, default, setting
 from sslviz.truth import LossCurve
 
@@ -100,24 +100,131 @@ class Convergence:
         k = self.all_right_from(solver)
         return f"from t = {k} on" if k is not None else f"not by t = {self.iterations}"
 
-    def reading(self, t: int) -> str:
-        """The view in words: each solver's misses at ``t`` and the t from which every
-        node is on its exact side at every σ read (all numbers from this result)."""
+    def reading(self, t: int, comparisons=(), trust=None) -> str:
+        """The view in words: each solver's own misses at ``t`` (or, for a solver in
+        ``comparisons``, its :meth:`MissComparison.sentence` against Algorithm 4), the t
+        from which every node stays on its exact side at every σ read, and, with ``trust``
+        (the trust panel's :class:`~sslviz.conditioning.TrustCurve` on the loss and
+        conditioning pages' grid), the t needed on that grid, which reads no σ right beside
+        a breakpoint (all numbers from these results)."""
         t = check_int("t", t, "Convergence.reading", low=1, high=self.iterations)
         b = self.breakpoints.size
+        by = {c.solver: c for c in comparisons}
         at = []
         for s in self.solvers:
             wrong = int(np.count_nonzero(self.wrong_nodes[s][t - 1]))
-            at.append(
-                f"{SOLVER_NAMES[s]} misses {int(self.misses(s)[t - 1])} of {b} breakpoint"
-                f"{'s' * (b != 1)} ({wrong} of {self.sigmas.size} σ read have a node on the "
-                "wrong side)"
+            right = (
+                f"{wrong} of the {self.sigmas.size} σ read have a node on the wrong side at t = {t}"
             )
-        settled = [f"{SOLVER_NAMES[s]} {self.settled_words(s)}" for s in self.solvers]
-        return (
-            f"At t = {t}: " + "; ".join(at) + ". Every node on its exact side at every σ "
-            "read: " + ", ".join(settled) + "."
+            if s in by:
+                at.append(f"{by[s].sentence()[:-1]} ({right}).")
+            else:
+                at.append(
+                    f"{SOLVER_NAMES[s]}-{t}'s own soft labels miss {int(self.misses(s)[t - 1])} "
+                    f"of the {b} breakpoint{'s' * (b != 1)} ({right})."
+                )
+        settled = ", ".join(f"{SOLVER_NAMES[s]} {self.settled_words(s)}" for s in self.solvers)
+        out = (
+            " ".join(at) + " Every node stays on its exact side at every σ read (these include "
+            f"σ just {self.tol:g} either side of every breakpoint, where margins are smallest): "
+            f"{settled}."
         )
+        if trust is not None:
+            out += (
+                f" On the trust panel's grid ({trust.grid_words()}, as the loss and "
+                f"conditioning pages), the t that puts every node on its exact side is "
+                f"{trust.needed_words('cg')} for CG and {trust.needed_words('pcg')} for "
+                "Jacobi-PCG."
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class MissComparison:
+    """The breakpoints CG-t's own soft labels miss (:attr:`Convergence.missed`) against the
+    breakpoints Algorithm 4 with the same solver and t misses (its score, as the loss page
+    shows it), as sets of breakpoint indices (:func:`compare_misses`).
+
+    The two differ on purpose (docs/method.md, "Missed at t"): the first is the solver's
+    alone; Algorithm 4's also depends on its search, which can find a breakpoint whose
+    node CG-t puts on the wrong side (an endpoint of another crossing lies within the
+    tolerance) and can miss one whose node CG-t puts right on both sides (it did not find
+    that crossing).
+    """
+
+    solver: str
+    label: str
+    breakpoints: int
+    own: frozenset
+    algorithm4: frozenset
+    tol: float
+
+    @property
+    def found_anyway(self) -> frozenset:
+        """Missed by the solver's labels, found by Algorithm 4's intervals."""
+        return self.own - self.algorithm4
+
+    @property
+    def search_missed(self) -> frozenset:
+        """Found by the solver's labels, missed by Algorithm 4's search."""
+        return self.algorithm4 - self.own
+
+    def sentence(self) -> str:
+        """Both counts in one sentence, and why they differ when they do."""
+        b, lab = self.breakpoints, self.label
+        head = f"{lab}'s own soft labels miss {len(self.own)} of the {b} breakpoint{'s' * (b != 1)}"
+        if self.own == self.algorithm4:
+            return (
+                f"{head}, and Algorithm 4 with {lab} (its intervals, as on the loss page) "
+                "misses the same ones."
+            )
+        why = []
+        if self.found_anyway:
+            k = len(self.found_anyway)
+            why.append(
+                f"it finds {k} of those anyway, because an endpoint of another crossing lies "
+                f"within {self.tol:g} of {'them' if k > 1 else 'it'}"
+            )
+        if self.search_missed:
+            k = len(self.search_missed)
+            why.append(
+                f"it misses {k} more, where {lab}'s labels are right on both sides: its "
+                f"search did not find {'those crossings' if k > 1 else 'that crossing'}"
+            )
+        return (
+            f"{head}; Algorithm 4 with {lab} (its intervals, as on the loss page) misses "
+            f"{len(self.algorithm4)}: " + ", and ".join(why) + "."
+        )
+
+
+def compare_misses(conv: Convergence, solver: str, t: int, score) -> MissComparison:
+    """The breakpoints ``solver`` misses at ``t`` by its own labels (``conv``) against those
+    Algorithm 4 with it misses (``score``: :func:`sslviz.intervals.score` of its sweep on
+    the same exact curve, with the same solver and ``cg_iters = t``)."""
+    check_option("solver", solver, "compare_misses", conv.solvers)
+    t = check_int("t", t, "compare_misses", low=1, high=conv.iterations)
+    s = score.settings
+    if s is not None and (s.solver, s.cg_iters) != (solver, t):
+        raise ValueError(
+            f"compare_misses: the score is of {s.label}, not of {solver.upper()}-{t}; score "
+            "the sweep of the same solver and t."
+        )
+    index = {float(b): i for i, b in enumerate(conv.breakpoints)}
+    missed = [index.get(float(x)) for x, _ in score.misses]
+    if None in missed or score.true_breakpoints != conv.breakpoints.size:
+        raise ValueError(
+            "compare_misses: the score was computed on another exact curve; score the sweep "
+            "against the curve the convergence was read on."
+        )
+    label = s.label if s is not None else f"{solver.upper()}-{t}"
+    return MissComparison(
+        solver=solver,
+        label=("certified " if s is not None and s.certify else "") + label,
+        breakpoints=int(conv.breakpoints.size),
+        own=frozenset(int(i) for i in np.flatnonzero(conv.missed[solver][t - 1])),
+        algorithm4=frozenset(missed),
+        tol=conv.tol,
+    )
 
 
 def _settled(ok: np.ndarray) -> int | None:
@@ -222,4 +329,13 @@ def convergence(
     )
 
 
-__all__ = ["SOLVERS", "SOLVER_NAMES", "Convergence", "convergence", "exact_wrong", "reading_points"]
+__all__ = [
+    "SOLVERS",
+    "SOLVER_NAMES",
+    "Convergence",
+    "MissComparison",
+    "compare_misses",
+    "convergence",
+    "exact_wrong",
+    "reading_points",
+]

@@ -6,6 +6,11 @@ the :class:`~sslviz.problem.Problem` it was computed on. Nodes are *instance row
 everywhere (the row of the point in the drawn instance, 0-based; ``None`` for "an end of
 the range"); tables carry the unlabeled-node index as an extra ``*_u`` column.
 
+A frame's columns are the JSON's field names (the CSV downloads write them as they are);
+:func:`shown_frame` turns a frame into the table a person reads: headers in words
+(:data:`sslviz.words.COLUMN_WORDS`), causes in words, no duplicated or empty column, an
+empty cell for "none" and booleans as "yes" / "no".
+
 The ``*_document`` functions build what ``sslviz <command> --out F.json`` writes, and
 the app's download buttons write the same documents through :func:`dumps`, so the CLI's
 JSON for a view is the app's download for it (timings aside: ``seconds`` and
@@ -16,12 +21,16 @@ from __future__ import annotations
 
 import json
 from functools import singledispatch
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sslviz.measure import work_counts
 from sslviz.specs import Spec
+from sslviz.words import COLUMN_WORDS, MERGED, cause_words, plain_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TIMING_KEYS = frozenset({"seconds", "time_per_interval", "wall"})
 
@@ -312,7 +321,9 @@ def _score_frame(sc, problem=None):
         "how",
         "detail",
     ]
-    return _frame(records, cols)
+    frame = _frame(records, cols)
+    frame.attrs["settings"] = sc.settings  # the words of a "solver" cause (shown_frame)
+    return frame
 
 
 # -- conditioning -------------------------------------------------------------------------
@@ -337,7 +348,8 @@ def _condition_dict(c, problem=None) -> dict:
 def _condition_frame(c, problem=None):
     d = _condition_dict(c)
     cols = ["sigma", "kappa", "sqrt_kappa", "iterations_needed", "cg_error", "degenerate"]
-    return _frame({k: d[k] for k in cols})
+    reached = {} if c.reached is None else {"reached": [bool(v) for v in c.reached]}
+    return _frame({k: d[k] for k in cols} | reached)
 
 
 def _trust_dict(c, problem=None, score=None) -> dict:
@@ -491,9 +503,9 @@ def regret_summary_frame(exp):
         [
             {
                 "model": n,
-                "final regret": float(m.regret_mean[-1]),
-                "best σ range": f"[{m.best_sigma[0]:.4g}, {m.best_sigma[1]:.4g}]",
-                "λ": m.lr,
+                "final_regret": float(m.regret_mean[-1]),
+                "best_sigma": f"[{m.best_sigma[0]:.4g}, {m.best_sigma[1]:.4g}]",
+                "lr": m.lr,
                 "seconds": m.seconds,
             }
             for n, m in exp.models.items()
@@ -533,6 +545,126 @@ def _convergence_frame(c, problem=None):
         rows[f"{s}_misses"] = c.misses(s)
         rows[f"{s}_sigmas_with_wrong_side"] = np.count_nonzero(c.wrong_nodes[s], axis=1)
     return _frame(rows)
+
+
+# -- the tables a person reads ------------------------------------------------------------
+
+
+def _is_empty(cells) -> np.ndarray:
+    """Per cell: nothing to show (None, NaN, pd.NA or an empty text)."""
+    import pandas as pd
+
+    values = np.asarray(cells, dtype=object)
+    return np.asarray(pd.isna(values), bool) | np.array([v == "" for v in values.astype(str)])
+
+
+def _plain_cells(frame, col: str):
+    """Booleans as "yes" / "no", texts with an empty cell for none; numbers as they are."""
+    cells = frame[col]
+    empty = _is_empty(cells)
+    if cells.dtype.kind in "iufc":
+        return cells
+    values = cells.astype(object)
+    if all(isinstance(v, (bool, np.bool_)) for v in values[~empty]):
+        values = values.map(lambda v: "yes" if v is True or v is np.True_ else "no")
+    return values.where(~empty, "")
+
+
+def _node_cells(frame, col: str):
+    """A node's instance row, a whole number (an empty cell for a range end); ``node`` is
+    left out where it is the only node changing side, as ``nodes`` says already."""
+    cells = frame[col].astype("Int64")
+    if col == "node" and "nodes" in frame:
+        same = [str(v) == w for v, w in zip(frame["node"], frame["nodes"], strict=True)]
+        if all(same):
+            return cells.where(np.zeros(len(cells), bool))
+    return cells
+
+
+def _t_needed_cells(frame, col: str):
+    """The t needed with "> t_max" where the search for it did not succeed (``reached_*``:
+    the column holds ``t_max + 1`` there)."""
+    reached = frame.get(col.replace("t_needed", "reached"))
+    if reached is None:
+        return frame[col]
+    return [
+        str(int(t)) if ok else f"> {int(t) - 1}" for t, ok in zip(frame[col], reached, strict=True)
+    ]
+
+
+def _iterations_cells(frame, col: str):
+    """The iterations needed, "> cap" where CG stopped at its cap without reaching the
+    tolerance (``reached`` False: a lower bound, not a count), an empty cell where the
+    system is not representable (-1)."""
+    cells = frame[col]
+    reached = frame.get("reached")
+    if reached is None or reached.all():
+        return cells.where(cells >= 0).astype("Int64")
+    return [
+        "" if t < 0 else f"{int(t):,}" if ok else f"> {int(t):,}"
+        for t, ok in zip(cells, reached, strict=True)
+    ]
+
+
+def _ms_cells(frame, col: str):
+    """Seconds shown in milliseconds to 3 significant digits
+    (:func:`sslviz.measure.shown_ms`: the numbers the speed verdicts quote)."""
+    from sslviz.measure import shown_ms
+
+    return [shown_ms(x) for x in frame[col]]
+
+
+def _cause_cells(frame, col: str):
+    settings = frame.attrs.get("settings")
+    return [cause_words(c, settings) for c in frame[col]]
+
+
+def _text_cells(frame, col: str):
+    return [plain_text(v) if isinstance(v, str) else "" for v in frame[col]]
+
+
+_CELLS = {
+    "lo_node": _node_cells,
+    "hi_node": _node_cells,
+    "node": _node_cells,
+    "t_needed_cg": _t_needed_cells,
+    "t_needed_pcg": _t_needed_cells,
+    "iterations_needed": _iterations_cells,
+    "cpu_per_interval": _ms_cells,
+    "time_per_interval": _ms_cells,
+    "cause": _cause_cells,
+    "detail": _text_cells,
+    "caption": _text_cells,
+}
+"""Columns whose cells are shown otherwise than :func:`_plain_cells` does."""
+
+
+def shown_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table a person reads of ``frame`` (any frame of this module, the player's event
+    log): every header in words (:data:`~sslviz.words.COLUMN_WORDS`), the columns of
+    :data:`~sslviz.words.MERGED` left out (what they hold is in another column), a column
+    with nothing to show left out, causes in words (:func:`~sslviz.words.cause_words`),
+    booleans as "yes" / "no", texts with an empty cell for none; numbers stay numbers (a
+    missing one is shown as an empty cell: ``ui.widgets.table``).
+
+    Raises
+    ------
+    KeyError
+        For a column with no words in :data:`~sslviz.words.COLUMN_WORDS`.
+    """
+    import pandas as pd
+
+    frame = frame.reset_index(drop=True)
+    out = {}
+    for col in frame.columns:
+        if col in MERGED:
+            continue
+        if col not in COLUMN_WORDS:
+            raise KeyError(f"the column {col!r} has no words in sslviz.words.COLUMN_WORDS")
+        cells = pd.Series(_CELLS.get(col, _plain_cells)(frame, col), index=frame.index)
+        if not _is_empty(cells).all() or frame.empty:
+            out[COLUMN_WORDS[col]] = cells
+    return pd.DataFrame(out, index=frame.index)
 
 
 for _path, _pair in {
@@ -624,6 +756,35 @@ def speed_row(problem, sweep, timing=None) -> dict:
     return row
 
 
+SPEED_COLUMNS = (
+    "n",
+    "family",
+    "solver",
+    "M",
+    "cpu_per_interval",
+    "repeats",
+    "spread",
+    "busy",
+    "time_per_interval",
+    "solves",
+    "matvecs",
+    "graph_nonzeros",
+    "storage",
+    "system_nonzeros",
+    "nonzeros_touched",
+    "factorizations",
+    "factorization",
+    "flops",
+)
+"""The live Table 1's columns, in order (of the :func:`speed_row` keys)."""
+
+
+def speed_frame(rows: list[dict]) -> pd.DataFrame:
+    """The live Table 1: one row per configuration (:func:`speed_row` dicts), the columns
+    of :data:`SPEED_COLUMNS` that the rows have."""
+    return _frame(rows)[[c for c in SPEED_COLUMNS if rows and c in rows[0]]]
+
+
 # -- learning from many instances (sslviz.learn) -----------------------------------------
 
 
@@ -677,17 +838,6 @@ def _approximate_dict(a) -> dict:
     }
 
 
-_LEARN_COLUMNS = {
-    "solver": "learned on",
-    "sigma_hat": "σ̂",
-    "train_loss": "training loss",
-    "exact_train_loss": "exact training loss at σ̂",
-    "test_loss": "held-out loss at σ̂",
-    "excess_over_exact_erm": "excess over exact ERM",
-    "seconds": "seconds of curves",
-}
-
-
 def learn_frame(result):
     """One row per learner: exact ERM, then each approximate one (σ̂, its own training
     loss, the exact training loss and the true held-out loss at σ̂, seconds of curves)."""
@@ -702,7 +852,7 @@ def learn_frame(result):
         "seconds": r.seconds_exact,
     }
     rows = [exact] + [_approximate_dict(a) for a in r.approximate]
-    return _frame(rows, list(_LEARN_COLUMNS)).rename(columns=_LEARN_COLUMNS)
+    return _frame(rows, list(exact))
 
 
 def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict:

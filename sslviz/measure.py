@@ -103,15 +103,26 @@ def timed(
     return result, Timing(best, min(walls), len(cpus), spread, busy)
 
 
+def shown_ms(seconds: float) -> float:
+    """``seconds`` in milliseconds, rounded to 3 significant digits: the number a table
+    shows (every ratio a page states of shown times is computed from these)."""
+    ms = 1e3 * float(seconds)
+    return float(f"{ms:.3g}") if ms > 0 else 0.0
+
+
 def verdict(a: Timing, b: Timing, names: tuple[str, str] = ("a", "b")) -> str:
-    """Which of two timings is faster, from their CPU minima: ``"<name> faster (×r)"``, or
-    ``"undecided (within the noise, ×r)"`` when the ratio is inside the noise."""
+    """Which of two timings is faster, from their CPU minima as a table shows them
+    (:func:`shown_ms`, so the ratio can be checked from the shown numbers):
+    ``"<name> faster (0.252 ms against 3.94 ms, ×15.6)"``, or ``"undecided (…, ×r: within
+    the noise)"`` when the ratio is inside the noise."""
     noise = max(NOISE_FLOOR, a.spread, b.spread)
-    fast, slow, name = (a, b, names[0]) if a.cpu <= b.cpu else (b, a, names[1])
-    ratio = slow.cpu / fast.cpu if fast.cpu > 0 else float("inf")
+    ms_a, ms_b = shown_ms(a.cpu), shown_ms(b.cpu)
+    fast, slow, name = (ms_a, ms_b, names[0]) if ms_a <= ms_b else (ms_b, ms_a, names[1])
+    ratio = slow / fast if fast > 0 else float("inf")
+    times = f"{ms_a:g} ms against {ms_b:g} ms"
     if ratio <= 1.0 + noise:
-        return f"undecided (within the noise, ×{ratio:.2f})"
-    return f"{name} faster (×{ratio:.1f})"
+        return f"undecided ({times}, ×{ratio:.2f}: within the noise)"
+    return f"{name} faster ({times}, ×{ratio:.1f})"
 
 
 def system_size(model, sigma: float) -> tuple[int, int, bool]:
@@ -180,7 +191,9 @@ def describe_work(w: dict, per: int = 1, unit: str = "") -> str:
 
 def speed_verdicts(rows: list[dict], names: tuple[str, str] = ("cg", "inverse")) -> dict:
     """Per (n, family) of the live Table 1's rows (from :func:`sslviz.export.speed_row` with
-    a timing): which solver of ``names`` is faster per interval, from the robust timings.
+    a timing): which solver of ``names`` is faster per interval, from the robust timings,
+    with both times as the table shows them (:func:`shown_ms`) and their ratio computed
+    from those shown numbers, so a reader can check it.
 
     Returns ``{(n, family): verdict}``; pairs with a solver missing are left out."""
     by = {(r["n"], r["family"], r["solver"]): r for r in rows if "cpu_seconds" in r}

@@ -1,22 +1,26 @@
-"""The loss page's sentences about a score: the one-line verdict, a miss explained, the
-causes in plain words. Every number in them is read off the :class:`sslviz.scoring.Score`
-they are given.
+"""The loss page's sentences about a score: the one-line verdict and a miss explained, with
+the causes in the words of :data:`sslviz.words.CAUSE_WORDS` (as the chart's legend and the
+tables say them). Every number in them is read off the :class:`sslviz.scoring.Score` they
+are given.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sslviz.attribution import CAUSES, UNATTRIBUTED, Miss, SpuriousEndpoint
+from sslviz.attribution import CAUSES, Miss, SpuriousEndpoint
 from sslviz.scoring import Score
 from sslviz.specs import SweepSettings
+from sslviz.words import CAUSE_WORDS, NOT_EXAMINED, cause_words, plain_text
+
+__all__ = ["CAUSE_WORDS", "cause_words", "explain_miss", "verdict"]
 
 # -- the one-line verdict ------------------------------------------------------------------------
 
 _HOW = {
     "restart": "the restart step {step:g} jumped over them",
     "cap": "the iteration cap ({max_iter}) stopped the node's iteration",
-    "root_tol": "the node's iteration stopped short, at |f − ½| ≤ root_tol {root_tol:g}",
+    "root_tol": "the node's iteration stopped short, at |f − ½| ≤ the root tolerance {root_tol:g}",
     "iterates": "the node's iteration from σ0 went elsewhere",
     "grid": "a pair of crossings fell between two evaluated σ",
     "budget": "the search's evaluation budget ran out",
@@ -38,26 +42,6 @@ def _where(sigmas: list[float], lo: float, hi: float) -> str:
     return f"σ in [{a:.3g}, {b:.3g}]"
 
 
-CAUSE_WORDS = {
-    "solver": "too few iterations",
-    "search": "stepped over by the search",
-    "close pair": "two crossings too close",
-    "degenerate": "cut off from the labels",
-    UNATTRIBUTED: "unexplained",
-}
-"""Each cause of :data:`CAUSES` in plain words, as the pages and :func:`verdict` say it (an
-exact solver's "solver" misses: :func:`cause_words`)."""
-
-
-def cause_words(cause: str, settings: SweepSettings | None = None) -> str:
-    """:data:`CAUSE_WORDS` of ``cause``; a direct or certified solver has no iterations to
-    be too few of: its "solver" misses are "solver error"."""
-    s = settings or SweepSettings()
-    if cause == "solver" and (s.solver not in ("cg", "pcg") or s.certify):
-        return "solver error"
-    return CAUSE_WORDS.get(cause, cause)
-
-
 def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> str:
     """What happened at one miss (or spurious endpoint), in words with its numbers: the
     node (instance row, from ``rows``), the true crossing, the nearest estimated endpoint
@@ -72,7 +56,7 @@ def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> st
         return (
             f"Spurious endpoint at σ = {record.sigma:.5g} ({node}): no true breakpoint "
             f"within the tolerance {score.tol:g}. Cause: {words}: "
-            f"{record.detail}."
+            f"{plain_text(record.detail)}."
         )
     near = ev.get("estimated_endpoint")
     est = (
@@ -98,8 +82,24 @@ def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> st
     elif record.cause == "solver" and ev.get("t_cap"):
         out += f"; even t = {ev['t_cap']} iterations do not put it on its right side."
     else:
-        out += f": {record.detail}."
+        out += f": {plain_text(record.detail)}."
     return out
+
+
+def _beyond_grid(sigmas, trust) -> str:
+    """The solver misses at ``sigmas`` that lie where ``trust`` (the trust panel's grid)
+    shows no sign of trouble, in words ("" when none): the grid is too coarse there."""
+    bands = trust.bands()
+    out = [x for x in sigmas if not any(lo <= x <= hi for lo, hi in bands)]
+    if not out:
+        return ""
+    k = len(out)
+    some = "all" if k == len(sigmas) and k > 1 else f"{k}"
+    lie, fall = ("lie", "they fall") if k > 1 else ("lies", "it falls")
+    return (
+        f"; {some} of them {lie} where the trust panel ({trust.grid_words()}) shows no error "
+        f"reaching the margin: {fall} between its grid σ"
+    )
 
 
 def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> str:
@@ -110,7 +110,8 @@ def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> 
     restart step 0.05 jumped over them. 3 spurious endpoints: 3 too few iterations." (causes
     in :func:`cause_words`). ``settings`` defaults to the scored sweep's. With
     ``trust`` (the sweep's :class:`~sslviz.conditioning.TrustCurve`), the solver's misses
-    are placed where the trust panel says CG-t cannot be trusted (the same bands).
+    that lie outside the trust panel's bands (its grid's rule,
+    ``sslviz.conditioning.TRUST_RULE``) are counted.
     """
     s = settings or score.settings or SweepSettings()
     name = {"cg": "CG", "pcg": "PCG"}.get(s.solver)
@@ -142,18 +143,15 @@ def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> 
                     known = [t for t in need if t is not None]
                     cap = recs[0].evidence.get("t_cap")
                     extra = (
-                        f" (up to t = {max(known)} needed)"
+                        f" (up to t = {max(known)} needed at these breakpoints)"
                         if known and len(known) == k
                         else f" (some need more than t = {cap})"
                         if cap
                         else ""
                     )
-                    if trust is not None:
-                        where = trust.where_untrusted(trust.missed_by(score)[0])
-                        note = f"; {extra[2:-1]}" if extra else ""
-                        why = f"they lie where {label} cannot be trusted ({where}{note})"
-                    else:
-                        why = f"{label} is too few iterations for {where}{extra}"
+                    why = f"{label} is too few iterations for {where}{extra}"
+                    if trust is not None and trust.missed_by(score)[0]:
+                        why += _beyond_grid([r.sigma for r in recs], trust)
                 else:
                     why = f"{label}'s soft labels are on the wrong side at {where}"
             elif cause == "search":
@@ -181,7 +179,7 @@ def verdict(score: Score, settings: SweepSettings | None = None, trust=None) -> 
             elif cause == "degenerate":
                 why = "their nodes are cut off from every labeled node there"
             elif "examined" in recs[0].evidence:
-                why = "not examined"
+                why = NOT_EXAMINED
             else:
                 why = "scored without the model"
             parts.append(f"{k:,} {cause_words(cause, s)} — {why}")

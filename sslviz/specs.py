@@ -502,9 +502,11 @@ class ConditionSettings(Spec):
     """The conditioning view (Figure 5): σ grid size, CG variant and tolerance, families."""
 
     points: int = Setting(
-        15,
+        40,
         Int(1, 500),
-        "Number of σ values, evenly spaced over [σ_min, σ_max].",
+        "Number of σ values, evenly spaced over [σ_min, σ_max], of the conditioning curves "
+        "and of every trust panel (this page's and the loss page's: one grid, so both give "
+        "the same trust boundary).",
         flag="--points",
         url="points",
         label="σ grid points",

@@ -130,11 +130,11 @@ TOURS: tuple[Tour, ...] = (
         "½, so a true breakpoint is missed or a spurious one appears (digits 3 vs 8, "
         "n = 100, complete graph).",
         look="Blue ({label}) against dotted orange ({compare_label}): of the {true} true "
-        "breakpoints, {label} misses {missed} and {compare_label} {compare_missed} "
-        "({compare_M} intervals, {compare_spurious} spurious endpoints); the markers give "
-        "each miss's cause. The trust panel shades where {label} cannot be trusted: "
-        "{trust_where}. Set *compare with* to *exact solver* to see the true pieces as "
-        "intervals.",
+        "breakpoints, Algorithm 4 with {label} misses {missed} and with {compare_label} "
+        "{compare_missed} ({compare_M} intervals, {compare_spurious} spurious endpoints); "
+        "the markers give each miss's cause. The trust panel shades where {label} cannot "
+        "be trusted: {trust_where} ({trust_grid}). Set *compare with* to *exact solver* to "
+        "see the true pieces as intervals.",
         ask="Switch the solver to pcg (Jacobi-preconditioned CG) at the same t: how many "
         "misses are left, and why does preconditioning help most at small σ?",
         controls=("t", "solver", "compare"),
@@ -158,10 +158,12 @@ TOURS: tuple[Tour, ...] = (
         "Algorithm 4 would see for every t at once, and the slider moves through t without "
         "computing anything. A breakpoint is missed at t when a node that flips there is on "
         "its wrong side just left or right of it.",
-        look="At the sidebar's t = {t}, CG misses {cg_misses} of the {breakpoints} true "
-        "breakpoints and Jacobi-PCG {pcg_misses}. Every node is on its exact side at every σ "
-        "read with CG {cg_settled}, with Jacobi-PCG {pcg_settled}. Press play and watch the "
-        "markers and the miss count in the lower panel as t grows.",
+        look="At the sidebar's t = {t}, CG's own soft labels miss {cg_misses} of the "
+        "{breakpoints} true breakpoints and Algorithm 4 with {cg_label} (the loss page) "
+        "{cg_algorithm4}; Jacobi-PCG's miss {pcg_misses} and Algorithm 4 with {pcg_label} "
+        "{pcg_algorithm4} (the sentence under the chart says why they differ). Every node "
+        "stays on its exact side at every σ read with CG {cg_settled}. Press play and watch "
+        "the markers and the miss count in the lower panel as t grows.",
         ask="Jacobi-PCG only rescales the system by its degrees: why does it settle in fewer "
         "iterations than CG here, and on what kind of graph would it gain nothing?",
         controls=("t", "t_max", "sigma_min", "sigma_max"),
@@ -301,16 +303,17 @@ TOURS: tuple[Tour, ...] = (
             "sigma_min": "0.3",
             "sigma_max": "3.4",
             "families": "complete,knn",
-            "points": "15",
             "cond_solver": "cg",
         },
         text="Figure 5 plots √κ(I − P_UU) against σ. CG's error after t iterations shrinks "
         "like ((√κ − 1)/(√κ + 1))^t (Theorems 5.1–5.3), so t = 20 is plenty where √κ is "
         "small and hopeless where it is large. As σ → 0 each node's weight concentrates on "
         "its nearest neighbour and the grounded Laplacian becomes nearly singular.",
-        look="At σ = {lo}, √κ is {sqrt_kappa_lo} and CG needs {iterations_lo} iterations; "
-        "at σ = {hi}, √κ is {sqrt_kappa_hi} and CG needs {iterations_hi}. The trust "
-        "panels: {trust_readings}",
+        look="At σ = {lo}, √κ is {sqrt_kappa_lo} and CG reaches the tolerance after "
+        "{iterations_lo} iterations (more than: it stopped at its cap); at σ = {hi}, √κ is "
+        "{sqrt_kappa_hi} and CG needs {iterations_hi}. The trust panels ({trust_grid}) "
+        "count another t, the iterations that put every node on its exact side of ½: "
+        "{trust_readings}",
         ask="Switch the CG variant to pcg: where do the iterations needed drop most? (PCG's "
         "rate is set by exactly the κ(I − P_UU) of the top chart.)",
         controls=("families", "cond_solver", "t", "sigma_min"),
@@ -450,8 +453,8 @@ def loss_facts(
         out["compare_solves"] = f"{compare_sweep.solves:,}"
         out["compare_label"] = compare_sweep.settings.label
     if trust is not None:
-        missed = trust.missed_by(score)[0] if score is not None else []
-        out["trust_where"] = trust.where_untrusted(missed) or "nowhere"
+        out["trust_where"] = trust.where_untrusted() or "nowhere"
+        out["trust_grid"] = trust.grid_words()
     return out
 
 
@@ -465,19 +468,17 @@ def condition_facts(curves: Mapping[str, Any], trusts: Mapping[str, Any]) -> dic
     def per(fn) -> str:  # "36,094 (complete) and 36,246 (knn)"
         return " and ".join(f"{fn(curves[f])} ({f})" for f in fams)
 
-    def it(c, i) -> str:
-        t = int(c.iterations_needed[i])
-        return "more than the cap" if t < 0 else f"{t:,}"
-
     out = {
         "lo": _g(c0.sigma[0]),
         "hi": _g(c0.sigma[-1]),
         "sqrt_kappa_lo": per(lambda c: _g(math.sqrt(c.kappa[0]))),
         "sqrt_kappa_hi": per(lambda c: _g(math.sqrt(c.kappa[-1]))),
-        "iterations_lo": per(lambda c: it(c, 0)),
-        "iterations_hi": per(lambda c: it(c, -1)),
+        "iterations_lo": per(lambda c: c.iterations_words(0)),
+        "iterations_hi": per(lambda c: c.iterations_words(-1)),
     }
     out["trust_readings"] = " ".join(f"{f}: {trusts[f].reading()}" for f in fams if f in trusts)
+    if trusts:
+        out["trust_grid"] = next(iter(trusts.values())).grid_words()
     return out
 
 
@@ -499,13 +500,26 @@ BY_ID: dict[str, Tour] = {t.id: t for t in TOURS}
 IDS: tuple[str, ...] = tuple(BY_ID)
 
 
-def convergence_facts(conv, t: int) -> dict[str, str]:
+def convergence_facts(conv, t: int, comparisons=(), trust=None) -> dict[str, str]:
     """The numbers the CG-iterations tour states, read off the page's
-    :class:`~sslviz.convergence.Convergence` at the chart's first ``t``."""
+    :class:`~sslviz.convergence.Convergence` at the chart's first ``t``, its
+    :class:`~sslviz.convergence.MissComparison` per solver against Algorithm 4 (the loss
+    page's count) and the trust panel's :class:`~sslviz.conditioning.TrustCurve`."""
     out = {"t": f"{t}", "breakpoints": f"{conv.breakpoints.size}"}
     for s in conv.solvers:
         out[f"{s}_misses"] = _count(int(conv.misses(s)[t - 1]), int(conv.breakpoints.size))
         out[f"{s}_settled"] = conv.settled_words(s)
+    for c in comparisons:
+        k = len(c.algorithm4)
+        out[f"{c.solver}_label"] = c.label
+        same = "none either" if k == 0 else f"the same {_count(k, c.breakpoints)}"
+        out[f"{c.solver}_algorithm4"] = "misses " + (
+            same if c.own == c.algorithm4 else _count(k, c.breakpoints)
+        )
+        out[f"{c.solver}_comparison"] = c.sentence()
+    if trust is not None:
+        out["cg_needed"] = trust.needed_words("cg")
+        out["trust_grid"] = trust.grid_words()
     return out
 
 

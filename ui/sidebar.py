@@ -22,7 +22,7 @@ from sslviz import costs
 from sslviz import specs as S
 from sslviz._validation import options_text
 from sslviz.specs import ProblemSpec, SigmaRange, SweepSettings
-from ui import cache, caps, nav, presenter, url, views, widgets
+from ui import cache, caps, nav, presenter, url, widgets
 
 UPLOAD = "upload a file…"
 
@@ -174,7 +174,7 @@ def _large_estimate(out: AppSettings) -> str:
     build = costs.build(spec).seconds
     loss = costs.loss_curve(spec, lo, hi, out.suggested).seconds - build
     alg4 = costs.sweep(spec, lo, hi, settings, out.suggested).seconds - build
-    points = out.cfg.get("trust_points") or views.LossView.trust_points
+    points = out.cfg.get("points") or S.default(S.ConditionSettings, "points")
     trust = costs.trust(spec, points, settings.cg_iters).seconds - build
     attribution = cache.ATTRIBUTION_SECONDS
     t = costs.seconds_text

@@ -54,14 +54,6 @@ class LossView(Spec):
         url="sigma0",
         label="start σ0",
     ).field()
-    trust_points: int = Setting(
-        40,
-        Int(5, 400),
-        "σ grid points of the trust panel under the chart (t-iteration CG's error against "
-        "the margin, and the t needed), evenly spaced over [σ_min, σ_max].",
-        url="trust_points",
-        label="trust panel σ points",
-    ).field()
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import pandas  # noqa: F401
 import plotly.graph_objects as go
 import streamlit as st
 
+from sslviz import export
 from sslviz import specs as S
 from sslviz._validation import in_range, rule_text, value_text
 from ui import caps, presenter, url, views
@@ -254,6 +255,15 @@ def metrics(values: dict) -> None:
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             value = f"{value:,}"
         col.metric(label, value, help=METRIC_HELP.get(label))
+
+
+def table(container: Any, frame: Any, **kwargs: Any) -> Any:
+    """Draw ``frame`` (a frame of ``sslviz.export``, or the player's event log) as a person
+    reads it: :func:`sslviz.export.shown_frame` (headers and causes in words, no duplicated
+    or empty column), without the index, a missing number as an empty cell; ``kwargs`` go
+    to ``dataframe`` (``column_config``...). Every page's tables go through here."""
+    shown = export.shown_frame(frame)
+    return container.dataframe(shown, hide_index=True, placeholder="", **kwargs)
 
 
 def downloads(prefix: str, files: dict[str, str]) -> None:

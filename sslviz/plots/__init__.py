@@ -37,7 +37,13 @@ from sslviz.plots.loss import (
     selected_point,
 )
 from sslviz.plots.node import miss_figure, soft_label_figure
-from sslviz.plots.regret import BAND_REPEATS, average_regret_figure, density_figure, regret_figure
+from sslviz.plots.regret import (
+    BAND_REPEATS,
+    average_regret_figure,
+    density_figure,
+    rate_words,
+    regret_figure,
+)
 from sslviz.plots.speed import speed_figure
 from sslviz.plots.style import LOSS_TITLE, R_TITLE, SIGMA_TITLE
 from sslviz.plots.trust import trust_figure
@@ -59,6 +65,7 @@ __all__ = [
     "learning_curve_figure",
     "loss_intervals_figure",
     "miss_figure",
+    "rate_words",
     "regret_figure",
     "samples_figure",
     "selected_node",

@@ -57,7 +57,9 @@ def cg_figure(curves: Mapping[str, object]) -> go.Figure:
     Returns
     -------
     go.Figure
-        Two panels; per curve an ``'iterations needed (<name>)'`` and a
+        Two panels; per curve an ``'iterations needed (<name>)'`` trace (the σ where the
+        tolerance was reached), a ``'more than the cap: not reached (<name>)'`` trace where
+        it was not (drawn as lower bounds, open triangles at the cap), and a
         ``'t-iteration error (<name>)'`` trace, plus a ``'t (iterations used)'`` line.
     """
     fig = new_figure(
@@ -65,7 +67,7 @@ def cg_figure(curves: Mapping[str, object]) -> go.Figure:
         cols=2,
         horizontal_spacing=0.12,
         subplot_titles=(
-            "CG iterations needed to reach rtol",
+            "CG iterations to reach the tolerance (▵: more than the cap)",
             "error of t-iteration CG: max_u |f_t,u − f_u|",
         ),
     )
@@ -74,20 +76,38 @@ def cg_figure(curves: Mapping[str, object]) -> go.Figure:
         color = COLORS[j % len(COLORS)]
         it = np.asarray(c.iterations_needed, float)
         it[it < 0] = np.nan
+        capped = ~np.asarray(c.reached, bool) if c.reached is not None else np.zeros(it.size, bool)
+        capped &= np.isfinite(it)
         fig.add_trace(
             go.Scatter(
                 x=c.sigma,
-                y=it,
+                y=np.where(capped, np.nan, it),
                 mode="lines+markers",
                 legendgroup=name,
                 name=f"iterations needed ({name})",
                 line=dict(color=color),
                 hovertemplate=f"{name} graph · σ = %{{x:.4g}}<br>CG needs %{{y:.0f}} "
-                "iterations to reach rtol<extra></extra>",
+                f"iterations to reach the relative residual {c.rtol:g}<extra></extra>",
             ),
             1,
             1,
         )
+        if capped.any():  # a cap is a lower bound, not a measurement: its own marker
+            fig.add_trace(
+                go.Scatter(
+                    x=c.sigma[capped],
+                    y=it[capped],
+                    mode="markers",
+                    legendgroup=name,
+                    name=f"more than the cap: not reached ({name})",
+                    marker=dict(color=color, symbol="triangle-up-open", size=11),
+                    hovertemplate=f"{name} graph · σ = %{{x:.4g}}<br>more than %{{y:.0f}} "
+                    "iterations: CG stopped at its cap (10 per unknown) without reaching "
+                    f"the relative residual {c.rtol:g}<extra></extra>",
+                ),
+                1,
+                1,
+            )
         fig.add_trace(
             go.Scatter(
                 x=c.sigma,

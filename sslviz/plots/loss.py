@@ -23,6 +23,7 @@ from sslviz.plots.style import (
     wrap,
 )
 from sslviz.plots.trust import trust_traces
+from sslviz.words import CAUSE_WORDS, COLUMN_WORDS, NOT_EXAMINED, cause_words, plain_text
 
 CAUSE_STYLE = {  # cause of a miss → (colour, marker symbol); spurious endpoints: "-open"
     "solver": ("#d62728", "x"),
@@ -35,7 +36,8 @@ CAUSE_STYLE = {  # cause of a miss → (colour, marker symbol); spurious endpoin
 breakpoint is drawn filled, a spurious endpoint with the ``-open`` variant of its symbol."""
 
 
-_NOT_EXAMINED = "not examined"  # misses whose cause was not looked for (max_attributed)
+# misses whose cause was not looked for (max_attributed): a trace of their own
+_NOT_EXAMINED_WORDS = f"{CAUSE_WORDS['unattributed']}, {NOT_EXAMINED}"
 
 
 _UNSELECTED = dict(marker=dict(opacity=0.6))  # after a click: the other points stay readable
@@ -169,42 +171,44 @@ def _interval_trace(
 
 
 def _evidence_text(rec) -> str:
+    """A record's evidence, each number under the words of its table column."""
     ev = rec.evidence
     bits = []
-    for key, label in (("error", "error |f_t − f|"), ("margin", "margin |f − ½|")):
+    for key in ("error", "margin", "t_needed"):
         if ev.get(key) is not None:
-            bits.append(f"{label} {ev[key]:.2g}")
-    if ev.get("t_needed") is not None:
-        bits.append(f"t needed {ev['t_needed']}")
+            v = ev[key]
+            bits.append(f"{COLUMN_WORDS[key]} {v if key == 't_needed' else f'{v:.2g}'}")
     if ev.get("distance") is not None:
-        bits.append(f"partner {ev['distance']:.2g} away")
-    if ev.get("how"):
-        bits.append(f"how: {ev['how']}")
+        bits.append(f"{COLUMN_WORDS['distance']} {ev['distance']:.2g}")
     return ", ".join(bits)
 
 
-def _cause_traces(records, kind: str, truth, sweep, rows, param: str = "σ") -> list[dict]:
+def _cause_traces(
+    records, kind: str, truth, sweep, rows, param: str = "σ", settings=None
+) -> list[dict]:
     """One marker trace per cause of ``records`` (misses or spurious endpoints): small,
     half-transparent markers drawn under the true loss (``zorder``), so the black line
-    stays visible where breakpoints are dense."""
+    stays visible where breakpoints are dense. Each cause is named in its words
+    (:func:`sslviz.words.cause_words` for the sweep's ``settings``)."""
     est = sweep.estimated_loss() if (kind == "spurious" and sweep is not None) else None
     by: dict[str, list] = {}
     for r in records:  # misses left out by score(max_attributed=) get a trace of their own
         unexamined = r.cause == "unattributed" and "examined" in r.evidence
-        by.setdefault(_NOT_EXAMINED if unexamined else r.cause, []).append(r)
+        by.setdefault(NOT_EXAMINED if unexamined else r.cause, []).append(r)
     order = [c for c in CAUSE_STYLE if c in by] + [c for c in by if c not in CAUSE_STYLE]
     traces = []
     for cause in order:
         recs = by[cause]
-        faint = cause == _NOT_EXAMINED
+        faint = cause == NOT_EXAMINED
         color, symbol = CAUSE_STYLE.get("unattributed" if faint else cause, ("#000", "circle"))
+        words = _NOT_EXAMINED_WORDS if faint else cause_words(cause, settings)
         xs, ys, text, cd = [], [], [], []
         for r in recs:
             ev = r.evidence
             if kind == "miss":
                 u = int(ev.get("node", r.nodes[0] if r.nodes else -1))
                 y = float(truth.loss(r.sigma))
-                head = f"<b>missed true breakpoint</b> at {param} = {r.sigma:.4g}<br>cause: {cause}"
+                head = f"<b>missed true breakpoint</b> at {param} = {r.sigma:.4g}<br>cause: {words}"
                 nodes = ", ".join(_node_text(int(v), rows) for v in r.nodes)
             else:
                 u = int(ev.get("node", r.node))
@@ -214,7 +218,7 @@ def _cause_traces(records, kind: str, truth, sweep, rows, param: str = "σ") -> 
                 y = float(np.mean(vals)) if vals else float(truth.loss(r.sigma))
                 head = (
                     f"<b>spurious endpoint</b> at {param} = {r.sigma:.4g} (no true "
-                    f"breakpoint there)<br>cause: {cause}"
+                    f"breakpoint there)<br>cause: {words}"
                 )
                 nodes = _node_text(u, rows)
             s0 = algorithm4_start(sweep, r.sigma, ev)
@@ -223,7 +227,7 @@ def _cause_traces(records, kind: str, truth, sweep, rows, param: str = "σ") -> 
             cd.append(_click_data(u, rows, r.sigma, s0))
             evid = _evidence_text(r)
             text.append(
-                f"{head}<br>nodes: {nodes}<br>{wrap(r.detail)}"
+                f"{head}<br>nodes: {nodes}<br>{wrap(plain_text(r.detail))}"
                 + (f"<br>{evid}" if evid else "")
                 + (f"<br><i>click: drill-down from {param}0 = {s0:.4g}</i>" if u >= 0 else "")
             )
@@ -233,7 +237,7 @@ def _cause_traces(records, kind: str, truth, sweep, rows, param: str = "σ") -> 
             x=xs,
             y=ys,
             mode="markers",
-            name=f"missed: {cause}" if miss else f"spurious endpoint: {cause}",
+            name=f"missed: {words}" if miss else f"spurious endpoint: {words}",
             legendgroup=f"{kind}: {cause}",
             text=text,
             customdata=cd,
@@ -292,7 +296,9 @@ def loss_intervals_figure(
     go.Figure
         Traces, in order: ``'true loss l(σ)'``, ``name``, ``compare_name`` (if given),
         ``'missed: <cause>'`` per cause of a miss and ``'spurious endpoint: <cause>'``
-        per cause of a spurious endpoint (causes in the order of :data:`CAUSE_STYLE`),
+        per cause of a spurious endpoint (causes in the order of :data:`CAUSE_STYLE`, in
+        their words: :func:`sslviz.words.cause_words`; misses not examined: ``'missed:
+        unexplained, not examined'``),
         ``'degenerate σ (nodes cut off from L)'`` (legend entry for the shaded ranges, if
         any), then with ``trust`` the traces of :func:`trust_figure` (rows 2 and 3; the
         σ axis title moves to the bottom row). Clickable points (true breakpoints,
@@ -345,8 +351,9 @@ def loss_intervals_figure(
     if compare is not None:
         data.append(_interval_trace(compare, truth, rows, compare_name, COLORS[4], "dot", param))
     if score is not None:
-        data += _cause_traces(score.miss_records, "miss", truth, sweep, rows, param)
-        data += _cause_traces(score.spurious_records, "spurious", truth, sweep, rows, param)
+        settings = getattr(score, "settings", None) or getattr(sweep, "settings", None)
+        for records, kind in ((score.miss_records, "miss"), (score.spurious_records, "spurious")):
+            data += _cause_traces(records, kind, truth, sweep, rows, param, settings)
     deg = list(getattr(truth, "degenerate_ranges", []) or [])
     every_row = (1, 2, 3) if grid else (1,)
     layout["shapes"] = [
@@ -368,7 +375,7 @@ def loss_intervals_figure(
     y_title = LOSS_TITLE.replace("l(σ)", f"l({param})")
     loss_axis = dict(title=dict(text=y_title), tickformat=".0%", rangemode="tozero")
     if trust is not None:
-        trust_traces(data, layout, trust, 2, 3, missed=trust.missed_by(score)[0])
+        trust_traces(data, layout, trust, 2, 3)  # the grid's bands, as every page shades them
         layout["xaxis3"]["title"] = dict(text=x_title)
         layout["yaxis"] |= loss_axis | dict(title=dict(text=f"loss l({param})"))
         layout |= LAYOUT | dict(

@@ -115,6 +115,24 @@ def regret_figure(exp) -> go.Figure:
     return fig
 
 
+def rate_words(exp) -> str:
+    """The grey rate line of :func:`regret_figure` in words, with the numbers of both axes
+    at the last round (the sentence beside the chart names the second axis): e.g. "Grey:
+    Theorem 3.1's rate √(T·M·log(RT)) without its constants, on its own axis (right, 0 to
+    38 here): only its shape compares with the lines. At t = 20 it is 38, the measured
+    regrets 0.5 to 7.9 (left axis)."."""
+    last = [float(m.regret_mean[-1]) for m in exp.models.values()]
+    rate = float(exp.rate[-1])
+    lo, hi = min(last), max(last)
+    regrets = f"{lo:.2g}" if f"{lo:.2g}" == f"{hi:.2g}" else f"{lo:.2g} to {hi:.2g}"
+    return (
+        "Grey: Theorem 3.1's rate √(T·M·log(RT)), without its constants, on its own axis "
+        f"(right, 0 to {rate:.2g} here): only its shape compares with the coloured lines, "
+        f"not its height. At t = {exp.rounds} it is {rate:.2g}; the measured mean regrets "
+        f"are {regrets} (left axis)."
+    )
+
+
 def average_regret_figure(exp) -> go.Figure:
     """Average regret R_t / t per feedback model, and the rate / t on its own (right)
     axis."""

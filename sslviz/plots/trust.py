@@ -110,23 +110,32 @@ def trust_traces(
             dict(
                 type="scatter",
                 x=s,
-                y=np.where(t <= 0, np.nan, t),
+                y=np.where((t <= 0) | over, np.nan, t),  # a capped search is no measurement
                 mode="lines+markers",
                 name=f"t needed, {name}",
                 line=dict(color=TRUST[solver], width=2, dash=dash),
-                marker=dict(
-                    size=np.where(over, 9, 5).tolist(),
-                    symbol=np.where(over, "triangle-up", "circle").tolist(),
-                ),
-                text=[
-                    f"more than {cap}" if o else f"{int(v)}" if v > 0 else "no node to decide"
-                    for o, v in zip(over, t, strict=True)
-                ],
+                marker=dict(size=5),
+                text=[f"{int(v)}" if v > 0 else "no node to decide" for v in t],
                 hovertemplate=f"σ = %{{x:.4g}}<br>t needed, {name}: %{{text}}<extra></extra>",
                 showlegend=legend,
                 **on_t,
             )
         )
+        if over.any():  # drawn at the cap, as what it is: a lower bound
+            data.append(
+                dict(
+                    type="scatter",
+                    x=s[over],
+                    y=np.full(int(over.sum()), float(cap)),
+                    mode="markers",
+                    name=f"t needed, {name}: more than {cap}",
+                    marker=dict(color=TRUST[solver], size=10, symbol="triangle-up-open"),
+                    hovertemplate=f"σ = %{{x:.4g}}<br>t needed, {name}: more than {cap} (no t "
+                    f"up to the cap puts every node on its exact side)<extra></extra>",
+                    showlegend=legend,
+                    **on_t,
+                )
+            )
     data.append(
         dict(
             type="scatter",

@@ -5,7 +5,8 @@ import pytest
 from apptest_helpers import chart, download_json, start
 
 from sslviz import animation, tours
-from sslviz.specs import ProblemSpec
+from sslviz.convergence import compare_misses
+from sslviz.specs import ProblemSpec, SweepSettings
 from ui import cache
 
 PAGE = "pages/CG_iterations.py"
@@ -25,7 +26,17 @@ def test_the_tour_view_draws_the_scrubber_and_states_its_result():
     v = cache.convergence_view(spec, cfg["sigma_min"], cfg["sigma_max"], T, t)
     conv = v["result"]
     texts = " ".join(m.value for m in at.markdown)
-    assert conv.reading(t) in texts  # the sentence under the chart is the result's
+    scores = {
+        sv: cache.scored(spec, cfg["sigma_min"], cfg["sigma_max"], st)
+        for sv, st in (
+            ("cg", SweepSettings(solver="cg", cg_iters=t)),
+            ("pcg", SweepSettings(solver="pcg", cg_iters=t)),
+        )
+    }
+    comparisons = [compare_misses(conv, sv, t, sc) for sv, sc in scores.items()]
+    trust = cache.trust(spec, cfg["sigma_min"], cfg["sigma_max"], "cg", t, 40)
+    # the sentence under the chart is the results': its own and Algorithm 4's misses
+    assert conv.reading(t, comparisons, trust) in texts
     assert fig["layout"]["annotations"][0]["text"] == animation.convergence_counter(conv, t)
     doc = download_json(at, "converge_dl_convergence.json")
     assert doc["solvers"]["cg"]["misses"] == conv.misses("cg").tolist()

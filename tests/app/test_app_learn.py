@@ -46,7 +46,7 @@ def test_default_view_is_the_learning_tour():
     assert "ERM on m = 8 training instances" in captions
     assert "with m = 1 the held-out excess is" in captions
     frame = at.dataframe[0].value
-    assert list(frame["learned on"]) == ["exact", "CG-5", "CG-10", "CG-20"]
+    assert list(frame["solver"]) == ["exact", "CG-5", "CG-10", "CG-20"]
     excess = next(t for t in chart(at, 1)["data"] if t.get("name") == "excess held-out loss")
     mean = values(excess, "y")
     assert values(excess, "x") == [1, 2, 4, 8] and mean[0] > mean[-1] >= 0

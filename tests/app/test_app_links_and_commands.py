@@ -26,6 +26,7 @@ from apptest_helpers import (
 
 from sslviz.problem import build_problem, suggest_sigma_range
 from sslviz.specs import ProblemSpec
+from sslviz.words import COLUMN_WORDS as W
 from ui import cache, sidebar, url
 
 SMALL = {"n": "60", "labeled": "6"}
@@ -56,9 +57,9 @@ def numbers(at) -> list:
     """What the page shows: metrics (timings aside), every chart's data and every table."""
     shown = {k: v for k, v in metrics(at).items() if k not in TIMED}
     tables = [
-        df.value.drop(
-            columns=["seconds", "s total", "s per interval", "time_per_interval"], errors="ignore"
-        ).to_dict("list")
+        df.value.drop(columns=[W["seconds"], W["time_per_interval"]], errors="ignore").to_dict(
+            "list"
+        )
         for df in at.dataframe
     ]
     return _nan_free([shown, chart_data(at), tables])
@@ -236,7 +237,7 @@ def test_b_loss_page_link_carries_compare_node_and_sigma0():
     at.number_input(key="w_t").set_value(10).run()
     at.selectbox(key="w_compare").set_value("CG t = 50").run()
     node = at.selectbox(key="w_node")
-    rows = [int(r) for r in at.dataframe[0].value["hi_node"].dropna()]
+    rows = [int(r) for r in at.dataframe[0].value[W["hi_node"]].dropna()]
     pick = next(r for r in rows if r != node.value)
     node.set_value(pick).run()
     lo, hi = sigma_range(at)
@@ -450,12 +451,16 @@ def test_d_loss_page_commands_reproduce_its_numbers(tmp_path):
     cmp = run_cli(compare_line, tmp_path / "compare.json")
     trust = run_cli(trust_line, tmp_path / "trust.json")["trust"]
     panel = open_tab(at, "Trust panel").dataframe[0].value
-    assert list(panel["sigma"]) == trust["sigma"]
-    assert list(panel["t_needed_cg"]) == trust["t_needed_cg"]
-    assert list(panel["error"]) == trust["error"]
+    assert list(panel[W["sigma"]]) == trust["sigma"]
+    cap = trust["t_max"]
+    assert list(panel[W["t_needed_cg"]]) == [
+        str(t) if t <= cap else f"> {cap}" for t in trust["t_needed_cg"]
+    ]
+    assert list(panel[W["error"]]) == trust["error"]
 
     truth = open_tab(at, "True loss").dataframe[0].value
-    assert truth[["lo", "hi", "loss"]].to_dict("records") == loss["pieces"]
+    pieces = truth.rename(columns={W[k]: k for k in ("lo", "hi", "loss")})
+    assert pieces[["lo", "hi", "loss"]].to_dict("records") == loss["pieces"]
     true_trace = chart(at)["data"][0]
     assert true_trace["name"] == "true loss l(σ)"
     assert set(loss["breakpoints"]) <= set(values(true_trace))
@@ -469,12 +474,12 @@ def test_d_loss_page_commands_reproduce_its_numbers(tmp_path):
     assert m["ε-volume"] == f"{sc['eps_volume']:.3g}"
     cols = ["lo", "hi", "loss", "sigma0", "lo_node", "hi_node"]
     page = [
-        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-        for r in table[cols].to_dict("records")
+        {k: None if pd.isna(v) else v for k, v in r.items()}
+        for r in table.rename(columns={W[k]: k for k in cols})[cols].to_dict("records")
     ]
     assert page == [{k: iv[k] for k in cols} for iv in est["intervals"]]
     misses = open_tab(at, "Missed breakpoints").dataframe[0].value
-    assert list(misses["sigma"]) == [x["sigma"] for x in sc["misses"]]
+    assert list(misses[W["sigma"]]) == [x["sigma"] for x in sc["misses"]]
     assert any(f"M = {cmp['M']}, missed {cmp['score']['missed']}," in c.value for c in at.caption)
 
 
@@ -493,11 +498,12 @@ def test_d_conditioning_commands_reproduce_every_family(tmp_path):
     for fam, line in zip(("complete", "knn"), lines, strict=True):
         assert f"--family {fam}" in line
         doc = run_cli(line, tmp_path / f"condition_{fam}.json")
-        rows = table[table["family"] == fam]
-        np.testing.assert_array_equal(rows["sigma"], doc["sigma"])
-        np.testing.assert_array_equal(rows["kappa"], doc["kappa"])
-        np.testing.assert_array_equal(rows["iterations_needed"], doc["iterations_needed"])
-        np.testing.assert_array_equal(rows["cg_error"], doc["cg_error"])
+        rows = table[table[W["family"]] == fam]
+        np.testing.assert_array_equal(rows[W["sigma"]], doc["sigma"])
+        np.testing.assert_array_equal(rows[W["kappa"]], doc["kappa"])
+        its = rows[W["iterations_needed"]].to_numpy(float, na_value=-1)  # -1: not representable
+        np.testing.assert_array_equal(its, doc["iterations_needed"])
+        np.testing.assert_array_equal(rows[W["cg_error"]], doc["cg_error"])
         np.testing.assert_allclose(sqrt_kappa[f"√κ ({fam})"], doc["sqrt_kappa"], rtol=1e-12)
 
 
@@ -518,7 +524,7 @@ def test_d_regret_command_reproduces_the_final_regret(tmp_path):
     assert "--seed 1" in line
     doc = run_cli(line, tmp_path / "regret.json")
     summary = at.dataframe[0].value
-    page = dict(zip(summary["model"], summary["final regret"], strict=True))
+    page = dict(zip(summary[W["model"]], summary[W["final_regret"]], strict=True))
     assert page == {name: m["regret_mean"][-1] for name, m in doc["models"].items()}
     curves = {t["name"]: values(t, "y") for t in chart(at)["data"]}
     for name, m in doc["models"].items():
@@ -542,7 +548,7 @@ def test_d_speed_commands_reproduce_every_row(tmp_path):
     for (_, row), line in zip(table.iterrows(), lines, strict=True):
         doc = run_cli(line, tmp_path / "speed.json")
         assert f"--n {row['n']}" in line and f"--solver {row['solver']}" in line
-        assert (row["M"], row["solves"], row["matvecs"]) == (
+        assert (row[W["M"]], row[W["solves"]], row[W["matvecs"]]) == (
             doc["M"],
             doc["solves"],
             doc["matvecs"],

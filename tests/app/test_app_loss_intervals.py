@@ -18,7 +18,7 @@ from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest, element_tree
 
 from sslviz import specs as S
-from ui.views import LossView
+from sslviz.words import CAUSE_WORDS
 
 PAGE = "pages/Loss_intervals.py"
 MISSES = {"classes": "3,8", "n": "60", "labeled": "6", "family": "complete", "t": "5"}
@@ -45,7 +45,7 @@ def test_default_settings_draw_figure_3_and_drill_down():
     """Whatever the defaults of sslviz.specs: first visit draws Figure 3 with its trust
     panel, the verdict, the metrics and the drill-down, without an exception."""
     lab = f"CG-{S.default(S.SweepSettings, 'cg_iters')}"
-    points = S.default(LossView, "trust_points")
+    points = S.default(S.ConditionSettings, "points")
     at = start()
     assert not at.exception and not at.error
     assert not at.help  # no stray "magic" output of a bare expression
@@ -68,7 +68,8 @@ def test_default_settings_draw_figure_3_and_drill_down():
     assert fig["layout"]["xaxis"]["matches"] == "x3"  # the panel shares the σ axis
     assert len(values(next(t for t in fig["data"] if t["name"] == "t needed, CG"))) == points
     assert any(
-        c.value.startswith(f"{lab} can") and f"Grid: {points} σ." in c.value for c in at.caption
+        c.value.startswith(f"{lab} can") and f"(on {points} σ evenly spaced over" in c.value
+        for c in at.caption
     )
     assert int(metrics(at)["intervals M"]) >= 1
     assert len(at.get("plotly_chart")) == 2  # Figure 3 and the node drill-down
@@ -84,10 +85,10 @@ def test_default_settings_draw_figure_3_and_drill_down():
     assert "legend2" in chart(at, 1)["layout"]
     assert len(at.metric) == 7 and len(at.columns) >= 7
     assert len(at.dataframe) == 1  # the open tab's table only
-    assert list(at.dataframe[0].value.columns[:3]) == ["lo", "hi", "loss"]
+    assert list(at.dataframe[0].value.columns[:3]) == ["lower end", "upper end", "loss"]
     assert not at.code and not at.get("download_button")  # the Export tab is closed
     trust_table = open_tab(at, "Trust panel").dataframe[0].value
-    assert list(trust_table.columns[:3]) == ["sigma", "error", "margin"]
+    assert list(trust_table.columns[:3]) == ["σ", "error |f_t − f|", "margin |f − ½|"]
     assert len(trust_table) == points
     lines = code_lines(open_tab(at, "Export"))
     dataset = S.default(S.ProblemSpec, "dataset")
@@ -189,14 +190,17 @@ def test_misses_show_verdict_causes_and_trust_panel():
     estimated = at.dataframe[0].value  # the "Estimated intervals" tab, open at first
     table = open_tab(at, "Missed breakpoints").dataframe[0].value  # with its cause column
     assert len(table) == missed and table["cause"].notna().all()
-    assert {f"missed: {c}" for c in table["cause"]} <= set(names)
+    assert {f"missed: {c}" for c in table["cause"]} <= set(names)  # one name per cause
+    assert set(table["cause"]) <= set(CAUSE_WORDS.values())
     assert "missed breakpoint" not in names  # one trace per cause instead
     assert panel(names)[0] == "CG-5 cannot be trusted here"
     node = at.selectbox(key="w_node")
     assert "missed" in node.format_func(node.value)
-    missed_rows = {int(r) for text in table["nodes"] for r in text.split(", ")}
+    nodes = table["nodes changing side (instance rows)"]
+    missed_rows = {int(r) for text in nodes for r in text.split(", ")}
     assert node.value in missed_rows  # nodes behind missed breakpoints come first
-    other = next(r for r in estimated["hi_node"].dropna().astype(int) if r not in missed_rows)
+    upper = estimated["node at the upper end (instance row)"].dropna().astype(int)
+    other = next(r for r in upper if r not in missed_rows)
     at.selectbox(key="w_node").set_value(other).run()
     assert not at.exception and len(at.get("plotly_chart")) == 2
     assert at.query_params["node"] == str(other)

@@ -109,11 +109,11 @@ def test_sigma_min_below_zero_names_sigma_min_above_zero():
 
 
 def test_a_page_box_out_of_bounds_says_why_and_stops_the_page():
-    """A page's own box (the trust panel's σ points, 5 to 400): the reason under it, and the
+    """A page's own box (the trust panel's σ points, 1 to 500): the reason under it, and the
     page draws nothing from other settings."""
     at = start(LOSS, SMALL)
-    at.number_input(key="w_trust_points").set_value(1000).run()
+    at.number_input(key="w_points").set_value(1000).run()
     assert not at.exception
-    said = "trust panel σ points must be a whole number between 5 and 400, not 1,000."
+    said = "trust panel σ points must be a whole number between 1 and 500, not 1,000."
     assert [e.value for e in at.main.error] == [said]
     assert not at.get("plotly_chart")

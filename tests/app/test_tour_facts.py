@@ -18,7 +18,7 @@ import pytest
 from sslviz import export, tours
 from sslviz import specs as S
 from sslviz.conditioning import condition_curve, trust_curve
-from sslviz.convergence import convergence
+from sslviz.convergence import compare_misses, convergence
 from sslviz.intervals import score, sweep
 from sslviz.problem import build_problem, loss_curve
 from ui import cache, url, views
@@ -46,12 +46,13 @@ def _loss_view(tour: tours.Tour) -> tuple[dict, dict]:
     spec = url.spec_from_cfg(S.ProblemSpec, cfg)
     settings = url.spec_from_cfg(S.SweepSettings, cfg)
     view = url.spec_from_cfg(views.LossView, cfg)
+    points = url.spec_from_cfg(S.ConditionSettings, cfg).points
     lo, hi = cfg["sigma_min"], cfg["sigma_max"]
     p = build_problem(spec)
     truth = loss_curve(p, lo, hi)
     res = sweep(p.model, p.y_unlabeled, lo, hi, settings)
     sc = score(res, truth, model=p.model)
-    grid = np.linspace(lo, hi, view.trust_points)
+    grid = np.linspace(lo, hi, points)
     trust = trust_curve(
         p.model, grid, solver=cache.trust_solver(settings), cg_iters=settings.cg_iters
     )
@@ -128,6 +129,9 @@ REGISTRY = {  # field → the JSON numbers it may state
     "trust_where": lambda j: (
         [b[k] for b in j["trust"]["flip_bands"] for k in ("lo", "hi")] + j["trust"]["sigma"]
     ),
+    "trust_grid": lambda j: (
+        [len(j["trust"]["sigma"]), j["trust"]["sigma"][0]] + [j["trust"]["sigma"][-1]]
+    ),
     "subset": lambda j: [j["settings"]["subset"]],
     "unknowns": lambda j: [j["settings"]["subset"] + j["settings"]["labeled"]],
 }
@@ -173,6 +177,7 @@ def test_conditioning_tour_numbers_come_from_its_json():
         "iterations_lo": lambda d: [d["iterations_needed"][0]],
         "iterations_hi": lambda d: [d["iterations_needed"][-1]],
         "trust_readings": lambda d: numbers(d["trust"]["reading"]) + [d["trust"]["cg_iters"]],
+        "trust_grid": lambda d: [len(d["trust"]["sigma"]), d["sigma"][0], d["sigma"][-1]],
     }
     for field in _fields(tour):
         assert field in registry, f"field {field!r} has no JSON source"
@@ -195,8 +200,19 @@ def test_cg_iterations_tour_numbers_come_from_its_json():
     p = build_problem(spec)
     conv = convergence(p.model, p.y_unlabeled, loss_curve(p, lo, hi), iterations=view.iterations)
     t = int(cfg["t"])
-    facts = tours.convergence_facts(conv, t)
+    sweep_settings = url.spec_from_cfg(S.SweepSettings, cfg)
+    truth = loss_curve(p, lo, hi)
+    scores, docs = [], {}
+    for sv in ("cg", "pcg"):
+        sv_settings = sweep_settings.with_solver(sv).replace(cg_iters=t)
+        res = sweep(p.model, p.y_unlabeled, lo, hi, sv_settings)
+        scores.append(compare_misses(conv, sv, t, score(res, truth)))
+        docs[sv] = export.to_dict(score(res, truth), p)
+    grid = np.linspace(lo, hi, url.spec_from_cfg(S.ConditionSettings, cfg).points)
+    trust = trust_curve(p.model, grid)
+    facts = tours.convergence_facts(conv, t, scores, trust)
     doc = export.convergence_document(p, conv, (lo, hi))
+    trust_doc = export.to_dict(trust)
     registry = {
         "t": lambda d: [t],
         "breakpoints": lambda d: [len(d["breakpoints"])],
@@ -204,6 +220,11 @@ def test_cg_iterations_tour_numbers_come_from_its_json():
         "pcg_misses": lambda d: [d["solvers"]["pcg"]["misses"][t - 1], len(d["breakpoints"])],
         "cg_settled": lambda d: [d["solvers"]["cg"]["all_right_from"] or d["iterations"]],
         "pcg_settled": lambda d: [d["solvers"]["pcg"]["all_right_from"] or d["iterations"]],
+        "cg_label": lambda d: [t],
+        "pcg_label": lambda d: [t],
+        "cg_algorithm4": lambda d: [docs["cg"]["missed"], docs["cg"]["true_breakpoints"]],
+        "pcg_algorithm4": lambda d: [docs["pcg"]["missed"], docs["pcg"]["true_breakpoints"]],
+        "cg_needed": lambda d: trust_doc["t_needed_cg"] + [trust_doc["t_max"]],
     }
     for field in _fields(tour):
         assert field in registry, f"field {field!r} has no JSON source"

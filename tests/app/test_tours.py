@@ -266,7 +266,7 @@ def test_presenter_mode_shows_only_the_tours_controls():
         w.key for w in at.main.get("selectbox")
     }
     assert {"w_t", "w_solver", "w_compare"} <= main_keys
-    assert "w_trust_points" not in main_keys and "w_node" not in main_keys
+    assert "w_points" not in main_keys and "w_node" not in main_keys
     assert at.get("plotly_chart")
     assert any("stSidebar" in h.proto.body for h in at.get("html"))  # hidden by CSS
     n_charts = len(at.get("plotly_chart"))
@@ -274,7 +274,7 @@ def test_presenter_mode_shows_only_the_tours_controls():
     at.toggle(key="w_present_edit").set_value(True).run()
     assert not at.exception
     assert at.sidebar.number_input(key="w_n").value == int(tour.settings["n"])
-    assert at.number_input(key="w_trust_points") and at.selectbox(key="w_node")
+    assert at.number_input(key="w_points") and at.selectbox(key="w_node")
     assert len(at.get("plotly_chart")) == n_charts
     assert at.query_params["tour"] == tour.id  # the settings are unchanged
 

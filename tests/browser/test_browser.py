@@ -319,7 +319,7 @@ def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
             names = page.evaluate(
                 "() => document.querySelectorAll('.js-plotly-plot')[0].data.map(t => t.name)"
             )
-            assert "missed: solver" in names and "CG-5 cannot be trusted here" in names
+            assert "missed: too few iterations" in names and "CG-5 cannot be trusted here" in names
             bands = page.evaluate(
                 "() => document.querySelectorAll('.js-plotly-plot')[0].layout.shapes"
                 ".filter(s => s.yref === 'y2 domain').length"
@@ -330,7 +330,7 @@ def test_click_a_miss_opens_its_drill_down_in_a_real_browser(server):
             first = drill_down_title(page)
             k = 0
             while True:  # a miss whose node is not the one shown already
-                pt = page.evaluate(MISS_POINT, ["missed: solver", k])
+                pt = page.evaluate(MISS_POINT, ["missed: too few iterations", k])
                 assert pt is not None
                 if not first.endswith(f", row {int(pt['customdata'][0])}"):
                     break

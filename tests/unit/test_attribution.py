@@ -179,7 +179,7 @@ def test_a_crossing_cg_cannot_reach_at_small_t_is_a_solver_miss(mode, solver, t)
     _check_consistent(sc, truth, model, s)
     assert verdict(sc).startswith(
         f"2 of 2 true breakpoints missed: 2 too few iterations — {solver.upper()}-{t} is too few "
-        "iterations for σ in [1.48, 2.1] (up to t = 4 needed)"
+        "iterations for σ in [1.48, 2.1] (up to t = 4 needed at these breakpoints)"
     )
     enough = score(
         sweep(model, y_u, 0.8, 3.0, SweepSettings(solver=solver, cg_iters=4)), truth, model=model
@@ -374,7 +374,7 @@ def test_max_attributed_examines_an_evenly_spread_sample():
     from sslviz.plots import loss_intervals_figure
 
     fig = loss_intervals_figure(truth, res, score=capped, rows=p.rows(range(p.model.n_unlabeled)))
-    [faint] = [t for t in fig.data if t.name == "missed: not examined"]
+    [faint] = [t for t in fig.data if t.name == "missed: unexplained, not examined"]
     assert faint.visible == "legendonly" and len(faint.x) == full.missed - 5
     assert score(res, truth, model=p.model, max_attributed=full.missed).causes == full.causes
     none = score(res, truth, model=p.model, max_attributed=0)

@@ -164,6 +164,10 @@ def test_iterations_needed_and_cg_error(family, solver):
         curve = condition_curve(model, sigmas, solver=solver, cg_iters=t, rtol=1e-6)
         assert np.all(curve.iterations_needed >= 1)
         assert np.all(curve.iterations_needed <= 10 * m)
+        np.testing.assert_array_equal(curve.iteration_cap, 10 * m)  # no node cut off here
+        # not reached: stopped at the cap (a lower bound); below the cap: reached
+        assert np.all(curve.reached | (curve.iterations_needed == curve.iteration_cap))
+        assert np.all(curve.reached[curve.iterations_needed < curve.iteration_cap])
         for i, s in enumerate(sigmas):
             LUU, b, _, _ = _harmonic_blocks(X, labeled, y, s, family, k)
             inv = 1.0 / np.diag(LUU)

@@ -139,8 +139,55 @@ def test_settled_t_and_the_reading():
         assert k == 1 or conv.wrong_nodes[s][k - 2].any()
         assert conv.no_miss_from(s) <= k
     text = conv.reading(20)
-    assert f"CG misses {conv.misses('cg')[19]} of {conv.breakpoints.size}" in text
+    assert f"CG-20's own soft labels miss {conv.misses('cg')[19]} of the " in text
+    assert f"{conv.breakpoints.size} breakpoints" in text
     assert f"CG from t = {conv.all_right_from('cg')} on" in text
+
+
+@pytest.mark.parametrize("name, t", [("complete", 5), ("complete", 20), ("knn", 5)])
+def test_own_misses_against_algorithm4s(curves, name, t):
+    """The two "missed at t" counts (docs/method.md): the breakpoints CG-t's own labels
+    miss and those Algorithm 4 with CG-t misses, told apart breakpoint by breakpoint for
+    the reasons the sentence gives, checked against their definitions."""
+    from sslviz.intervals import score
+
+    p = build_problem(SPECS[name])
+    truth = curves[name]
+    conv = cv.convergence(p.model, p.y_unlabeled, truth, iterations=30)
+    seen_differ = False
+    for solver in ("cg", "pcg"):
+        settings = SweepSettings(solver=solver, cg_iters=t)
+        res = sweep(p.model, p.y_unlabeled, LO, HI, settings)
+        sc = score(res, truth)
+        c = cv.compare_misses(conv, solver, t, sc)
+        assert c.own == {int(i) for i in np.flatnonzero(conv.missed[solver][t - 1])}
+        assert sorted(truth.breakpoints[sorted(c.algorithm4)]) == [x for x, _ in sc.misses]
+        ends = np.array([x for iv in res.intervals for x in (iv.lo, iv.hi)])
+        for b in c.found_anyway:  # an endpoint lies within the tolerance all the same
+            assert np.min(np.abs(ends - truth.breakpoints[b])) <= sc.tol
+        for b in c.search_missed:  # the labels are right on both sides, nothing found
+            assert not conv.missed[solver][t - 1][b]
+            assert ends.size == 0 or np.min(np.abs(ends - truth.breakpoints[b])) > sc.tol
+        text = c.sentence()
+        assert f"{c.label}'s own soft labels miss {len(c.own)} of the" in text
+        if c.own == c.algorithm4:
+            assert "misses the same ones" in text
+        else:
+            seen_differ = True
+            assert (
+                f"Algorithm 4 with {c.label} (its intervals, as on the loss page) misses "
+                f"{len(c.algorithm4)}:" in text
+            )
+            if c.found_anyway:
+                assert f"it finds {len(c.found_anyway)} of those anyway" in text
+            if c.search_missed:
+                assert f"it misses {len(c.search_missed)} more" in text
+        reading = conv.reading(t, [c])
+        assert c.sentence()[:-1] in reading
+    if (name, t) == ("complete", 5):
+        assert seen_differ  # this view shows the two counts apart
+    with pytest.raises(ValueError, match="not of CG-7"):
+        cv.compare_misses(conv, "cg", 7, sc)
 
 
 def test_bad_input_says_what_to_change(curves):

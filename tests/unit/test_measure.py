@@ -11,7 +11,15 @@ from threadpoolctl import threadpool_limits
 from sslviz import _threads
 from sslviz.export import to_dict
 from sslviz.intervals import sweep
-from sslviz.measure import Timing, describe_work, speed_verdicts, timed, verdict, work_counts
+from sslviz.measure import (
+    Timing,
+    describe_work,
+    shown_ms,
+    speed_verdicts,
+    timed,
+    verdict,
+    work_counts,
+)
 from sslviz.problem import build_problem
 from sslviz.specs import ProblemSpec, SweepSettings
 
@@ -77,8 +85,8 @@ def test_busy_counts_other_running_computations():
     "a, b, expected",
     [
         (1.0, 1.05, "undecided"),  # within the 15 % floor
-        (1.0, 3.0, "a faster (×3.0)"),
-        (2.0, 1.0, "b faster (×2.0)"),
+        (1.0, 3.0, "a faster (1000 ms against 3000 ms, ×3.0)"),
+        (2.0, 1.0, "b faster (2000 ms against 1000 ms, ×2.0)"),
     ],
 )
 def test_verdict_only_decides_outside_the_noise(a, b, expected):
@@ -193,3 +201,15 @@ def test_speed_verdicts_pair_cg_and_inverse_per_graph():
     assert v[(100, "knn")].startswith("CG faster")
     assert v[(100, "complete")].startswith("undecided")
     assert (200, "knn") not in v  # no inverse row to compare with
+
+
+def test_speed_ratio_is_the_ratio_of_the_shown_times():
+    """A reader can check the stated ratio from the two times the sentence (and the table)
+    shows, each rounded to 3 significant digits (:func:`sslviz.measure.shown_ms`)."""
+    import re
+
+    for cg, inv in ((0.000252, 0.003943), (0.00031, 0.00388), (0.0123, 0.00456)):
+        text = verdict(Timing(cg, cg, 5, 0.01, 0), Timing(inv, inv, 5, 0.01, 0), ("CG", "inverse"))
+        a, b, r = re.search(r"\(([\d.e+]+) ms against ([\d.e+]+) ms, ×([\d.]+)\)", text).groups()
+        assert float(a) == shown_ms(cg) and float(b) == shown_ms(inv)
+        assert r == f"{max(float(a), float(b)) / min(float(a), float(b)):.1f}", text

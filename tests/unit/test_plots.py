@@ -19,6 +19,7 @@ from sslviz.online import SyntheticRounds
 from sslviz.plots.style import TEMPLATE, new_figure
 from sslviz.problem import build_problem, loss_curve, suggest_sigma_range
 from sslviz.specs import ProblemSpec, SweepSettings
+from sslviz.words import cause_words
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +74,8 @@ def test_loss_intervals_figure(problem, truth, estimate, scored):
     assert names(fig) == [
         "true loss l(σ)",
         "estimated intervals",
-        *[f"missed: {c}" for c in causes],
-        *[f"spurious endpoint: {c}" for c in spurious],
+        *[f"missed: {cause_words(c)}" for c in causes],
+        *[f"spurious endpoint: {cause_words(c)}" for c in spurious],
     ]
     assert fig.layout.xaxis.title.text == plots.SIGMA_TITLE
     assert fig.layout.yaxis.title.text == plots.LOSS_TITLE
@@ -89,11 +90,12 @@ def test_loss_intervals_figure(problem, truth, estimate, scored):
     assert fig.data[0].x[-1] == pytest.approx(truth.loss.hi)
     # every miss marker names its node (row, unlabeled index), σ and the drill-down's σ0
     m = scored.miss_records[0]
-    t = next(t for t in missed if t.name == f"missed: {m.cause}")
+    t = next(t for t in missed if t.name == f"missed: {cause_words(m.cause)}")
     row, u, sigma, sigma0 = t.customdata[0]
     assert (u, row, sigma) == (m.evidence["node"], rows[m.evidence["node"]], m.sigma)
     assert sigma0 == plots.algorithm4_start(estimate, m.sigma, m.evidence)
     assert m.detail[:40] in t.text[0].replace("<br>", " ")
+    assert f"cause: {cause_words(m.cause)}<br>" in t.text[0]
 
 
 def test_miss_markers_are_coloured_and_shaped_by_cause(problem, truth, estimate, scored):
@@ -110,14 +112,14 @@ def test_miss_markers_are_coloured_and_shaped_by_cause(problem, truth, estimate,
     by_name = {t.name: t for t in fig.data}
     symbols = set()
     for cause in causes[: len(recs)]:
-        t = by_name[f"missed: {cause}"]
+        t = by_name[f"missed: {cause_words(cause)}"]
         color, symbol = plots.CAUSE_STYLE[cause]
         assert t.marker.symbol == symbol and t.marker.color == color
         assert t.marker.size < 13 and t.showlegend is not False
         symbols.add(symbol)
     assert len(symbols) == len(causes[: len(recs)])  # a distinct shape per cause
     for cause in ("solver", "search"):
-        t = by_name[f"spurious endpoint: {cause}"]
+        t = by_name[f"spurious endpoint: {cause_words(cause)}"]
         assert t.marker.symbol == plots.CAUSE_STYLE[cause][1] + "-open"
         assert t.marker.color == plots.CAUSE_STYLE[cause][0]
     assert sum(n.startswith("missed: ") for n in by_name) == min(4, len(recs))
@@ -147,10 +149,12 @@ def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate,
     assert lay.xaxis.matches == lay.xaxis2.matches == "x3"  # one σ axis for the three rows
     assert lay.xaxis3.title.text == plots.SIGMA_TITLE and not lay.xaxis.title.text
     assert lay.yaxis2.type == "log" and lay.yaxis3.type == "log"
-    np.testing.assert_array_equal(fig.data[names(fig).index("t needed, CG")].y, trust.t_needed_cg)
-    # the shaded bands: one rectangle per band in each of the two panel rows
+    measured = np.where(trust.t_needed_cg > trust.t_max, np.nan, trust.t_needed_cg)
+    measured = np.where(trust.t_needed_cg <= 0, np.nan, measured)
+    np.testing.assert_array_equal(fig.data[names(fig).index("t needed, CG")].y, measured)
+    # the shaded bands: one rectangle per band of the grid in each of the two panel rows
     bands = [sh for sh in lay.shapes if sh.fillcolor == plots.trust.TRUST["band"]]
-    assert len(bands) == 2 * len(trust.bands(trust.missed_by(scored)[0])) > 0
+    assert len(bands) == 2 * len(trust.bands()) > 0
     assert {(sh.xref, sh.yref) for sh in bands} == {("x2", "y2 domain"), ("x3", "y3 domain")}
 
 
@@ -162,9 +166,14 @@ def test_trust_figure(trust):
     assert fig.layout.xaxis.matches == "x2" and fig.layout.xaxis2.title.text == plots.SIGMA_TITLE
     np.testing.assert_allclose(fig.data[1].y, np.maximum(trust.error, 1e-17))
     np.testing.assert_allclose(fig.data[2].y, trust.margin)
+    # a capped search is drawn as a lower bound at the cap, never on the measured line
     capped = replace(trust, t_needed_pcg=np.full(trust.sigma.size, trust.t_max + 1))
-    t = plots.trust_figure(capped).data[4]
-    assert set(t.marker.symbol) == {"triangle-up"} and t.text[0] == f"more than {trust.t_max}"
+    fig = plots.trust_figure(capped)
+    line = fig.data[names(fig).index("t needed, PCG")]
+    assert np.isnan(np.asarray(line.y, float)).all()
+    t = fig.data[names(fig).index(f"t needed, PCG: more than {trust.t_max}")]
+    assert t.marker.symbol == "triangle-up-open" and list(t.y) == [trust.t_max] * trust.sigma.size
+    assert f"more than {trust.t_max}" in t.hovertemplate
 
 
 def test_selection_maps_to_node_and_sigma0(problem, truth, estimate, scored):
@@ -319,6 +328,18 @@ def test_condition_and_cg_figures(problem, sigma_range):
     ]
     assert fig.layout.yaxis.title.text == "iterations"
     assert fig.layout.yaxis2.type == "log"
+    # where CG stops at its cap without reaching the tolerance, the count is a lower bound:
+    # left off the measured line, drawn as an open triangle and said "more than" in words
+    c = curves["complete"]
+    capped = replace(c, reached=np.r_[False, c.reached[1:]])
+    fig = plots.cg_figure({"complete": capped})
+    line = fig.data[names(fig).index("iterations needed (complete)")]
+    assert np.isnan(line.y[0]) and line.y[1] == c.iterations_needed[1]
+    marks = fig.data[names(fig).index("more than the cap: not reached (complete)")]
+    assert list(marks.x) == [c.sigma[0]] and list(marks.y) == [c.iterations_needed[0]]
+    assert marks.marker.symbol == "triangle-up-open"
+    assert capped.iterations_words(0) == f"more than {c.iterations_needed[0]:,}"
+    assert capped.iterations_words(1) == f"{c.iterations_needed[1]:,}"
 
 
 def test_regret_figures():

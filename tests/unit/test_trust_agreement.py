@@ -1,6 +1,7 @@
 """One definition of "CG-t can be trusted" (sslviz.conditioning.TRUST_RULE): the loss
-page's verdict, the trust panel's sentence and its shaded bands name the same σ, and every
-breakpoint the solver misses lies where the panel says CG-t cannot be trusted."""
+page's verdict, the trust panel's sentence and its shaded bands name the same σ bands of
+the grid (the conditioning page's, on the same grid), and every breakpoint the solver
+misses outside them is stated as lying between the grid's σ."""
 
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ from sslviz import plots
 from sslviz.conditioning import trust_curve
 from sslviz.intervals import score, sweep, verdict
 from sslviz.problem import build_problem, loss_curve
-from sslviz.specs import ProblemSpec, SweepSettings, default
-from ui.views import LossView
+from sslviz.specs import ConditionSettings, ProblemSpec, SweepSettings, default
 
 INSTANCES = [  # (problem, CG iterations): complete and kNN graphs, several draws
     (ProblemSpec(classes=(3, 8), n=100, n_labeled=10, family="complete", seed=0), 20),
@@ -31,33 +31,36 @@ def _view(spec: ProblemSpec, t: int):
     res = sweep(problem.model, problem.y_unlabeled, LO, HI, settings)
     truth = loss_curve(problem, LO, HI)
     sc = score(res, truth, model=problem.model)
-    grid = np.linspace(LO, HI, default(LossView, "trust_points"))
+    grid = np.linspace(LO, HI, default(ConditionSettings, "points"))
     trust = trust_curve(problem.model, grid, solver="cg", cg_iters=t)
     return truth, res, sc, trust, settings
 
 
 @pytest.mark.slow
 def test_verdict_caption_and_band_name_the_same_sigma():
-    with_solver_misses = 0
+    with_solver_misses = outside = 0  # instances with solver misses; with some off the grid
     for spec, t in INSTANCES:
         truth, res, sc, trust, settings = _view(spec, t)
-        missed, need = trust.missed_by(sc)
-        bands = trust.bands(missed)
-        # every solver miss lies in a band where CG-t is not trusted
-        for x in missed:
-            assert any(lo <= x <= hi for lo, hi in bands), (spec, x, bands)
-        where = trust.where_untrusted(missed)
+        missed, _ = trust.missed_by(sc)
+        bands = trust.bands()
+        where = trust.where_untrusted()
         text = verdict(sc, settings, trust)
-        reading = trust.reading(missed, need)
+        reading = trust.reading()
+        beyond = [x for x in missed if not any(lo <= x <= hi for lo, hi in bands)]
         if missed:
             with_solver_misses += 1
-            assert f"cannot be trusted ({where}" in text, text
+        if beyond:  # a miss the grid does not see is said to fall between its σ
+            outside += 1
+            assert f"where the trust panel ({trust.grid_words()})" in text, text
+        else:
+            assert "between its grid σ" not in text, text
         if where is None:
             assert "whole range" in reading
         elif where.startswith("σ < "):
-            assert trust.trusted_from(missed) == bands[-1][1]
+            assert trust.trusted_from() == bands[-1][1]
             assert f"from σ ≈ {bands[-1][1]:.3g} on" in reading
             assert where == f"σ < {bands[-1][1]:.3g}"
+        assert trust.stated() == f"{reading[:-1]} ({trust.grid_words()})."
         # the chart shades exactly these bands, in both panel rows
         fig = plots.loss_intervals_figure(truth, res, score=sc, trust=trust)
         shaded = sorted(
@@ -73,4 +76,4 @@ def test_verdict_caption_and_band_name_the_same_sigma():
             if not any(lo <= x <= hi for lo, hi in bands):
                 assert trust.error[i] < trust.margin[i] and trust.wrong[i] == 0
                 assert trust.t_needed_cg[i] <= t
-    assert with_solver_misses >= 3
+    assert with_solver_misses >= 3 and outside >= 1
