@@ -223,7 +223,7 @@ class Flag(Rule):
 
     def check(self, name, value, caller):
         if not isinstance(value, bool):
-            raise _must(name, "on or off (True or False)", value, SettingTypeError)
+            raise _must(name, "on or off", value, SettingTypeError)
         return value
 
     def invalid(self):
