@@ -22,7 +22,7 @@ PRESENT_HEIGHT, PRESENT_FONT = 1.35, 1.4
 """Presenter mode: chart height and font scale (on a projector)."""
 
 
-STAGE_FONT = 1.4
+STAGE_FONT = 1.5
 """Font scale of a tour's first chart in presenter mode. Its height is what the screen
 leaves below the tour's header row and above the tour's controls (:data:`_STAGE_CSS`): the
 chart, its "Look at" and its "Ask" are wholly on a projector's first screen, 1280×720 or
@@ -81,6 +81,7 @@ def stage_figure(fig: Any) -> Any:
     under it)."""
     legend = fig.layout.legend.font.size or fig.layout.font.size or 12
     fig = scale_figure(fig, None, STAGE_FONT)
+    fig.for_each_yaxis(_short_panel)
     right = any(getattr(a, "side", None) == "right" for a in fig.select_yaxes())
     fig.update_layout(
         legend=dict(
@@ -93,6 +94,25 @@ def stage_figure(fig: Any) -> Any:
         )
     )
     return fig
+
+
+SHORT_PANEL = 0.3
+"""A y axis over less of the figure's height than this (a panel of a stacked figure) gets
+every other tick label on the stage, and its title on two lines ("t needed" over "(log)"):
+at the stage's larger font they would overlap their neighbours'."""
+
+
+def _short_panel(axis: Any) -> None:
+    if axis.domain is None or axis.domain[1] - axis.domain[0] >= SHORT_PANEL:
+        return
+    if axis.title.text and " (" in axis.title.text:
+        axis.title.text = axis.title.text.replace(" (", "<br>(", 1)
+    if axis.tickvals is not None and len(axis.tickvals) > 3:
+        axis.tickvals = axis.tickvals[::2]
+        if axis.ticktext is not None:
+            axis.ticktext = axis.ticktext[::2]
+    elif axis.type == "log" and isinstance(axis.dtick, int | float):
+        axis.dtick = 2 * axis.dtick
 
 
 def run_view() -> dict:
@@ -195,7 +215,7 @@ html { font-size: clamp(14px, 2.3vh, 32px); }
 .st-key-tour_stage { flex-wrap: nowrap; }
 [data-testid="stLayoutWrapper"]:has(> .st-key-tour_main) { flex: 1 1 0; min-width: 0; }
 [data-testid="stLayoutWrapper"]:has(> .st-key-tour_side) { flex: 0 0 26%; min-width: 0; }
-.st-key-tour_side [data-testid="stMarkdownContainer"] p { font-size: 1.15rem; line-height: 1.4; }
+.st-key-tour_side [data-testid="stMarkdownContainer"] p { font-size: 1.2rem; line-height: 1.4; }
 </style>"""
 """A tour's stage in presenter mode, its sizes in units of the screen's height (the root
 font follows it): the same layout at 1280×720 and 1920×1080. The stage is the screen below

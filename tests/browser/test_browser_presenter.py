@@ -117,11 +117,11 @@ def test_what_the_tour_text_points_at_is_on_the_first_screen(server):
             for tour in tours.TOURS:  # outside presenter mode (and computing every view)
                 m = measure(page, f"{server}/{_path(tour)}")
                 page.screenshot(path=out / f"{tour.id}_{width}x{height}.png")
-                seen[f"{tour.id} {width}x{height}"] = m
+                seen[f"{tour.id} {width}x{height}"] = m | {"kind": "desk"}
                 assert 0 <= m["chart"]["top"] < height / 2, (tour.id, m["chart"])
             for name, path in PLAYERS.items():
                 m = measure(page, f"{server}/{path}", texts=False)
-                seen[f"{name} {width}x{height}"] = m
+                seen[f"{name} {width}x{height}"] = m | {"kind": "player"}
                 for part in ("buttons", "slider"):
                     where = (name, part, m[part], m["plot"])
                     assert _inside(m[part], width, height), where
@@ -133,7 +133,7 @@ def test_what_the_tour_text_points_at_is_on_the_first_screen(server):
                 for tour in tours.TOURS:
                     m = measure(page, f"{server}/{_path(tour)}&present=1", tour.controls)
                     page.screenshot(path=out / f"{tour.id}_present_{width}x{height}.png")
-                    seen[f"{tour.id} {width}x{height} presenter"] = m
+                    seen[f"{tour.id} {width}x{height} presenter"] = m | {"kind": "presenter"}
                     for part in ("chart", "look", "ask"):
                         assert _inside(m[part], width, height), (tour.id, width, part, m[part])
                     for control, box in m["controls"].items():
