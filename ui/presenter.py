@@ -69,17 +69,19 @@ def scale_figure(
     return fig
 
 
-STAGE_LEGEND = 1.2
+STAGE_LEGEND = 1.1
 """Font scale of the stage chart's legend (smaller than the axes': a long legend beside
 the chart then still fits its height at 1280×720)."""
 
 
 def stage_figure(fig: Any) -> Any:
     """A copy of Plotly figure ``fig`` for presenter mode's stage: fonts :data:`STAGE_FONT`
-    × larger (the legend's :data:`STAGE_LEGEND` ×), no height (it fills the stage), the
-    legend in a column right of the axes (a wide screen has more room beside the chart than
-    under it)."""
-    legend = fig.layout.legend.font.size or fig.layout.font.size or 12
+    × larger (the legend's :data:`STAGE_LEGEND` × the larger of its own and the figure's),
+    no height (it fills the stage), the legend in a column right of the axes (a wide screen
+    has more room beside the chart than under it), short panels thinned
+    (:data:`SHORT_PANEL`)."""
+    base = fig.layout.font.size or 12
+    legend = max(fig.layout.legend.font.size or base, base)
     fig = scale_figure(fig, None, STAGE_FONT)
     fig.for_each_yaxis(_short_panel)
     right = any(getattr(a, "side", None) == "right" for a in fig.select_yaxes())
@@ -91,6 +93,7 @@ def stage_figure(fig: Any) -> Any:
             xanchor="left",
             yanchor="top",
             font_size=legend * STAGE_LEGEND,
+            tracegroupgap=4,
         )
     )
     return fig
