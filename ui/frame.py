@@ -35,9 +35,9 @@ def page(
 ) -> Any:
     """The frame every page shares: the sidebar (with the open tour and presenter mode),
     the page's ``heading`` and ``caption`` (a text, or a function of the sidebar's state;
-    :func:`ui.presenter.heading`),
-    and, unless ``stop_on_errors`` is False, the sidebar's errors, which stop the page.
-    Returns the sidebar's state (:func:`ui.sidebar.sidebar`)."""
+    placed by :func:`ui.presenter.heading`) and, unless ``stop_on_errors`` is False, the
+    sidebar's errors, which stop the page. Returns the sidebar's state
+    (:func:`ui.sidebar.sidebar`)."""
     _freeze_long_lived()
     nav.ensure_declared()
     state = sidebar.sidebar()
