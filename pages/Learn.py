@@ -15,7 +15,6 @@ s = frame.page(
     "n, |L| and graph; new points and labeled nodes per seed). Its loss l_i(σ) is exact and "
     "piecewise constant, so the training average, its ERM set (every σ interval where the "
     "average is smallest), σ̂ and its loss on held-out instances are exact too.",
-    default_tour="learn-sigma",  # a domain where ERM on few instances overfits
 )
 spec = s.spec
 lo, hi = s.sigma

@@ -121,29 +121,35 @@ def _finish(fig: go.Figure, frames: list[dict], as_dict: bool) -> go.Figure | di
     return out if as_dict else go.Figure(out, _validate=False)
 
 
-def _controls(buttons: list, steps: list, *, y: float, active: int, **slider) -> dict:
-    """A player's ``updatemenus`` (its ``buttons`` in a row at the left) and ``sliders`` (one
-    step per ``(label, frame name)`` of ``steps``, at the right), both at height ``y`` under
-    the plot; ``slider``: the slider's own styling."""
+SLIDER_PX = 44
+"""The height a player's slider takes (its rail, ticks and labels; no current-value line)."""
+
+
+def _controls(buttons: list, steps: list, *, above: int, active: int, **slider) -> dict:
+    """A player's ``sliders`` (one step per ``(label, frame name)`` of ``steps``, as wide as
+    the plot) ``above`` px over the plot's top, and its ``updatemenus`` (its ``buttons`` in
+    a row) over the slider: both in the top margin, on the first screen with the chart's
+    top; ``slider``: the slider's own styling."""
     menu = dict(
         type="buttons",
         direction="left",
         showactive=False,
         x=0,
-        y=y,
+        y=1,
         xanchor="left",
-        yanchor="top",
-        pad=dict(t=0),
+        yanchor="bottom",
+        pad=dict(t=0, b=above + SLIDER_PX),
         buttons=buttons,
     )
     bar = dict(
         active=active,
-        x=0.36,
-        y=y,
-        len=0.64,
-        yanchor="top",
-        pad=dict(t=0),
+        x=0,
+        y=1,
+        len=1,
+        yanchor="bottom",
+        pad=dict(t=0, b=above),
         ticklen=2,
+        currentvalue=dict(visible=False),
         steps=[dict(label=lab, method="animate", args=[[name], _STILL]) for lab, name in steps],
         **slider,
     )
@@ -446,14 +452,13 @@ def player_figure(
     fig.update_layout(
         **layout,
         height=720,
-        margin=dict(l=70, r=20, t=120, b=150),
+        margin=dict(l=70, r=20, t=200, b=100),
         legend=dict(orientation="h", x=0, y=-0.13, yanchor="top"),
         **_controls(
             buttons,
             steps,
-            y=-0.3,
+            above=70,
             active=0,
-            currentvalue=dict(visible=False),
             font=dict(color="rgba(0,0,0,0)"),
         ),
     )
@@ -649,13 +654,12 @@ def convergence_figure(
     fig.update_layout(
         **layout,
         height=640,
-        margin=dict(l=70, r=20, t=60, b=140),
+        margin=dict(l=70, r=20, t=130, b=80),
         **_controls(
             buttons,
             [(str(t), f"t{t}") for t in range(1, T + 1)],
-            y=-0.2,
+            above=34,
             active=t0 - 1,
-            currentvalue=dict(prefix="t = ", font=dict(size=13)),
             font=dict(size=10),
         ),
     )

@@ -104,8 +104,8 @@ TOURS: tuple[Tour, ...] = (
         "½, and is constant in between. Here (digits 3 vs 8, n = 60, complete graph) "
         "Algorithm 4 runs with the exact solver, so its intervals are the true pieces.",
         look="The black staircase has {breakpoints} in [{lo}, {hi}] ({breakpoint_list}); "
-        "l(σ) takes the values {loss_values} of |U| = {unlabeled}. In the drill-down below "
-        "(Figure 2), {node_crossings}.",
+        "l(σ) takes the values {loss_values} of |U| = {unlabeled}. One node: "
+        "{node_crossings}.",
         ask="l(σ) takes only values k/|U| and is flat almost everywhere: why can't we tune σ "
         "by gradient descent on l, and what do we need to know instead?",
         controls=("solver", "node", "sigma_min", "sigma_max"),
@@ -158,7 +158,7 @@ TOURS: tuple[Tour, ...] = (
         "Algorithm 4 would see for every t at once, and the slider moves through t without "
         "computing anything. A breakpoint is missed at t when a node that flips there is on "
         "its wrong side just left or right of it.",
-        look="At the sidebar's t = {t}, CG's own soft labels miss {cg_misses} of the "
+        look="At t = {t}, CG's own soft labels miss {cg_misses} of the "
         "{breakpoints} true breakpoints and Algorithm 4 with {cg_label} (the loss page) "
         "{cg_algorithm4}; Jacobi-PCG's miss {pcg_misses} and Algorithm 4 with {pcg_label} "
         "{pcg_algorithm4} (the sentence under the chart says why they differ). Every node "
@@ -193,7 +193,7 @@ TOURS: tuple[Tour, ...] = (
         look="The right chart, M. With the inverse (exact pieces), M on the complete graph "
         "is {M_complete_inverse} while on the kNN graph it is {M_knn_inverse}. With CG, M "
         "is {M_complete_cg} (complete) and {M_knn_cg} (kNN): its extra intervals "
-        "are spurious endpoints (the loss page scores them).",
+        "are spurious endpoints.",
         ask="Why does the number of pieces M stay small on the kNN graph as n grows, and "
         "why does that mean fewer training instances suffice to pick σ?",
         controls=("sizes", "speed_families", "speed_solvers", "t"),
@@ -220,8 +220,8 @@ TOURS: tuple[Tour, ...] = (
         "interval, so every node's iteration pays for its own solves. Fast mode searches "
         "for every crossing of the approximate f_u − ½ at once: one solve at a σ serves all "
         "nodes. Same instance (digits 3 vs 8, n = 100, kNN k = 6), same solver (PCG, t = 20).",
-        look="The *solves* metric (paper mode) against the comparison caption (fast mode): "
-        "{solves} solves against {compare_solves}; of the {true} true breakpoints, paper "
+        look="Blue: paper mode's intervals; dotted orange: fast mode's. Paper mode needs "
+        "{solves} solves, fast mode {compare_solves}; of the {true} true breakpoints, paper "
         "mode misses {missed_count} and fast mode {compare_missed_count}.",
         ask="Both modes use the same solver: where does the difference in solves come from, "
         "and what can paper mode's restart step of 0.05 skip?",
@@ -283,10 +283,10 @@ TOURS: tuple[Tour, ...] = (
         "CG-20), the true constant-loss interval (exact), the whole loss (full information, "
         "M = 1) or nothing (uniform). Theorem 3.1 bounds the regret by Õ(√(T·M·log(RT))), "
         "M the number of pieces.",
-        look="The coloured lines (press **Run the experiment** if they are not drawn yet): "
-        "uniform does not learn; full information sees the whole loss each round; approx "
-        "and exact see one interval. Where does each end after T rounds, and how far "
-        "below the grey rate curve (its own axis, on the right)?",
+        look="The coloured lines: uniform does not learn; full information sees the whole "
+        "loss each round; approx and exact see one interval. Where does each end after T "
+        "rounds? The grey line is Theorem 3.1's rate on its own axis (right): compare its "
+        "shape with the lines', not its height.",
         ask="Why does approximate feedback from CG-20 cost almost nothing here compared with "
         "the exact interval, and what would make it cost more?",
         controls=("rounds", "repeats", "feedback", "lr"),
@@ -311,11 +311,11 @@ TOURS: tuple[Tour, ...] = (
         "its nearest neighbour and the grounded Laplacian becomes nearly singular.",
         look="At σ = {lo}, √κ is {sqrt_kappa_lo} and CG reaches the tolerance after "
         "{iterations_lo} iterations (more than: it stopped at its cap); at σ = {hi}, √κ is "
-        "{sqrt_kappa_hi} and CG needs {iterations_hi}. The trust panels ({trust_grid}) "
-        "count another t, the iterations that put every node on its exact side of ½: "
-        "{trust_readings}",
-        ask="Switch the CG variant to pcg: where do the iterations needed drop most? (PCG's "
-        "rate is set by exactly the κ(I − P_UU) of the top chart.)",
+        "{sqrt_kappa_hi} and CG needs {iterations_hi}. Another count is the t that puts every "
+        "node on its exact side of ½ ({trust_grid}): {trust_readings}",
+        ask="Switch the CG variant to pcg and read the iterations needed again: at which end "
+        "of the σ range do they drop most? (PCG's rate is set by exactly the κ(I − P_UU) of "
+        "this chart.)",
         controls=("families", "cond_solver", "t", "sigma_min"),
     ),
     Tour(
@@ -340,14 +340,13 @@ TOURS: tuple[Tour, ...] = (
         "here digits 3 vs 8 with n = 100 and |L| = 10 on the complete graph, and σ is "
         "learned by empirical risk minimisation on m of them. Every l_i(σ) is exact and "
         "piecewise constant, so the training average and its ERM set are exact, and so is "
-        "σ̂'s loss on instances it never saw. The sentences under each chart are computed "
-        "from the same run.",
-        look="First chart: the grey staircases are the training instances, blue their "
-        "average, green its ERM set and σ̂, red dashed the held-out average. Second chart: "
-        "how σ̂'s held-out excess and the uniform gap fall as m grows. The table: σ̂ learned "
-        "on CG-5, CG-10 and CG-20 estimates, measured by the exact held-out loss.",
+        "σ̂'s loss on instances it never saw.",
+        look="The grey staircases are the training instances, blue their average, green "
+        "its ERM set and σ̂, red dashed the held-out average; the dotted lines are the "
+        "training average as CG-5, CG-10 and CG-20 estimate it. Where does σ̂ sit on the red "
+        "curve, and where is each dotted line lowest?",
         ask="Why does ERM on one instance do worse on new instances than ERM on several, when "
-        "every loss it sees is exact? And why does learning on CG-5's intervals pick a σ "
+        "every loss it sees is exact? And why is the lowest point of CG-5's estimate a σ "
         "that the exact curves rank so badly?",
         controls=("instances", "test_instances", "curve", "compare_t"),
     ),

@@ -2,9 +2,11 @@
 
 A tour opens on its page with its settings (from a gallery button, the next-tour button or
 ``?tour=`` in a link); its texts are filled with the numbers of the page's own results
-(:func:`tour_facts`). Presenter mode (``present=1``) is for a projector: no sidebar, larger
-fonts and charts, and on a tour's page one header row, then the tour's first chart with
-its text and controls beside it (the stage), so the chart is on the first screen.
+(:func:`tour_facts`). On the tour's page its first chart is drawn on the stage
+(:func:`chart_place`): the tour's "Look at" and "Ask" beside the chart, so what the text
+points at is beside it. Presenter mode (``present=1``) is for a projector: no sidebar,
+larger fonts, and on a tour's page one header row, then the stage, filling the screen: the
+chart with the tour's controls under it, the texts beside it.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ PRESENT_HEIGHT, PRESENT_FONT = 1.35, 1.4
 """Presenter mode: chart height and font scale (on a projector)."""
 
 
-STAGE_FONT = 1.2
-"""Font scale of a tour's first chart in presenter mode. Its height is the screen's
-(:data:`_STAGE_CSS`): below the tour's header row, the whole chart fills a projector's
-first screen, 1280×720 or 1920×1080 (tests/browser/test_browser_presenter.py)."""
+STAGE_FONT = 1.5
+"""Font scale of a tour's first chart in presenter mode. Its height is what the screen
+leaves below the tour's header row and above the tour's controls (:data:`_STAGE_CSS`): the
+chart, its "Look at" and its "Ask" are wholly on a projector's first screen, 1280×720 or
+1920×1080 (tests/browser/test_browser_presenter.py)."""
 
 
 def scale_figure(
@@ -66,10 +69,61 @@ def scale_figure(
     return fig
 
 
+STAGE_LEGEND = 1.1
+"""Font scale of the stage chart's legend (smaller than the axes': a long legend beside
+the chart then still fits its height at 1280×720)."""
+
+
+def stage_figure(fig: Any) -> Any:
+    """A copy of Plotly figure ``fig`` for presenter mode's stage: fonts :data:`STAGE_FONT`
+    × larger (the legend's :data:`STAGE_LEGEND` × the larger of its own and the figure's),
+    no height (it fills the stage), the legend in a column right of the axes (a wide screen
+    has more room beside the chart than under it), short panels thinned
+    (:data:`SHORT_PANEL`)."""
+    base = fig.layout.font.size or 12
+    legend = max(fig.layout.legend.font.size or base, base)
+    fig = scale_figure(fig, None, STAGE_FONT)
+    fig.for_each_yaxis(_short_panel)
+    right = any(getattr(a, "side", None) == "right" for a in fig.select_yaxes())
+    fig.update_layout(
+        legend=dict(
+            orientation="v",
+            x=1.16 if right else 1.02,
+            y=1,
+            xanchor="left",
+            yanchor="top",
+            font_size=legend * STAGE_LEGEND,
+            tracegroupgap=4,
+        )
+    )
+    return fig
+
+
+SHORT_PANEL = 0.3
+"""A y axis over less of the figure's height than this (a panel of a stacked figure) gets
+every other tick label on the stage, and its title on two lines ("t needed" over "(log)"):
+at the stage's larger font they would overlap their neighbours'."""
+
+
+def _short_panel(axis: Any) -> None:
+    if axis.domain is None or axis.domain[1] - axis.domain[0] >= SHORT_PANEL:
+        return
+    if axis.title.text and " (" in axis.title.text:
+        axis.title.text = axis.title.text.replace(" (", "<br>(", 1)
+    if axis.tickvals is not None and len(axis.tickvals) > 3:
+        axis.tickvals = axis.tickvals[::2]
+        if axis.ticktext is not None:
+            axis.ticktext = axis.ticktext[::2]
+    elif axis.type == "log" and isinstance(axis.dtick, int | float):
+        axis.dtick = 2 * axis.dtick
+
+
 def run_view() -> dict:
-    """This run's presenter state (set by :func:`sidebar`): ``present`` (presenter layout
-    on), ``controls`` (URL keys the tour uses, or None), ``slots`` (page columns for the
-    tour's sidebar controls)."""
+    """This run's tour and presenter state (set by :func:`top`): ``present`` (presenter
+    layout on), ``controls`` (URL keys the tour uses, or None: every control), ``tour``
+    (the tour open on this page, or None), ``stage`` (presenter mode: where the first chart
+    goes), ``side`` (presenter mode: where the tour's controls go), ``staged`` (the first
+    chart is drawn), ``facts`` (the tour texts' numbers so far)."""
     return st.session_state.get("_sslviz_view") or {"present": False, "controls": None}
 
 
@@ -81,21 +135,7 @@ def placement(container: Any, url: str) -> Any:
         return container
     if view["controls"] is not None and url not in view["controls"]:
         return None
-    if view.get("side") is not None:  # a tour's stage: its controls beside the chart
-        return view["side"]
-    slots = view.get("slots")
-    if slots and compat.in_sidebar(container):
-        view["next"] = view.get("next", -1) + 1
-        return slots[view["next"] % len(slots)]
-    return container
-
-
-def default_view(tour_id: str) -> None:
-    """Open tour ``tour_id`` when this page is a session's first and nothing is set yet (no
-    link values, no control changed): the page's default view is then the tour's, chosen
-    by measurement, while a page reached from another keeps the sidebar's settings."""
-    if not url.session_cfg() and "tour_request" not in st.session_state:
-        st.session_state["tour_request"] = tour_id
+    return view.get("side", container)  # a tour's stage: its controls under the chart
 
 
 def request_tour(tour_id: str) -> None:
@@ -171,12 +211,19 @@ h1 { font-size: 2.6rem !important; }
 
 
 _STAGE_CSS = """<style>
-.st-key-tour_stage { min-height: max(24rem, calc(100vh - 110px));
-  max-height: max(24rem, calc(100vh - 110px)); }
+html { font-size: clamp(14px, 2.3vh, 32px); }
+[data-testid="stMetricValue"] { font-size: 3rem; }
+[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.5rem 1rem; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-tour_stage) { height: calc(100vh - 4.75rem); }
+.st-key-tour_stage { flex-wrap: nowrap; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-tour_main) { flex: 1 1 0; min-width: 0; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-tour_side) { flex: 0 0 26%; min-width: 0; }
+.st-key-tour_side [data-testid="stMarkdownContainer"] p { font-size: 1.2rem; line-height: 1.4; }
 </style>"""
-"""A tour's stage: its chart (drawn with ``height="stretch"``) as tall as the screen below
-the tour's header row, at least 24 rem on a small screen (``min-height`` and ``max-height``
-both: the stage's column would otherwise stretch it to the side column's height)."""
+"""A tour's stage in presenter mode, its sizes in units of the screen's height (the root
+font follows it): the same layout at 1280×720 and 1920×1080. The stage is the screen below
+the header row; in it, the chart (drawn with ``height="stretch"``) takes what the tour's
+controls under it leave, and the texts take a quarter of the width beside it."""
 
 
 _HIDE_SIDEBAR_CSS = """<style>
@@ -185,44 +232,68 @@ _HIDE_SIDEBAR_CSS = """<style>
   display: none !important; }
 </style>"""
 
+STAGE_COLUMNS = (2, 1)
+"""Outside presenter mode: the widths of a tour's first chart and of its texts beside it."""
 
-def _tour_box(tour: tours.Tour, on_page: bool) -> None:
-    """The tour's text at the top of its page (a note with a way back on other pages)."""
+
+def _tour_note(tour: tours.Tour) -> None:
+    """On a page other than the tour's: a note with a way back."""
+    col, back, leave = st.columns([4, 1, 1], vertical_alignment="center")
+    col.info(
+        f"Tour **{tour.title}** is on the {nav.page_title(tour.page)} page.",
+        icon=":material/tour:",
+    )
+    back.page_link(tour.page, label="back to the tour", icon=":material/arrow_back:")
+    leave.button(
+        "leave tour", key="w_tour_leave", type="tertiary", on_click=request_tour, args=("",)
+    )
+
+
+def _tour_buttons(row: Any, tour: tours.Tour) -> None:
     nxt = tours.next_tour(tour.id)
-    if not on_page:
-        col, back, leave = st.columns([4, 1, 1], vertical_alignment="center")
-        col.info(
-            f"Tour **{tour.title}** is on the {nav.page_title(tour.page)} page.",
-            icon=":material/tour:",
-        )
-        back.page_link(tour.page, label="back to the tour", icon=":material/arrow_back:")
-        leave.button(
-            "leave tour", key="w_tour_leave", type="tertiary", on_click=request_tour, args=("",)
-        )
-        return
-    box = st.container(border=True, key="tour_box")
-    box.markdown(f"#### :material/tour: Tour: {tour.title}")
-    left, right = box.columns(2, gap="large")
-    run_view()["tour_slots"] = _tour_texts(tour, left.empty(), right.empty(), right.empty())
-    row = box.container(horizontal=True, vertical_alignment="center")
     row.button(
-        f"next tour → {nxt.title}",
+        "next tour →",
         key="w_tour_next",
         type="tertiary",
+        help=nxt.title,
         on_click=request_tour,
         args=(nxt.id,),
     )
     row.button("leave tour", key="w_tour_leave", type="tertiary", on_click=request_tour, args=("",))
 
 
+def heading(title: str, caption: str | None) -> None:
+    """The page's ``title`` and ``caption``. On a tour's page outside presenter mode, the
+    tour's title and buttons beside the page's title, and the caption (how to read the
+    chart) beside the first chart with the tour's texts (:func:`chart_place`), so that the
+    chart starts in the upper half of the screen."""
+    view = run_view()
+    tour = view.get("tour")
+    if tour is None or view.get("stage") is not None:
+        st.title(title)
+        if caption:
+            st.caption(caption)
+        return
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    left.title(title)
+    box = right.container(border=True, key="tour_box", gap="small")
+    box.markdown(f"**:material/tour: Tour: {tour.title}**")
+    _tour_buttons(box.container(horizontal=True), tour)
+    view["caption"] = caption
+
+
 _TOUR_PARTS = {"text": "{}", "look": "**Look at:** {}", "ask": "**Ask:** {}"}
 
 
-def _tour_texts(tour: tours.Tour, text: Any, look: Any, ask: Any) -> dict:
-    """Draw the tour's three texts into the slots (``st.empty``) with the facts known so
-    far (none: their numbers show as "…" until the page calls :func:`tour_facts`)."""
-    slots = {"tour": tour, "text": text, "look": look, "ask": ask}
-    _draw_tour_texts(slots, {})
+def _tour_texts(tour: tours.Tour, side: Any, *, expanded: bool) -> dict:
+    """Draw the tour's "Look at", "Ask" and (in an expander) its text into ``side`` with the
+    facts known so far (none: their numbers show as "…" until the page calls
+    :func:`tour_facts`); return the slots."""
+    slots = {"tour": tour, "look": side.empty(), "ask": side.empty()}
+    slots["text"] = side.expander("What this view shows", expanded=expanded).empty()
+    _draw_tour_texts(slots, run_view().get("facts", {}))
+    if run_view().get("caption"):
+        side.expander("How to read the chart").caption(run_view()["caption"])
     return slots
 
 
@@ -235,58 +306,65 @@ def _draw_tour_texts(slots: dict, facts: dict) -> None:
 def tour_facts(facts: dict[str, str]) -> None:
     """Fill the open tour's texts with the numbers of this page's view (from
     :mod:`sslviz.tours`' ``*_facts`` functions, read off the results the page draws)."""
-    slots = run_view().get("tour_slots")
-    if slots is not None:
-        _draw_tour_texts(slots, facts)
+    view = run_view()
+    view["facts"] = facts  # for texts drawn later, beside the first chart
+    if view.get("tour_slots") is not None:
+        _draw_tour_texts(view["tour_slots"], facts)
+
+
+def chart_place(container: Any) -> tuple[Any, bool]:
+    """Where :func:`ui.widgets.chart` draws a chart, and whether it fills presenter mode's
+    stage. This run's first chart on a tour's page goes on the stage: in presenter mode the
+    one :func:`top` made; otherwise two columns made here in ``container``
+    (:data:`STAGE_COLUMNS`), the chart in the first, the tour's texts in the second. Every
+    other chart goes in ``container``."""
+    view = run_view()
+    if view.get("tour") is None or view.get("staged"):
+        return container, False
+    view["staged"] = True
+    if view.get("stage") is not None:
+        return view["stage"], True
+    chart, side = container.columns(STAGE_COLUMNS, gap="medium")
+    view["tour_slots"] = _tour_texts(view["tour"], side, expanded=True)
+    return chart, False
 
 
 def _stage(tour: tours.Tour) -> dict:
     """Presenter mode on a tour's page: one header row (the tour's title and its buttons),
-    then the stage: the page's first chart (drawn there by :func:`chart`) with the tour's
-    text and controls beside it, so the chart is on a projector's first screen."""
-    nxt = tours.next_tour(tour.id)
+    then the stage: the page's first chart (drawn there by :func:`chart_place`) with the
+    tour's controls under it and its texts beside it, all on a projector's first screen."""
     head = st.container(horizontal=True, vertical_alignment="center", key="tour_head")
     head.markdown(f"**:material/tour: {tour.title}**")
     head.toggle(
         "change settings", key="w_present_edit", help="Show the sidebar and every control again."
     )
-    head.button(
-        "next tour →",
-        key="w_tour_next",
-        type="tertiary",
-        help=nxt.title,
-        on_click=request_tour,
-        args=(nxt.id,),
-    )
-    head.button(
-        "leave tour", key="w_tour_leave", type="tertiary", on_click=request_tour, args=("",)
-    )
+    _tour_buttons(head, tour)
     head.button(
         "leave presenter", key="w_present_off", type="tertiary", on_click=set_present, args=(False,)
     )
-    chart_col, side = st.columns([3, 1], gap="medium")
-    look, ask = side.empty(), side.empty()
-    text = side.expander("What this view shows").empty()
+    stage = st.container(horizontal=True, gap="medium", key="tour_stage")
+    main = stage.container(key="tour_main", gap="small", height="stretch")
+    chart = main.empty()
     return {
-        "stage": chart_col.container(key="tour_stage", height="stretch").empty(),
-        "side": side.container(key="tour_controls"),
-        "tour_slots": _tour_texts(tour, text, look, ask),
+        "stage": chart,
+        "side": main.container(horizontal=True, key="tour_controls"),
+        "tour_slots": _tour_texts(tour, stage.container(key="tour_side"), expanded=False),
     }
 
 
 def top(tour: tours.Tour | None) -> None:
-    """Presenter mode (CSS, the "change settings" toggle) and the tour box; sets this run's
-    presenter state for :func:`widget`."""
+    """Presenter mode (CSS, the "change settings" toggle; on the tour's page, the stage) or
+    a note on another page than the tour's; sets this run's tour and presenter state
+    (:func:`run_view`)."""
     cfg = url.session_cfg()
     page = compat.page_file()
     on_page = tour is not None and page in (None, tour.page)
     present = bool(cfg.get("present"))
-    view = {"present": False, "controls": None, "slots": None}
+    view = {"present": False, "controls": None, "tour": tour if on_page else None}
+    st.session_state["_sslviz_view"] = view
     if present and on_page and not st.session_state.get("w_present_edit"):
         st.html(_PRESENT_CSS + _HIDE_SIDEBAR_CSS + _STAGE_CSS)
-        view = {"present": True, "controls": frozenset(tour.controls), "slots": None}
-        view |= _stage(tour)
-        st.session_state["_sslviz_view"] = view
+        view |= {"present": True, "controls": frozenset(tour.controls)} | _stage(tour)
         return
     if present:
         st.html(_PRESENT_CSS)
@@ -306,12 +384,5 @@ def top(tour: tours.Tour | None) -> None:
         if not editing:
             st.html(_HIDE_SIDEBAR_CSS)
             view["present"] = True
-            if on_page:
-                view["controls"] = frozenset(tour.controls)
-    st.session_state["_sslviz_view"] = view
-    if tour is not None:
-        _tour_box(tour, on_page)
-    if view["controls"]:
-        n = sum(1 for u in tour.controls if u in url.SIDEBAR_KEYS)
-        if n:
-            view["slots"] = st.columns(min(n, 4))
+    if tour is not None and not on_page:
+        _tour_note(tour)

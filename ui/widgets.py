@@ -226,23 +226,17 @@ class _Drawn(go.Figure):
 def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
     """Draw a Plotly figure, or a figure's dict (:func:`ui.cache.figure`), drawn as it is.
     Every page's charts go through here, so presenter mode can enlarge them in one place;
-    ``kwargs`` go to ``plotly_chart`` (``on_select``...). In presenter mode the figure is
-    drawn taller with larger fonts (:func:`scale_figure`)."""
-    view = presenter.run_view()
-    staged = view.get("stage") is not None and not view.get("staged")  # a tour's first chart
+    ``kwargs`` go to ``plotly_chart`` (``on_select``...). A tour's first chart goes on its
+    stage (:func:`ui.presenter.chart_place`). In presenter mode the figure is drawn taller
+    with larger fonts (:func:`ui.presenter.scale_figure`); on the stage, as tall as the
+    stage leaves it (:func:`ui.presenter.stage_figure`)."""
+    container, staged = presenter.chart_place(container)
     scaled = url.session_cfg().get("present")
     if isinstance(fig, dict):  # changed below (a Figure), or drawn as it is
-        fig = go.Figure(fig, _validate=False) if staged or scaled else _Drawn(fig)
+        fig = go.Figure(fig, _validate=False) if scaled else _Drawn(fig)
     if staged:
-        view["staged"] = True
-        fig = presenter.scale_figure(fig, None, presenter.STAGE_FONT)  # the stage's height
-        right = any(getattr(a, "side", None) == "right" for a in fig.select_yaxes())
-        fig.update_layout(
-            legend=dict(
-                orientation="v", x=1.16 if right else 1.02, y=1, xanchor="left", yanchor="top"
-            )
-        )
-        return view["stage"].plotly_chart(fig, key=key, height="stretch", **kwargs)
+        fig = presenter.stage_figure(fig)
+        return container.plotly_chart(fig, key=key, height="stretch", **kwargs)
     if scaled:
         fig = presenter.scale_figure(fig)
     return container.plotly_chart(fig, key=key, **kwargs)

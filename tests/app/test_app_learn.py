@@ -1,5 +1,6 @@
-"""Learn-from-instances page, with streamlit.testing: its default view is the learning tour,
-every sentence comes from the run it describes, and its download is the CLI's JSON."""
+"""Learn-from-instances page, with streamlit.testing: opened by its plain URL it shows the
+sidebar's domain (no tour), the learning tour shows its domain, every sentence comes from the
+run it describes, and its download is the CLI's JSON."""
 
 import json
 
@@ -29,15 +30,30 @@ def start(query: dict | None = None) -> AppTest:
 
 
 @pytest.mark.slow  # over 2 s: outside the quick run
-def test_default_view_is_the_learning_tour():
-    """Opened fresh, the page loads the tour chosen by measurement (digits 3 vs 8): the
-    average, the learning curve and the table of approximate learners are drawn, and the
-    held-out excess shrinks from m = 1 to the largest m."""
-    from sslviz.tours import get
+def test_plain_url_opens_the_page_with_the_sidebars_domain_not_a_tour():
+    """Opened fresh by its plain URL, the page keeps the session's settings (the app's
+    default instance, digits 2 vs 3) and opens no tour: no tour text, no tour in the link."""
+    from sslviz import specs as S
 
     at = start()
     assert not at.exception and not at.error
+    cfg = at.session_state["cfg"]
+    assert "tour" not in cfg and "tour" not in at.query_params
+    assert cfg["classes"] == S.default(S.ProblemSpec, "classes")
+    assert not any(m.value.startswith("**Look at:**") for m in at.markdown)
+    assert at.get("plotly_chart")
+
+
+@pytest.mark.slow  # over 2 s: outside the quick run
+def test_learning_tour_shows_erm_overfitting_on_few_instances():
+    """The learning tour (chosen by measurement: digits 3 vs 8): the average, the learning
+    curve and the table of approximate learners are drawn, and the held-out excess shrinks
+    from m = 1 to the largest m."""
+    from sslviz.tours import get
+
     tour = get("learn-sigma")
+    at = start({"tour": tour.id})
+    assert not at.exception and not at.error
     assert at.session_state["cfg"]["tour"] == tour.id
     assert len(at.get("plotly_chart")) == 2
     names = {t.get("name") for t in chart(at)["data"]}

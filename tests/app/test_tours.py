@@ -124,6 +124,29 @@ def test_scale_figure_for_a_projector():
     assert staged.layout.font.size == pytest.approx(10 * presenter.STAGE_FONT)
 
 
+def test_stage_figure_fills_the_stage_with_its_legend_beside_the_axes():
+    """The stage's figure: no height, larger fonts, the legend in a column right of the
+    axes (smaller than the axes' fonts), and a short panel's ticks thinned and its title on
+    two lines, so that they do not run into the neighbouring panel's at the larger font."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=3, cols=1, row_heights=[0.56, 0.22, 0.22])
+    fig.add_scatter(x=[0, 1], y=[1, 2], row=1, col=1)
+    fig.update_layout(height=800, font_size=14, legend=dict(orientation="h", y=-0.2))
+    fig.update_yaxes(title_text="loss l(σ)", row=1, col=1)
+    fig.update_yaxes(type="log", dtick=4, title_text="error, margin (log)", row=2, col=1)
+    fig.update_yaxes(type="log", tickvals=[5, 10, 20, 50], title_text="t (log)", row=3, col=1)
+    staged = presenter.stage_figure(fig)
+    lay = staged.layout
+    assert lay.height is None and lay.font.size == pytest.approx(14 * presenter.STAGE_FONT)
+    assert lay.legend.orientation == "v" and lay.legend.x > 1
+    assert lay.legend.font.size == pytest.approx(14 * presenter.STAGE_LEGEND)
+    assert lay.yaxis.title.text == "loss l(σ)" and lay.yaxis.dtick is None  # a tall panel
+    assert lay.yaxis2.dtick == 8 and lay.yaxis2.title.text == "error, margin<br>(log)"
+    assert list(lay.yaxis3.tickvals) == [5, 20] and lay.yaxis3.title.text == "t<br>(log)"
+    assert fig.layout.yaxis2.dtick == 4 and fig.layout.height == 800  # the input is kept
+
+
 # --- the tours in the app -----------------------------------------------------------------
 
 
@@ -282,6 +305,28 @@ def test_presenter_mode_shows_only_the_tours_controls():
     at.button(key="w_present_off").click().run()
     assert not at.exception and "present" not in at.query_params
     assert at.sidebar.number_input(key="w_n")
+
+
+@pytest.mark.slow  # over 1.5 s: outside the quick run
+def test_tour_texts_sit_beside_the_first_chart_and_its_title_beside_the_pages():
+    """Outside presenter mode the tour's title and buttons are in a column beside the page's
+    title, and "Look at", "Ask", the tour's text and the page's caption (how to read the
+    chart) in the column beside the first chart, not above it."""
+    tour = tours.get("cg-converges")
+    at = start(None, {"tour": tour.id})
+    assert not at.exception
+    cols = list(at.columns)
+    first = next(i for i, c in enumerate(cols) if any(e.type == "plotly_chart" for e in c))
+    side = cols[first + 1]
+    said = [m.value for m in side.markdown]
+    assert said[0].startswith("**Look at:** ") and said[1].startswith("**Ask:** ")
+    assert any(_matches(tour.text, t) for t in said)
+    (caption,) = side.caption
+    assert caption.value.startswith("Black: the exact loss l(σ).")
+    assert [c.value for c in at.caption].count(caption.value) == 1  # not above the chart too
+    title = next(i for i, c in enumerate(cols) if c.title)
+    assert any(tour.title in m.value for m in cols[title + 1].markdown)
+    assert {b.key for b in cols[title + 1].button} == {"w_tour_next", "w_tour_leave"}
 
 
 def test_presenter_mode_without_a_tour_keeps_the_page_controls():
