@@ -475,10 +475,12 @@ _SOLVER_STYLE = {  # name (sslviz.convergence.SOLVER_NAMES), colour, dash, miss 
 
 
 def convergence_counter(conv, t: int) -> str:
-    """The scrubber's line for step t: each solver's misses at t, of the breakpoints."""
+    """The scrubber's line for step t: the breakpoints each solver's own t-iteration labels
+    miss at t (docs/method.md §1.1: not Algorithm 4's count, which the sentence under the
+    chart gives beside it), of the breakpoints."""
     b = conv.breakpoints.size
-    said = [f"{_SOLVER_STYLE[s][0]} misses {int(conv.misses(s)[t - 1])}" for s in conv.solvers]
-    return f"<b>t = {t}</b> · " + ", ".join(said) + f" of {b} breakpoint" + "s" * (b != 1)
+    said = [f"{_SOLVER_STYLE[s][0]} {int(conv.misses(s)[t - 1])}" for s in conv.solvers]
+    return f"<b>t = {t}</b> · breakpoints its own soft labels miss: " + ", ".join(said) + f" of {b}"
 
 
 def convergence_figure(

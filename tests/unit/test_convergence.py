@@ -212,8 +212,10 @@ def test_the_figure_has_a_frame_per_t_and_states_its_counts(curves):
         frame = fig.frames[t - 1]
         counter = frame.layout.annotations[0].text
         assert counter == animation.convergence_counter(conv, t)
+        assert "breakpoints its own soft labels miss" in counter
         for s in conv.solvers:
-            assert f"misses {conv.misses(s)[t - 1]}" in counter
+            name = {"cg": "CG", "pcg": "Jacobi-PCG"}[s]
+            assert f"{name} {conv.misses(s)[t - 1]}" in counter
         lines = [d for d in frame.data if d.y is not None and len(d.y) == conv.sigmas.size]
         assert [list(d.y) for d in lines] == [list(conv.loss[s][t - 1]) for s in conv.solvers]
     d = animation.convergence_figure(conv, start=20, as_dict=True)
