@@ -98,14 +98,9 @@ for start in range(0, len(tours.TOURS), per_row):
         )
 
 st.subheader("Views")
-pages = [p for p in nav.nav_pages() if p[0] != "pages/home.py"]
-labels = {
-    "pages/Loss_intervals.py": "Loss intervals (Figure 3)",
-    "pages/Conditioning.py": "Conditioning (Figure 5)",
-    "pages/Speed.py": "Speed (Table 1)",
-}
+pages = [p for p in nav.nav_pages() if p.path is not None]
 per_row = 3  # the longest label whole at 1400 px
 for start in range(0, len(pages), per_row):
     row = pages[start : start + per_row]
-    for col, (file, title, icon, _) in zip(st.columns(per_row), row, strict=False):
-        col.page_link(file, label=labels.get(file, title), icon=icon)
+    for col, p in zip(st.columns(per_row), row, strict=False):
+        col.page_link(p.file, label=p.link_label, icon=p.icon)

@@ -22,13 +22,6 @@ from typing import Any
 
 import numpy as np
 
-LOSS = "pages/Loss_intervals.py"
-CONDITIONING = "pages/Conditioning.py"
-REGRET = "pages/Online_regret.py"
-SPEED = "pages/Speed.py"
-LEARN = "pages/Learn.py"
-CG_ITERATIONS = "pages/CG_iterations.py"
-
 
 @dataclass(frozen=True)
 class Tour:
@@ -85,7 +78,7 @@ TOURS: tuple[Tour, ...] = (
         title="What l(σ) is, and why it is piecewise constant",
         teaser="The loss over σ is a staircase: each step is one unlabeled point whose soft "
         "label crosses ½.",
-        page=LOSS,
+        page="pages/Loss_intervals.py",
         settings=_INSTANCE
         | {
             "classes": "3,8",
@@ -115,7 +108,7 @@ TOURS: tuple[Tour, ...] = (
         title="Why t-iteration CG misses intervals",
         teaser="Algorithm 4 with CG-5, CG-20 and an exact solve on the same loss: where the "
         "approximation loses breakpoints, and why.",
-        page=LOSS,
+        page="pages/Loss_intervals.py",
         settings=_DIGITS_38
         | {
             "family": "complete",
@@ -144,7 +137,7 @@ TOURS: tuple[Tour, ...] = (
         title="Watch t-iteration CG converge to the exact loss",
         teaser="Scrub t from one iteration up: the estimated loss closes on the truth and "
         "the missed breakpoints vanish, sooner with Jacobi-PCG.",
-        page=CG_ITERATIONS,
+        page="pages/CG_iterations.py",
         settings=_DIGITS_38
         | {
             "family": "complete",
@@ -173,7 +166,7 @@ TOURS: tuple[Tour, ...] = (
         title="Sparse vs complete graphs (Table 1)",
         teaser="Time per interval and number of pieces M on kNN and complete graphs, and "
         "why sparse graphs need fewer instances to learn σ.",
-        page=SPEED,
+        page="pages/Speed.py",
         settings=_DIGITS_38
         | {
             "family": "knn",
@@ -203,7 +196,7 @@ TOURS: tuple[Tour, ...] = (
         title="Paper mode vs fast mode",
         teaser="Algorithm 4 node by node, as printed, against one shared search: the same "
         "solver, and how many solves each needs.",
-        page=LOSS,
+        page="pages/Loss_intervals.py",
         settings=_DIGITS_38
         | {
             "family": "knn",
@@ -232,7 +225,7 @@ TOURS: tuple[Tour, ...] = (
         title="Delalleau's subset method (Algorithm 3)",
         teaser="Solve on a small subset Ũ of U and extend: a smaller system that CG solves "
         "in a few iterations.",
-        page=LOSS,
+        page="pages/Loss_intervals.py",
         settings=_INSTANCE
         | {
             "classes": "3,8",
@@ -264,7 +257,7 @@ TOURS: tuple[Tour, ...] = (
         title="Learning σ online with Exp3-Set (Algorithm 1)",
         teaser="Tune σ over a stream of instances from interval feedback, and compare the "
         "regret with the √(T·M·log(RT)) rate.",
-        page=REGRET,
+        page="pages/Online_regret.py",
         settings=_INSTANCE
         | {
             "classes": "1,7",
@@ -296,7 +289,7 @@ TOURS: tuple[Tour, ...] = (
         title="Conditioning across σ (Figure 5)",
         teaser="Where √κ explodes, CG-t cannot be trusted: the σ range Algorithm 4 can "
         "search with t = 20.",
-        page=CONDITIONING,
+        page="pages/Conditioning.py",
         settings=_DIGITS_38
         | {
             "family": "knn",
@@ -323,7 +316,7 @@ TOURS: tuple[Tour, ...] = (
         title="Learning σ from many instances, and what too few cost",
         teaser="ERM over the exact losses of m instances: it overfits with one instance and "
         "settles as m grows; learning on CG estimates instead can pick a much worse σ.",
-        page=LEARN,
+        page="pages/Learn.py",
         settings=_DIGITS_38
         | {
             "family": "complete",

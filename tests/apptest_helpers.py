@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from ui import nav  # noqa: E402  (the app's root on the path first)
+
 # Sidebar inputs (widget keys) that each page must refuse with an error.
 INVALID = {
     "k >= n": {"w_family": "knn", "w_n": 20, "w_k": 20},
@@ -22,13 +24,8 @@ INVALID = {
     "sigma_min >= sigma_max": {"w_sigma_min": 3.0, "w_sigma_max": 1.0},
     "complete graph too large": {"w_family": "complete", "w_n": 2000},
 }
-PAGES = {
-    "loss": "pages/Loss_intervals.py",
-    "conditioning": "pages/Conditioning.py",
-    "regret": "pages/Online_regret.py",
-    "speed": "pages/Speed.py",
-    "cg_iterations": "pages/CG_iterations.py",
-}
+PAGES = {p.key: p.file for p in nav.NAV if p.key != "home"}
+"""Each page's file by its key (the app's page table, :data:`ui.nav.NAV`)."""
 
 
 # --- download buttons -------------------------------------------------------------------

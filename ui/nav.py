@@ -17,37 +17,131 @@ from __future__ import annotations
 import glob
 import os
 import threading
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
+from sslviz import specs as S
+from ui import views
 from ui.compat import ROOT
 
-NAV: tuple[tuple[str, str, str, str | None], ...] = (
-    ("pages/home.py", "Home", ":material/home:", None),
-    ("pages/Loss_intervals.py", "Loss intervals", ":material/show_chart:", "Loss_intervals"),
-    ("pages/Conditioning.py", "Conditioning", ":material/functions:", "Conditioning"),
-    ("pages/Online_regret.py", "Online regret", ":material/casino:", "Online_regret"),
-    ("pages/Speed.py", "Speed", ":material/timer:", "Speed"),
-    ("pages/Algorithm_4.py", "Algorithm 4 player", ":material/play_circle:", "Algorithm_4"),
-    ("pages/Learn.py", "Learn from instances", ":material/school:", "Learn"),
-    ("pages/CG_iterations.py", "CG iterations", ":material/timeline:", "CG_iterations"),
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app: its file and the one row that states everything else about it.
+
+    Attributes
+    ----------
+    file : str
+        The page's file, relative to the app root (``pages/Loss_intervals.py``); its URL
+        path is the file's name (:attr:`path`), the root for ``pages/home.py``.
+    title, icon : str
+        Navigation title and Material icon (Streamlit ships their font).
+    key : str
+        A short name for the page (tests and benchmarks address pages by it).
+    settings : type or None
+        The table of the page's own controls (:mod:`ui.views` or :mod:`sslviz.specs`), or
+        None: the URL keys a link or a tour on this page may set besides the sidebar's.
+    charts : tuple of str
+        The :mod:`sslviz.plots` builders its default view draws through
+        :func:`ui.cache.figure` (a rerun with nothing changed builds none of them again).
+    paper : str
+        What of the paper the page draws ("Figure 3"), said in its home-page link.
+    """
+
+    file: str
+    title: str
+    icon: str
+    key: str
+    settings: type | None = None
+    charts: tuple[str, ...] = ()
+    paper: str = ""
+
+    @property
+    def link_label(self) -> str:
+        """The label of its link on the home page: the title, and what of the paper."""
+        return f"{self.title} ({self.paper})" if self.paper else self.title
+
+    @property
+    def path(self) -> str | None:
+        """The URL path (the file's name), None for the home page (the root)."""
+        stem = Path(self.file).stem
+        return None if stem == "home" else stem
+
+
+NAV: tuple[Page, ...] = (
+    Page("pages/home.py", "Home", ":material/home:", "home"),
+    Page(
+        "pages/Loss_intervals.py",
+        "Loss intervals",
+        ":material/show_chart:",
+        "loss",
+        views.LossView,
+        paper="Figure 3",
+    ),
+    Page(
+        "pages/Conditioning.py",
+        "Conditioning",
+        ":material/functions:",
+        "conditioning",
+        S.ConditionSettings,
+        ("condition_figure", "cg_figure", "trust_figure"),
+        "Figure 5",
+    ),
+    Page(
+        "pages/Online_regret.py",
+        "Online regret",
+        ":material/casino:",
+        "regret",
+        S.RegretSettings,
+        ("regret_figure", "average_regret_figure", "density_figure"),
+    ),
+    Page("pages/Speed.py", "Speed", ":material/timer:", "speed", views.SpeedGrid, paper="Table 1"),
+    Page("pages/Algorithm_4.py", "Algorithm 4 player", ":material/play_circle:", "algorithm4"),
+    Page(
+        "pages/Learn.py",
+        "Learn from instances",
+        ":material/school:",
+        "learn",
+        S.LearnSettings,
+        ("learn_figure", "learning_curve_figure"),
+    ),
+    Page(
+        "pages/CG_iterations.py",
+        "CG iterations",
+        ":material/timeline:",
+        "cg_iterations",
+        S.ConvergenceView,
+    ),
 )
-"""The app's pages in navigation order: (file, title, icon, URL path; None: the root).
-Material icons: Streamlit ships their font, so they render where no emoji font is
-installed. A page whose file does not exist is left out of the navigation."""
+"""The app's pages in navigation order, one row each: a new page is its file and its row
+here (the navigation, the page list, the tours' checks, the tests and the figure cache's
+check read this table). A page whose file does not exist is left out of the navigation."""
 
 _RUN = threading.local()  # whether app.py declared the navigation in this script run
 
 
-def nav_pages() -> list[tuple[str, str, str, str | None]]:
+def nav_pages() -> list[Page]:
     """The rows of :data:`NAV` whose page file exists."""
-    return [row for row in NAV if (ROOT / row[0]).is_file()]
+    return [row for row in NAV if (ROOT / row.file).is_file()]
 
 
-def page_title(page: str) -> str:
+def page(key: str) -> Page:
+    """The page of ``key`` (:attr:`Page.key`)."""
+    return next(row for row in NAV if row.key == key)
+
+
+def page_of(file: str) -> Page | None:
+    """The page of the file ``file``, or None."""
+    return next((row for row in NAV if row.file == file), None)
+
+
+def page_title(file: str) -> str:
     """The navigation title of a page file."""
-    return next((title for file, title, _, _ in NAV if file == page), page)
+    row = page_of(file)
+    return file if row is None else row.title
 
 
 def _preload_plotly() -> None:
@@ -80,8 +174,8 @@ def setup(icon: str = "🏠") -> None:
 def declare() -> Any:
     """Declare the app's pages to Streamlit; return the page this run draws."""
     pages = [
-        st.Page(ROOT / file, title=title, icon=icon, url_path=path, default=path is None)
-        for file, title, icon, path in nav_pages()
+        st.Page(ROOT / p.file, title=p.title, icon=p.icon, url_path=p.path, default=p.path is None)
+        for p in nav_pages()
     ]
     return st.navigation(pages, position="hidden")
 
@@ -130,5 +224,5 @@ def ensure_declared() -> None:
 
 def links(container: Any) -> None:
     """The app's page list (in ``container``: the sidebar), current page highlighted."""
-    for file, title, icon, _ in nav_pages():
-        container.page_link(str(ROOT / file), label=title, icon=icon)
+    for p in nav_pages():
+        container.page_link(str(ROOT / p.file), label=p.title, icon=p.icon)

@@ -59,18 +59,18 @@ def test_home_starts_with_the_first_tour_and_shows_the_gallery():
 def test_navigation_titles_and_paths():
     """Issue 11: the home page is "Home" in the navigation (not "app"); the views keep
     their URL paths; a page file that is not there is left out."""
-    titles = [row[1] for row in nav.nav_pages()]
+    titles = [p.title for p in nav.nav_pages()]
     assert titles[0] == "Home" and "app" not in titles
     assert titles[1:5] == ["Loss intervals", "Conditioning", "Online regret", "Speed"]
-    paths = {row[0]: row[3] for row in nav.NAV}
+    paths = {p.file: p.path for p in nav.NAV}
     assert paths["pages/Loss_intervals.py"] == "Loss_intervals"
     assert paths["pages/Speed.py"] == "Speed" and paths["pages/home.py"] is None
-    assert all((ROOT / row[0]).is_file() for row in nav.nav_pages())
+    assert all((ROOT / p.file).is_file() for p in nav.nav_pages())
     assert ("Algorithm 4 player" in titles) == (ROOT / "pages/Algorithm_4.py").is_file()
     # every file of pages/ is in the navigation, named after its URL path (a fresh
     # server's first run of a deep link runs that file: ui.nav.ensure_declared)
-    assert {p.name for p in (ROOT / "pages").glob("*.py")} == {Path(r[0]).name for r in nav.NAV}
-    assert all(Path(f).stem == path for f, _, _, path in nav.NAV if path)
+    assert {f.name for f in (ROOT / "pages").glob("*.py")} == {Path(p.file).name for p in nav.NAV}
+    assert all(Path(p.file).stem == p.path for p in nav.NAV if p.path)
 
 
 def test_changing_n_changes_summary_and_url():

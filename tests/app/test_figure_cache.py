@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from sslviz import plots
 from sslviz.problem import build_problem, loss_curve
 from sslviz.specs import ProblemSpec
-from ui import cache
+from ui import cache, nav
 
 
 def _loss_figure():
@@ -54,11 +54,8 @@ def test_a_figure_dict_is_drawn_as_the_figure_is(present):
     assert as_dict["data"] and (as_dict["layout"].get("height", 0) > 450) == present
 
 
-_BUILDERS = {  # each page's chart builders (sslviz.plots), all drawn on its default view
-    "pages/Online_regret.py": ("regret_figure", "average_regret_figure", "density_figure"),
-    "pages/Conditioning.py": ("condition_figure", "cg_figure", "trust_figure"),
-    "pages/Learn.py": ("learn_figure", "learning_curve_figure"),
-}
+_BUILDERS = {p.file: p.charts for p in nav.NAV if p.charts}
+"""Each page's chart builders (sslviz.plots), all drawn on its default view (ui.nav.NAV)."""
 
 
 @pytest.mark.parametrize("page", sorted(_BUILDERS))

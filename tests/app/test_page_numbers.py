@@ -16,6 +16,7 @@ import pytest
 from apptest_helpers import download, open_tab, start
 
 from sslviz import tours
+from ui import nav
 
 NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?")
 REFERENCE = re.compile(
@@ -95,7 +96,7 @@ def unsourced(texts: list[str], source: list[float]) -> list[tuple[str, float]]:
 
 @pytest.mark.slow
 def test_loss_page_default_view_states_only_computed_numbers():
-    at = start(tours.LOSS)
+    at = start(nav.page("loss").file)
     assert not at.exception
     source = downloaded(open_tab(at, "Export"), "li_") + settings_numbers(at)
     texts = [at.info[0].value]  # the verdict
@@ -106,7 +107,7 @@ def test_loss_page_default_view_states_only_computed_numbers():
 
 @pytest.mark.slow
 def test_conditioning_page_default_view_states_only_computed_numbers():
-    at = start(tours.CONDITIONING)
+    at = start(nav.page("conditioning").file)
     assert not at.exception
     source = downloaded(at, "cond_") + settings_numbers(at)
     texts = [c.value for c in at.caption if "can be trusted" in c.value]
@@ -120,7 +121,7 @@ def test_tour_text_states_only_computed_numbers(tour):
     t = tours.get(tour)
     at = start(None, {"tour": tour})
     assert not at.exception
-    prefix = "li_" if t.page == tours.LOSS else "cond_"
+    prefix = "li_" if t.page == nav.page("loss").file else "cond_"
     if prefix == "li_":  # the loss page builds its files in its Export tab, once open
         open_tab(at, "Export")
     source = downloaded(at, prefix) + settings_numbers(at)

@@ -198,7 +198,7 @@ def _scan(at: AppTest, view: str) -> list[str]:
     return [f"{view} · {kind}: {text!r} → {words}" for kind, text, words in findings(at)]
 
 
-PAGES = [file for file, *_ in nav.NAV]
+PAGES = [p.file for p in nav.NAV]
 
 
 @pytest.mark.slow  # the pages' default views and the loss page's tabs: minutes
@@ -206,7 +206,7 @@ PAGES = [file for file, *_ in nav.NAV]
 def test_no_programmer_words_on_a_pages_default_view(page):
     at = _computed(start(page))
     found = _scan(at, page)
-    if page == tours.LOSS:
+    if page == nav.page("loss").file:
         for tab in LOSS_TABS:
             found += _scan(open_tab(at, tab), f"{page} tab {tab!r}")
     if page == "pages/Algorithm_4.py":

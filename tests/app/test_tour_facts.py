@@ -21,7 +21,7 @@ from sslviz.conditioning import condition_curve, trust_curve
 from sslviz.convergence import compare_misses, convergence
 from sslviz.intervals import score, sweep
 from sslviz.problem import build_problem, loss_curve
-from ui import cache, url, views
+from ui import cache, nav, url, views
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
@@ -141,7 +141,7 @@ def _fields(tour: tours.Tour) -> set[str]:
     return {f for part in (tour.text, tour.look, tour.ask) for f in tours.fields(part)}
 
 
-LOSS_TOURS = [t for t in tours.TOURS if t.page == tours.LOSS]
+LOSS_TOURS = [t for t in tours.TOURS if t.page == nav.page("loss").file]
 
 
 @pytest.mark.slow

@@ -10,16 +10,10 @@ from streamlit.testing.v1 import AppTest
 
 from sslviz import specs as S
 from sslviz import tours
-from ui import cache, caps, nav, presenter, sidebar, url, views
+from ui import cache, caps, nav, presenter, sidebar, url
 
-PAGE_TABLES = {
-    tours.LOSS: views.LossView,
-    tours.CONDITIONING: S.ConditionSettings,
-    tours.REGRET: S.RegretSettings,
-    tours.SPEED: views.SpeedGrid,
-    tours.LEARN: S.LearnSettings,
-    tours.CG_ITERATIONS: S.ConvergenceView,
-}
+PAGE_TABLES = {p.file: p.settings for p in nav.NAV if p.settings is not None}
+"""Each tour page's own settings table, from the app's page table."""
 RUN_BUTTONS = ("reg_run", "speed_run")  # pages that compute on demand
 
 
@@ -45,7 +39,7 @@ def test_tour_settings_parse_and_are_within_the_apps_caps(tour):
     """Every value parses with no warning, builds every spec, is inside the app's caps, and
     the tour names an existing page and known controls."""
     assert (ROOT / tour.page).is_file() and tour.page in PAGE_TABLES
-    assert tour.page in [row[0] for row in nav.nav_pages()]
+    assert tour.page in [p.file for p in nav.nav_pages()]
     cfg, warnings = url.tour_cfg(tour)
     assert not warnings
     assert set(cfg) == set(tour.settings)  # every key is one of the app's URL keys
@@ -58,7 +52,7 @@ def test_tour_settings_parse_and_are_within_the_apps_caps(tour):
     page_spec = url.spec_from_cfg(PAGE_TABLES[tour.page], cfg)
     for key, cap in caps.CAPS.items():
         assert cfg.get(key, 0) <= cap, key
-    if tour.page == tours.SPEED:
+    if tour.page == nav.page("speed").file:
         assert max(page_spec.sizes) <= min(caps.MAX_N, 1000)
     suggested = cache.suggested_range(spec)
     assert sidebar.range_warning(rng.sigma_min, rng.sigma_max, suggested) is None
@@ -227,7 +221,7 @@ def test_tour_link_on_another_page_and_link_values_win():
     """A tour link works on any page; values next to ``tour=`` in a link win (a shared link
     of a changed tour view shows that view)."""
     tour = tours.get("conditioning")
-    at = start(tours.LOSS, {"tour": tour.id, "points": "7"})
+    at = start(nav.page("loss").file, {"tour": tour.id, "points": "7"})
     assert not at.exception
     assert at.get_by_key("w_families") is not None  # the conditioning page
     assert at.number_input(key="w_points").value == 7
@@ -330,7 +324,7 @@ def test_tour_texts_sit_beside_the_first_chart_and_its_title_beside_the_pages():
 
 
 def test_presenter_mode_without_a_tour_keeps_the_page_controls():
-    at = start(tours.CONDITIONING, {"present": "1", "n": "60", "labeled": "6"})
+    at = start(nav.page("conditioning").file, {"present": "1", "n": "60", "labeled": "6"})
     assert not at.exception and not at.error
     assert at.toggle(key="w_present_edit")
     assert at.get_by_key("w_points") is not None and at.get_by_key("w_families") is not None

@@ -68,14 +68,14 @@ def test_a_fresh_server_never_shows_an_automatic_page_list(path):
     # the sidebar never listed a page file by its file name (e.g. "home", "Loss intervals"
     # is the app's title, "Loss_intervals" would be the file's)
     assert not any("Loss_intervals" in text or "\nhome\n" in text for text in seen["sidebars"])
-    assert [t.split("\n")[-1].strip() for t in links] == [t for _, t, _, _ in nav.nav_pages()]
+    assert [t.split("\n")[-1].strip() for t in links] == [p.title for p in nav.nav_pages()]
     assert heading == _heading(path)
     assert urllib.parse.urlsplit(final_url).path.strip("/") == path  # the page asked for
 
 
 def _heading(path: str) -> str:
     """The heading a page file gives ``ui.frame.page`` (its first argument)."""
-    file = next(f for f, _, _, p in nav.NAV if p == (path or None))
+    file = next(p.file for p in nav.NAV if p.path == (path or None))
     text = (nav.ROOT / file).read_text()
     match = re.search(r"frame\.page\(\s*\"([^\"]+)\"", text)
     return match.group(1)
