@@ -154,7 +154,8 @@ TOURS: tuple[Tour, ...] = (
         look="At t = {t}, CG's own soft labels miss {cg_misses} of the "
         "{breakpoints} true breakpoints and Algorithm 4 with {cg_label} (the loss page) "
         "{cg_algorithm4}; Jacobi-PCG's miss {pcg_misses} and Algorithm 4 with {pcg_label} "
-        "{pcg_algorithm4} (the sentence under the chart says why they differ). Every node "
+        "{pcg_algorithm4}: its search can find a breakpoint whose node CG puts on the wrong "
+        "side, and miss one it puts right. Every node "
         "stays on its exact side at every σ read with CG {cg_settled}. Press play and watch "
         "the markers and the miss count in the lower panel as t grows.",
         ask="Jacobi-PCG only rescales the system by its degrees: why does it settle in fewer "
@@ -302,10 +303,9 @@ TOURS: tuple[Tour, ...] = (
         "like ((√κ − 1)/(√κ + 1))^t (Theorems 5.1–5.3), so t = 20 is plenty where √κ is "
         "small and hopeless where it is large. As σ → 0 each node's weight concentrates on "
         "its nearest neighbour and the grounded Laplacian becomes nearly singular.",
-        look="At σ = {lo}, √κ is {sqrt_kappa_lo} and CG reaches the tolerance after "
-        "{iterations_lo} iterations (more than: it stopped at its cap); at σ = {hi}, √κ is "
-        "{sqrt_kappa_hi} and CG needs {iterations_hi}. Another count is the t that puts every "
-        "node on its exact side of ½ ({trust_grid}): {trust_readings}",
+        look="At σ = {lo}, √κ is {sqrt_kappa_lo} and CG needs {iterations_lo} iterations "
+        "to reach the tolerance; at σ = {hi}, √κ is {sqrt_kappa_hi} and CG needs "
+        "{iterations_hi}. On {trust_grid}, {label} cannot be trusted at {trust_where}.",
         ask="Switch the CG variant to pcg and read the iterations needed again: at which end "
         "of the σ range do they drop most? (PCG's rate is set by exactly the κ(I − P_UU) of "
         "this chart.)",
@@ -470,7 +470,12 @@ def condition_facts(curves: Mapping[str, Any], trusts: Mapping[str, Any]) -> dic
     }
     out["trust_readings"] = " ".join(f"{f}: {trusts[f].reading()}" for f in fams if f in trusts)
     if trusts:
-        out["trust_grid"] = next(iter(trusts.values())).grid_words()
+        first = next(iter(trusts.values()))
+        out["trust_grid"] = first.grid_words().removeprefix("on ")
+        out["label"] = first.label
+        out["trust_where"] = " and ".join(
+            f"{trusts[f].where_untrusted() or 'no σ'} ({f})" for f in fams if f in trusts
+        )
     return out
 
 

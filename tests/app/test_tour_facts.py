@@ -178,6 +178,8 @@ def test_conditioning_tour_numbers_come_from_its_json():
         "iterations_hi": lambda d: [d["iterations_needed"][-1]],
         "trust_readings": lambda d: numbers(d["trust"]["reading"]) + [d["trust"]["cg_iters"]],
         "trust_grid": lambda d: [len(d["trust"]["sigma"]), d["sigma"][0], d["sigma"][-1]],
+        "label": lambda d: [d["trust"]["cg_iters"]],
+        "trust_where": lambda d: [b[k] for b in d["trust"]["flip_bands"] for k in ("lo", "hi")],
     }
     for field in _fields(tour):
         assert field in registry, f"field {field!r} has no JSON source"
