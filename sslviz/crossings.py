@@ -443,14 +443,14 @@ def hermite_grid(a: float, b: float, grid_ratio: float) -> np.ndarray:
 def compiled_search(
     ev, lo, hi, grid_ratio, rtol, touch, max_evaluations, tick: SearchProgress | None = None
 ) -> list | None:
-    """Run the whole search compiled where it applies (fixed-t CG/PCG on a harmonic model, sparse
-    or dense, Algorithm 4's fast mode: the app's sweeps, pausing to report progress, and the
-    regret experiment's feedback; :func:`sslviz._kernels.cg_search`, the same σ and bits as
-    the search in Python): fill
-    ``ev``'s cache and work counts and return the roots ``[(σ, node)]``; None where it does
-    not apply or a weight underflows at some σ (the caller's search then runs, from
-    scratch). With ``tick``, the search pauses every :func:`_search_chunk` σ to report its
-    progress (a stop request raises there); the σ, bits and roots are the same."""
+    """Run the whole search compiled where it applies: fixed-t CG/PCG on a harmonic model,
+    sparse or dense (Algorithm 4's fast mode: the app's sweeps, pausing to report progress,
+    and the regret experiment's feedback), in :func:`sslviz._kernels.cg_search`, the same σ
+    and bits as the search in Python. Fill ``ev``'s cache and work counts and return the
+    roots ``[(σ, node)]``; None where it does not apply or a weight underflows at some σ
+    (the caller's search then runs, from scratch). With ``tick``, the search pauses every
+    :func:`_search_chunk` σ to report its progress (a stop request raises there); the σ,
+    bits and roots are the same."""
     model = ev.model
     if not (
         ev.solver in ("cg", "pcg") and ev.certify_cap is None and isinstance(model, HarmonicModel)
