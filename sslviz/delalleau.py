@@ -161,7 +161,7 @@ class DelalleauModel(SoftLabelModel):
                 maxiter=iterations,
                 rtol=0.0,
                 M=pre,
-                callback=iterates.append,
+                callback=lambda x, out=iterates: out.append(x.copy()),
             )
             iterates += [res.x] * (iterations - len(iterates))  # stopped early: f stays
             E, _, s, degenerate[j] = self._extension(x, False, keep)

@@ -96,9 +96,9 @@ def solve_cg(
     agree), written out so a fixed budget of t iterations costs t products and nothing
     more — the sweeps call it tens of thousands of times. A dense ``A`` (C-ordered floats)
     with no preconditioner or :func:`jacobi`'s runs compiled
-    (:func:`sslviz._kernels.cg_dense`: the same operations, the products by the same BLAS
-    routines, so the same bits as the loop in NumPy here); any other ``A`` or ``M`` runs
-    that loop.
+    (:func:`sslviz._kernels.cg_dense`: the same operations in the same order, the products
+    by the same BLAS routines, through SciPy's build rather than NumPy's: the same bits
+    where the two builds round alike); any other ``A`` or ``M`` runs that loop in NumPy.
 
     Parameters
     ----------
