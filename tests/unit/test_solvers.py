@@ -1,6 +1,8 @@
 """CG / Jacobi-PCG, direct factorisations and the counted LinearSolver (sslviz.solvers),
 against SciPy's cg iterate by iterate and dense numpy solves."""
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -333,13 +335,30 @@ def _shared_pattern_systems(m=6, n=25, seed=4):
     return mats, indptr, indices, values, B
 
 
+@functools.cache
+def _csr_loop():
+    """:func:`sslviz._kernels.cg_csr` called from compiled code, as the harmonic batches
+    call it (they never call it from Python)."""
+    import numba
+
+    _kernels._compile_all()
+    loop = _kernels.cg_csr
+
+    @numba.njit
+    def run(ptr, idx, values, B, t, diag_inv, precondition, trace):
+        return loop(ptr, idx, values, B, t, diag_inv, precondition, trace)
+
+    return run
+
+
 def _cg_csr(indptr, indices, values, B, t, diag_inv=None):
-    """:func:`sslviz._kernels.cg_csr` (no trace) on the shared pattern, as the harmonic
-    batches call it (unsigned indices)."""
+    """:func:`sslviz._kernels.cg_csr` (no trace) on the shared pattern (unsigned indices, as
+    the harmonic batches pass them)."""
     ptr, idx = (np.asarray(a).astype(np.uint64) for a in (indptr, indices))
     pre = diag_inv is not None
     d = np.ascontiguousarray(diag_inv) if pre else np.zeros((0, 0))
-    return _kernels.cg_csr(ptr, idx, np.ascontiguousarray(values), B, t, d, pre, _kernels.NO_TRACE)
+    values = np.ascontiguousarray(values)
+    return _csr_loop()(ptr, idx, values, np.ascontiguousarray(B), t, d, pre, _kernels.NO_TRACE)
 
 
 @pytest.mark.parametrize("precondition", [False, True])
