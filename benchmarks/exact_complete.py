@@ -4,35 +4,42 @@
     python benchmarks/exact_complete.py --sizes 2000 --old-max 0 --name exact_complete_new
     python benchmarks/exact_complete.py --scan   # 14 instances, digits and Fashion-MNIST
 
-Issue 12 §1. Fashion-MNIST T-shirt vs Trouser (the datasets offline here; MNIST 0 vs 1
-where torchvision has it: ``--dataset mnist``), |L| = 10, σ ∈ [1, 7], complete graph,
-harmonic labels. For each n, in one run: the exact curve by the Chebyshev search
-(``fast_paths(chebyshev=True)``, the default), then by the Hermite grid search it
-replaced (False) up to ``--old-max``; prints seconds, σ evaluations (each one dense LU),
-breakpoints, the largest relative difference between the two sets of breakpoints and
-whether the piece losses are equal. Writes benchmarks/results/exact_complete.{json,md}.
+Fashion-MNIST T-shirt vs Trouser (the datasets offline here; MNIST 0 vs 1 where
+torchvision has it: ``--dataset mnist``), |L| = 10, σ ∈ [1, 7], complete graph, harmonic
+labels. For each n, in one run: the exact curve by the Chebyshev search (the default), then
+by the Hermite grid search it replaced, on the model's own soft labels (the tests'
+``reference.PythonSearch``), up to ``--old-max``; prints seconds, σ evaluations (each one
+dense LU), breakpoints, the largest relative difference between the two sets of
+breakpoints and whether the piece losses are equal. Writes
+benchmarks/results/exact_complete.{json,md}.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from _common import fashion_or_digits, machine, write
 
 from sslviz._threads import WORKERS
-from sslviz.paths import fast_paths
-from sslviz.problem import build_problem, loss_curve
+from sslviz.problem import build_problem
 from sslviz.specs import ProblemSpec
+from sslviz.truth import true_loss_curve
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from reference import PythonSearch  # noqa: E402  (the tests' reference of the searches)
 
 
 def run(problem, chebyshev: bool, sigma: tuple[float, float] = (1.0, 7.0)) -> dict:
-    with fast_paths(chebyshev=chebyshev):
-        t0, c0 = time.perf_counter(), time.process_time()
-        curve = loss_curve(problem, *sigma)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    """The exact curve by the Chebyshev search (``chebyshev``) or by the Hermite search."""
+    model = problem.model if chebyshev else PythonSearch(problem.model)
+    t0, c0 = time.perf_counter(), time.process_time()
+    curve = true_loss_curve(model, problem.y_unlabeled, *sigma)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
         "curve": curve,
         "seconds": wall,

@@ -11,7 +11,7 @@ graphs        graph families: σ-independent pattern + weights and ∂W/∂σ
 labeling      harmonic soft labels and σ-derivatives (Algorithm 2); what every model answers
 delalleau     Delalleau et al.'s soft labels (Algorithm 3)
 systems, exact_solves, solvers    the models' linear systems, the exact-solve policy, the
-              solvers (fixed-t CG / Jacobi-PCG, LU, GTH, the inverse)
+              solvers (CG / Jacobi-PCG through one entry, solve_cg; LU, GTH, the inverse)
 oracle        the counted solves a search asks for (LabelOracle)
 crossings     where soft labels cross ½: Hermite, Chebyshev and compiled searches
 truth         loss curves l(σ) (exact or from any solver) and their breakpoints
@@ -26,8 +26,7 @@ learn         σ (and k) learned by ERM from many instances (§3)
 problem       settings → instance → model, and graph-backed online rounds
 costs         the cost model behind the app's caps
 measure       robust timings and their comparison
-piecewise     piecewise-constant losses; paths: the fast paths and the one context that
-              chooses them
+piecewise     piecewise-constant losses
 tours         the guided tours' texts and settings
 export        every result → dict / DataFrame: one JSON schema for the CLI and the app
 plots         Plotly figure builders, one module per view; animation: the players

@@ -1,6 +1,15 @@
-"""Compiled kernels (Numba): fixed-t CG on many systems that share one sparsity pattern,
-the harmonic systems (1)–(2) assembled and solved for many σ at once, and the
-subtraction-free (GTH) elimination, dense and on a sparse structure.
+"""Compiled kernels (Numba): conjugate gradients, the harmonic systems (1)–(2) assembled
+and solved for many σ at once, the subtraction-free (GTH) elimination, dense and on a
+sparse structure, and the steps of the breakpoint searches.
+
+CG has one loop per storage, each parameterised rather than copied: :func:`cg_csr` (many
+systems sharing one CSR pattern, systems along the last axis; one system is a batch of
+one) and :func:`cg_dense` (one dense system, from any start, to a tolerance or a fixed t;
+behind :func:`sslviz.solvers.solve_cg`). Both take a Jacobi preconditioner or none and
+record the side of ½ of every iterate (a ``trace``). The harmonic assemblies call them:
+:func:`harmonic_cg` (eqs. (1)–(2) on a sparse pattern, for m values of σ, the derivative's
+right-hand side or not) and :func:`harmonic_cg_dense` (on a dense graph at one σ); the
+compiled search (:func:`cg_search`) evaluates its σ through the same two.
 
 All compiled code lives in this one module, so Numba's on-disk cache (keyed on this
 file) never serves a kernel compiled against an older version of another.
@@ -147,22 +156,31 @@ def _compile_all() -> None:
 _TINY = float(np.finfo(float).tiny)
 UNDERFLOW = 1e-290  # below this a row's unscaled weights are not representable
 NO_TRACE = np.zeros((0, 1, 1), dtype=np.bool_)
-"""The ``trace`` of a batched CG kernel that records no sides."""
+"""The ``trace`` of :func:`cg_csr` that records no sides."""
 NO_TRACE_ONE = np.zeros((0, 1), dtype=np.bool_)
 """The ``trace`` of :func:`cg_dense` that records no sides."""
+NO_X0 = np.zeros(0)
+"""The ``x0`` of :func:`cg_dense` that starts from zero."""
+NO_PATH = np.zeros((0, 1))
+"""The ``path`` of :func:`cg_dense` that records no iterates."""
 
 
 @_jit(error_model="numpy")
-def _cg_block(
-    indptr, indices, values, B, iterations, diag_inv, precondition, j0, j1, X, mvs, trace
-):
-    # CG on the systems j0..j1-1, which run along the last axis: each loop over them is
-    # contiguous, and each system's own arithmetic is in the same order whatever the batch.
-    # A ``trace`` of shape (iterations, n, m) gets x > 1/2 after each iteration (a stopped
-    # system keeps its x); one of no rows records nothing.
-    n = B.shape[0]
-    m = j1 - j0
-    R = B[:, j0:j1].copy()
+def cg_csr(indptr, indices, values, B, iterations, diag_inv, precondition, trace):
+    """t steps of CG (Jacobi-PCG if ``precondition``) from zero on the m systems
+    A_j x = B[:, j]; A_j has CSR pattern ``indptr``/``indices`` and entries values[:, j]
+    (``diag_inv`` (n, m): 1/diag(A_j), read only if ``precondition``).
+
+    The one CG loop on CSR storage. The systems run along the last axis: each loop over
+    them is contiguous, and each system's own arithmetic is in the same order whatever the
+    batch (one system, m = 1, is a batch of one: the same bits). Dot products are summed in
+    index order. Returns X (n, m) and the products per system (t, fewer where a residual
+    collapsed first or a system broke down). ``trace`` (t, n, m) bool, if it has rows, gets
+    X > 1/2 after each iteration s = 1..t (row s − 1; a stopped system keeps its x): the
+    iterates of a t-step run are those of every shorter run, the same bits (CG's iterates
+    are nested)."""
+    n, m = B.shape
+    R = B.copy()
     x = np.zeros((n, m))
     P = np.zeros((n, m))
     Q = np.empty((n, m))
@@ -184,6 +202,7 @@ def _cg_block(
     beta = np.zeros(m)
     pq = np.empty(m)
     alpha = np.empty(m)
+    matvecs = np.zeros(m, dtype=np.int64)
     ran = 0
     for it in range(iterations):
         if live.max() == 0.0:
@@ -192,7 +211,7 @@ def _cg_block(
             rho[:] = 0.0
             for i in range(n):
                 for j in range(m):
-                    Z[i, j] = diag_inv[i, j0 + j] * R[i, j]
+                    Z[i, j] = diag_inv[i, j] * R[i, j]
                     rho[j] += R[i, j] * Z[i, j]
         else:
             rho[:] = rr
@@ -206,19 +225,19 @@ def _cg_block(
             if m == 1:  # one system: a scalar loop (same sums in the same order)
                 acc = 0.0
                 for k in range(indptr[i], indptr[i + 1]):
-                    acc += values[k, j0] * P[indices[k], 0]
+                    acc += values[k, 0] * P[indices[k], 0]
                 Q[i, 0] = acc
             else:
                 Q[i, :] = 0.0
                 for k in range(indptr[i], indptr[i + 1]):
                     c = indices[k]
                     for j in range(m):
-                        Q[i, j] += values[k, j0 + j] * P[c, j]
+                        Q[i, j] += values[k, j] * P[c, j]
             for j in range(m):
                 pq[j] += P[i, j] * Q[i, j]
         for j in range(m):
             if live[j] == 1.0:
-                mvs[j0 + j] += 1
+                matvecs[j] += 1
                 if not pq[j] > 0.0:  # breakdown: not positive definite on p, or p = 0
                     live[j] = 0.0
             alpha[j] = rho[j] / pq[j] if live[j] == 1.0 else 0.0
@@ -235,34 +254,10 @@ def _cg_block(
                     live[j] = 0.0
         ran = it + 1
         if trace.shape[0] > 0:
-            _sides(x, trace[it], j0)
+            trace[it] = x > 0.5
     for it in range(ran, trace.shape[0]):
-        _sides(x, trace[it], j0)
-    X[:, j0:j1] = x
-
-
-@_jit(error_model="numpy")
-def _sides(x, out, j0):
-    # out[i, j0 + j] = x[i, j] > 1/2: which side of 1/2 each iterate is on.
-    for i in range(x.shape[0]):
-        for j in range(x.shape[1]):
-            out[i, j0 + j] = x[i, j] > 0.5
-
-
-@_jit(error_model="numpy")
-def cg_shared_pattern(indptr, indices, values, B, iterations, diag_inv, precondition, trace):
-    """t steps of CG (Jacobi-PCG if ``precondition``) from zero on the m systems
-    A_j x = B[:, j]; A_j has CSR pattern ``indptr``/``indices`` and entries values[:, j].
-    Returns X (n, m) and the products per system. ``trace`` (t, n, m) bool, if it has
-    rows, gets X > 1/2 after each iteration s = 1..t (row s − 1): the iterates of a t-step
-    run are those of every shorter run, the same bits (CG's iterates are nested)."""
-    n, m = B.shape
-    X = np.zeros((n, m))
-    matvecs = np.zeros(m, dtype=np.int64)
-    _cg_block(
-        indptr, indices, values, B, iterations, diag_inv, precondition, 0, m, X, matvecs, trace
-    )
-    return X, matvecs
+        trace[it] = x > 0.5
+    return x, matvecs
 
 
 @_jit(error_model="numpy")
@@ -303,7 +298,7 @@ def harmonic_cg(
     nodes has CSR pattern ``L_ptr``/``L_idx``; ``L_src`` names the U–U edge of each
     off-diagonal entry (−1 on the diagonal). Returns f, f' (n_u, m), ``ok`` (m,) — False
     where a weight or a row sum underflows — and the products per system. ``trace``: the
-    sides of f's iterates on the kept nodes, as in :func:`cg_shared_pattern` (no rows: none).
+    sides of f's iterates on the kept nodes, as in :func:`cg_csr` (no rows: none).
     """
     n_u, m = keep.size, sig.size
     s2 = np.empty(m)
@@ -361,9 +356,7 @@ def harmonic_cg(
                 Bk[r, j] = b[i, j]
             if precondition:
                 diag_inv[r, j] = 1.0 / deg[i, j] if ok[j] else 1.0
-    X, matvecs = cg_shared_pattern(
-        L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition, trace
-    )
+    X, matvecs = cg_csr(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition, trace)
     f = np.full((n_u, m), 0.5)
     for r in range(nk):
         f[kept[r]] = X[r]
@@ -394,7 +387,7 @@ def harmonic_cg(
                     to_l[j] += 2.0 * WL[e, j] * dl[e] / s3[j] * y_ul[e]
             for j in range(m):
                 Bk[r, j] = (to_l[j] - (ddeg[j] * f[i, j] - acc[j])) if ok[j] else 0.0
-        X, mv = cg_shared_pattern(
+        X, mv = cg_csr(
             L_ptr,
             L_idx,
             values,
@@ -449,225 +442,68 @@ def knn_exhaustive(X, Q, k, exclude_self):
 
 
 @_jit(error_model="numpy")
-def _cg_one(indptr, indices, values, b, iterations, diag_inv, precondition):
-    """:func:`cg_shared_pattern` for one system (b of shape (n,)): the same arithmetic in the
-    same order as a batch of one, without the loops over systems (the same bits)."""
-    n = b.size
-    R = b.copy()
-    x = np.zeros(n)
-    P = np.zeros(n)
-    Q = np.empty(n)
-    Z = R
-    if precondition:
-        Z = np.empty(n)
-    rr = 0.0
-    for i in range(n):
-        rr += R[i] * R[i]
-    stop = max(1e-30 * np.sqrt(rr), _TINY)
-    stop2 = stop * stop
-    live = rr > 0.0 and rr >= stop2
-    rho_prev = 1.0
-    mvs = 0
-    for it in range(iterations):
-        if not live:
-            break
-        if precondition:
-            rho = 0.0
-            for i in range(n):
-                Z[i] = diag_inv[i] * R[i]
-                rho += R[i] * Z[i]
-        else:
-            rho = rr
-        beta = rho / rho_prev if it > 0 else 0.0
-        for i in range(n):
-            P[i] = 1.0 * (Z[i] + beta * P[i])
-        pq = 0.0
-        for i in range(n):
-            acc = 0.0
-            for k in range(indptr[i], indptr[i + 1]):
-                acc += values[k] * P[indices[k]]
-            Q[i] = acc
-            pq += P[i] * Q[i]
-        mvs += 1
-        if not pq > 0.0:
-            live = False
-        alpha = rho / pq if live else 0.0
-        rr = 0.0
-        for i in range(n):
-            x[i] += alpha * P[i]
-            R[i] -= alpha * Q[i]
-            rr += R[i] * R[i]
-        if live:
-            rho_prev = rho
-            if not rr >= stop2:
-                live = False
-    return x, mvs
+def cg_dense(A, b, x0, iterations, atol, rtol, diag_inv, trace, path):
+    """CG from ``x0`` (empty: zero) on a dense A x = b, Jacobi-PCG where ``diag_inv`` (n,)
+    has entries (z = diag_inv · r, the preconditioner :func:`sslviz.solvers.jacobi`): the
+    one CG loop on dense storage, behind :func:`sslviz.solvers.solve_cg` and
+    :func:`harmonic_cg_dense`.
 
-
-@_jit(error_model="numpy")
-def harmonic_cg_one(
-    x,
-    d,
-    dl,
-    uu_ptr,
-    uu_col,
-    ul_ptr,
-    y_ul,
-    keep,
-    kept,
-    L_ptr,
-    L_idx,
-    L_src,
-    iterations,
-    precondition,
-):
-    """:func:`harmonic_cg` (with f') at the one σ ``x``: the same arithmetic in the same order
-    as a batch of one, so the same bits (tests/unit/test_search_kernels.py), without the
-    batch's set-up: the search's single evaluations use it, its grids the batch.
-    Returns f, f' (n_u,) and the products, or products −1 where a weight or a row sum
-    underflows (f and f' are then empty)."""
-    n_u = keep.size
-    s2 = x * x
-    W = np.empty(d.size)
-    for e in range(d.size):
-        W[e] = edge_weight(d[e], s2)
-        if not W[e] > 0.0:
-            return np.empty(0), np.empty(0), -1
-    WL = np.empty(dl.size)
-    for e in range(dl.size):
-        WL[e] = edge_weight(dl[e], s2)
-        if not WL[e] > 0.0:
-            return np.empty(0), np.empty(0), -1
-    deg = np.zeros(n_u)
-    b = np.zeros(n_u)
-    for i in range(n_u):
-        dg = 0.0
-        for e in range(uu_ptr[i], uu_ptr[i + 1]):
-            dg += W[e]
-        to_l = 0.0
-        bi = 0.0
-        for e in range(ul_ptr[i], ul_ptr[i + 1]):
-            to_l += WL[e]
-            bi += WL[e] * y_ul[e]
-        dg += to_l
-        if not dg >= UNDERFLOW:
-            return np.empty(0), np.empty(0), -1
-        for e in range(uu_ptr[i], uu_ptr[i + 1]):
-            if not keep[uu_col[e]]:
-                bi += 0.5 * W[e]
-        deg[i] = dg
-        b[i] = bi
-    nk = kept.size
-    values = np.empty(L_idx.size)
-    Bk = np.zeros(nk)
-    diag_inv = np.empty(nk if precondition else 0)
-    for r in range(nk):
-        i = kept[r]
-        for q in range(L_ptr[r], L_ptr[r + 1]):
-            src = L_src[q]
-            values[q] = deg[i] if src < 0 else -W[src]
-        Bk[r] = b[i]
-        if precondition:
-            diag_inv[r] = 1.0 / deg[i]
-    X, mv = _cg_one(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition)
-    f = np.full(n_u, 0.5)
-    for r in range(nk):
-        f[kept[r]] = X[r]
-    s3 = x * x * x
-    for r in range(nk):
-        i = kept[r]
-        ddeg = 0.0
-        acc = 0.0
-        for e in range(uu_ptr[i], uu_ptr[i + 1]):
-            c = uu_col[e]
-            dw = 2.0 * W[e] * d[e] / s3
-            ddeg += dw
-            acc += dw * f[c]
-        for e in range(ul_ptr[i], ul_ptr[i + 1]):
-            ddeg += 2.0 * WL[e] * dl[e] / s3
-        to_l = 0.0
-        for e in range(ul_ptr[i], ul_ptr[i + 1]):
-            to_l += 2.0 * WL[e] * dl[e] / s3 * y_ul[e]
-        Bk[r] = to_l - (ddeg * f[i] - acc)
-    X, mv2 = _cg_one(L_ptr, L_idx, values, Bk, iterations, diag_inv, precondition)
-    df = np.zeros(n_u)
-    for r in range(nk):
-        df[kept[r]] = X[r]
-    return f, df, mv + mv2
-
-
-@_jit(error_model="numpy")
-def cg_dense(A, b, iterations, diag_inv, trace):
-    """t steps of CG from zero on a dense A x = b: :func:`sslviz.solvers.solve_cg` with
-    ``maxiter=iterations, rtol=0``, operation for operation (the products by BLAS
-    ``dgemv``/``ddot`` through ``np.dot``, the updates element by element, as NumPy does
-    them), without the interpreter's cost per iteration. ``diag_inv`` (n,): Jacobi-PCG, the
-    preconditioner :func:`sslviz.solvers.jacobi` (z = diag_inv · r); empty: plain CG.
-    Returns ``(x, matvecs)``; ``tests/unit/test_regret_speed.py`` checks the bits against
-    ``solve_cg``. ``trace`` (t, n) bool, if it has rows, gets x > 1/2 after each iteration."""
-    return _cg_dense_run(A, b, iterations, diag_inv, trace, np.empty((0, 1)))
-
-
-@_jit(error_model="numpy")
-def cg_dense_path(A, b, iterations, diag_inv):
-    """:func:`cg_dense`'s iterates: X (t, n), row s − 1 the x of an s-iteration run, the
-    same bits (CG's iterates are nested; a run that stops early keeps its x)."""
-    path = np.empty((iterations, b.shape[0]))
-    _cg_dense_run(A, b, iterations, diag_inv, np.empty((0, 1), np.bool_), path)
-    return path
-
-
-@_jit(error_model="numpy")
-def _cg_dense_run(A, b, iterations, diag_inv, trace, path):
-    # cg_dense; ``path`` (t, n), if it has rows, gets x after each iteration.
+    SciPy's ``cg`` iteration, operation for operation as :func:`sslviz.solvers.solve_cg`
+    writes it in NumPy (the products by BLAS ``dgemv``/``ddot`` through ``np.dot``, the
+    updates element by element), without the interpreter's cost per iteration. It stops
+    after ``iterations`` iterations, once ‖r‖ < max(``atol``, ``rtol``·‖b‖, 1e-30·‖b‖,
+    tiny) (the recursively updated residual), or at a breakdown (pᵀA p ≤ 0). ``trace``
+    (t, n) bool, if it has rows, gets x > 1/2 after each iteration, ``path`` (t, n), if it
+    has rows, x itself (row s − 1 after iteration s; a run that stops early repeats its
+    last x: CG's iterates are nested). Returns ``(x, iterations, matvecs, rr, bnorm)``: the
+    iterations completed, the products with A (a breakdown's and a nonzero x0's
+    included), ‖r‖² and ‖b‖."""
     n = b.shape[0]
     x = np.zeros(n)
     bnorm = np.sqrt(np.dot(b, b))
-    if bnorm == 0.0:
+    if bnorm == 0.0:  # as SciPy: the solution of A x = 0 is 0
         trace[:] = False
         path[:] = 0.0
-        return x, 0
-    stop = max(1e-30 * bnorm, _TINY)
+        return x, 0, 0, 0.0, 0.0
+    stop = max(atol, rtol * bnorm, 1e-30 * bnorm, _TINY)
     stop2 = stop * stop
     precondition = diag_inv.size > 0
-    r = b.copy()
+    matvecs = 0
+    if x0.size > 0:
+        x[:] = x0
+        r = b - np.dot(A, x)
+        matvecs = 1
+    else:
+        r = b.copy()
     z = np.empty(n)
+    p = np.empty(n)
     rr = np.dot(r, r)
     it = 0
     rho_prev = 0.0
-    if precondition:
-        for i in range(n):
-            z[i] = diag_inv[i] * r[i]
-        rho = np.dot(r, z)
-        p = z.copy()
-    else:
-        rho = rr
-        p = r.copy()
-    written = 0
     while it < iterations and rr >= stop2:
+        if precondition:
+            for i in range(n):
+                z[i] = diag_inv[i] * r[i]
+            rho = np.dot(r, z)
+        else:
+            rho = rr
+        beta = rho / rho_prev if it > 0 else 0.0
+        src = z if precondition else r
         if it > 0:
-            if precondition:
-                for i in range(n):
-                    z[i] = diag_inv[i] * r[i]
-                rho = np.dot(r, z)
-                beta = rho / rho_prev
-                for i in range(n):
-                    p[i] = z[i] + beta * p[i]
-            else:
-                rho = rr
-                beta = rr / rho_prev
-                for i in range(n):
-                    p[i] = r[i] + beta * p[i]
+            for i in range(n):
+                p[i] = src[i] + beta * p[i]
+        else:
+            p[:] = src
         q = np.dot(A, p)
         pq = np.dot(p, q)
-        it += 1
-        if not pq > 0.0:  # breakdown
+        matvecs += 1
+        if not pq > 0.0:  # breakdown: A not positive definite on p, or p = 0
             break
         alpha = rho / pq
         for i in range(n):
             x[i] += alpha * p[i]
             r[i] -= alpha * q[i]
-        written = it
+        it += 1
         if trace.shape[0] > 0:
             for i in range(n):
                 trace[it - 1, i] = x[i] > 0.5
@@ -675,12 +511,12 @@ def _cg_dense_run(A, b, iterations, diag_inv, trace, path):
             path[it - 1] = x
         rho_prev = rho
         rr = np.dot(r, r)
-    for s in range(written, trace.shape[0]):  # stopped early: x stays
+    for s in range(it, trace.shape[0]):  # stopped early: x stays
         for i in range(n):
             trace[s, i] = x[i] > 0.5
-    for s in range(written, path.shape[0]):
+    for s in range(it, path.shape[0]):
         path[s] = x
-    return x, it
+    return x, it, matvecs, rr, bnorm
 
 
 @_jit()
@@ -831,12 +667,15 @@ def harmonic_cg_dense(D2_UU, D2_UL, y_l, sigma, iterations, precondition, deriva
     diag_inv = np.empty(deg.size if precondition else 0)  # solvers.jacobi: 1 / diag(M)
     for i in range(diag_inv.size):
         diag_inv[i] = 1.0 / M[i, i]
-    f, matvecs = cg_dense(M, np.dot(WL, y_l), iterations, diag_inv, trace)
+    no_x0, no_path = np.zeros(0), np.zeros((0, 1))
+    f, _, matvecs, _, _ = cg_dense(
+        M, np.dot(WL, y_l), no_x0, iterations, 0.0, 0.0, diag_inv, trace, no_path
+    )
     if not derivative:
         return f, np.empty(0), matvecs
     ddeg = _row_sums(dW) + _row_sums(dWL)
     rhs = np.dot(dWL, y_l) - (ddeg * f - np.dot(dW, f))
-    df, mv = cg_dense(M, rhs, iterations, diag_inv, trace[:0])  # no sides of f'
+    df, _, mv, _, _ = cg_dense(M, rhs, no_x0, iterations, 0.0, 0.0, diag_inv, trace[:0], no_path)
     return f, df, matvecs + mv
 
 
@@ -1083,12 +922,10 @@ def warm_up() -> None:
     ptr = np.array([0, 1, 2], dtype=np.uint64)
     idx = np.array([0, 1], dtype=np.uint64)
     for pre in (False, True):
-        cg_shared_pattern(
-            ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre, NO_TRACE
-        )
+        cg_csr(ptr, idx, np.ones((2, 1)), np.ones((2, 1)), 2, np.ones((2, 1)), pre, NO_TRACE)
     for diag_inv in (np.empty(0), np.ones(2)):
-        cg_dense(np.eye(2), np.ones(2), 2, diag_inv, NO_TRACE_ONE)
-        cg_dense_path(np.eye(2), np.ones(2), 2, diag_inv)
+        for x0, path in ((NO_X0, NO_PATH), (np.ones(2), np.zeros((2, 2)))):
+            cg_dense(np.eye(2), np.ones(2), x0, 2, 0.0, 0.0, diag_inv, NO_TRACE_ONE, path)
     one = np.ones(1)
     state = [one.copy() for _ in range(5)] + [np.zeros(1, np.int64)] + [one.copy(), one.copy()]
     paper_step(*state, one, one, np.zeros(1, np.bool_), np.array([0.0, 2, 1, 1, 1, 9]), 0)
@@ -1282,11 +1119,11 @@ def root_proposals(a, b, ha, hb, da, db, s, basis):
 @_jit(error_model="numpy")
 def _cg_eval(x, st, d, dl, pattern, dense, iterations, precondition):
     """One σ of the compiled search: h = f − ½ and f' of fixed-t CG, stored in the search
-    state ``st``: :func:`harmonic_cg_one`'s numbers on the sparse system ``d``, ``dl``,
-    ``pattern``, or :func:`harmonic_cg_dense`'s on the dense one, ``dense`` = (D2_UU,
-    D2_UL, y_l), where that has rows. Returns the row, or −1 where the kernel hands the σ
-    over (underflowing weights; the Python search takes over). A σ already evaluated is
-    found in ``S`` (σ of each row), not solved again."""
+    state ``st``: :func:`harmonic_cg`'s numbers (a batch of one σ) on the sparse system
+    ``d``, ``dl``, ``pattern``, or :func:`harmonic_cg_dense`'s on the dense one, ``dense`` =
+    (D2_UU, D2_UL, y_l), where that has rows. Returns the row, or −1 where the kernel hands
+    the σ over (underflowing weights; the Python search takes over). A σ already evaluated
+    is found in ``S`` (σ of each row), not solved again."""
     S, H, D, mv, count = st
     for r in range(count[0]):
         if S[r] == x:
@@ -1299,7 +1136,12 @@ def _cg_eval(x, st, d, dl, pattern, dense, iterations, precondition):
         no_trace = np.zeros((0, D2_UU.shape[0]), np.bool_)
         f, df, m = harmonic_cg_dense(D2_UU, D2_UL, y_l, x, iterations, precondition, True, no_trace)
     else:
-        f, df, m = harmonic_cg_one(x, d, dl, *pattern, iterations, precondition)
+        sig = np.full(1, x)
+        no_trace = np.zeros((0, 1, 1), np.bool_)
+        F, DF, ok, ms = harmonic_cg(d, dl, sig, *pattern, iterations, precondition, True, no_trace)
+        if not ok[0]:
+            return -1
+        f, df, m = F[:, 0], DF[:, 0], ms[0]
     if m < 0:
         return -1
     for u in range(f.shape[0]):

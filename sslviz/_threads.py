@@ -118,15 +118,9 @@ def parallel_map(func: Callable, items: list) -> list:
         return list(pool.map(func, items))
 
 
-FORK = True
-"""Let :func:`process_map` fork its workers where that is safe (False: always joblib's
-fresh workers; the tests compare the two).
-Chosen with :func:`sslviz.paths.fast_paths`."""
-
-
 def can_fork() -> bool:
     """True where :func:`process_map` forks its workers (Linux, no other thread running)."""
-    return FORK and sys.platform == "linux" and threading.active_count() == 1
+    return sys.platform == "linux" and threading.active_count() == 1
 
 
 def process_map(

@@ -13,7 +13,8 @@ where it applies (:func:`sslviz.truth.true_loss_curve` picks one):
 - the compiled search (:func:`compiled_search`): the Hermite search run whole in compiled
   code for fixed-t CG/PCG on harmonic models (sparse and dense), the same σ and bits.
 
-:data:`CHEBYSHEV` and :data:`COMPILED_SEARCH` choose them (:func:`sslviz.paths.fast_paths`).
+A model that offers neither the Chebyshev nor the compiled search's system is searched by
+the Hermite grid search in Python (Delalleau's model, and the tests' reference models).
 """
 
 from __future__ import annotations
@@ -161,13 +162,6 @@ def refine_degenerate(ev: LabelOracle, a: float, b: float, rtol: float) -> list[
     return [*refine_degenerate(ev, a, lo, rtol), hi, *refine_degenerate(ev, hi, b, rtol)]
 
 
-CHEBYSHEV = True
-"""Exact curves (solver 'exact', no event log) are searched by Chebyshev interpolation of
-f_U(σ) on cells (:func:`_chebyshev_search`); False runs the Hermite grid search on the whole
-range (the tests compare the two).
-Chosen with :func:`sslviz.paths.fast_paths`."""
-
-
 _CHEB_RATIO = 2.0  # first cells: σ_max / σ_min at most this
 
 
@@ -286,8 +280,7 @@ def chebyshev_pays(model, solver: str, certify_cap, on_event) -> bool:
     evaluations of both are compared in ``benchmarks/exact_knn.py``).
     """
     if not (
-        CHEBYSHEV
-        and solver == "exact"
+        solver == "exact"
         and certify_cap is None
         and on_event is None
         and isinstance(model, HarmonicModel)
@@ -433,14 +426,6 @@ class SearchProgress:
         self.progress(self.last, f"σ {evaluations}{total} evaluated, {breakpoints} breakpoints")
 
 
-COMPILED_SEARCH = True
-"""Fixed-t CG/PCG searches on harmonic models, sparse and dense (Algorithm 4's
-fast mode: the app's sweeps, pausing to report progress, and the regret experiment's
-feedback) run compiled (:func:`sslviz._kernels.cg_search`): the same σ, the same bits;
-False runs them here (the tests compare the two). Chosen with
-:func:`sslviz.paths.fast_paths`."""
-
-
 _SEARCH_ROWS = 256  # σ the compiled search stores at first (×4 and again when full)
 
 
@@ -458,17 +443,17 @@ def hermite_grid(a: float, b: float, grid_ratio: float) -> np.ndarray:
 def compiled_search(
     ev, lo, hi, grid_ratio, rtol, touch, max_evaluations, tick: SearchProgress | None = None
 ) -> list | None:
-    """Run the whole search compiled where it applies (:data:`COMPILED_SEARCH`): fill
-    ``ev``'s cache and work counts and return the roots ``[(σ, node)]``; None where it does
-    not apply or a weight underflows at some σ (the caller's search then runs, from
-    scratch). With ``tick``, the search pauses every :func:`_search_chunk` σ to report its
-    progress (a stop request raises there); the σ, bits and roots are the same."""
+    """Run the whole search compiled where it applies: fixed-t CG/PCG on a harmonic model,
+    sparse or dense (Algorithm 4's fast mode: the app's sweeps, pausing to report progress,
+    and the regret experiment's feedback), in :func:`sslviz._kernels.cg_search`, the same σ
+    and bits as the search in Python. Fill ``ev``'s cache and work counts and return the
+    roots ``[(σ, node)]``; None where it does not apply or a weight underflows at some σ
+    (the caller's search then runs, from scratch). With ``tick``, the search pauses every
+    :func:`_search_chunk` σ to report its progress (a stop request raises there); the σ,
+    bits and roots are the same."""
     model = ev.model
     if not (
-        COMPILED_SEARCH
-        and ev.solver in ("cg", "pcg")
-        and ev.certify_cap is None
-        and isinstance(model, HarmonicModel)
+        ev.solver in ("cg", "pcg") and ev.certify_cap is None and isinstance(model, HarmonicModel)
     ):
         return None
     system = model.search_system(ev.solver)

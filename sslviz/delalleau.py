@@ -16,12 +16,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-from sslviz import _kernels, labeling, systems
+from sslviz import systems
 from sslviz._threads import one_thread
 from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.graphs import GraphSpec, build_graph, gaussian_weights, neighbours, row_min
 from sslviz.labeling import SoftLabelModel, SoftLabels
-from sslviz.solvers import LinearSolver
+from sslviz.solvers import LinearSolver, jacobi, solve_cg
 from sslviz.specs import CG_ITERS, SOLVERS, LabelingSpec
 
 _EXTEND_BLOCK = 128
@@ -138,11 +138,10 @@ class DelalleauModel(SoftLabelModel):
     @one_thread
     def sides_by_t(self, sigmas, *, solver: str = "cg", iterations: int = CG_ITERS):
         """:meth:`SoftLabelModel.sides_by_t` from one run of ``iterations`` steps per σ on
-        L ∪ Ũ (:func:`sslviz._kernels.cg_dense_path`, the bits of :meth:`soft_labels`' dense
-        kernel at each t), each iterate extended as :meth:`soft_labels` extends it; one
-        solve per t where that kernel is not the path (a sparse system on L ∪ Ũ, kNN
-        families: there ``nested_iterates`` is False, and a search for the t needed solves
-        only the t it tries)."""
+        L ∪ Ũ where that system is dense (complete graphs: ``nested_iterates``), each
+        iterate (:func:`sslviz.solvers.solve_cg`'s callback: the bits of :meth:`soft_labels`'
+        solve at each t) extended as :meth:`soft_labels` extends it; one solve per t where
+        it is sparse (kNN families: a search for the t needed solves only the t it tries)."""
         sig, iterations = self._sides_args(sigmas, solver, iterations)
         sides = np.zeros((sig.size, iterations, self.n_unlabeled), dtype=bool)
         degenerate = np.zeros((sig.size, self.n_unlabeled), dtype=bool)
@@ -150,16 +149,25 @@ class DelalleauModel(SoftLabelModel):
             A, _, deg_s = self.matrix(x)
             keep = ~deg_s
             Ak = _kept(A, keep)
-            if not (labeling.FAST_DENSE and isinstance(Ak, np.ndarray) and Ak.size > 0):
+            if not (isinstance(Ak, np.ndarray) and Ak.size > 0):
                 one, deg = super().sides_by_t([x], solver=solver, iterations=iterations)
                 sides[j], degenerate[j] = one[0], deg[0]
                 continue
-            diag_inv = 1.0 / np.diag(Ak) if solver == "pcg" else np.empty(0)
-            path = _kernels.cg_dense_path(Ak, self.lam * self.y_s[keep], iterations, diag_inv)
+            iterates: list[np.ndarray] = []
+            pre = jacobi(Ak) if solver == "pcg" else None
+            res = solve_cg(
+                Ak,
+                self.lam * self.y_s[keep],
+                maxiter=iterations,
+                rtol=0.0,
+                M=pre,
+                callback=lambda x, out=iterates: out.append(x.copy()),
+            )
+            iterates += [res.x] * (iterations - len(iterates))  # stopped early: f stays
             E, _, s, degenerate[j] = self._extension(x, False, keep)
             for t in range(0, iterations, _EXTEND_BLOCK):  # E f for a block of t at once
                 F = np.full((self.nodes.size, min(_EXTEND_BLOCK, iterations - t)), 0.5)
-                F[keep] = path[t : t + F.shape[1]].T
+                F[keep] = np.array(iterates[t : t + F.shape[1]]).T
                 sides[j, t : t + F.shape[1]] = ((E @ F) / s[:, None] > 0.5).T
         return sides, degenerate
 
@@ -183,12 +191,7 @@ class DelalleauModel(SoftLabelModel):
         keep = ~deg_s
         f = np.full(self.nodes.size, 0.5)
         df = np.zeros(self.nodes.size)
-        Ak = _kept(A, keep)
-        dense_cg = solver in ("cg", "pcg") and isinstance(Ak, np.ndarray) and Ak.size > 0
-        if labeling.FAST_DENSE and dense_cg and x0 is None:
-            lin = _DenseCG(Ak, solver, cg_iters)
-        else:
-            lin = LinearSolver(Ak, solver, cg_iters=cg_iters)
+        lin = LinearSolver(_kept(A, keep), solver, cg_iters=cg_iters)
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
@@ -211,24 +214,3 @@ class DelalleauModel(SoftLabelModel):
             subset_f=f,
             subset_df=df if derivative else None,
         )
-
-
-class _DenseCG:
-    """:class:`sslviz.solvers.LinearSolver` for t steps of CG or Jacobi-PCG from zero on a
-    dense matrix, in :func:`sslviz._kernels.cg_dense` (the operations of
-    :func:`sslviz.solvers.solve_cg`, without the interpreter's cost per iteration; the
-    harmonic model's dense path, ``sslviz.labeling.FAST_DENSE``, runs the same kernel)."""
-
-    factorizations = 0
-
-    def __init__(self, A: np.ndarray, method: str, cg_iters: int) -> None:
-        self.A, self.cg_iters = A, check_int("cg_iters", cg_iters, "LinearSolver", low=1)
-        self.diag_inv = 1.0 / np.diag(A) if method == "pcg" else np.empty(0)
-        self.solves = self.matvecs = 0
-
-    def solve(self, b: np.ndarray, x0: None = None) -> np.ndarray:
-        trace = _kernels.NO_TRACE_ONE  # no sides recorded
-        x, matvecs = _kernels.cg_dense(self.A, b, self.cg_iters, self.diag_inv, trace)
-        self.solves += 1
-        self.matvecs += matvecs
-        return x

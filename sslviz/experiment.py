@@ -111,13 +111,6 @@ class RegretExperiment:
     seconds: float
 
 
-PRECOMPUTE = True
-"""Local parallel runs let a provider with ``precompute(round_seeds, n_jobs)`` (such as
-:class:`sslviz.problem.GraphRounds`) compute all rounds first, split by round across the
-workers; False keeps one task per repetition (same results; the tests compare).
-Chosen with :func:`sslviz.paths.fast_paths`."""
-
-
 def _run_task(task: tuple) -> list[LearnerRun]:
     """All models of one repetition, in one worker: a provider that memoises its rounds
     (as the graph provider does) then computes each instance once for every model."""
@@ -265,7 +258,7 @@ def regret_experiment(
     R = (hi_s - lo_s) / 2
     rep_seeds = [_repetition_seeds(seed, r, rounds) for r in range(repeats)]
     local = dask is None and n_jobs != 1
-    if local and PRECOMPUTE and hasattr(provider, "precompute"):
+    if local and hasattr(provider, "precompute"):
         # The rounds are the cost: compute them on all workers split by round (balanced
         # whatever the number of repetitions), then run the learners: on forked workers,
         # else here (fresh workers would each spend seconds on imports).

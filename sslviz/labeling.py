@@ -53,22 +53,6 @@ from sslviz.solvers import (
 )
 from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
-FAST_DENSE = True
-"""Dense graphs solve 'exact', 'cg' and 'pcg' without solver objects (:meth:`HarmonicModel.
-_solve_dense`, :func:`sslviz._kernels.harmonic_cg_dense`, and Delalleau's CG in
-:func:`sslviz._kernels.cg_dense`; same bits); False runs the general path (the tests
-compare the two).
-Chosen with :func:`sslviz.paths.fast_paths`."""
-
-
-SPARSE_EXACT = True
-"""Exact solves of sparse systems keep the diagonal pivots of the row-scaled (diagonally
-dominant) systems, and redo a cancelling one by GTH on the sparse structure
-(:class:`sslviz.solvers.SparseGTHFactorization`); False runs SuperLU's defaults and the
-dense GTH elimination (``benchmarks/exact_knn.py`` and the tests compare the two).
-Chosen with :func:`sslviz.paths.fast_paths`."""
-
-
 _ALL = slice(None)
 
 
@@ -397,17 +381,15 @@ class HarmonicModel(SoftLabelModel):
         graph with no structurally degenerate node (the general path takes the σ where
         underflowing weights cut a node off from L)."""
         return (
-            FAST_DENSE
-            and solver in ("cg", "pcg")
+            solver in ("cg", "pcg")
             and isinstance(self._D2_UU, np.ndarray)
             and not self._structural.any()
         )
 
     def _elimination_order(self, keep: np.ndarray) -> np.ndarray | None:
         """:func:`sslviz.solvers.nested_dissection`'s order of the kept unlabeled nodes
-        (indices into them), for sparse exact solves; None on dense graphs or with
-        ``SPARSE_EXACT`` False."""
-        if self._order is None or not SPARSE_EXACT:
+        (indices into them), for sparse exact solves; None on dense graphs."""
+        if self._order is None:
             return None
         if keep.all():
             return self._order
@@ -496,7 +478,7 @@ class HarmonicModel(SoftLabelModel):
                 return SoftLabels(sigma, f, df, self._structural.copy(), solves, matvecs, 0)
         direct = solver in ("exact", "inverse")
         W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=direct, derivative=derivative)
-        if FAST_DENSE and x0 is None and solver == "exact" and isinstance(W_UU, np.ndarray):
+        if x0 is None and solver == "exact" and isinstance(W_UU, np.ndarray):
             sl = self._solve_dense(sigma, W_UU, W_UL, dW_UU, dW_UL)
             if sl is not None:
                 return sl
@@ -795,7 +777,7 @@ class HarmonicModel(SoftLabelModel):
         if degenerate.any():
             M = M[np.ix_(keep, keep)] if isinstance(M, np.ndarray) else M[keep][:, keep]
         order = self._elimination_order(keep) if sp.issparse(M) else None
-        lin = LinearSolver(M, solver, cg_iters=cg_iters, dominant=SPARSE_EXACT, order=order)
+        lin = LinearSolver(M, solver, cg_iters=cg_iters, dominant=True, order=order)
         f0 = df0 = None
         if x0 is not None and solver in ("cg", "pcg"):
             f0, df0 = (None if v is None else np.asarray(v)[keep] for v in x0)
@@ -828,10 +810,9 @@ class HarmonicModel(SoftLabelModel):
             W_kk = (
                 W_UU[np.ix_(keep, keep)] if isinstance(W_UU, np.ndarray) else (W_UU[keep][:, keep])
             )
-            sparse = SPARSE_EXACT and sp.issparse(W_kk)
             gth = (
                 SparseGTHFactorization(W_kk, leak[keep], order)
-                if sparse
+                if sp.issparse(W_kk)
                 else GTHFactorization(W_kk, leak[keep])
             )
             lin = exact_solves.GTHSolver(gth, lin)

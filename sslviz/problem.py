@@ -433,9 +433,7 @@ def run_regret(
     provider = GraphRounds(spec, lo, hi, settings)
     report = progress
     # the rounds computed here, or first of all on local workers (GraphRounds.precompute)
-    here = regret.dask is None and (
-        jobs == 1 or (experiment.PRECOMPUTE and settings.mode == "fast")
-    )
+    here = regret.dask is None and (jobs == 1 or settings.mode == "fast")
     if tick is not None:
         if here:
             provider = _ReportingRounds(provider, regret.rounds * regret.repeats, tick)

@@ -73,6 +73,11 @@ def _as_apply(M):
     return lambda x: M @ x
 
 
+_PATH_MAX = 1 << 22
+"""Iterates (maxiter × n entries) a compiled run with a ``callback`` records at most (32 MB);
+a longer run with a callback takes :func:`solve_cg`'s loop in NumPy."""
+
+
 def solve_cg(
     A: np.ndarray | sp.spmatrix | spla.LinearOperator,
     b: np.ndarray,
@@ -84,11 +89,16 @@ def solve_cg(
     M: np.ndarray | sp.spmatrix | spla.LinearOperator | None = None,
     callback: Callable[[np.ndarray], None] | None = None,
 ) -> SolveResult:
-    """Conjugate gradients on a symmetric positive definite ``A``, counted.
+    """Conjugate gradients on a symmetric positive definite ``A``, counted: the one CG entry
+    of sslviz.
 
     The same iteration as SciPy's ``scipy.sparse.linalg.cg`` (the tests check the iterates
     agree), written out so a fixed budget of t iterations costs t products and nothing
-    more — the sweeps call it tens of thousands of times.
+    more — the sweeps call it tens of thousands of times. A dense ``A`` (C-ordered floats)
+    with no preconditioner or :func:`jacobi`'s runs compiled
+    (:func:`sslviz._kernels.cg_dense`: the same operations in the same order, the products
+    by the same BLAS routines, through SciPy's build rather than NumPy's: the same bits
+    where the two builds round alike); any other ``A`` or ``M`` runs that loop in NumPy.
 
     Parameters
     ----------
@@ -105,7 +115,8 @@ def solve_cg(
     M : {ndarray, sparse matrix, LinearOperator}, optional
         Preconditioner approximating A⁻¹.
     callback : callable, optional
-        ``callback(xk)`` after each iteration.
+        ``callback(xk)`` after each iteration (on the compiled path, once the run is done,
+        with each iterate in turn).
 
     Returns
     -------
@@ -119,6 +130,50 @@ def solve_cg(
     rtol = check_real("rtol", rtol, "solve_cg", low=0.0)
     atol = check_real("atol", atol, "solve_cg", low=0.0)
     maxiter = 10 * n if maxiter is None else check_int("maxiter", maxiter, "solve_cg", low=0)
+    start = None if x0 is None or not np.any(x0) else np.array(x0, dtype=float)
+    diag_inv = _compiled_preconditioner(A, M)
+    if diag_inv is not None and (callback is None or maxiter * n <= _PATH_MAX):
+        path = np.empty((maxiter if callback is not None else 0, n))
+        x, it, matvecs, rr, bnorm = _kernels.cg_dense(
+            A,
+            np.ascontiguousarray(b),
+            _kernels.NO_X0 if start is None else start,
+            maxiter,
+            atol,
+            rtol,
+            diag_inv,
+            _kernels.NO_TRACE_ONE,
+            path if callback is not None else _kernels.NO_PATH,
+        )
+        for k in range(it if callback is not None else 0):
+            callback(path[k])
+        return _cg_result(x, it, matvecs, rr, bnorm, rtol, atol)
+    return _solve_cg_numpy(A, b, start, maxiter, rtol, atol, M, callback)
+
+
+def _compiled_preconditioner(A, M) -> np.ndarray | None:
+    """``diag_inv`` for :func:`sslviz._kernels.cg_dense` (empty: no preconditioner) where
+    :func:`solve_cg` runs compiled; None where it runs in NumPy."""
+    if not (isinstance(A, np.ndarray) and A.dtype == np.float64 and A.flags.c_contiguous):
+        return None
+    if M is None:
+        return np.empty(0)
+    return M.inverse_diagonal if isinstance(M, JacobiPreconditioner) else None
+
+
+def _cg_result(x, it, matvecs, rr, bnorm, rtol, atol) -> SolveResult:
+    """:func:`solve_cg`'s result from the final x, the counts, ‖r‖² and ‖b‖."""
+    rnorm = float(np.sqrt(rr))
+    if bnorm == 0.0:  # as SciPy: the solution of A x = 0 is 0
+        return SolveResult(x, 0, 0, 0.0, "converged")
+    status = "converged" if rnorm < max(atol, rtol * bnorm) else "maxiter"
+    return SolveResult(x, int(it), int(matvecs), rnorm, status)
+
+
+def _solve_cg_numpy(A, b, x, maxiter, rtol, atol, M, callback) -> SolveResult:
+    """:func:`solve_cg`'s loop in NumPy, for any operator ``A`` and preconditioner ``M``
+    (``x``: the start, None for zero)."""
+    n = b.shape[0]
     matvec = _as_apply(A)
     psolve = _as_apply(M)
     bnorm = float(np.linalg.norm(b))
@@ -126,13 +181,12 @@ def solve_cg(
     # (sub)normal noise, where the next step would divide 0 by 0.
     stop = max(atol, rtol * bnorm, 1e-30 * bnorm, _TINY)
     matvecs = 0
-    if bnorm == 0.0:  # as SciPy: the solution of A x = 0 is 0
-        return SolveResult(np.zeros(n), 0, 0, 0.0, "converged")
-    if x0 is None or not np.any(x0):
+    if bnorm == 0.0:
+        return _cg_result(np.zeros(n), 0, 0, 0.0, bnorm, rtol, atol)
+    if x is None:
         x = np.zeros(n)
         r = b.copy()
     else:
-        x = np.array(x0, dtype=float)
         r = b - matvec(x)
         matvecs += 1
     rr = float(r @ r)
@@ -157,9 +211,7 @@ def solve_cg(
         it += 1
         if callback is not None:
             callback(x)
-    rnorm = float(np.sqrt(rr))
-    status = "converged" if rnorm < max(atol, rtol * bnorm) else "maxiter"
-    return SolveResult(x, it, matvecs, rnorm, status)
+    return _cg_result(x, it, matvecs, rr, bnorm, rtol, atol)
 
 
 _getrf, _getrs = la.get_lapack_funcs(("getrf", "getrs"), (np.zeros((1, 1)),))
@@ -203,58 +255,6 @@ def cholesky_dense_solve(c: np.ndarray, b: np.ndarray) -> np.ndarray:
     if info != 0:
         raise ValueError(f"illegal value in argument {-info} of potrs")
     return x
-
-
-def solve_cg_many(
-    indptr: np.ndarray,
-    indices: np.ndarray,
-    values: np.ndarray,
-    B: np.ndarray,
-    iterations: int,
-    *,
-    diag_inv: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``iterations`` steps of CG (or Jacobi-PCG) from zero on m systems that share one
-    CSR sparsity pattern (compiled with Numba; systems along the last axis).
-
-    Column j of the result is :func:`solve_cg` on ``A_j x = B[:, j]`` with
-    ``maxiter=iterations, rtol=0``: the same recurrences and stopping rules (dot products
-    are summed in index order rather than by BLAS, so the last bits may differ). Each
-    system's arithmetic is the same whatever else is in the batch.
-
-    Parameters
-    ----------
-    indptr : ndarray of shape (n + 1,)
-    indices : ndarray of shape (nnz,)
-        The shared CSR pattern of the n × n matrices A_j.
-    values : ndarray of shape (nnz, m)
-        Column j holds the stored entries of A_j.
-    B : ndarray of shape (n, m)
-    iterations : int
-        t, the fixed budget.
-    diag_inv : ndarray of shape (n, m), optional
-        Jacobi preconditioner 1/diag(A_j) per column (PCG); None for plain CG.
-
-    Returns
-    -------
-    X : ndarray of shape (n, m)
-    matvecs : ndarray of shape (m,), int
-        Products with A_j per system (t, fewer if its residual collapsed first).
-    """
-    B = np.ascontiguousarray(B, dtype=float)
-    values = np.ascontiguousarray(values, dtype=float)
-    n, m = B.shape
-    if values.shape != (indptr[-1], m) or indptr.size != n + 1:
-        raise ValueError(
-            f"values {values.shape}, B {B.shape} and the pattern ({indptr.size - 1} rows, "
-            f"{indptr[-1]} entries) do not match"
-        )
-    iterations = check_int("iterations", iterations, "solve_cg_many", low=0)
-    pre = diag_inv is not None
-    d = np.ascontiguousarray(diag_inv, dtype=float) if pre else np.zeros((0, 0))
-    # Unsigned indices spare Numba the negative-index check in the inner loop.
-    ptr, idx = (np.asarray(a).astype(np.uint64, copy=False) for a in (indptr, indices))
-    return _kernels.cg_shared_pattern(ptr, idx, values, B, iterations, d, pre, _kernels.NO_TRACE)
 
 
 class Factorization:
@@ -546,11 +546,29 @@ def positive_supersolution(
     return res.x, res.matvecs
 
 
-def jacobi(A: np.ndarray | sp.spmatrix) -> spla.LinearOperator:
+class JacobiPreconditioner(spla.LinearOperator):
+    """The Jacobi preconditioner diag(A)⁻¹ (z = ``inverse_diagonal`` · r), a LinearOperator
+    that :func:`solve_cg` also runs inside its compiled loop.
+
+    Parameters
+    ----------
+    inverse_diagonal : ndarray of shape (n,)
+        1 / diag(A).
+    """
+
+    def __init__(self, inverse_diagonal: np.ndarray) -> None:
+        self.inverse_diagonal = inverse_diagonal
+        n = inverse_diagonal.shape[0]
+        super().__init__(float, (n, n))
+
+    def _matvec(self, x: np.ndarray) -> np.ndarray:
+        return self.inverse_diagonal * x.ravel()
+
+
+def jacobi(A: np.ndarray | sp.spmatrix) -> JacobiPreconditioner:
     """Jacobi preconditioner diag(A)⁻¹ as a LinearOperator."""
     d = A.diagonal() if sp.issparse(A) else np.diag(A)
-    inv = 1.0 / d
-    return spla.LinearOperator(A.shape, matvec=lambda x: inv * x.ravel(), dtype=float)
+    return JacobiPreconditioner(1.0 / d)
 
 
 class LinearSolver:

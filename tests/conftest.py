@@ -8,10 +8,13 @@
 - ``data/``: checks that need Debian's Fashion-MNIST (``scripts/install.sh test``).
 
 Markers: ``slow`` (over 1.5 s each, browser, real data, subprocesses: outside the quick
-run ``python -m pytest``; CI runs everything), ``browser``, ``data``. Helpers shared by
+run ``python -m pytest``; CI runs everything), ``browser``, ``data``, ``dispatch`` (compares
+bits or results across paths: CI runs these again under NumPy's baseline dispatch and the
+kernels compiled for a generic CPU, ``scripts/test.sh``). Helpers shared by
 several folders live here, beside this file: ``apptest_helpers`` (starting and reading
 pages), ``browser_helpers`` (Chromium, a server, waits on charts), ``instances`` (small
-instances), ``reference`` (independent implementations and their tolerances), ``dispatch``
+instances), ``reference`` (independent implementations, the references the product's paths are
+compared with, and their tolerances), ``dispatch``
 (the CPU dispatch CI runs under).
 """
 

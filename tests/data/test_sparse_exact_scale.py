@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference import NumpyHarmonic, PythonSearch
 
 import sslviz.crossings as crossings
 import sslviz.exact_solves as exact_solves
 from sslviz.exact_solves import refine
-from sslviz.paths import fast_paths
 from sslviz.problem import build_problem
 from sslviz.solvers import (
     Factorization,
@@ -114,6 +114,7 @@ def fashion_knn():
         pytest.skip("Fashion-MNIST is not installed")
 
 
+@pytest.mark.dispatch
 def test_chebyshev_search_on_a_sparse_graph_matches_the_hermite_search(fashion_knn, monkeypatch):
     """The Chebyshev search runs on kNN graphs from 1,500 unlabeled nodes on; here on 690
     (threshold lowered): the same breakpoints (1e-8), nodes and losses as the Hermite
@@ -121,10 +122,8 @@ def test_chebyshev_search_on_a_sparse_graph_matches_the_hermite_search(fashion_k
     p = fashion_knn
     assert not isinstance(p.model._D2_UU, np.ndarray)  # the sparse path
     monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED_SPARSE", 100)
-    with fast_paths(chebyshev=False):
-        ref = true_loss_curve(p.model, p.y_unlabeled, 1.0, 7.0)
-    with fast_paths(chebyshev=True):
-        new = true_loss_curve(p.model, p.y_unlabeled, 1.0, 7.0)
+    ref = true_loss_curve(PythonSearch(p.model), p.y_unlabeled, 1.0, 7.0)
+    new = true_loss_curve(p.model, p.y_unlabeled, 1.0, 7.0)
     assert ref.breakpoints.size >= 5 and ref.inconsistent == new.inconsistent == 0
     assert new.breakpoints.size == ref.breakpoints.size
     np.testing.assert_allclose(new.breakpoints, ref.breakpoints, rtol=1e-8, atol=0)
@@ -133,13 +132,14 @@ def test_chebyshev_search_on_a_sparse_graph_matches_the_hermite_search(fashion_k
         assert np.array_equal(a, b)
 
 
-def test_sparse_exact_curve_same_in_either_order(fashion_knn):
-    """Nested-dissection order against SuperLU's minimum-degree order (``SPARSE_EXACT``
-    False: SuperLU's defaults and dense GTH redos): the same curve."""
+@pytest.mark.dispatch
+def test_sparse_exact_curve_same_as_the_numpy_gth(fashion_knn):
+    """The sparse exact path (nested-dissection order, diagonal pivots, sparse GTH redos)
+    against the GTH elimination in NumPy at every σ (:class:`reference.NumpyHarmonic`):
+    the same curve."""
     p = fashion_knn
     new = true_loss_curve(p.model, p.y_unlabeled, 0.8, 5.0)
-    with fast_paths(sparse_exact=False):
-        old = true_loss_curve(p.model, p.y_unlabeled, 0.8, 5.0)
+    old = true_loss_curve(NumpyHarmonic(p.model), p.y_unlabeled, 0.8, 5.0)
     assert new.breakpoints.size == old.breakpoints.size > 0
     np.testing.assert_allclose(new.breakpoints, old.breakpoints, rtol=1e-8, atol=0)
     assert np.array_equal(new.loss.values, old.loss.values)

@@ -1,15 +1,15 @@
-"""Issue 12 §1: the Chebyshev search of exact curves on complete graphs finds the same
-breakpoints as the Hermite grid search (``sslviz.crossings.CHEBYSHEV`` switches between them)."""
+"""The Chebyshev search of exact curves on complete graphs finds the same breakpoints as the
+Hermite grid search (a model's soft labels through :class:`reference.PythonSearch`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from numpy.polynomial import chebyshev as C
+from reference import PythonSearch
 
 import sslviz.crossings as crossings
 import sslviz.truth as truth
-from sslviz.paths import fast_paths
 from sslviz.problem import build_problem, loss_curve, make_model
 from sslviz.specs import GraphSpec, ProblemSpec
 
@@ -20,11 +20,10 @@ def _chebyshev_from_n_100(monkeypatch):
     monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED", 50)
 
 
-def _both(fn):
-    """``fn()`` with the Hermite search, then with the Chebyshev search."""
-    with fast_paths(chebyshev=False):
-        ref = fn()
-    return ref, fn()
+def _both(model, y_u, lo, hi, **kwargs):
+    """The exact curve on [lo, hi] by the Hermite search, then by the Chebyshev search."""
+    ref = truth.true_loss_curve(PythonSearch(model), y_u, lo, hi, **kwargs)
+    return ref, truth.true_loss_curve(model, y_u, lo, hi, **kwargs)
 
 
 def _assert_same_curve(ref, new):
@@ -50,19 +49,21 @@ CASES = [
 ]
 
 
+@pytest.mark.dispatch
 @pytest.mark.parametrize(("dataset", "n", "seed", "sigma"), CASES)
 @pytest.mark.slow  # over 2 s: outside the quick run
 def test_same_breakpoints_as_the_hermite_search(dataset, n, seed, sigma):
     problem = build_problem(
         ProblemSpec(dataset=dataset, n=n, n_labeled=10, seed=seed, family="complete")
     )
-    ref, new = _both(lambda: loss_curve(problem, *sigma))
+    ref, new = _both(problem.model, problem.y_unlabeled, *sigma)
     assert ref.breakpoints.size >= 20, "a complete graph here has many breakpoints"
     _assert_same_curve(ref, new)
     # One set of solves serves every node: fewer σ evaluated (each an LU).
     assert new.evaluations.size < ref.evaluations.size
 
 
+@pytest.mark.dispatch
 def test_cells_whose_degenerate_set_changes_are_searched_as_before():
     """A far, unlabeled cluster loses its link to L at small σ (its weights to L
     underflow): cells where the degenerate set changes go to the Hermite search, and the
@@ -75,7 +76,7 @@ def test_cells_whose_degenerate_set_changes_are_searched_as_before():
     model = make_model(X, labeled, y, GraphSpec("complete"))
     y_u = y[model.unlabeled_idx]
     with np.errstate(all="ignore"):
-        ref, new = _both(lambda: truth.true_loss_curve(model, y_u, 0.2, 2.0, max_evaluations=800))
+        ref, new = _both(model, y_u, 0.2, 2.0, max_evaluations=800)
     assert ref.degenerate_ranges[0][2] == 20, "the far cluster is cut off at small σ"
     np.testing.assert_allclose(new.breakpoints, ref.breakpoints, rtol=1e-8, atol=0)
     assert np.array_equal(new.loss.values, ref.loss.values)
@@ -123,6 +124,7 @@ def test_roots_plain_hidden_pair_and_touch():
     np.testing.assert_allclose([found[1][1], found[2][1]], [r, r + d], atol=1e-12)
 
 
+@pytest.mark.dispatch
 def test_cholesky_solves_agree_with_the_lu_solves():
     """The Chebyshev search's exact solves (Cholesky of the symmetrically scaled system)
     give the LU solves' soft labels and derivatives to rounding; on a sparse kNN graph

@@ -75,15 +75,17 @@ def test_kernels_compile_at_their_first_call():
         "stand_in = _kernels.cg_dense\n"
         "before = 'numba' in sys.modules\n"
         "A, b = np.array([[4.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])\n"
+        "k = _kernels\n"
+        "args = (k.NO_X0, 5, 0.0, 0.0, np.empty(0), k.NO_TRACE_ONE, k.NO_PATH)\n"
         "out = [None, None]\n"
         "def run(i):\n"
-        "    out[i] = stand_in(A, b, 5, np.empty(0), _kernels.NO_TRACE_ONE)[0]\n"
+        "    out[i] = stand_in(A, b, *args)[0]\n"
         "threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]\n"
         "for t in threads:\n"
         "    t.start()\n"
         "for t in threads:\n"
         "    t.join()\n"
-        "again = _kernels.cg_dense(A, b, 5, np.empty(0), _kernels.NO_TRACE_ONE)[0]\n"
+        "again = _kernels.cg_dense(A, b, *args)[0]\n"
         "same = out[0].tobytes() == out[1].tobytes() == again.tobytes()\n"
         "print(before, type(_kernels.cg_dense).__name__, same)\n"
     )
@@ -129,6 +131,7 @@ def _ball_tree(X: np.ndarray, k: int, query=None) -> tuple[np.ndarray, np.ndarra
     return nn.kneighbors(query, n_neighbors=k)
 
 
+@pytest.mark.dispatch
 @pytest.mark.parametrize("kind", ["digits", "duplicates", "scaled"])
 def test_neighbour_distances_are_the_ball_trees_bit_for_bit(kind):
     """The exhaustive search's distances (NumPy or compiled, by size) are the ball tree's,

@@ -1,4 +1,4 @@
-"""The t-scrubber (issue 29): every t ≤ T from one run per σ, the same bits as t-iteration
+"""The t-scrubber: every t ≤ T from one run per σ, the same bits as t-iteration
 runs and as the sweep's estimate; the misses against a brute-force reference."""
 
 import numpy as np
@@ -9,7 +9,6 @@ from sslviz import animation, export
 from sslviz import convergence as cv
 from sslviz.delalleau import DelalleauModel
 from sslviz.intervals import sweep
-from sslviz.paths import fast_paths
 from sslviz.problem import build_problem, loss_curve
 from sslviz.specs import ProblemSpec, SweepSettings
 
@@ -19,7 +18,8 @@ SPECS = {
     "knn": ProblemSpec(family="knn", k=6),  # sparse: the batched kernel
     "mutual": ProblemSpec(family="mutual-knn", k=3, n=60, n_labeled=6),  # nodes cut off from L
 }
-# 0.02 and 0.08: weights underflow, so those σ take the one-σ paths (solve_cg)
+# 0.02 and 0.08: weights underflow, so those σ take the one-σ paths (solve_cg, traced by its
+# callback)
 SIGMAS = np.r_[0.02, 0.08, np.linspace(0.3, 6.0, 8)]
 
 
@@ -43,6 +43,7 @@ def _same_as_t_runs(model, solver: str, iterations: int = 25) -> None:
             assert np.array_equal(degenerate[j], sl.degenerate), (x, t)
 
 
+@pytest.mark.dispatch
 @pytest.mark.parametrize("solver", ["cg", "pcg"])
 def test_every_t_from_one_run_is_the_t_iteration_run(problem, solver):
     """Row t − 1 of one T-iteration run is the side of ½ of a t-iteration solve, on every
@@ -50,11 +51,7 @@ def test_every_t_from_one_run_is_the_t_iteration_run(problem, solver):
     _same_as_t_runs(problem.model, solver)
 
 
-def test_the_general_dense_path_traces_too():
-    with fast_paths(fast_dense=False):
-        _same_as_t_runs(build_problem(SPECS["complete"]).model, "cg")
-
-
+@pytest.mark.dispatch
 @pytest.mark.parametrize("family", ["complete", "knn"])
 @pytest.mark.parametrize("solver", ["cg", "pcg"])
 def test_delalleau_every_t_from_one_run_is_the_t_iteration_run(family, solver):
@@ -67,6 +64,7 @@ def test_delalleau_every_t_from_one_run_is_the_t_iteration_run(family, solver):
     _same_as_t_runs(p.model, solver)
 
 
+@pytest.mark.dispatch
 @pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("name", ["complete", "knn"])
 @pytest.mark.parametrize("solver", ["cg", "pcg"])

@@ -301,6 +301,7 @@ def test_import_does_not_pull_streamlit_or_torch():
         assert name in proc.stdout
 
 
+@pytest.mark.dispatch
 def test_neighbours_equal_scikit_learns_search():
     """The exhaustive search (NumPy at these sizes; the compiled one gives the same arrays:
     the next test) against ``NearestNeighbors(algorithm="ball_tree")``: the same distances
@@ -346,6 +347,7 @@ def test_neighbours_rejects_an_impossible_k(k, query):
         neighbours(X, k, None if query is None else X[:4])
 
 
+@pytest.mark.dispatch
 def test_neighbours_numpy_and_compiled_searches_agree(monkeypatch):
     """Below ``_NUMPY_MAX`` points NumPy, above it the compiled kernel: the same arrays,
     bit for bit, ties (equal distances in index order) included."""

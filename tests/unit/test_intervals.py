@@ -275,6 +275,7 @@ def _step_numpy(st: dict, f, df, deg, lo, hi, s, rule, inner):
     return (finished, root, parked, new), after
 
 
+@pytest.mark.dispatch
 @pytest.mark.parametrize("rule", algorithm4_module.STEP_RULES)
 def test_the_compiled_step_is_numpys_bit_for_bit(rule):
     """``_NodeIterations.advance`` (compiled, :func:`sslviz._kernels.paper_step`) against

@@ -591,6 +591,7 @@ def _cg_reference(X, labeled, y, sigma, family, k, t, precondition):
     return f, df
 
 
+@pytest.mark.dispatch
 @pytest.mark.parametrize("family", ["knn", "mutual-knn"])
 @pytest.mark.parametrize("solver", ["cg", "pcg"])
 @pytest.mark.parametrize("two_clusters", [False, True])
@@ -642,6 +643,7 @@ def _attributes(model) -> dict:
     return {name: id(value) for name, value in vars(model).items()}
 
 
+@pytest.mark.dispatch
 @pytest.mark.parametrize(
     "family, method, n",
     [

@@ -4,10 +4,12 @@ hand-made losses, approximate ERM where CG misses, backends, and the CLI's contr
 
 import json
 import math
+import threading
 
 import numpy as np
 import pytest
 
+from sslviz._threads import can_fork
 from sslviz.cli import main
 from sslviz.learn import (
     InstanceLoss,
@@ -21,7 +23,6 @@ from sslviz.learn import (
     start_workers,
     uniform_gap,
 )
-from sslviz.paths import fast_paths
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.problem import build_problem
 from sslviz.specs import ProblemSpec, SweepSettings
@@ -213,12 +214,19 @@ def test_warm_server_workers_give_the_same_result():
     clear_instance_memo()  # each way computes every instance
     one = learn(train, test, (1.0, 6.0), approx=approx, n_jobs=1)
     clear_instance_memo()
-    with fast_paths(fork=False):
+    done = threading.Event()
+    server = threading.Thread(target=done.wait)  # the server's other threads: no fork
+    server.start()
+    try:
+        assert not can_fork()
         start_workers(2)
         seen = []
         two = learn(
             train, test, (1.0, 6.0), approx=approx, n_jobs=2, progress=lambda f, m: seen.append(f)
         )
+    finally:
+        done.set()
+        server.join()
     assert seen and seen[-1] == 1.0
     assert np.array_equal(one.average.edges, two.average.edges)
     assert np.array_equal(one.average.numerators, two.average.numerators)

@@ -22,6 +22,8 @@ from sslviz.intervals import score, sweep
 from sslviz.problem import build_problem, loss_curve, run_regret
 from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
 
+pytestmark = pytest.mark.dispatch  # bits compared across paths
+
 SPEC = ProblemSpec(dataset="digits", classes=(3, 8), n=220, n_labeled=12, family="complete")
 LO, HI = 0.6, 3.0
 

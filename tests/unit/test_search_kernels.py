@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference import RTOL_VALUE, assert_same_curve_to_tolerance
+from reference import RTOL_VALUE, PythonSearch, assert_same_curve_to_tolerance
 
 import sslviz.crossings as crossings
 import sslviz.truth as truth
@@ -26,15 +26,15 @@ from sslviz._kernels import (
     NO_TRACE,
     cg_search,
     harmonic_cg,
-    harmonic_cg_one,
     refine_step,
     root_proposals,
 )
 from sslviz.graphs import gaussian_weights
-from sslviz.paths import fast_paths
 from sslviz.problem import _graph_round, clear_round_memo
 from sslviz.specs import ProblemSpec, SweepSettings
 from sslviz.systems import finite_entries
+
+pytestmark = pytest.mark.dispatch  # bits compared across paths
 
 
 def needs_split_numpy(a, b, ea, eb, touch) -> bool:
@@ -309,10 +309,10 @@ def _record_statuses(monkeypatch) -> list:
 def test_compiled_cg_search_gives_the_python_search_bits(
     monkeypatch, spec, lo, hi, solver, t, budget
 ):
-    """Algorithm 4's fast mode on sparse and dense graphs, compiled
-    (crossings.COMPILED_SEARCH) and in Python: the same σ evaluated, the same breakpoints,
-    losses, nodes and work, bit for bit (with few stored rows at first, so the compiled
-    search also has to grow them)."""
+    """Algorithm 4's fast mode on sparse and dense graphs, compiled and in Python (the
+    model's soft labels through :class:`reference.PythonSearch`): the same σ evaluated,
+    the same breakpoints, losses, nodes and work, bit for bit (with few stored rows at
+    first, so the compiled search also has to grow them)."""
     from sslviz.problem import build_problem
 
     statuses = _record_statuses(monkeypatch)
@@ -320,17 +320,17 @@ def test_compiled_cg_search_gives_the_python_search_bits(
         p = build_problem(spec.with_seed(seed))
         curves = {}
         for compiled in (True, False):
-            with fast_paths(compiled_search=compiled):
-                curves[compiled] = truth.true_loss_curve(
-                    p.model,
-                    p.y_unlabeled,
-                    lo,
-                    hi,
-                    solver=solver,
-                    cg_iters=t,
-                    rtol=1e-4,
-                    max_evaluations=budget,
-                )
+            model = p.model if compiled else PythonSearch(p.model)
+            curves[compiled] = truth.true_loss_curve(
+                model,
+                p.y_unlabeled,
+                lo,
+                hi,
+                solver=solver,
+                cg_iters=t,
+                rtol=1e-4,
+                max_evaluations=budget,
+            )
         _assert_same_curve(curves[True], curves[False])
     if lo < 0.1:  # a σ whose weights underflow: the search ran in Python
         assert set(statuses) == {-1}
@@ -373,8 +373,8 @@ def test_compiled_search_pauses_for_progress_with_the_same_bits(
         p.model, p.y_unlabeled, lo, hi, progress=lambda f, m="": seen.append(f), **kw
     )
     _assert_same_curve(paused, truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi, **kw))
-    with fast_paths(compiled_search=False):
-        _assert_same_curve(paused, truth.true_loss_curve(p.model, p.y_unlabeled, lo, hi, **kw))
+    python = truth.true_loss_curve(PythonSearch(p.model), p.y_unlabeled, lo, hi, **kw)
+    _assert_same_curve(paused, python)
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
     if lo < 0.1:  # a σ whose weights underflow: the search ran in Python
         assert set(statuses) == {-1}
@@ -384,31 +384,36 @@ def test_compiled_search_pauses_for_progress_with_the_same_bits(
 
 
 def test_one_sigma_cg_gives_the_batch_bits():
-    """The compiled search's one-σ CG (``harmonic_cg_one``) against a batch of one
-    (``harmonic_cg``): f, f' and the products, bit for bit, for CG and Jacobi-PCG, 1 to 60
-    steps, σ from underflowing weights to nearly equal ones."""
+    """The compiled search's one-σ CG (``harmonic_cg`` on a batch of one σ) against the
+    same σ among many (the batched soft labels): f, f' and the products, bit for bit, for
+    CG and Jacobi-PCG, 1 to 60 steps, σ from underflowing weights to nearly equal ones."""
     from sslviz.problem import build_problem
 
     specs = [
         KNN,
         ProblemSpec(dataset="digits", classes=(3, 8), n=200, n_labeled=5, family="mutual-knn", k=4),
     ]
+    sigmas = np.geomspace(0.05, 30.0, 25)
     checked = failed = 0
     for spec in specs:
         for seed in (1, 2):
             b = build_problem(spec.with_seed(seed)).model._batch
-            for x in np.geomspace(0.05, 30.0, 25):
-                for pre in (False, True):
-                    for t in (1, 3, 20, 60):
+            for pre in (False, True):
+                for t in (1, 3, 20, 60):
+                    F, DF, OK, MV = harmonic_cg(
+                        b.d, b.dl, sigmas, *b.pattern, t, pre, True, NO_TRACE
+                    )
+                    for j, x in enumerate(sigmas):
                         f, df, ok, mv = harmonic_cg(
                             b.d, b.dl, np.array([x]), *b.pattern, t, pre, True, NO_TRACE
                         )
-                        f1, df1, mv1 = harmonic_cg_one(x, b.d, b.dl, *b.pattern, t, pre)
+                        assert ok[0] == OK[j]
                         if not ok[0]:
-                            assert mv1 == -1
                             failed += 1
                             continue
-                        assert np.array_equal(f[:, 0], f1) and np.array_equal(df[:, 0], df1)
-                        assert mv[0] == mv1
+                        assert np.array_equal(f[:, 0], F[:, j]) and np.array_equal(
+                            df[:, 0], DF[:, j]
+                        )
+                        assert mv[0] == MV[j]
                         checked += 1
     assert checked > 300 and failed > 0

@@ -1,13 +1,17 @@
 """CG / Jacobi-PCG, direct factorisations and the counted LinearSolver (sslviz.solvers),
 against SciPy's cg iterate by iterate and dense numpy solves."""
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from reference import RTOL_ITERATE
 
+from sslviz import _kernels
 from sslviz._validation import InvalidParameterError
-from sslviz.solvers import Factorization, LinearSolver, jacobi, solve_cg, solve_cg_many
+from sslviz.solvers import Factorization, LinearSolver, _solve_cg_numpy, jacobi, solve_cg
 
 
 def _spd(n=30, seed=0, cond=1e3, sparse=False):
@@ -331,43 +335,101 @@ def _shared_pattern_systems(m=6, n=25, seed=4):
     return mats, indptr, indices, values, B
 
 
+@functools.cache
+def _csr_loop():
+    """:func:`sslviz._kernels.cg_csr` called from compiled code, as the harmonic batches
+    call it (they never call it from Python)."""
+    import numba
+
+    _kernels._compile_all()
+    loop = _kernels.cg_csr
+
+    @numba.njit
+    def run(ptr, idx, values, B, t, diag_inv, precondition, trace):
+        return loop(ptr, idx, values, B, t, diag_inv, precondition, trace)
+
+    return run
+
+
+def _cg_csr(indptr, indices, values, B, t, diag_inv=None):
+    """:func:`sslviz._kernels.cg_csr` (no trace) on the shared pattern (unsigned indices, as
+    the harmonic batches pass them)."""
+    ptr, idx = (np.asarray(a).astype(np.uint64) for a in (indptr, indices))
+    pre = diag_inv is not None
+    d = np.ascontiguousarray(diag_inv) if pre else np.zeros((0, 0))
+    values = np.ascontiguousarray(values)
+    return _csr_loop()(ptr, idx, values, np.ascontiguousarray(B), t, d, pre, _kernels.NO_TRACE)
+
+
 @pytest.mark.parametrize("precondition", [False, True])
 @pytest.mark.parametrize("t", [1, 7, 20])
-def test_solve_cg_many_matches_solve_cg_column_by_column(precondition, t):
+def test_csr_kernel_matches_solve_cg_column_by_column(precondition, t):
+    """Column j of the CSR kernel is :func:`solve_cg` on A_j (dot products in index order
+    there, by BLAS here: to rounding)."""
     mats, indptr, indices, values, B = _shared_pattern_systems()
     diag_inv = np.column_stack([1.0 / A.diagonal() for A in mats]) if precondition else None
-    X, mv = solve_cg_many(indptr, indices, values, B, t, diag_inv=diag_inv)
+    X, mv = _cg_csr(indptr, indices, values, B, t, diag_inv)
     for j, A in enumerate(mats):
         ref = solve_cg(A, B[:, j], maxiter=t, rtol=0.0, M=jacobi(A) if precondition else None)
         np.testing.assert_allclose(X[:, j], ref.x, rtol=1e-12, atol=1e-14)
         assert mv[j] == ref.matvecs
 
 
-def test_solve_cg_many_each_system_independent_of_the_batch():
+@pytest.mark.dispatch
+def test_csr_kernel_each_system_independent_of_the_batch():
     """A system's result is bit-for-bit the same alone or among others (the paper-mode
     sweep depends on this: a node's iterates must not depend on who shares its solve)."""
     mats, indptr, indices, values, B = _shared_pattern_systems(m=9)
-    X, _ = solve_cg_many(indptr, indices, values, B, 20)
+    X, _ = _cg_csr(indptr, indices, values, B, 20)
     for j in (0, 4, 8):
-        Xj, _ = solve_cg_many(indptr, indices, values[:, j : j + 1], B[:, j : j + 1], 20)
+        Xj, _ = _cg_csr(indptr, indices, values[:, j : j + 1], B[:, j : j + 1].copy(), 20)
         assert np.array_equal(Xj[:, 0], X[:, j])
-    X2, _ = solve_cg_many(indptr, indices, values[:, 3:7], B[:, 3:7], 20)
+    X2, _ = _cg_csr(indptr, indices, values[:, 3:7], B[:, 3:7].copy(), 20)
     assert np.array_equal(X2, X[:, 3:7])
 
 
-def test_solve_cg_many_zero_rhs_and_early_convergence():
+def test_csr_kernel_zero_rhs_and_early_convergence():
     mats, indptr, indices, values, B = _shared_pattern_systems(m=3, n=12)
     B[:, 1] = 0.0
-    X, mv = solve_cg_many(indptr, indices, values, B, 200)  # n = 12: exact long before 200
+    X, mv = _cg_csr(indptr, indices, values, B, 200)  # n = 12: exact long before 200
     assert np.all(X[:, 1] == 0.0) and mv[1] == 0
     for j in (0, 2):
         np.testing.assert_allclose(mats[j] @ X[:, j], B[:, j], rtol=1e-9, atol=1e-12)
         assert mv[j] < 200  # stopped once the residual collapsed to rounding noise
 
 
-def test_solve_cg_many_shape_errors():
-    _, indptr, indices, values, B = _shared_pattern_systems(m=3)
-    with pytest.raises(ValueError, match="do not match"):
-        solve_cg_many(indptr, indices, values[:, :2], B, 5)
-    with pytest.raises(ValueError, match="do not match"):
-        solve_cg_many(indptr, indices, values, B[:-1], 5)
+@pytest.mark.dispatch
+@pytest.mark.parametrize("precondition", [False, True])
+def test_compiled_dense_cg_is_the_numpy_loop(precondition):
+    """A dense system runs compiled (:func:`sslviz._kernels.cg_dense`): the bits, counts,
+    residual and status of :func:`solve_cg`'s loop in NumPy, from zero and from x0, to a
+    fixed t and to a tolerance, with the iterates a callback sees; the loop in NumPy runs
+    for any other operator (a LinearOperator here) with the same bits again."""
+    rng = np.random.default_rng(7)
+    for _ in range(25):
+        n = int(rng.integers(2, 120))
+        X = rng.random((n, n))
+        A = X @ X.T + np.diag(rng.random(n) * n)
+        b = rng.random(n)
+        M = jacobi(A) if precondition else None
+        for x0, maxiter, rtol in ((None, 7, 0.0), (None, 60, 0.0), (rng.random(n), 60, 1e-6)):
+            got, want, via_operator = [], [], []
+
+            def copies(out):
+                return lambda v: out.append(v.copy())
+
+            res = solve_cg(A, b, x0, maxiter=maxiter, rtol=rtol, M=M, callback=got.append)
+            start = None if x0 is None else x0.copy()
+            ref = _solve_cg_numpy(A, b, start, maxiter, rtol, 0.0, M, copies(want))
+            op = spla.aslinearoperator(A)
+            other = solve_cg(
+                op, b, x0, maxiter=maxiter, rtol=rtol, M=M, callback=copies(via_operator)
+            )
+            for r in (ref, other):
+                assert np.linalg.norm(res.x - r.x) <= RTOL_ITERATE * np.linalg.norm(r.x)
+                counts = (res.iterations, res.matvecs, res.status)
+                assert counts == (r.iterations, r.matvecs, r.status)
+            assert len(got) == len(want) == len(via_operator) == res.iterations
+            for iterates in (want, via_operator):
+                for g, w in zip(got, iterates, strict=True):
+                    assert np.linalg.norm(g - w) <= RTOL_ITERATE * np.linalg.norm(w)

@@ -1,16 +1,17 @@
-"""Issue 12 §2: exact solves of large sparse systems — the subtraction-free (GTH)
-elimination on a sparse structure, and SuperLU with diagonal pivots for the row-scaled
-systems — against the dense GTH elimination and SuperLU's defaults."""
+"""Exact solves of large sparse systems — the subtraction-free (GTH) elimination on a sparse
+structure, and SuperLU with diagonal pivots for the row-scaled systems — against the dense
+GTH elimination, SuperLU's defaults and the GTH elimination in NumPy
+(:class:`reference.NumpyHarmonic`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference import NumpyHarmonic
 
 import sslviz.labeling as labeling
 import sslviz.systems as systems
-from sslviz.paths import fast_paths
 from sslviz.problem import build_problem
 from sslviz.solvers import Factorization, GTHFactorization, SparseGTHFactorization
 from sslviz.specs import ProblemSpec
@@ -31,6 +32,7 @@ def _grounded(m: int, rng: np.random.Generator):
     return A, leak
 
 
+@pytest.mark.dispatch
 def test_sparse_gth_matches_dense_gth():
     rng = np.random.default_rng(0)
     cuts = 0
@@ -78,13 +80,14 @@ def sparse_models(monkeypatch):
 
 
 @pytest.mark.parametrize("seed, lo, hi, redo", [(1, 0.15, 3.0, True), (2, 0.25, 3.0, False)])
-def test_exact_curve_same_as_dense_gth_and_default_superlu(
-    sparse_models, monkeypatch, seed, lo, hi, redo
-):
-    """The sparse path (nested-dissection order, refinement, sparse GTH redos) against
-    SuperLU's defaults and dense GTH redos. Seed 2 on [0.25, 3] needed GTH redos under the
-    old rule (minimum-degree order, pivots below 1e-10); now its pivots pass 1e-13 and
-    refinement converges. Below σ ≈ 0.18 seed 1 still needs them."""
+@pytest.mark.dispatch
+@pytest.mark.slow  # over 1.5 s: the reference's GTH in NumPy at every σ
+def test_exact_curve_same_as_the_numpy_gth(sparse_models, monkeypatch, seed, lo, hi, redo):
+    """The sparse path (nested-dissection order, refinement, sparse GTH redos) against the
+    GTH elimination in NumPy at every σ (:class:`reference.NumpyHarmonic`). Seed 2 on
+    [0.25, 3] needed GTH redos under a minimum-degree order with pivots below 1e-10; with
+    nested dissection its pivots pass 1e-13 and refinement converges. Below σ ≈ 0.18 seed 1
+    still needs them."""
     spec = ProblemSpec(
         dataset="digits", classes=(3, 8), n=300, n_labeled=10, family="knn", seed=seed
     )
@@ -102,8 +105,7 @@ def test_exact_curve_same_as_dense_gth_and_default_superlu(
     new = true_loss_curve(p.model, p.y_unlabeled, lo, hi)
     assert ("gth" in statuses) == redo  # the subtraction-free redo on the sparse structure
 
-    with fast_paths(sparse_exact=False):
-        old = true_loss_curve(p.model, p.y_unlabeled, lo, hi)
+    old = true_loss_curve(NumpyHarmonic(p.model), p.y_unlabeled, lo, hi)
     assert new.breakpoints.size == old.breakpoints.size > 0
     np.testing.assert_allclose(new.breakpoints, old.breakpoints, rtol=1e-8)
     assert np.array_equal(new.loss.values, old.loss.values)
