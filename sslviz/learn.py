@@ -71,7 +71,10 @@ class InstanceLoss:
 
     @classmethod
     def from_loss(cls, loss: PiecewiseLoss, n_unlabeled: int) -> InstanceLoss:
-        """From a loss whose values are fractions of ``n_unlabeled`` nodes."""
+        """From a loss whose values are fractions of ``n_unlabeled`` nodes (every piece
+        given: a σ with no value, NaN, is refused)."""
+        if not np.isfinite(loss.values).all():
+            raise ValueError("InstanceLoss: a piece of the loss has no value (NaN).")
         wrong = np.rint(loss.values * n_unlabeled).astype(np.int64)
         if np.any(np.abs(wrong - loss.values * n_unlabeled) > 1e-6):
             raise ValueError("InstanceLoss: the loss values are not counts over n_unlabeled.")
@@ -230,10 +233,18 @@ def instance_curves(
     for settings in approx:
         t0 = time.perf_counter()
         res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
-        estimates.append(InstanceLoss.from_loss(res.estimated_loss(), n_u))
+        estimates.append(InstanceLoss.from_loss(_estimate_everywhere(res.estimated_loss()), n_u))
         seconds.append(time.perf_counter() - t0)
     found = InstanceLoss.from_loss(curve.loss, n_u) if curve is not None else None
     return InstanceCurves(found, tuple(estimates), seconds_exact, tuple(seconds))
+
+
+def _estimate_everywhere(estimate: PiecewiseLoss) -> PiecewiseLoss:
+    """Algorithm 4's estimated loss with every σ it leaves uncovered (paper mode's restarts
+    skip some) at loss 1, every node wrong: the learner has no estimate there, so its ERM
+    never prefers such a σ to an estimated one (docs/method.md §10.6)."""
+    values = np.where(np.isnan(estimate.values), 1.0, estimate.values)
+    return PiecewiseLoss(estimate.edges, values)
 
 
 def _instance_task(task: tuple) -> InstanceCurves:

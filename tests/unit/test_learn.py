@@ -163,6 +163,31 @@ def test_approximate_erm_where_cg_misses():
     assert cg2.seconds > 0
 
 
+def test_approximate_erm_on_paper_mode_estimates_never_picks_an_uncovered_sigma():
+    """Paper mode leaves σ between its restarts uncovered: the learner has no estimate there
+    (loss 1 in its average), so σ̂ lies in an interval the sweeps found, and every loss it
+    reports is a fraction in [0, 1] (it was −2⁶³ / n when NaN was cast to counts)."""
+    from sslviz.algorithm4 import sweep
+    from sslviz.problem import build_problem
+
+    spec = ProblemSpec(classes=(2, 3), n=60, n_labeled=6, family="complete")
+    train, test = [spec.with_seed(s) for s in (1, 2)], [spec.with_seed(3)]
+    paper = SweepSettings(mode="paper", solver="cg", cg_iters=20)
+    r = learn(train, test, (1.0, 3.0), approx=[paper], n_jobs=1)
+    (a,) = r.approximate
+    assert 0.0 <= a.erm.loss <= 1.0 and 0.0 <= a.test.loss_at_sigma_hat <= 1.0
+    assert np.all((a.average.loss.values >= 0) & (a.average.loss.values <= 1))
+    for s in train:  # σ̂ is estimated on every training instance
+        p = build_problem(s)
+        res = sweep(p.model, p.y_unlabeled, 1.0, 3.0, paper)
+        assert np.isfinite(res.estimated_loss()(np.array([a.erm.sigma_hat]))).all()
+    uncovered = build_problem(train[0])
+    est = sweep(uncovered.model, uncovered.y_unlabeled, 1.0, 3.0, paper).estimated_loss()
+    assert np.isnan(est.values).any()  # this view has gaps to skip
+    with pytest.raises(ValueError, match="no value"):
+        InstanceLoss.from_loss(est, uncovered.model.n_unlabeled)
+
+
 def test_k_and_sigma_grid():
     train = [KNN.with_seed(s) for s in instance_seeds(2, 3, 0)]
     r = learn(train, [], (1.0, 6.0), k_values=[3, 4, 5], n_jobs=1)
