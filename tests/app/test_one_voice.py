@@ -124,3 +124,29 @@ def test_the_speed_pages_ratios_are_those_of_its_shown_times():
         rows = table[(table[W["n"]] == int(n)) & (table[W["family"]] == family)]
         shown = {r[W["solver"]]: r[W["cpu_per_interval"]] for _, r in rows.iterrows()}
         assert (shown["cg"], shown["inverse"]) == (float(a), float(b))
+
+
+def look_text(at) -> str:
+    """The open tour's "Look at" paragraph, as the page shows it."""
+    found = [m.value for m in at.markdown if "Look at" in m.value]
+    assert found, texts(at)[:2000]
+    return found[0]
+
+
+@pytest.mark.slow
+def test_the_two_cg_tours_give_one_count_for_one_question():
+    """cg-misses (loss page) and cg-converges (CG-iterations page) show the same instance:
+    the breakpoints Algorithm 4 with CG-20 misses are one number in both tours, and the
+    second tour names CG-20's own count apart from it."""
+    misses = start(PAGES["loss"], {"tour": "cg-misses"})
+    converges = start(PAGES["cg_iterations"], {"tour": "cg-converges"})
+    assert not misses.exception and not converges.exception
+    first = re.search(r"Algorithm 4 with CG-20 misses (\d+|none|all \d+)", look_text(misses))
+    second = re.search(
+        r"CG's own soft labels miss (\d+) of the (\d+) true breakpoints and Algorithm 4 with "
+        r"CG-20 \(the loss page\) misses (?:the same )?(\d+|none)",
+        look_text(converges),
+    )
+    assert first and second, (look_text(misses), look_text(converges))
+    assert first.group(1) == second.group(3)
+    assert int(metrics(misses)["missed"].replace(",", "")) == int(second.group(3))
