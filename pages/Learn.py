@@ -3,7 +3,7 @@ domain, measured on held-out instances (the paper's §3, DESIGN §10)."""
 
 import streamlit as st
 
-from sslviz import costs, export, plots
+from sslviz import costs, export, families, plots
 from sslviz.cli import command_line
 from sslviz.learn import compared, readings
 from sslviz.specs import LearnSettings, SigmaRange
@@ -38,10 +38,10 @@ try:
 except (ValueError, TypeError) as exc:
     st.error(widgets.readable(exc))
     st.stop()
-if settings.k_values is not None and spec.family not in ("knn", "mutual-knn"):
+if settings.k_values is not None and not spec.graph_family.learns_k:
     st.error(
-        "A k range needs the knn or mutual-knn family (sidebar); clear the k range or "
-        "switch the family."
+        f"A k range needs the {families.named(lambda f: f.learns_k)} family (sidebar); clear "
+        "the k range or switch the family."
     )
     st.stop()
 approx = compared(settings) if spec.gaussian else ()

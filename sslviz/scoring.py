@@ -22,8 +22,7 @@ from sslviz.attribution import (
     Miss,
     SpuriousEndpoint,
 )
-from sslviz.delalleau import DelalleauModel
-from sslviz.labeling import HarmonicModel
+from sslviz.labeling import SoftLabelModel
 from sslviz.specs import ScoreSettings, SweepSettings, default
 from sslviz.truth import LossCurve
 
@@ -100,7 +99,7 @@ def score(
     *,
     tol: float = default(ScoreSettings, "tol"),
     gamma: float | None = None,
-    model: HarmonicModel | DelalleauModel | None = None,
+    model: SoftLabelModel | None = None,
     t_cap: int = T_CAP,
     max_attributed: int | None = None,
     progress: Callable[[float, str], None] | None = None,
@@ -121,7 +120,7 @@ def score(
         |l̃(σ) − l(σ)| > γ. Default: half of one node's share, 0.5/|U|, so any
         disagreement counts. σ covered by no interval counts too (reported also as
         ``uncovered``).
-    model : HarmonicModel or DelalleauModel, optional
+    model : SoftLabelModel, optional
         The model ``result`` was computed on. Needed to attribute misses (it re-solves
         around each one with the sweep's solver and exactly). Without it nothing is solved:
         a miss at an end of one of ``truth.degenerate_ranges`` is 'degenerate', every other

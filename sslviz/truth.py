@@ -47,8 +47,7 @@ from sslviz.crossings import (
     refine_degenerate,
     refine_roots,
 )
-from sslviz.delalleau import DelalleauModel
-from sslviz.labeling import HarmonicModel
+from sslviz.labeling import SoftLabelModel
 from sslviz.oracle import LabelOracle
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import CG_ITERS
@@ -172,7 +171,7 @@ _NEAR = 24
 
 @one_thread
 def true_loss_curve(
-    model: HarmonicModel | DelalleauModel,
+    model: SoftLabelModel,
     y_unlabeled: np.ndarray,
     sigma_min: float,
     sigma_max: float,
@@ -196,7 +195,7 @@ def true_loss_curve(
 
     Parameters
     ----------
-    model : HarmonicModel or DelalleauModel
+    model : SoftLabelModel
     y_unlabeled : ndarray of shape (n_unlabeled,)
         True binary labels of the unlabeled nodes (``model.unlabeled_idx`` order).
     sigma_min, sigma_max : float
@@ -212,7 +211,7 @@ def true_loss_curve(
     cg_iters : int, default=20
     certify_cap : int, optional
         CG/PCG only: the certified search. Every σ's soft labels come from
-        :meth:`HarmonicModel.certified_labels` (each node's side of 1/2 proven, or an exact
+        :meth:`SoftLabelModel.certified_labels` (each node's side of 1/2 proven, or an exact
         fallback), so the curve has the exact curve's pieces; ``certificates`` says where
         the proofs held.
     max_evaluations : int, default=4000
@@ -407,7 +406,7 @@ def _assemble(
 
 @one_thread
 def threshold_loss_curve(
-    model: HarmonicModel, y_unlabeled: np.ndarray, r_min: float, r_max: float
+    model: SoftLabelModel, y_unlabeled: np.ndarray, r_min: float, r_max: float
 ) -> LossCurve:
     """Exact l(r) of the thresholded mutual-kNN family on [r_min, r_max].
 

@@ -21,7 +21,7 @@ import pandas  # noqa: F401
 import plotly.graph_objects as go
 import streamlit as st
 
-from sslviz import export
+from sslviz import export, registry
 from sslviz import specs as S
 from sslviz._validation import in_range, rule_text, value_text
 from ui import caps, presenter, url, views
@@ -267,6 +267,13 @@ def downloads(prefix: str, files: dict[str, str]) -> None:
     for col, (name, text) in zip(st.columns(len(files)), files.items(), strict=True):
         mime = "application/json" if name.endswith(".json") else "text/csv"
         col.download_button(name, text, name, mime, key=f"{prefix}_dl_{name}", on_click="ignore")
+
+
+def plugin_warnings(container: Any) -> None:
+    """Each plug-in left out (:func:`sslviz.registry.problems`: one that fails to import,
+    fails its check or takes a name already taken), as a warning in ``container``."""
+    for line in registry.problems():
+        container.warning(line, icon=":material/extension_off:")
 
 
 def commands(*lines: str) -> None:
