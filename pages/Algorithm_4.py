@@ -1,4 +1,4 @@
-"""Algorithm 4, step by step: a recorded sweep replayed as an animation (issue 11)."""
+"""Algorithm 4, step by step: a recorded sweep replayed as an animation (docs/method.md §6)."""
 
 import streamlit as st
 

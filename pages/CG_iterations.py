@@ -1,5 +1,5 @@
 """CG iterations: the estimate l̃_t(σ) of CG and Jacobi-PCG for every t ≤ T against the exact
-loss, scrubbed in the browser (issue 29's t-scrubber)."""
+loss, scrubbed in the browser (the t-scrubber, docs/method.md §7.5)."""
 
 import streamlit as st
 

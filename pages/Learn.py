@@ -1,5 +1,5 @@
 """Learn from instances: σ (and k) learned by exact ERM over many instances drawn from one
-domain, measured on held-out instances (the paper's §3, DESIGN §10)."""
+domain, measured on held-out instances (the paper's §3, docs/method.md §10)."""
 
 import streamlit as st
 

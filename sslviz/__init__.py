@@ -7,9 +7,15 @@ specs         every setting, once (default, rule, help, CLI flag, URL key) and t
               cross-field checks; CLI, URL, widgets and reproducing commands come from it
 datasets      the named datasets and a user's files (the process's one dataset cache)
 data          problem instances: the two-class pool, its PCA, the points drawn
-graphs        graph families: σ-independent pattern + weights and ∂W/∂σ
-labeling      harmonic soft labels and σ-derivatives (Algorithm 2); what every model answers
+graphs        a graph's σ-independent pattern + weights and ∂W/∂σ; the kNN rule
+families      the graph families, one class each (GraphFamily)
+labeling      what every model states and answers (SoftLabelModel); harmonic soft labels
+              and σ-derivatives (Algorithm 2)
 delalleau     Delalleau et al.'s soft labels (Algorithm 3)
+registry      the families and models by name: the built-ins and the plug-ins of other
+              packages (entry points sslviz.families, sslviz.models), filled on first use
+checks        check_family, check_model: a family's or model's class checked, as a
+              plug-in's tests and the registry run them
 systems, exact_solves, solvers    the models' linear systems, the exact-solve policy, the
               solvers (CG / Jacobi-PCG through one entry, solve_cg; LU, GTH, the inverse)
 oracle        the counted solves a search asks for (LabelOracle)

@@ -11,7 +11,7 @@ The sweep starts at σ_min and restarts at σ_h + step. The nodes are iterated s
 side, so one batched solve serves every running node (:func:`_bracket` says why the
 result is still exactly that of the paper's loop over u one node at a time).
 
-Fast mode (DESIGN §5.4): one search for every crossing of the approximate
+Fast mode (docs/method.md §6.2): one search for every crossing of the approximate
 f_u(σ) − 1/2 over the whole range, each solve serving all nodes at once (the adaptive
 Hermite grid and safeguarded Newton of :mod:`sslviz.truth`, run on the chosen solver).
 Its intervals are the pieces between consecutive approximate crossings.

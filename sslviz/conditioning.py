@@ -1,4 +1,4 @@
-"""Condition numbers across σ (DESIGN §6; the paper's Figure 5, Theorems 5.1–5.3).
+"""Condition numbers across σ (docs/method.md §7; the paper's Figure 5, Theorems 5.1–5.3).
 
 For the harmonic objective κ(I − P_UU) = λ_max/λ_min of the symmetric
 S = D_UU^{-1/2} L_UU D_UU^{-1/2} (same spectrum, built in the log domain so small σ does
@@ -8,7 +8,7 @@ not underflow); for Delalleau κ(A), A = λΔ_L + diag(W1) − W. Dense ``eigval
 Beside κ: the CG (or Jacobi-PCG) iterations the solver actually needs to reach ``rtol``
 on the system it runs on, and the error of t-iteration CG against the exact solve.
 
-Where t-iteration CG can be trusted (:func:`trust_curve`, issue 10 §2): the loss only
+Where t-iteration CG can be trusted (:func:`trust_curve`, docs/method.md §1.3): the loss only
 depends on which side of 1/2 each soft label lies, so what matters is not the error of
 CG-t alone but the error against the smallest margin min_u |f_u − 1/2|: where the error
 reaches the margin some node *may* change side, and the t that puts every node on its

@@ -1,4 +1,4 @@
-"""Scoring Algorithm 4's intervals against the exact loss curve (DESIGN §5.3): M, the
+"""Scoring Algorithm 4's intervals against the exact loss curve (docs/method.md §6.3): M, the
 missed true breakpoints and spurious endpoints (each with its cause, from
 :mod:`sslviz.attribution`), the ε-volume and the σ left uncovered.
 """
@@ -29,7 +29,7 @@ from sslviz.truth import LossCurve
 
 @dataclass(frozen=True)
 class Score:
-    """An estimate measured against the truth (DESIGN §5.3), with every miss explained.
+    """An estimate measured against the truth (docs/method.md §6.3), with every miss explained.
 
     ``misses`` ([(σ, nodes)]) and ``spurious_endpoints`` ([σ]) are the plain lists;
     ``miss_records`` / ``spurious_records`` hold the same items in the same order with their

@@ -398,7 +398,7 @@ def solver_label(solver: str, cg_iters: int) -> str:
 
 @dataclass(frozen=True)
 class SweepSettings(Spec):
-    """Settings of Algorithm 4 and its sweep (DESIGN §5.2; paper: ε = 1e-4, η = 1, 0.05)."""
+    """Settings of Algorithm 4 and its sweep (docs/method.md §6; paper: ε = 1e-4, η = 1, 0.05)."""
 
     solver: str = Setting(
         "cg",
@@ -511,7 +511,7 @@ class SweepSettings(Spec):
 
 @dataclass(frozen=True)
 class ScoreSettings(Spec):
-    """Scoring an estimate against the exact curve (DESIGN §5.3)."""
+    """Scoring an estimate against the exact curve (docs/method.md §6.3)."""
 
     score: bool = Setting(
         False,
@@ -644,7 +644,7 @@ def parse_k_range(text: str) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class LearnSettings(Spec):
-    """Learning σ (and k) from many instances (DESIGN §10): how many, the learner, the
+    """Learning σ (and k) from many instances (docs/method.md §10): how many, the learner, the
     learning curve."""
 
     instances: int = Setting(

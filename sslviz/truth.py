@@ -1,4 +1,4 @@
-"""The exact loss curve l(σ) and its breakpoints (DESIGN §5.1).
+"""The exact loss curve l(σ) and its breakpoints (docs/method.md §5).
 
 l(σ) — the fraction of unlabeled nodes misclassified by 1[f_u(σ) > 1/2] — changes only
 where some f_u(σ) = 1/2 (or where a node's link to the labeled set underflows, §4.3).
@@ -55,7 +55,7 @@ from sslviz.specs import CG_ITERS
 
 @dataclass(frozen=True, eq=False)
 class Certificates:
-    """What a certified search proved (DESIGN §8), per σ it evaluated (sorted).
+    """What a certified search proved (docs/method.md §8), per σ it evaluated (sorted).
 
     Attributes
     ----------
@@ -189,7 +189,7 @@ def true_loss_curve(
     """Exact piecewise-constant loss l(σ) with every breakpoint located to ``rtol``.
 
     With ``solver='cg'`` or ``'pcg'`` the same search runs on the t-iteration CG soft
-    labels instead: that is the fast mode of Algorithm 4 (DESIGN §5.4), which finds every
+    labels instead: that is the fast mode of Algorithm 4 (docs/method.md §6.2), which finds every
     crossing of the *approximate* f_u − 1/2 while sharing each solve across all nodes; the
     result is then an approximate curve (``solver`` 'cg'/'pcg', ``exact`` False).
 

@@ -276,3 +276,31 @@ def test_with_bad_plugins_the_cli_warns_on_stderr_and_writes_the_same_json(bad_s
     assert all("is left out" in line for line in warnings)
     assert json.loads(done.stdout)["settings"]["family"] == "knn"
     assert run_sslviz(bad_site, "loss", *DIGITS, "--family", TOY_FAMILY, "--json").returncode == 0
+
+
+# --------------------------------------------------------------------------- the guide
+
+
+def test_the_guides_examples_are_the_tested_files():
+    """docs/extending.md shows the toy's files as they are, and its page example uses
+    names that exist."""
+    import re
+
+    from plugin_helpers import PLUGINS, ROOT
+
+    text = (ROOT / "docs" / "extending.md").read_text()
+    shown = dict(re.findall(r"<!-- (\S+) -->\n```\w+\n(.*?)```", text, re.S))
+    assert set(shown) == {
+        f"tests/plugins/{p}"
+        for p in ("sslviz_toy/families.py", "sslviz_toy/models.py", "pyproject.toml")
+    }
+    for path, code in shown.items():
+        assert (PLUGINS.parent.parent / path).read_text() == code, path
+    page = re.search(r'```python\n("""Graph degrees.*?)```', text, re.S)[1]
+    compile(page, "Graph_degrees.py", "exec")
+    from ui import cache, frame, nav
+
+    assert callable(cache.problem) and callable(frame.page)
+    row = re.search(r"\n    (Page\(.*?\)),\n\)\n```", text, re.S)[1]
+    assert eval(row, {"Page": nav.Page}).path == "Graph_degrees"
+    assert hasattr(build_graph(np.eye(3), S.GraphSpec("complete")), "degrees")
