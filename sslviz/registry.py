@@ -24,7 +24,7 @@ import importlib.metadata
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class PluginError(ValueError):
@@ -50,7 +50,14 @@ def _who(group: str, ep: importlib.metadata.EntryPoint) -> str:
     """A plug-in in a message: its entry point and the distribution that declares it."""
     dist = getattr(ep, "dist", None)
     source = f" of the distribution {dist.name} {dist.version}" if dist is not None else ""
-    return f"the {group} plug-in '{ep.name} = {ep.value}'{source}"
+    return f"The {group} plug-in '{ep.name} = {ep.value}'{source}"
+
+
+class LeftOut(NamedTuple):
+    """A plug-in left out: its entry point's name and the line that says which and why."""
+
+    name: str
+    line: str
 
 
 class Registry:
@@ -78,7 +85,7 @@ class Registry:
         self.check, self.instances = check, instances
         self._lock = threading.RLock()
         self._table: dict[str, Any] | None = None
-        self._problems: list[str] = []
+        self._problems: list[LeftOut] = []
         self._trial: dict[str, Any] = {}
 
     def _load(self) -> dict[str, Any]:
@@ -90,7 +97,7 @@ class Registry:
                 table = self._table
         return table | self._trial if self._trial else table
 
-    def _fill(self) -> tuple[dict[str, Any], list[str]]:
+    def _fill(self) -> tuple[dict[str, Any], list[LeftOut]]:
         check: Callable[..., None] = _resolve(self.check)
         table: dict[str, Any] = {}
         owner: dict[str, str] = {}
@@ -108,25 +115,28 @@ class Registry:
                 cls = ep.load()
             except Exception as exc:  # any failure of a plug-in's import leaves it out
                 why = f"{type(exc).__name__}: {exc}"
-                problems.append(_one_line(f"{who} is left out: importing it failed ({why})."))
+                problems.append(
+                    LeftOut(ep.name, f"{who} is left out: importing it failed ({why}).")
+                )
                 continue
             try:
                 check(cls, quick=True)
                 obj = cls() if self.instances else cls
             except Exception as exc:  # PluginError, or a constructor that fails
-                problems.append(_one_line(f"{who} is left out: {_sentence(exc)}"))
+                problems.append(LeftOut(ep.name, f"{who} is left out: {_sentence(exc)}"))
                 continue
             if cls.name in table:
                 problems.append(
-                    _one_line(
+                    LeftOut(
+                        ep.name,
                         f"{who} is left out: the {self.kind} name '{cls.name}' is taken by "
-                        f"{owner[cls.name]}; give it another name."
+                        f"{owner[cls.name]}; give it another name.",
                     )
                 )
                 continue
             table[cls.name] = obj
             owner[cls.name] = who
-        return table, problems
+        return table, [LeftOut(p.name, _one_line(p.line)) for p in problems]
 
     def names(self) -> tuple[str, ...]:
         """Every name, built-ins first."""
@@ -146,8 +156,8 @@ class Registry:
             known = ", ".join(table)
             raise ValueError(f"There is no {self.kind} called {name!r}: choose {known}.") from None
 
-    def problems(self) -> list[str]:
-        """One line per plug-in left out (empty when every plug-in loaded)."""
+    def problems(self) -> list[LeftOut]:
+        """Each plug-in left out (empty when every plug-in loaded)."""
         self._load()
         return list(self._problems)
 
@@ -255,8 +265,13 @@ def model(name: str) -> Any:
 
 
 def problems() -> list[str]:
-    """Every plug-in left out, one line each (families first)."""
-    return FAMILIES.problems() + MODELS.problems()
+    """Every plug-in left out, one line each saying which and why (families first)."""
+    return [p.line for p in FAMILIES.problems() + MODELS.problems()]
+
+
+def left_out() -> list[str]:
+    """The entry-point names of the plug-ins left out (families first)."""
+    return [p.name for p in FAMILIES.problems() + MODELS.problems()]
 
 
 def reset() -> None:

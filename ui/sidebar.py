@@ -424,7 +424,7 @@ def sidebar() -> AppSettings:
     widgets.widget(c1, ProblemSpec, "pca", note=note)
 
     sb.header("Graph and labeling")
-    widgets.plugin_warnings(sb)
+    widgets.plugin_warnings(sb, short=True)
     c0, c1, note = _pair(sb)
     widgets.widget(c0, ProblemSpec, "family", note=note)
     reads_k = "k" in url.family_of(cfg).reads

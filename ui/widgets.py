@@ -269,9 +269,20 @@ def downloads(prefix: str, files: dict[str, str]) -> None:
         col.download_button(name, text, name, mime, key=f"{prefix}_dl_{name}", on_click="ignore")
 
 
-def plugin_warnings(container: Any) -> None:
+def plugin_warnings(container: Any, *, short: bool = False) -> None:
     """Each plug-in left out (:func:`sslviz.registry.problems`: one that fails to import,
-    fails its check or takes a name already taken), as a warning in ``container``."""
+    fails its check or takes a name already taken), as a warning in ``container``; with
+    ``short``, one warning naming them all (under the sidebar's pickers, where the home
+    page's say why)."""
+    names = registry.left_out()
+    if short and names:
+        which = ", ".join(f"'{n}'" for n in names)
+        container.warning(
+            f"{'A plug-in is' if len(names) == 1 else f'{len(names)} plug-ins are'} left out "
+            f"({which}): the home page says why.",
+            icon=":material/extension_off:",
+        )
+        return
     for line in registry.problems():
         container.warning(line, icon=":material/extension_off:")
 

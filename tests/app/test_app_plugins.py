@@ -57,6 +57,7 @@ def test_the_home_page_and_the_pickers_say_which_plugins_are_left_out(bad):
     at = start(None)
     assert not at.exception
     assert [w.value for w in at.main.warning][: len(lines)] == lines
-    assert [w.value for w in at.sidebar.warning][: len(lines)] == lines
+    short = "3 plug-ins are left out ('broken', 'knn-again', 'lacking'): the home page says why."
+    assert short in [w.value for w in at.sidebar.warning]  # under the pickers, on every page
     assert "knn" in at.get_by_key("w_family").options  # the rest works: the default view
     assert at.get("plotly_chart")
