@@ -1,5 +1,5 @@
 """Learn from instances: σ (and k) learned by exact ERM over many instances drawn from one
-domain, measured on held-out instances (the paper's §3, docs/method.md §10)."""
+domain, measured on held-out instances (the paper's §2 and §4, docs/method.md §10)."""
 
 import streamlit as st
 
@@ -10,7 +10,7 @@ from sslviz.specs import LearnSettings, SigmaRange
 from ui import cache, caps, frame, progress, widgets
 
 s = frame.page(
-    "Learning σ from many instances (§3)",
+    "Learning σ from many instances (paper §2 and §4)",
     "Each instance is a fresh draw from the domain in the sidebar (same dataset, classes, "
     "n, |L| and graph; new points and labeled nodes per seed). Its loss l_i(σ) is exact and "
     "piecewise constant, so the training average, its ERM set (every σ interval where the "

@@ -28,7 +28,7 @@ conditioning  κ(I − P_UU), κ(A) and where CG-t can be trusted, across σ
 convergence   the estimate for every t from one CG run
 online        the Approximate Continuous Exp3-Set learner (Algorithm 1)
 experiment    regret experiments: rounds, repetitions, joblib / Dask
-learn         σ (and k) learned by ERM from many instances (§3)
+learn         σ (and k) learned by ERM from many instances (paper §2 and §4)
 problem       settings → instance → model, and graph-backed online rounds
 costs         the cost model behind the app's caps
 measure       robust timings and their comparison

@@ -18,7 +18,7 @@ a family's pattern against its points (symmetric, no self-loop, squared distance
 edges; docs/method.md §2.3), a model's soft labels on every family it accepts (their
 shapes, in [0, 1], ∂f/∂σ against central finite differences, every solver, the batched
 and one-σ answers equal, each t's side of ½ as the solves with that t say, the
-certificate's sides those of the exact solve; §3).
+certificate's sides those of the exact solve; docs/method.md §3).
 """
 
 from __future__ import annotations

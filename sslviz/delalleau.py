@@ -6,7 +6,7 @@ On L ∪ Ũ with |Ũ| = m and λ > 0::
     f̃_i  = Σ_j W_ij f_j / Σ_j W_ij
     f̃'_i = (Σ_j W'_ij f_j + Σ_j W_ij f'_j − f̃_i Σ_j W'_ij) / Σ_j W_ij
 
-(minus in the last term: the paper's "+" is a sign typo, §3.2). The model states what
+(minus in the last term: the paper's "+" is a sign typo, docs/method.md §3.2). The model states what
 :class:`sslviz.labeling.SoftLabelModel` asks: its settings |Ũ| and λ, the Gaussian
 families it takes, its system A for the conditioning page; it has no certificate (the
 exact fallback) and no compiled search.

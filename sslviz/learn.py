@@ -1,5 +1,5 @@
 """Learning σ (and k) from many instances: the distributional setting (docs/method.md §10,
-paper §3).
+paper §2 and §4).
 
 Instances i = 1..m come from one domain: a dataset, two classes, n, |L|, a graph family and
 a σ range, with fresh points and labeled nodes per seed (or one file per instance). Each

@@ -116,7 +116,7 @@ def score(
         A true breakpoint is *found* when an estimated endpoint lies within ``tol`` of it
         (σ units); an endpoint is *spurious* when no true breakpoint lies within ``tol``.
     gamma : float, optional
-        ε-volume threshold of Definition 3.1: the total σ length where
+        ε-volume threshold of Definition 4: the total σ length where
         |l̃(σ) − l(σ)| > γ. Default: half of one node's share, 0.5/|U|, so any
         disagreement counts. σ covered by no interval counts too (reported also as
         ``uncovered``).

@@ -177,7 +177,7 @@ _MODE = Setting(
     "fast",
     Choice(MODES),
     "paper = Algorithm 4 node by node (Appendix E.2); fast = one search for every "
-    "crossing of the approximate f_u − 1/2, each solve shared by all nodes (DESIGN §5.4).",
+    "crossing of the approximate f_u − 1/2, each solve shared by all nodes (docs/method.md §6.2).",
     flag="--mode",
     url="mode",
     label="mode",
@@ -456,7 +456,7 @@ class SweepSettings(Spec):
         False,
         Flag(),
         "Certified fast mode: at every σ it evaluates, CG/PCG runs on from t iterations until "
-        "each node's side of 1/2 is proven (the M-matrix bound of DESIGN §8), or falls back "
+        "each node's side of 1/2 is proven (the M-matrix bound, docs/method.md §8), or falls back "
         "to an exact solve past the cap; every true breakpoint is then found. Fast mode, "
         "harmonic labeling (Delalleau's system always takes the exact fallback).",
         flag="--certify",
@@ -517,7 +517,7 @@ class ScoreSettings(Spec):
         False,
         Flag(),
         "Score the intervals against the exact loss curve (missed and "
-        "spurious breakpoints, ε-volume of Definition 3.1).",
+        "spurious breakpoints, ε-volume of Definition 4).",
         flag="--score",
     ).field()
     tol: float = Setting(

@@ -28,7 +28,7 @@ from ui import caps, presenter, url, views
 
 METRIC_HELP = {
     "ε-volume": "Total σ length where the estimated loss differs from the true loss "
-    "(Definition 3.1; uncovered σ counts too).",
+    "(Definition 4; uncovered σ counts too).",
     "spurious endpoints": "Estimated endpoints with no true breakpoint within 10⁻³.",
     "solves": "Linear systems solved (each CG solve runs t matrix-vector products).",
     "time per interval": "CPU time of the whole sweep divided by M: the minimum over a few "
