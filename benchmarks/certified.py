@@ -1,4 +1,4 @@
-"""Certified fast mode vs CG-20 fast mode vs the exact loss curve (issue 10 §3).
+"""Certified fast mode vs CG-20 fast mode vs the exact loss curve.
 
 On each instance, in one process, one after the other: the exact curve (the reference),
 the CG-20 fast mode, and the certified fast mode (CG from t = 20, every node's side of 1/2

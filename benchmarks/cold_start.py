@@ -1,4 +1,4 @@
-"""Cold start (issue 12 §6): where the time to the first chart goes.
+"""Cold start: where the time to the first chart goes.
 
 1. In a fresh process, times each step of the app's path: the imports (NumPy + SciPy,
    sslviz, Streamlit + Plotly), loading the embedded digits, building the default

@@ -1,4 +1,4 @@
-"""Server time of a change of every control on the default loss view (issue 29 §2), and the
+"""Server time of a change of every control on the default loss view, and the
 time to paint a few of them in Chromium: old tree against new in one run.
 
     python benchmarks/control_reruns.py [--old REV] [--rounds 2]
@@ -28,7 +28,7 @@ in headless Chromium at 1400×900 and the server left until it is idle (its work
 up); a number typed into a control and Enter pressed, then
 the time until the app's script state has gone to running and back and the browser has
 drawn two more frames (the chart and the tables on screen), and the time until the page's
-time per interval is shown (taken after the page is drawn in trees since issue 29's
+time per interval is shown (taken after the page is drawn in trees since the
 deferred timing). Then the tabs under the chart, clicked one after the other: the time until
 the clicked tab's table or download buttons are visible (a tree that builds only the open
 tab's content reruns its tables then).

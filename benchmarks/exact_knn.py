@@ -1,5 +1,5 @@
 """Exact loss curves on sparse kNN graphs, up to a full class pool: this checkout against
-an older commit, in one run (issue 12 §2).
+an older commit, in one run.
 
     python benchmarks/exact_knn.py                      # all sizes, old side capped
     python benchmarks/exact_knn.py --cap 120 --sizes 4000 12000

@@ -1,4 +1,4 @@
-"""The first sweep after a plain ``pip install`` (issue 29 §4): the shipped kernel cache
+"""The first sweep after a plain ``pip install``: the shipped kernel cache
 against none, in one run.
 
 Installs the package with ``pip install --no-deps --target DIR .`` (the wheel a user gets,

@@ -1,4 +1,4 @@
-"""What a new instance stream costs per instance (issue 29 §2: the regret and learning
+"""What a new instance stream costs per instance (the regret and learning
 pages' changes of n, seed, σ range or classes compute every instance again): the exact loss
 curve of each instance of the regret page's default stream, and the trust curve of
 Delalleau's model on the conditioning page's default view, old tree against new in one

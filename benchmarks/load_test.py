@@ -1,4 +1,4 @@
-"""Load test of the app (issue 12 §5, issue 14): many browser sessions on one server.
+"""Load test of the app: many browser sessions on one server.
 
 Starts ``streamlit run app.py`` on 127.0.0.1 (a free port), then
 
@@ -13,7 +13,7 @@ Starts ``streamlit run app.py`` on 127.0.0.1 (a free port), then
    regret), downloads each JSON file that a shown command line writes (``--out NAME``) —
    in the session under load and in the same URL alone (Playwright's
    ``page.expect_download``) — then runs that shown ``sslviz ... --no-timings`` command in
-   a subprocess, and compares the three files byte for byte (issue 14: "the same view
+   a subprocess, and compares the three files byte for byte ("the same view
    computed by the CLI, by a page alone and by a page beside 7 other sessions gives the
    same bytes in its JSON export"); where they differ, it lists the JSON paths that do;
 4. opens one long request, closes its tab after ``--close-after`` s, and samples the

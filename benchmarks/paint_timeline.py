@@ -1,4 +1,4 @@
-"""Where the time of a redraw goes, server against browser (issue 29 §2): a timeline of
+"""Where the time of a redraw goes, server against browser: a timeline of
 t changes on the default loss view in Chromium, with Streamlit's post-run garbage
 collection on (Streamlit's default) and off (the app's ``.streamlit/config.toml``), in
 one run.

@@ -1,4 +1,4 @@
-"""Time the online Exp3-Set experiment, old code against new, in one run (issue 12 §3).
+"""Time the online Exp3-Set experiment, old code against new, in one run.
 
 Two configurations, all four feedback models, local joblib workers (as the CLI):
 

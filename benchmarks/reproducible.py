@@ -1,4 +1,4 @@
-"""One BLAS thread vs two inside computations (issue 14 §3): time and bits.
+"""One BLAS thread vs two inside computations: time and bits.
 
 Runs the app's default views (exact loss curve, CG-20 fast sweep, conditioning curve) in
 fresh processes with ``SSLVIZ_THREADS=1`` and ``SSLVIZ_THREADS=2``, alternating, and

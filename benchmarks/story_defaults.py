@@ -1,4 +1,4 @@
-"""Choose the app's default view by measurement (issue 11): scan candidate instances on the
+"""Choose the app's default view by measurement: scan candidate instances on the
 embedded digits and report, for each, what the first view of the loss page would show.
 
 The default must tell the paper's story offline and fast: the exact loss l(σ) has at least
@@ -128,7 +128,7 @@ def main() -> None:
             flush=True,
         )
     md = [
-        "# Default view scan (issue 11)",
+        "# Default view scan",
         "",
         "`python benchmarks/story_defaults.py` — digits, suggested σ range, CG-20 fast mode; "
         "seconds = the loss page's work (exact curve, sweep, scoring with attribution, trust "

@@ -1,4 +1,4 @@
-"""The fast CG-20 sweep against its floor (issue 29 §3), and against an older tree in one run.
+"""The fast CG-20 sweep against its floor, and against an older tree in one run.
 
 The instance of the paper's Table 1 is MNIST 0 vs 1, n = 100, |L| = 10, σ ∈ [1, 7]. MNIST is
 not on this machine, so the sweep runs on what is: the embedded digits 0 vs 1 (its

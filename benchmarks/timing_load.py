@@ -1,4 +1,4 @@
-"""Timings that keep their verdict under load (issue 14 §2): alone vs beside two CPU hogs.
+"""Timings that keep their verdict under load: alone vs beside two CPU hogs.
 
 Runs the Speed page's default configurations (its default sizes × complete/kNN × CG/matrix
 inverse, on the default instance and its suggested σ range) and the loss page's default

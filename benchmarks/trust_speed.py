@@ -1,4 +1,4 @@
-"""The trust panel's t needed (issue 29 §2): read off recorded runs against a solve at
+"""The trust panel's t needed: read off recorded runs against a solve at
 every t the search tries, in one run.
 
 :func:`sslviz.conditioning.trust_curve` searches, per σ, the t at which every node is on

@@ -1,4 +1,4 @@
-"""Algorithm 4, step by step: a recorded sweep replayed as an animation (issue 11)."""
+"""Algorithm 4, step by step: a recorded sweep replayed as an animation (docs/method.md §6)."""
 
 import streamlit as st
 
@@ -21,8 +21,9 @@ spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 if not spec.gaussian:
     st.info(
-        "The threshold family has no Algorithm 4: its loss over r changes only at edge "
-        "lengths and is computed exactly (see Loss intervals). Pick a Gaussian family."
+        f"The {spec.graph_family.label} family has no Algorithm 4: its loss over r changes "
+        "only at edge lengths and is computed exactly (see Loss intervals). Pick a Gaussian "
+        "family."
     )
     st.stop()
 

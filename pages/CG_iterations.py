@@ -1,5 +1,5 @@
 """CG iterations: the estimate l̃_t(σ) of CG and Jacobi-PCG for every t ≤ T against the exact
-loss, scrubbed in the browser (issue 29's t-scrubber)."""
+loss, scrubbed in the browser (the t-scrubber, docs/method.md §7.5)."""
 
 import streamlit as st
 
@@ -23,7 +23,10 @@ s = frame.page(
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 if not spec.gaussian:
-    st.info("The threshold family has no CG iterations to watch: pick a Gaussian family.")
+    st.info(
+        f"The {spec.graph_family.label} family has no CG iterations to watch: pick a "
+        "Gaussian family."
+    )
     st.stop()
 widgets.widget(st.columns([1, 3])[0], ConvergenceView, "iterations")
 view = widgets.controls(ConvergenceView)

@@ -8,20 +8,26 @@ from sslviz import costs, export, plots, tours
 from sslviz.cli import command_line
 from sslviz.conditioning import TRUST_RULE
 from sslviz.specs import ConditionSettings, SigmaRange
-from ui import cache, caps, frame, presenter, progress, widgets
+from ui import cache, caps, frame, presenter, progress, url, widgets
 
-s = frame.page(
-    "Conditioning across σ (Figure 5)",
-    "First chart: √κ of the harmonic system I − P_UU (or of Delalleau's A) against σ, one "
-    "panel per graph family: CG needs about √κ iterations, so where √κ is large t-iteration "
-    "CG is inaccurate. Second chart: the CG iterations actually needed to reach the "
-    "tolerance (left panel; an open triangle at the cap of 10 iterations per unknown: not "
-    "reached, so more than that) and the error of t-iteration CG (right panel). Then one "
-    "chart per family: where that error reaches the smallest margin |f_u − ½| (top panel; "
-    "shaded: CG-t cannot be trusted there) and the t that puts every node on its exact side "
-    "of ½ (bottom panel; CG and Jacobi-PCG), on the same σ grid as the loss page's trust "
-    "panel.",
-)
+
+def _caption(state) -> str:
+    """The page's caption, naming the chosen model's system."""
+    model = url.model_of(state.cfg)
+    return (
+        f"First chart: √κ of the {model.label} labeling's system {model.system_label} "
+        "against σ, one panel per graph family: CG needs about √κ iterations, so where √κ "
+        "is large t-iteration CG is inaccurate. Second chart: the CG iterations actually "
+        "needed to reach the tolerance (left panel; an open triangle at the cap of 10 "
+        "iterations per unknown: not reached, so more than that) and the error of "
+        "t-iteration CG (right panel). Then one chart per family: where that error reaches "
+        "the smallest margin |f_u − ½| (top panel; shaded: CG-t cannot be trusted there) and "
+        "the t that puts every node on its exact side of ½ (bottom panel; CG and "
+        "Jacobi-PCG), on the same σ grid as the loss page's trust panel."
+    )
+
+
+s = frame.page("Conditioning across σ (Figure 5)", _caption)
 cfg, spec = s.cfg, s.spec
 lo, hi = s.sigma
 c0, c1, c2 = st.columns([2, 1, 1])

@@ -1,16 +1,16 @@
 """Learn from instances: σ (and k) learned by exact ERM over many instances drawn from one
-domain, measured on held-out instances (the paper's §3, DESIGN §10)."""
+domain, measured on held-out instances (the paper's §2 and §4, docs/method.md §10)."""
 
 import streamlit as st
 
-from sslviz import costs, export, plots
+from sslviz import costs, export, families, plots
 from sslviz.cli import command_line
 from sslviz.learn import compared, readings
 from sslviz.specs import LearnSettings, SigmaRange
 from ui import cache, caps, frame, progress, widgets
 
 s = frame.page(
-    "Learning σ from many instances (§3)",
+    "Learning σ from many instances (paper §2 and §4)",
     "Each instance is a fresh draw from the domain in the sidebar (same dataset, classes, "
     "n, |L| and graph; new points and labeled nodes per seed). Its loss l_i(σ) is exact and "
     "piecewise constant, so the training average, its ERM set (every σ interval where the "
@@ -38,10 +38,10 @@ try:
 except (ValueError, TypeError) as exc:
     st.error(widgets.readable(exc))
     st.stop()
-if settings.k_values is not None and spec.family not in ("knn", "mutual-knn"):
+if settings.k_values is not None and not spec.graph_family.learns_k:
     st.error(
-        "A k range needs the knn or mutual-knn family (sidebar); clear the k range or "
-        "switch the family."
+        f"A k range needs the {families.named(lambda f: f.learns_k)} family (sidebar); clear "
+        "the k range or switch the family."
     )
     st.stop()
 approx = compared(settings) if spec.gaussian else ()

@@ -28,9 +28,7 @@ _GAUSSIAN_CAPTION = (
 )
 s = frame.page(
     "Constant-loss intervals (Figure 3)",
-    lambda state: (
-        _THRESHOLD_CAPTION if state.cfg.get("family") == "threshold" else _GAUSSIAN_CAPTION
-    ),
+    lambda state: _GAUSSIAN_CAPTION if url.family_of(state.cfg).gaussian else _THRESHOLD_CAPTION,
 )
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
@@ -266,8 +264,8 @@ if record is not None:  # the clicked miss, up close, right under the chart
         st.button("close", key="li_focus_close", on_click=_close_focus, type="tertiary")
 if threshold:
     st.info(
-        "The threshold family's loss over r is exact (it only changes at edge lengths); "
-        "Algorithm 4 needs a Gaussian family."
+        f"The {spec.graph_family.label} family's loss over r is exact (it only changes at edge "
+        "lengths); Algorithm 4 needs a Gaussian family."
     )
 else:
     direct = settings.solver not in ("cg", "pcg") or settings.certify
@@ -320,7 +318,7 @@ def _tables() -> None:
         for tab, text in (
             (t1, "No estimate: Algorithm 4 needs a Gaussian family."),
             (t2, "No estimate to score."),
-            (t5, "No iterative solve: the threshold family's loss is exact."),
+            (t5, f"No iterative solve: the {spec.graph_family.label} family's loss is exact."),
         ):
             if tab.open:
                 tab.info(text)

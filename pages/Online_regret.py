@@ -4,7 +4,7 @@ import streamlit as st
 
 from sslviz import costs, export, plots
 from sslviz.cli import command_line
-from sslviz.specs import RegretSettings, SigmaRange
+from sslviz.specs import GAUSSIAN_FAMILIES, RegretSettings, SigmaRange
 from ui import cache, caps, frame, progress, url, widgets
 from ui.views import RegretView
 
@@ -19,7 +19,7 @@ s = frame.page(
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 if not spec.gaussian:
-    st.error("Online regret needs a Gaussian family (complete, knn, mutual-knn).")
+    st.error(f"Online regret needs a Gaussian family ({', '.join(GAUSSIAN_FAMILIES)}).")
     st.stop()
 c = st.columns([1, 1, 2, 1])
 widgets.widget(c[0], RegretSettings, "rounds")

@@ -17,6 +17,8 @@ st.markdown(
     "copy the link to share this exact view."
 )
 
+widgets.plugin_warnings(st)  # a plug-in left out: said here and under the pickers
+
 first = tours.TOURS[0]
 st.button(
     f"Start here: {first.title}",

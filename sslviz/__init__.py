@@ -7,9 +7,15 @@ specs         every setting, once (default, rule, help, CLI flag, URL key) and t
               cross-field checks; CLI, URL, widgets and reproducing commands come from it
 datasets      the named datasets and a user's files (the process's one dataset cache)
 data          problem instances: the two-class pool, its PCA, the points drawn
-graphs        graph families: σ-independent pattern + weights and ∂W/∂σ
-labeling      harmonic soft labels and σ-derivatives (Algorithm 2); what every model answers
+graphs        a graph's σ-independent pattern + weights and ∂W/∂σ; the kNN rule
+families      the graph families, one class each (GraphFamily)
+labeling      what every model states and answers (SoftLabelModel); harmonic soft labels
+              and σ-derivatives (Algorithm 2)
 delalleau     Delalleau et al.'s soft labels (Algorithm 3)
+registry      the families and models by name: the built-ins and the plug-ins of other
+              packages (entry points sslviz.families, sslviz.models), filled on first use
+checks        check_family, check_model: a family's or model's class checked, as a
+              plug-in's tests and the registry run them
 systems, exact_solves, solvers    the models' linear systems, the exact-solve policy, the
               solvers (CG / Jacobi-PCG through one entry, solve_cg; LU, GTH, the inverse)
 oracle        the counted solves a search asks for (LabelOracle)
@@ -22,7 +28,7 @@ conditioning  κ(I − P_UU), κ(A) and where CG-t can be trusted, across σ
 convergence   the estimate for every t from one CG run
 online        the Approximate Continuous Exp3-Set learner (Algorithm 1)
 experiment    regret experiments: rounds, repetitions, joblib / Dask
-learn         σ (and k) learned by ERM from many instances (§3)
+learn         σ (and k) learned by ERM from many instances (paper §2 and §4)
 problem       settings → instance → model, and graph-backed online rounds
 costs         the cost model behind the app's caps
 measure       robust timings and their comparison

@@ -685,7 +685,7 @@ def gth_dense_factor(A, s):
     (m, m) ``A`` of non-negative weights with a zero diagonal and leaks ``s`` (m,), both
     overwritten: below the diagonal the multipliers w_ik/piv_k (the raw weight where k is
     cut), above it the remaining weights. Each pivot is the sum of its row's remaining
-    weights and leak, so nothing cancels (DESIGN §4.3). Returns ``(piv, cut)``: ``cut``
+    weights and leak, so nothing cancels (docs/method.md §4.3). Returns ``(piv, cut)``: ``cut``
     marks pivots that underflowed to 0 (held at 1/2 by :func:`gth_dense_solve`)."""
     m = s.size
     piv = np.zeros(m)

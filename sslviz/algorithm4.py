@@ -11,7 +11,7 @@ The sweep starts at σ_min and restarts at σ_h + step. The nodes are iterated s
 side, so one batched solve serves every running node (:func:`_bracket` says why the
 result is still exactly that of the paper's loop over u one node at a time).
 
-Fast mode (DESIGN §5.4): one search for every crossing of the approximate
+Fast mode (docs/method.md §6.2): one search for every crossing of the approximate
 f_u(σ) − 1/2 over the whole range, each solve serving all nodes at once (the adaptive
 Hermite grid and safeguarded Newton of :mod:`sslviz.truth`, run on the chosen solver).
 Its intervals are the pieces between consecutive approximate crossings.
@@ -36,8 +36,7 @@ import numpy as np
 from sslviz import _kernels
 from sslviz._threads import one_thread
 from sslviz._validation import check_int, check_option, check_real, check_sigma_range
-from sslviz.delalleau import DelalleauModel
-from sslviz.labeling import HarmonicModel
+from sslviz.labeling import SoftLabelModel
 from sslviz.oracle import LabelOracle
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import SweepSettings
@@ -683,7 +682,7 @@ _WINDOW = 64  # nodes kept running side by side when the solver batches
 
 @one_thread
 def feedback_set(
-    model: HarmonicModel | DelalleauModel,
+    model: SoftLabelModel,
     y_unlabeled: np.ndarray,
     sigma0: float,
     sigma_min: float,
@@ -694,7 +693,7 @@ def feedback_set(
 
     Parameters
     ----------
-    model : HarmonicModel or DelalleauModel
+    model : SoftLabelModel
     y_unlabeled : ndarray of shape (n_unlabeled,)
     sigma0 : float
         Start σ, inside [σ_min, σ_max].
@@ -736,7 +735,7 @@ def _feedback_set(model, y_unlabeled, sigma0, sigma_min, sigma_max, settings, re
 
 @one_thread
 def sweep(
-    model: HarmonicModel | DelalleauModel,
+    model: SoftLabelModel,
     y_unlabeled: np.ndarray,
     sigma_min: float,
     sigma_max: float,
@@ -750,7 +749,7 @@ def sweep(
 
     Parameters
     ----------
-    model : HarmonicModel or DelalleauModel
+    model : SoftLabelModel
     y_unlabeled : ndarray of shape (n_unlabeled,)
     sigma_min, sigma_max : float
         The range (PCA-space distance units).
@@ -855,7 +854,7 @@ def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0, rec=None) 
 
 @one_thread
 def node_trace(
-    model: HarmonicModel | DelalleauModel,
+    model: SoftLabelModel,
     u: int,
     sigma0: float,
     sigma_min: float,

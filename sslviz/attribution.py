@@ -1,5 +1,5 @@
 """Why a true breakpoint was missed (or an endpoint invented): the records of a score and
-the re-solves that find each one's cause (DESIGN §5.3).
+the re-solves that find each one's cause (docs/method.md §6.4).
 
 A miss is put down to the first of :data:`MISS_CAUSES` that its evidence shows: a node
 cut off from L ('degenerate'), the solver's error ('solver': t iterations put a node on

@@ -1,4 +1,4 @@
-"""Condition numbers across σ (DESIGN §6; the paper's Figure 5, Theorems 5.1–5.3).
+"""Condition numbers across σ (docs/method.md §7; the paper's Figure 5, Theorems 5.1–5.3).
 
 For the harmonic objective κ(I − P_UU) = λ_max/λ_min of the symmetric
 S = D_UU^{-1/2} L_UU D_UU^{-1/2} (same spectrum, built in the log domain so small σ does
@@ -8,7 +8,7 @@ not underflow); for Delalleau κ(A), A = λΔ_L + diag(W1) − W. Dense ``eigval
 Beside κ: the CG (or Jacobi-PCG) iterations the solver actually needs to reach ``rtol``
 on the system it runs on, and the error of t-iteration CG against the exact solve.
 
-Where t-iteration CG can be trusted (:func:`trust_curve`, issue 10 §2): the loss only
+Where t-iteration CG can be trusted (:func:`trust_curve`, docs/method.md §1.3): the loss only
 depends on which side of 1/2 each soft label lies, so what matters is not the error of
 CG-t alone but the error against the smallest margin min_u |f_u − 1/2|: where the error
 reaches the margin some node *may* change side, and the t that puts every node on its
@@ -25,9 +25,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from sslviz._threads import one_thread
-from sslviz._validation import check_int, check_option, check_real
-from sslviz.delalleau import DelalleauModel
-from sslviz.labeling import HarmonicModel
+from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
+from sslviz.labeling import SoftLabelModel
 from sslviz.solvers import jacobi, solve_cg
 from sslviz.specs import CG_ITERS, ConditionSettings, default, solver_label
 
@@ -103,18 +102,17 @@ def extreme_eigenvalues(
     return float(lmin), float(lmax)
 
 
-def _system(model, sigma: float):
-    """(matrix whose κ is reported, matrix CG runs on, rhs, degenerate count)."""
-    if isinstance(model, HarmonicModel):
-        S, deg = model.system(sigma)
-        M, b = model.laplacian_system(sigma)
-        keep = ~deg
-        M = M[np.ix_(keep, keep)] if isinstance(M, np.ndarray) else M[keep][:, keep]
-        return S, M, b[keep], int(deg.sum())
-    A, _, deg = model.matrix(sigma)
-    keep = ~deg
-    A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
-    return A, A, (model.lam * model.y_s)[keep], int(deg.sum())
+def _system(model: SoftLabelModel, sigma: float):
+    """(matrix whose κ is reported, matrix CG runs on, rhs, degenerate count): the model's
+    :meth:`~sslviz.labeling.SoftLabelModel.condition_system`, refused in words when it
+    states none."""
+    system = model.condition_system(sigma)
+    if system is None:
+        raise InvalidParameterError(
+            f"The {model.label} labeling states no symmetric system to condition: the "
+            "conditioning views need one (pick another labeling)."
+        )
+    return system
 
 
 Progress = Callable[[float, str], None]
@@ -151,7 +149,7 @@ def _check_grid(sigmas, solver: str, cg_iters: int, caller: str) -> tuple[np.nda
 
 @one_thread
 def condition_curve(
-    model: HarmonicModel | DelalleauModel,
+    model: SoftLabelModel,
     sigmas: np.ndarray,
     *,
     solver: str = "cg",
@@ -164,7 +162,7 @@ def condition_curve(
 
     Parameters
     ----------
-    model : HarmonicModel or DelalleauModel
+    model : SoftLabelModel
     sigmas : array-like of shape (n_sigma,)
         Positive bandwidths (PCA-space distance units).
     solver : {'cg', 'pcg'}, default='cg'
@@ -470,7 +468,7 @@ each solve is a full factorisation, so a report after every few keeps the bar mo
 
 @one_thread
 def trust_curve(
-    model: HarmonicModel | DelalleauModel,
+    model: SoftLabelModel,
     sigmas,
     *,
     solver: str = "cg",
@@ -483,7 +481,7 @@ def trust_curve(
 
     Parameters
     ----------
-    model : HarmonicModel or DelalleauModel
+    model : SoftLabelModel
     sigmas : array-like of shape (n_sigma,)
         Positive bandwidths (PCA-space distance units).
     solver : {'cg', 'pcg'}, default='cg'

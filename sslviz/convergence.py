@@ -280,7 +280,7 @@ def convergence(
 
     Parameters
     ----------
-    model : HarmonicModel or DelalleauModel
+    model : SoftLabelModel
         The model ``truth`` was computed on.
     y_unlabeled : ndarray of shape (n_u,)
         True labels (0/1) of the unlabeled nodes.

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from sslviz import registry
 from sslviz.specs import (
     ConditionSettings,
     ProblemSpec,
@@ -126,7 +127,9 @@ ZERO = Cost(0.0, 0.0)
 
 
 def _dense(spec: ProblemSpec) -> bool:
-    return spec.family == "complete"
+    """The cost class of the spec's family: its storage (the constants are fitted on the
+    complete graph, dense, and on kNN, sparse)."""
+    return not spec.graph_family.sparse
 
 
 def _sfx(spec: ProblemSpec) -> str:
@@ -192,7 +195,7 @@ def _chebyshev(spec: ProblemSpec) -> bool:
     """True where the exact curve is searched by Chebyshev cells (:mod:`sslviz.truth`)."""
     from sslviz.crossings import chebyshev_min_unlabeled
 
-    return spec.family != "threshold" and _sizes(spec)[1] >= chebyshev_min_unlabeled(_dense(spec))
+    return spec.gaussian and _sizes(spec)[1] >= chebyshev_min_unlabeled(_dense(spec))
 
 
 def truth_evaluations(spec: ProblemSpec, w: float = 1.0, ratio: float | None = None) -> float:
@@ -214,7 +217,7 @@ def loss_curve(
     spec: ProblemSpec, lo: float, hi: float, ref: tuple[float, float] | None = None
 ) -> Cost:
     """The exact loss curve l(σ) on [lo, hi] (``ref``: the suggested range)."""
-    if spec.family == "threshold":
+    if not spec.gaussian:  # read off the edge lengths (docs/method.md §5.5)
         return build(spec)
     evals = truth_evaluations(spec, width(lo, hi, ref), hi / lo if lo > 0 else None)
     if _chebyshev(spec) and not _dense(spec):
@@ -427,16 +430,19 @@ def advice(
     max_mb: float,
     extra: tuple[str, ...] = (),
 ) -> list[str]:
-    """Nearby settings whose estimate fits the caps: a smaller n, the kNN family (for a
-    complete graph), a narrower σ range (same centre), and ``extra`` (the page's own)."""
+    """Nearby settings whose estimate fits the caps: a smaller n, the first sparse Gaussian
+    family (kNN, for a dense graph), a narrower σ range (same centre), and ``extra`` (the
+    page's own)."""
     out = []
     n = largest_n(estimate, spec, lo, hi, max_seconds, max_mb)
+    family = spec.graph_family
     if n is not None:
-        out.append(f"n ≤ {n}" + (" on a complete graph" if spec.family == "complete" else ""))
-    if spec.family == "complete":
-        knn = replace(spec, family="knn", k=min(spec.k, spec.n - 1))
-        if estimate(knn, lo, hi).fits(max_seconds, max_mb):
-            out.append("the kNN family")
+        out.append(f"n ≤ {n}" + (f" on a {family.label} graph" if _dense(spec) else ""))
+    if _dense(spec):
+        sparse = next(f for f in registry.FAMILIES.values() if f.sparse and f.gaussian)
+        other = replace(spec, family=sparse.name, k=min(spec.k, spec.n - 1))
+        if estimate(other, lo, hi).fits(max_seconds, max_mb):
+            out.append(f"the {sparse.label} family")
     mid = 0.5 * (lo + hi)
     for frac, name in (
         (0.5, "half as wide"),

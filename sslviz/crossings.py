@@ -11,10 +11,13 @@ where it applies (:func:`sslviz.truth.true_loss_curve` picks one):
   node's f_u on a cell interpolated by a Chebyshev series whose degree doubles until it is
   resolved, roots from the series, each polished by the Hermite refinement;
 - the compiled search (:func:`compiled_search`): the Hermite search run whole in compiled
-  code for fixed-t CG/PCG on harmonic models (sparse and dense), the same σ and bits.
+  code for fixed-t CG/PCG on a model that offers its system
+  (:meth:`sslviz.labeling.SoftLabelModel.search_system`: the harmonic model, sparse and
+  dense), the same σ and bits.
 
-A model that offers neither the Chebyshev nor the compiled search's system is searched by
-the Hermite grid search in Python (Delalleau's model, and the tests' reference models).
+A model that offers neither the Chebyshev search's solves (``cholesky_exact``) nor the
+compiled search's system is searched by the Hermite grid search in Python (Delalleau's
+model, plug-ins that declare neither, and the tests' reference models).
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from collections.abc import Callable
 import numpy as np
 
 from sslviz import _kernels
-from sslviz.labeling import HarmonicModel
 from sslviz.oracle import LabelOracle
 
 
@@ -277,14 +279,12 @@ def chebyshev_pays(model, solver: str, certify_cap, on_event) -> bool:
     and on sparse graphs of ``_CHEB_MIN_UNLABELED_SPARSE`` or more: there breakpoints are
     many and every solve is a full factorisation, so one set of solves for all of them
     pays. On smaller graphs the Hermite search needs as few solves or fewer (the σ
-    evaluations of both are compared in ``benchmarks/exact_knn.py``).
+    evaluations of both are compared in ``benchmarks/exact_knn.py``). Models with a
+    Cholesky path of their own only (``cholesky_exact``): the cells' solves are its.
     """
-    if not (
-        solver == "exact"
-        and certify_cap is None
-        and on_event is None
-        and isinstance(model, HarmonicModel)
-    ):
+    if solver != "exact" or certify_cap is not None or on_event is not None:
+        return False
+    if not model.cholesky_exact:
         return False
     return model.n_unlabeled >= chebyshev_min_unlabeled(model.graph.is_dense)
 
@@ -443,18 +443,17 @@ def hermite_grid(a: float, b: float, grid_ratio: float) -> np.ndarray:
 def compiled_search(
     ev, lo, hi, grid_ratio, rtol, touch, max_evaluations, tick: SearchProgress | None = None
 ) -> list | None:
-    """Run the whole search compiled where it applies: fixed-t CG/PCG on a harmonic model,
-    sparse or dense (Algorithm 4's fast mode: the app's sweeps, pausing to report progress,
-    and the regret experiment's feedback), in :func:`sslviz._kernels.cg_search`, the same σ
-    and bits as the search in Python. Fill ``ev``'s cache and work counts and return the
-    roots ``[(σ, node)]``; None where it does not apply or a weight underflows at some σ
-    (the caller's search then runs, from scratch). With ``tick``, the search pauses every
-    :func:`_search_chunk` σ to report its progress (a stop request raises there); the σ,
-    bits and roots are the same."""
+    """Run the whole search compiled where it applies: fixed-t CG/PCG on a model that
+    offers the system (:meth:`sslviz.labeling.SoftLabelModel.search_system`; the harmonic
+    model, sparse or dense), as Algorithm 4's fast mode runs (the app's sweeps, pausing to
+    report progress, and the regret experiment's feedback), in
+    :func:`sslviz._kernels.cg_search`, the same σ and bits as the search in Python. Fill
+    ``ev``'s cache and work counts and return the roots ``[(σ, node)]``; None where it does
+    not apply or a weight underflows at some σ (the caller's search then runs, from
+    scratch). With ``tick``, the search pauses every :func:`_search_chunk` σ to report its
+    progress (a stop request raises there); the σ, bits and roots are the same."""
     model = ev.model
-    if not (
-        ev.solver in ("cg", "pcg") and ev.certify_cap is None and isinstance(model, HarmonicModel)
-    ):
+    if not (ev.solver in ("cg", "pcg") and ev.certify_cap is None):
         return None
     system = model.search_system(ev.solver)
     if system is None:

@@ -1,4 +1,4 @@
-"""Problem instances: PCA and the draw of points from a dataset (DESIGN §2).
+"""Problem instances: PCA and the draw of points from a dataset (docs/method.md §2.1).
 
 A problem *instance* picks two classes (c0, c1) of a :class:`~sslviz.datasets.Dataset`,
 maps them to binary labels (c1 ↦ 1), projects the two-class pool onto its first principal
@@ -35,7 +35,7 @@ __all__ = ["Instance", "make_instance", "pca_full"]
 
 @dataclass(frozen=True, eq=False)
 class Instance:
-    """A binary semi-supervised problem (DESIGN §2).
+    """A binary semi-supervised problem (docs/method.md §2.1).
 
     Attributes
     ----------
@@ -315,7 +315,7 @@ def make_instance(
 
     Notes
     -----
-    DESIGN §2. PCA (exact, deterministic: full SVD, or the eigendecomposition of the
+    docs/method.md §2.1. PCA (exact, deterministic: full SVD, or the eigendecomposition of the
     covariance when the pool has at least 10x more rows than features) is fitted on the
     whole two-class pool before sampling, so instances drawn with different seeds share one
     feature space; the projected pool is cached per (dataset object, classes, pca). The

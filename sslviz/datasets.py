@@ -1,4 +1,4 @@
-"""Datasets: the named ones and a user's files, read once per process (DESIGN §2).
+"""Datasets: the named ones and a user's files, read once per process (docs/method.md §2.1).
 
 A *dataset* is a labelled point cloud (images are flattened, pixels scaled to [0, 1]);
 problem instances are drawn from it by :func:`sslviz.data.make_instance`.

@@ -1,4 +1,4 @@
-"""Delalleau et al. (2005) soft labels with Parzen extension (Algorithm 3; DESIGN §4.2).
+"""Delalleau et al. (2005) soft labels with Parzen extension (Algorithm 3; docs/method.md §3.2).
 
 On L ∪ Ũ with |Ũ| = m and λ > 0::
 
@@ -6,8 +6,10 @@ On L ∪ Ũ with |Ũ| = m and λ > 0::
     f̃_i  = Σ_j W_ij f_j / Σ_j W_ij
     f̃'_i = (Σ_j W'_ij f_j + Σ_j W_ij f'_j − f̃_i Σ_j W'_ij) / Σ_j W_ij
 
-(minus in the last term: the paper's "+" is a sign typo, DESIGN §4.2). The model shares
-:class:`sslviz.labeling.SoftLabelModel`'s interface with the harmonic model.
+(minus in the last term: the paper's "+" is a sign typo, docs/method.md §3.2). The model states what
+:class:`sslviz.labeling.SoftLabelModel` asks: its settings |Ũ| and λ, the Gaussian
+families it takes, its system A for the conditioning page; it has no certificate (the
+exact fallback) and no compiled search.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from scipy.spatial.distance import cdist
 
 from sslviz import systems
 from sslviz._threads import one_thread
-from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
-from sslviz.graphs import GraphSpec, build_graph, gaussian_weights, neighbours, row_min
+from sslviz._validation import check_int, check_option, check_real
+from sslviz.graphs import Graph, GraphSpec, build_graph, gaussian_weights, neighbours, row_min
 from sslviz.labeling import SoftLabelModel, SoftLabels
 from sslviz.solvers import LinearSolver, jacobi, solve_cg
 from sslviz.specs import CG_ITERS, SOLVERS, LabelingSpec
@@ -41,9 +43,31 @@ class DelalleauModel(SoftLabelModel):
     """Delalleau et al. (2005) soft labels with Parzen extension (Algorithm 3).
 
     The graph of the chosen family is built on L ∪ Ũ (|Ũ| = ``subset``, drawn from U with
-    ``seed``); each unlabeled node is extended from all of L ∪ Ũ (``complete``) or from
-    its k nearest points of L ∪ Ũ (kNN families), itself excluded.
+    ``seed``); each unlabeled node is extended from all of L ∪ Ũ (dense families) or from
+    its k nearest points of L ∪ Ũ (sparse families), itself excluded.
     """
+
+    name = "delalleau"
+    label = "Delalleau"
+    help = "Delalleau et al. 2005 (Algorithm 3: solve on L ∪ Ũ, extend to the rest of U)"
+    reads = ("subset", "lam")
+    requirement = "a Gaussian graph family"
+    system_label = "A"
+
+    @classmethod
+    def accepts(cls, family) -> bool:
+        """The Gaussian families: the model is defined through σ (its extension too)."""
+        return family.gaussian
+
+    @classmethod
+    def build(cls, X, labeled, y, graph, labeling) -> DelalleauModel:
+        """The model on ``X`` (a prebuilt ``graph`` only gives its settings: the model
+        builds its own graph on L ∪ Ũ)."""
+        return cls(X, labeled, y, graph.spec if isinstance(graph, Graph) else graph, labeling)
+
+    @classmethod
+    def described(cls, settings, number) -> str:
+        return f"Delalleau labeling (m = {settings['subset']}, λ = {number(settings['lam'])})"
 
     def __init__(
         self,
@@ -53,11 +77,6 @@ class DelalleauModel(SoftLabelModel):
         spec: GraphSpec,
         labeling: LabelingSpec,
     ) -> None:
-        if spec.family == "threshold":
-            raise InvalidParameterError(
-                "The 'labeling' parameter 'delalleau' needs a Gaussian graph family "
-                "(complete, knn or mutual-knn); got family='threshold'."
-            )
         labeled = np.asarray(labeled, bool)
         X = np.asarray(X, float)
         self.labeled_idx = np.flatnonzero(labeled)
@@ -71,7 +90,8 @@ class DelalleauModel(SoftLabelModel):
         n_l = self.labeled_idx.size
         self.is_l = np.r_[np.ones(n_l, bool), np.zeros(m, bool)]
         self.y_s = np.r_[np.asarray(y, float)[self.labeled_idx], np.zeros(m)]
-        if spec.family != "complete":
+        sparse = spec.graph_family.sparse
+        if sparse:
             check_int(
                 "k", spec.k, "DelalleauModel (k < |L| + subset)", low=1, high=self.nodes.size - 1
             )
@@ -83,7 +103,7 @@ class DelalleauModel(SoftLabelModel):
         XU, XS = X[self.unlabeled_idx], X[self.nodes]
         pos = {int(v): i for i, v in enumerate(self.nodes)}
         self_col = np.array([pos.get(int(u), -1) for u in self.unlabeled_idx])
-        if spec.family == "complete":
+        if not sparse:
             D = cdist(XU, XS, "sqeuclidean")
             mask = np.ones_like(D, bool)
             has = self_col >= 0
@@ -113,10 +133,6 @@ class DelalleauModel(SoftLabelModel):
             self._E,
             self._E_shift,
         )
-
-    @property
-    def n_unlabeled(self) -> int:
-        return self.unlabeled_idx.size
 
     def matrix(self, sigma: float, *, derivative: bool = False):
         """``(A, A', degenerate_S)`` on L ∪ Ũ at σ, A = λΔ_L + diag(W1) − W."""
@@ -214,3 +230,15 @@ class DelalleauModel(SoftLabelModel):
             subset_f=f,
             subset_df=df if derivative else None,
         )
+
+    def condition_system(self, sigma: float):
+        """``(A, A, λ y⃗, cut off)`` at σ: eq. (3)'s A over the nodes of L ∪ Ũ with a path to
+        L, symmetric positive definite (docs/method.md §7.1)."""
+        A, _, deg = self.matrix(sigma)
+        keep = ~deg
+        A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
+        return A, A, (self.lam * self.y_s)[keep], int(deg.sum())
+
+    def work_matrix(self, sigma: float):
+        """W on L ∪ Ũ: the pattern of A but its diagonal (the work counts add it)."""
+        return self.graph.kernel(sigma)

@@ -80,7 +80,7 @@ def refine(x: np.ndarray, keep, solve, W_UU, W_UL, *, y_l=None, rhs=None) -> boo
     every LU pivot can pass while f is off by far more than a breakpoint's tolerance. Each
     step of refinement is a pair of triangular solves on the factors already made, a small
     part of the factorisation's cost, and brings f to the GTH solution's rounding within a
-    few steps (DESIGN §4.3; ``tests/data/test_sparse_exact_scale.py``).
+    few steps (docs/method.md §4.3; ``tests/data/test_sparse_exact_scale.py``).
     """
     target = y_l if rhs is None else np.zeros(W_UL.shape[1])
     for _ in range(_REFINE_STEPS):

@@ -208,7 +208,7 @@ def regret_experiment(
 
     Notes
     -----
-    DESIGN §7; Algorithm 1 and Theorem 3.1 of the paper.
+    docs/method.md §9; Algorithm 1 and Theorem 3.1 of the paper.
 
     Examples
     --------

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sslviz import registry
 from sslviz.measure import work_counts
 from sslviz.specs import Spec
 from sslviz.words import COLUMN_WORDS, MERGED, cause_words, plain_text
@@ -861,7 +862,7 @@ def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict
     holds exact ERM's and ``exact_loss_at_sigma_hat`` the exact training average at the
     estimate's σ̂), σ̂'s true held-out loss, every approximate learner beside exact ERM
     (``approximate``), and (as asked) the (k, σ) grid and the learning curve."""
-    from sslviz.learn import PSEUDO_DIMENSION, SIGMA_HAT_RULE
+    from sslviz.learn import SIGMA_HAT_RULE
 
     r = result
     exact = {"average_loss": _average_dict(r.average), "erm": _erm_dict(r.erm)}
@@ -889,10 +890,10 @@ def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict
     out |= {
         "sigma_hat_rule": SIGMA_HAT_RULE,
         "family": r.family,
-        "k": r.k if r.family != "complete" else None,
+        "k": r.k if "k" in registry.family(r.family).reads else None,
         "instances": r.instances,
         "test_instances": r.test_instances,
-        "pseudo_dimension_bound": PSEUDO_DIMENSION[r.family],
+        "pseudo_dimension_bound": registry.family(r.family).pseudo_dimension,
     }
     if r.grid:
         out["grid"] = [

@@ -1,20 +1,14 @@
-"""Graph families of DESIGN §3: a σ-independent pattern plus weights evaluated on it.
+"""Graphs on the points: a σ-independent pattern, and the weights evaluated on it.
 
-=====================  ==========================================  ==========
-family                 weight w_ij                                 parameter
-=====================  ==========================================  ==========
-``complete``           exp(-d_ij²/σ²), i ≠ j                       σ
-``knn``                exp(-d_ij²/σ²) if j∈kNN(i) or i∈kNN(j)      k, σ
-``mutual-knn``         exp(-d_ij²/σ²) if j∈kNN(i) and i∈kNN(j)     k, σ
-``threshold``          1[d_ij ≤ r] on mutual-kNN edges             k, r
-=====================  ==========================================  ==========
+A :class:`Graph` holds the edges of a graph family (:mod:`sslviz.families`, one class per
+family; docs/method.md §2.3) with the squared distances on them. The Gaussian kernel is
+monotone in d, so the pattern does not depend on σ: it is built once, and the weights
+exp(−d²/σ²) and ∂W/∂σ = 2·W∘d²/σ³ are evaluated on it at any σ (§2.2; Algorithm 2), or
+the unweighted 1[d ≤ r] of the threshold family (Definition 1a). :func:`build_graph`
+builds the pattern of a spec's family; :func:`neighbours` and :func:`knn_pattern` are the
+kNN rule (the point itself excluded, ties in index order).
 
-kNN excludes the point itself (the paper's public code counts a point as its own nearest
-neighbour, so its "k = 6" is k = 5 here). The kernel is monotone in d, so the kNN pattern
-does not depend on σ: it is computed once, with the squared distances on it, and weights
-and ∂W/∂σ = 2·W∘d²/σ³ are evaluated on that pattern for any σ (Algorithm 2).
-
-The complete graph is stored dense (an (n, n) array); the others as CSR patterns.
+Dense families are stored as (n, n) arrays, the others as CSR patterns.
 """
 
 from __future__ import annotations
@@ -24,10 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from scipy.spatial.distance import cdist
 
-from sslviz import _kernels
-from sslviz._validation import check_int
+from sslviz import _kernels, registry
 from sslviz.specs import GraphSpec
 
 
@@ -86,8 +78,8 @@ class Graph:
         """Gaussian weights W(σ) on the pattern, same layout as :attr:`sqdist`.
 
         With ``row_scaled=True`` row i is multiplied by exp(min_j d_ij²/σ²), so its largest
-        weight is 1 (DESIGN §4.3): the harmonic solution is unchanged and nothing underflows
-        row-wide.
+        weight is 1 (docs/method.md §2.2): the harmonic solution is unchanged and nothing
+        underflows row-wide.
         """
         return self.kernel_and_derivative(sigma, row_scaled=row_scaled, derivative=False)[0]
 
@@ -255,37 +247,19 @@ def knn_pattern(X: np.ndarray, k: int) -> sp.csr_matrix:
 
 
 def build_graph(X: np.ndarray, spec: GraphSpec | None = None) -> Graph:
-    """Build the σ-independent graph of ``spec`` on the rows of ``X``.
+    """Build the σ-independent graph of ``spec`` on the rows of ``X``: the pattern of its
+    family (:meth:`sslviz.families.GraphFamily.pattern`).
 
     Parameters
     ----------
     X : ndarray of shape (n, p)
         Points (PCA space).
     spec : GraphSpec, default=GraphSpec()
-        Family and k; ``k`` must be smaller than n for the kNN families.
+        Family and k; ``k`` must be smaller than n for the families that read it.
 
     Returns
     -------
     Graph
     """
     spec = GraphSpec() if spec is None else spec
-    X = np.asarray(X, dtype=float)
-    n = X.shape[0]
-    if spec.family == "complete":
-        return Graph(spec, n, cdist(X, X, "sqeuclidean"))
-    check_int("k", spec.k, "build_graph", low=1, high=n - 1)
-    A = knn_pattern(X, spec.k)
-    # Symmetrise through the pattern alone, so explicit zero distances stay edges.
-    P = sp.csr_matrix((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
-    S = P + P.T
-    S = S.tocsr()
-    S.sort_indices()
-    keep = S.data >= 2.0 if spec.family in ("mutual-knn", "threshold") else S.data >= 1.0
-    rows = np.repeat(np.arange(n), np.diff(S.indptr))[keep]
-    cols = S.indices[keep]
-    d2 = np.sum((X[rows] - X[cols]) ** 2, axis=1)
-    D = sp.csr_matrix((d2, (rows, cols)), shape=(n, n))
-    if D.nnz != rows.size:  # coo->csr keeps explicit zeros; guard the invariant
-        raise RuntimeError("edge pattern lost entries while building the graph")
-    D.sort_indices()
-    return Graph(spec, n, D)
+    return registry.family(spec.family).pattern(np.asarray(X, dtype=float), spec)

@@ -1,4 +1,4 @@
-"""Harmonic soft labels f_U(σ) and their σ-derivatives (DESIGN §4; Algorithm 2).
+"""Harmonic soft labels f_U(σ) and their σ-derivatives (docs/method.md §3.1; Algorithm 2).
 
 Harmonic objective (Zhu et al. 2003), with L = D − W split into blocks::
 
@@ -9,11 +9,14 @@ This is the paper's (I − P_UU) f = P_UL f_L, but L_UU is symmetric positive de
 CG and Jacobi-PCG run on it. Exact solves use the row-scaled form (each row of W divided
 by its largest weight), which leaves f unchanged and does not underflow at small σ.
 
-:class:`SoftLabelModel` is what every model answers (soft labels at many σ, certified
-labels, every t's side of ½); Delalleau et al.'s model is :mod:`sslviz.delalleau`.
+:class:`SoftLabelModel` is what every model states and answers (its name, settings and
+families, soft labels at many σ, certified labels, every t's side of ½, and the
+capabilities that fast paths test); Delalleau et al.'s model is :mod:`sslviz.delalleau`.
+All models are in one table, :data:`sslviz.registry.MODELS`, with the plug-ins of other
+packages (entry-point group ``sslviz.models``; ``docs/extending.md``).
 
 Unlabeled nodes that cannot reach a labeled node through numerically non-zero weights
-get f = 1/2, f' = 0 and are reported in ``SoftLabels.degenerate`` (DESIGN §4.3).
+get f = 1/2, f' = 0 and are reported in ``SoftLabels.degenerate`` (docs/method.md §4.2).
 
 Models are immutable once built (they are shared between threads and app sessions); every
 call returns new arrays. The counted solve oracle the loss-curve search and Algorithm 4
@@ -22,8 +25,9 @@ call is :class:`sslviz.oracle.LabelOracle`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,9 +35,10 @@ import scipy.sparse as sp
 from sslviz import _kernels, exact_solves, systems
 from sslviz._kernels import UNDERFLOW
 from sslviz._threads import one_thread, parallel_map
-from sslviz._validation import check_int, check_option, check_real
+from sslviz._validation import InvalidParameterError, check_int, check_option, check_real
 from sslviz.graphs import (
     Graph,
+    build_graph,
     gaussian_weights,
     threshold_weights,
 )
@@ -233,9 +238,161 @@ def _check_sigmas(sigmas, caller: str) -> np.ndarray:
 
 
 class SoftLabelModel:
-    """What every labeling model answers, the harmonic one and
-    :class:`sslviz.delalleau.DelalleauModel`: soft labels at many σ (one at a time here),
-    certified labels, and each t's side of ½."""
+    """A labeling model (docs/method.md §3): soft labels f_U(σ) of the unlabeled nodes and
+    their σ-derivatives on one instance. A subclass states what it is and what it can do in
+    class attributes and methods, and the paths that use a capability test the attribute
+    or call the method, never the model's type; :func:`sslviz.checks.check_model` checks a
+    subclass. ``docs/extending.md`` walks through writing one.
+
+    What a model is (class attributes):
+
+    ``name``
+        What ``--labeling``, the link and the JSON write (lower-case words joined by
+        hyphens).
+    ``label``
+        The model in sentences ("harmonic", "Delalleau").
+    ``help``
+        One clause of ``--labeling``'s help, in the paper's terms.
+    ``reads``
+        The labeling settings it reads besides the family (Delalleau's ``("subset",
+        "lam")``): their widgets show and they travel in the link only for it. They are
+        rows of :class:`sslviz.specs.LabelingSpec`; a model cannot add one.
+    ``requirement``, :meth:`accepts`
+        The graph families it takes, in words and as a test.
+    ``system_label``
+        The matrix whose condition number the conditioning page reports ("I − P_UU").
+
+    What every model answers: :meth:`build` (the model of an instance), :meth:`soft_labels`
+    (the one method a subclass must write), :meth:`soft_labels_many`,
+    :meth:`certified_labels`, :meth:`sides_by_t`, and the attributes ``graph``,
+    ``labeled_idx``, ``unlabeled_idx`` and ``n_unlabeled``.
+
+    What it may do faster (each off here, the general path taken instead):
+
+    ``nested_iterates``
+        :meth:`sides_by_t` reads every t off one CG run per σ (the CG-iterations page).
+    :meth:`batches`
+        :meth:`soft_labels_many` solves several σ together.
+    :meth:`search_system`
+        The system the compiled search solves at every σ (Algorithm 4's fast mode).
+    :meth:`certified_labels`
+        Sides of ½ proven from an iterative solve (§8); here the exact fallback.
+    ``cholesky_exact``
+        :meth:`exact_cholesky_many`, exact solves by Cholesky, and with them the Chebyshev
+        search of large exact curves (§5.3).
+    :meth:`condition_system`
+        The symmetric system whose κ the conditioning page reports and CG runs on (§7.1).
+    :meth:`soft_labels_at_radius`
+        Soft labels on an unweighted graph (the threshold family, §5.5).
+
+    Models are immutable once built (they are shared between threads and app sessions).
+    """
+
+    name: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    help: ClassVar[str] = ""
+    reads: ClassVar[tuple[str, ...]] = ()
+    requirement: ClassVar[str] = "any graph family"
+    system_label: ClassVar[str] = "the model's system"
+
+    nested_iterates: bool = False
+    """Whether :meth:`sides_by_t` reads every t off one run per σ (else: one solve per t)."""
+
+    cholesky_exact: bool = False
+    """Whether :meth:`exact_cholesky_many` has a path of its own (Cholesky) that exact
+    curve searches may take, the Chebyshev search of large graphs among them."""
+
+    graph_nonzeros: int | None = None
+    """Nonzeros of the graph's system a CG product touches (the work counts' unit), where
+    it differs from those of :meth:`work_matrix`."""
+
+    @classmethod
+    def accepts(cls, family: Any) -> bool:
+        """Whether the model is defined on the graphs of ``family``
+        (a :class:`sslviz.families.GraphFamily`)."""
+        return True
+
+    @classmethod
+    def build(
+        cls,
+        X: np.ndarray,
+        labeled: np.ndarray,
+        y: np.ndarray,
+        graph: Any,
+        labeling: Any,
+    ) -> SoftLabelModel:
+        """The model of one instance (:func:`sslviz.problem.make_model` calls it).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, p)
+        labeled : ndarray of shape (n,), bool
+        y : ndarray of shape (n,), binary (the labeled entries are read)
+        graph : GraphSpec or Graph
+            The family's settings, or its graph already built on ``X``.
+        labeling : LabelingSpec
+            The settings the model reads (``reads``) and the seed.
+
+        Here ``cls(graph, labeled, y)`` on the graph of ``X``; a model built on other
+        nodes (Delalleau's subset) overrides it.
+        """
+        g = graph if isinstance(graph, Graph) else build_graph(X, graph)
+        return cls(g, labeled, y)
+
+    @classmethod
+    def described(cls, settings: Mapping[str, Any], number: Callable[[float], str]) -> str:
+        """The model in a command's summary ("harmonic labeling"), from a document's
+        settings (``number`` writes a value as the summary does)."""
+        return f"{cls.label} labeling"
+
+    @property
+    def n_unlabeled(self) -> int:
+        return self.unlabeled_idx.size
+
+    def soft_labels(
+        self,
+        sigma: float,
+        *,
+        solver: str = "exact",
+        cg_iters: int = CG_ITERS,
+        derivative: bool = True,
+        x0: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> SoftLabels:
+        """Soft labels (and ∂f/∂σ) of the unlabeled nodes at σ, by ``solver`` ('exact' and
+        'inverse' exact; 'cg' and 'pcg' ``cg_iters`` iterations from zero, or from ``x0``),
+        in the order of ``unlabeled_idx``."""
+        raise NotImplementedError
+
+    def soft_labels_at_radius(self, r: float, *, solver: str = "exact") -> SoftLabels:
+        """Soft labels on the unweighted graph 1[d_ij ≤ r] (Definition 1a)."""
+        raise InvalidParameterError(
+            f"The {self.label} labeling has no form on an unweighted graph: pick a "
+            "Gaussian graph family."
+        )
+
+    def search_system(self, solver: str) -> SearchSystem | None:
+        """The system :func:`sslviz._kernels.cg_search` solves at every σ for fixed-t
+        ``solver``; None: the search runs in Python on :meth:`soft_labels_many`."""
+        return None
+
+    def exact_cholesky_many(self, sigmas) -> list[SoftLabels]:
+        """Exact soft labels at each σ (``cholesky_exact``: by a path of the model's own;
+        here :meth:`soft_labels_many`)."""
+        return self.soft_labels_many(sigmas, solver="exact")
+
+    def condition_system(self, sigma: float) -> tuple[Any, Any, np.ndarray, int] | None:
+        """``(S, M, b, cut off)`` at σ: the symmetric matrix whose κ is reported, the one CG
+        runs on, its right-hand side, and the number of unlabeled nodes left out (no path to
+        L), the matrices over the others; None when the model states no such system (the
+        conditioning page then says so)."""
+        return None
+
+    def work_matrix(self, sigma: float) -> Any:
+        """The matrix whose size and nonzeros measure the work of a solve at σ
+        (:func:`sslviz.measure.system_size`): here :meth:`condition_system`'s CG matrix,
+        None without one (the unlabeled block, dense, is then assumed)."""
+        system = self.condition_system(sigma)
+        return None if system is None else system[1]
 
     @one_thread
     def certified_labels(
@@ -249,15 +406,12 @@ class SoftLabelModel:
         h0: np.ndarray | None = None,
         attempt: bool = True,
     ) -> SoftLabels:
-        """Soft labels whose side of 1/2 is proven for every node (see the harmonic model).
-
-        Delalleau's system A = λΔ_L + L is not an M-matrix in general (no entrywise
-        bound on A⁻¹ is known here), so this base version is the exact fallback."""
+        """Soft labels whose side of 1/2 is proven for every node (docs/method.md §8; see
+        the harmonic model). Here the exact fallback: a certificate needs an entrywise
+        bound on the system's inverse, which Delalleau's A = λΔ_L + L, for one, does not
+        have (not an M-matrix in general)."""
         sl = self.soft_labels(sigma, solver="exact", derivative=derivative)
         return replace(sl, status="fallback")
-
-    nested_iterates: bool = False
-    """Whether :meth:`sides_by_t` reads every t off one run per σ (else: one solve per t)."""
 
     def batches(self, solver: str) -> bool:
         """Whether :meth:`soft_labels_many` solves several σ together with ``solver``."""
@@ -270,8 +424,8 @@ class SoftLabelModel:
         Returns ``(sides, degenerate)``: ``sides`` (m, T, n_u) bool, f_u > ½ after t
         iterations in row t − 1, the same bits as :meth:`soft_labels` with ``cg_iters=t``;
         ``degenerate`` (m, n_u) bool, nodes held at ½ (no path to L, or underflow). Here one
-        solve per t; the harmonic model reads every t off one run per σ (CG's iterates are
-        nested).
+        solve per t; a model with ``nested_iterates`` reads every t off one run per σ (CG's
+        iterates are nested).
         """
         sig, iterations = self._sides_args(sigmas, solver, iterations)
         sides = np.zeros((sig.size, iterations, self.n_unlabeled), dtype=bool)
@@ -307,18 +461,25 @@ class SoftLabelModel:
 
 
 class HarmonicModel(SoftLabelModel):
-    """Harmonic soft labels on a fixed graph and labeled set (Algorithm 2, eqs. (1)–(2)).
+    """Harmonic soft labels on a fixed graph and labeled set (Algorithm 2, eqs. (1)–(2);
+    docs/method.md §3.1), with every fast path: nested CG iterates, batched and compiled
+    solves, the certificate (§8), Cholesky exact solves and the unweighted form.
 
     Parameters
     ----------
     graph : Graph
-        Built on the instance's points (``threshold`` graphs use :meth:`soft_labels_at_radius`).
+        Built on the instance's points (unweighted families use :meth:`soft_labels_at_radius`).
     labeled : ndarray of shape (n,), bool
     y : ndarray of shape (n,)
         Binary labels; only the labeled entries are read.
     """
 
+    name = "harmonic"
+    label = "harmonic"
+    help = "Harmonic objective (Zhu et al. 2003; Algorithm 2)"
+    system_label = "I − P_UU"
     nested_iterates = True
+    cholesky_exact = True
 
     def __init__(self, graph: Graph, labeled: np.ndarray, y: np.ndarray) -> None:
         labeled = np.asarray(labeled, bool)
@@ -444,7 +605,7 @@ class HarmonicModel(SoftLabelModel):
             Bandwidth σ > 0 (PCA-space distance units).
         solver : {'exact', 'inverse', 'cg', 'pcg'}, default='exact'
             'exact'/'inverse' solve the row-scaled system; 'cg'/'pcg' run ``cg_iters``
-            iterations on the symmetric L_UU (DESIGN §4.1).
+            iterations on the symmetric L_UU (docs/method.md §3.1).
         cg_iters : int, default=20
         derivative : bool, default=True
         x0 : (f0, df0), optional
@@ -662,7 +823,7 @@ class HarmonicModel(SoftLabelModel):
         h0: np.ndarray | None = None,
         attempt: bool = True,
     ) -> SoftLabels:
-        """Iterative soft labels with every node's side of 1/2 proven (DESIGN §8).
+        """Iterative soft labels with every node's side of 1/2 proven (docs/method.md §8).
 
         ``cg_iters`` iterations of ``solver`` ('cg' or 'pcg') from zero on eq. (1), then
         more (the budget doubling, warm-started) until :func:`sslviz.solvers.side_certificate`
@@ -836,7 +997,7 @@ class HarmonicModel(SoftLabelModel):
     def laplacian_system(self, sigma: float):
         """``(L_UU, b)`` of eq. (1), ``L_UU f_U = b = W_UL f_L``, at σ with unscaled weights.
 
-        The symmetric positive (semi)definite system CG/PCG run on (DESIGN §4.1), for every
+        The symmetric positive (semi)definite system CG/PCG run on (docs/method.md §3.1), for every
         unlabeled node (degenerate ones included; see :meth:`system` to drop them).
 
         Parameters
@@ -887,3 +1048,17 @@ class HarmonicModel(SoftLabelModel):
             - sp.csr_matrix((k, D2.indices, D2.indptr), D2.shape)
         ).tocsr()
         return S[keep][:, keep].tocsr(), degenerate
+
+    def condition_system(self, sigma: float):
+        """``(S, L_UU, b, cut off)`` at σ: S of :meth:`system`, whose κ is κ(I − P_UU)
+        (docs/method.md §7.1), and eq. (1) of :meth:`laplacian_system`, both over the nodes
+        with a path to L."""
+        S, deg = self.system(sigma)
+        M, b = self.laplacian_system(sigma)
+        keep = ~deg
+        M = M[np.ix_(keep, keep)] if isinstance(M, np.ndarray) else M[keep][:, keep]
+        return S, M, b[keep], int(deg.sum())
+
+    def work_matrix(self, sigma: float):
+        """L_UU of eq. (1), every unlabeled node (stored dense where the solvers run dense)."""
+        return self.laplacian_system(sigma)[0]

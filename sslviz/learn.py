@@ -1,4 +1,5 @@
-"""Learning σ (and k) from many instances: the distributional setting (DESIGN §10, paper §3).
+"""Learning σ (and k) from many instances: the distributional setting (docs/method.md §10,
+paper §2 and §4).
 
 Instances i = 1..m come from one domain: a dataset, two classes, n, |L|, a graph family and
 a σ range, with fresh points and labeled nodes per seed (or one file per instance). Each
@@ -21,8 +22,9 @@ or a Dask cluster, the same results), the (k, σ) grid for kNN families (the kNN
 each k does not depend on σ, so each k is one exact curve per instance), the same ERM on
 Algorithm 4's estimated losses (CG-t) with its σ̂'s *true* test loss, and the learning
 curve over m. The paper bounds the pseudo-dimension of these loss classes without
-constants (:data:`PSEUDO_DIMENSION`); the pieces of the union of all instances' breakpoints
-(what its counting argument bounds) are reported as measured numbers.
+constants (each family's ``pseudo_dimension``, :mod:`sslviz.families`); the pieces of the
+union of all instances' breakpoints (what its counting argument bounds) are reported as
+measured numbers.
 """
 
 from __future__ import annotations
@@ -34,18 +36,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from sslviz import registry
 from sslviz._memo import Memo
 from sslviz._threads import WORKERS, map_tasks, warm_workers
 from sslviz.piecewise import PiecewiseLoss, piece_index
 from sslviz.specs import ProblemSpec, SweepSettings
-
-PSEUDO_DIMENSION = {
-    "complete": "Θ(n) (Balcan & Sharma 2021)",
-    "knn": "O(K + log n) over k ≤ K (Theorem 4.1, proved for mincut labeling)",
-    "mutual-knn": "O(K + log n) over k ≤ K (Theorem 4.1, proved for mincut labeling)",
-    "threshold": "O(log n) over (k, r) (Theorem 4.2)",
-}
-"""The paper's bound on the pseudo-dimension of each family's loss class (no constants)."""
 
 SIGMA_HAT_RULE = "the geometric middle √(lo·hi) of the ERM interval widest on a log axis"
 
@@ -566,6 +561,21 @@ def _points(x: float) -> str:
     return f"{100 * x:.1f} points"
 
 
+def _bound_sentence(family) -> str:
+    """What the paper bounds the pseudo-dimension of the family's losses by (§10.4), and
+    what the learning curve's guide lines are then."""
+    if family.pseudo_dimension is None:
+        return (
+            f"No bound on the pseudo-dimension of the {family.label} family's losses is "
+            "known here, so the dashed 1/√m and dotted ∝ m are shapes only."
+        )
+    return (
+        f"The paper bounds the pseudo-dimension of these losses by {family.pseudo_dimension}"
+        ": a rate without a constant, so the dashed 1/√m and dotted ∝ m are shapes, "
+        "not predictions."
+    )
+
+
 def readings(result: LearnResult) -> dict[str, str]:
     """What the learning page says beside each chart, every number from ``result``:
     ``'erm'`` (the ERM set, σ̂ and its held-out loss), ``'curve'`` (the learning curve at
@@ -600,10 +610,8 @@ def readings(result: LearnResult) -> dict[str, str]:
             f"Mean over {c.excess.shape[0]} draws: with m = {c.m[0]} the held-out excess is "
             f"{_points(ex[0])} and the uniform gap {_points(gap[0])}; with m = {c.m[-1]}, "
             f"{_points(ex[-1])} and {_points(gap[-1])}. The union of the instances' "
-            f"breakpoints grows from {pieces[0]:.0f} to {pieces[-1]:.0f} pieces. The "
-            f"paper bounds the pseudo-dimension of these losses by {PSEUDO_DIMENSION[r.family]}"
-            ": a rate without a constant, so the dashed 1/√m and dotted ∝ m are shapes, "
-            "not predictions."
+            f"breakpoints grows from {pieces[0]:.0f} to {pieces[-1]:.0f} pieces. "
+            + _bound_sentence(registry.family(r.family))
         )
     if r.approximate and r.test is not None:
         parts = [

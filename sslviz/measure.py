@@ -1,4 +1,5 @@
-"""Timings that keep their verdict under load, and the work counts beside them (issue 14).
+"""Timings that keep their verdict under load, and the work counts beside them
+(docs/method.md §11.4).
 
 A wall-clock time measured once inside a server that other users share says more about
 the others than about the computation. Here:
@@ -126,12 +127,13 @@ def verdict(a: Timing, b: Timing, names: tuple[str, str] = ("a", "b")) -> str:
 
 
 def system_size(model, sigma: float) -> tuple[int, int, bool]:
-    """``(m, nonzeros, dense)`` of the linear system the solvers see at σ: the harmonic
-    L_UU (stored dense: every entry is touched), or Delalleau's subset system."""
-    if hasattr(model, "laplacian_system"):
-        A = model.laplacian_system(sigma)[0]
-    else:  # Delalleau: the system on L ∪ Ũ of its own graph
-        A = model.graph.kernel(sigma)
+    """``(m, nonzeros, dense)`` of the linear system the solvers see at σ: the model's
+    :meth:`~sslviz.labeling.SoftLabelModel.work_matrix` (the harmonic L_UU, stored dense
+    where every entry is touched; Delalleau's system on L ∪ Ũ), or the unlabeled block,
+    dense, for a model that states none."""
+    A = model.work_matrix(sigma)
+    if A is None:
+        return model.n_unlabeled, model.n_unlabeled**2, True
     dense = not sp.issparse(A)
     m = int(A.shape[0])
     nnz = m * m if dense else int(A.nnz + np.count_nonzero(A.diagonal() == 0))
@@ -143,7 +145,7 @@ def work_counts(model, sigma: float, *, solves: int, matvecs: int, factorization
 
     ``sigma`` is any σ of the computation (the system's pattern does not depend on it)."""
     m, nnz, dense = system_size(model, sigma)
-    graph_nnz = getattr(model, "graph_nonzeros", nnz)
+    graph_nnz = nnz if model.graph_nonzeros is None else model.graph_nonzeros
     touched = matvecs * graph_nnz  # a product on the graph's L_UU (Table 1's cost model)
     flops = 2 * touched
     if factorizations and dense:

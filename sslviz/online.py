@@ -7,8 +7,8 @@ Repetitions and backends: :mod:`sslviz.experiment`; graph rounds: ``sslviz.probl
 Rounds ``t = 1..T`` each bring a fresh problem instance whose loss ``l_t(σ)`` is piecewise
 constant in σ (PCA-space distance units). The learner keeps a piecewise-constant weight
 function over ``[sigma_min, sigma_max]``, samples ``σ_t`` from it, suffers the *true* loss
-``l_t(σ_t)`` and updates its weights from the feedback it observes (DESIGN §7; Algorithm 1 and
-Theorem 3.1 of the paper). Four feedback models are compared:
+``l_t(σ_t)`` and updates its weights from the feedback it observes (docs/method.md §9;
+Algorithm 1 and Theorem 3.1 of the paper). Four feedback models are compared:
 
 ``'approx'``
     Approximate semi-bandit feedback: the approximate feedback set ``Ã_t ∋ σ_t`` and the
@@ -518,7 +518,7 @@ def cumulative_regret(
     -------
     ndarray of shape (T,), dtype float64
         ``R_1..R_T``; the minimum is recomputed exactly for each prefix from a running
-        piecewise-constant sum (DESIGN §7).
+        piecewise-constant sum (docs/method.md §9).
 
     Examples
     --------
@@ -805,7 +805,7 @@ def run_learner(
 
     Notes
     -----
-    Algorithm 1 of the paper; DESIGN §7. Regret is exact: see :func:`cumulative_regret`.
+    Algorithm 1 of the paper; docs/method.md §9. Regret is exact: see :func:`cumulative_regret`.
 
     Examples
     --------

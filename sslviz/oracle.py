@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sslviz.delalleau import DelalleauModel
-from sslviz.labeling import HarmonicModel, SoftLabels
+from sslviz.labeling import SoftLabelModel, SoftLabels
 from sslviz.specs import CG_ITERS
 
 
@@ -25,7 +24,7 @@ class LabelOracle:
 
     Parameters
     ----------
-    model : HarmonicModel or DelalleauModel
+    model : SoftLabelModel
         Only read, never written to.
     y_u : ndarray of shape (n_unlabeled,) or None
         True binary labels of the unlabeled nodes (``model.unlabeled_idx`` order), for
@@ -34,7 +33,7 @@ class LabelOracle:
     cg_iters : int, default=20
         t, iterations per CG/PCG solve (where certified solves start).
     certify_cap : int or None, default=None
-        When given (CG/PCG only), every σ is solved by :meth:`HarmonicModel.certified_labels`
+        When given (CG/PCG only), every σ is solved by :meth:`SoftLabelModel.certified_labels`
         with this cap: each node's side of 1/2 is proven, or the σ falls back to an exact
         solve.
 
@@ -55,8 +54,9 @@ class LabelOracle:
         σ where an exact solve was redone subtraction-free (LU pivots showed
         cancellation: a cluster that barely leaks to the labeled set).
     cholesky : bool
-        Exact solves on a complete graph by :meth:`HarmonicModel.exact_cholesky_many`
-        (same values to rounding, half the flops); False unless a search sets it.
+        Exact solves by the model's :meth:`SoftLabelModel.exact_cholesky_many` where it has
+        that path (``cholesky_exact``; the harmonic model on a complete graph: the same
+        values to rounding, half the flops); False unless a search sets it.
     cache : dict of float to (ndarray, ndarray, ndarray)
         σ → ``(h, df, degenerate)`` for every σ evaluated through ``oracle(σ)`` or
         :meth:`prefetch`: ``h = f − 1/2`` and ``df = ∂f/∂σ`` (per σ unit) float arrays and
@@ -69,7 +69,7 @@ class LabelOracle:
 
     def __init__(
         self,
-        model: HarmonicModel | DelalleauModel,
+        model: SoftLabelModel,
         y_u: np.ndarray | None,
         solver: str = "exact",
         cg_iters: int = CG_ITERS,
@@ -130,7 +130,7 @@ class LabelOracle:
                 if sl.status == "fallback":
                     self.fallbacks.append(sl.sigma)
                 out.append(sl)
-        elif self.cholesky and self.solver == "exact" and isinstance(self.model, HarmonicModel):
+        elif self.cholesky and self.solver == "exact" and self.model.cholesky_exact:
             out = self.model.exact_cholesky_many(sigmas)
         else:
             out = self.model.soft_labels_many(sigmas, solver=self.solver, cg_iters=self.cg_iters)

@@ -15,12 +15,12 @@ import numpy as np
 
 from sslviz import data as _data
 from sslviz import datasets as _datasets
+from sslviz import families, registry
 from sslviz._memo import memoised
 from sslviz._threads import one_thread, process_map
-from sslviz._validation import check_int
-from sslviz.delalleau import DelalleauModel
-from sslviz.graphs import Graph, GraphSpec, build_graph, neighbours
-from sslviz.labeling import HarmonicModel
+from sslviz._validation import InvalidParameterError, check_int
+from sslviz.graphs import Graph, GraphSpec, neighbours
+from sslviz.labeling import SoftLabelModel
 from sslviz.online import RoundProvider
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import LabelingSpec, ProblemSpec, RegretSettings, SigmaRange, SweepSettings
@@ -36,14 +36,14 @@ class Problem:
     spec : ProblemSpec
     dataset : sslviz.datasets.Dataset
     instance : sslviz.data.Instance
-    model : HarmonicModel or DelalleauModel
+    model : SoftLabelModel
     y_unlabeled : ndarray of shape (n_unlabeled,)
     """
 
     spec: ProblemSpec
     dataset: _datasets.Dataset
     instance: _data.Instance
-    model: HarmonicModel | DelalleauModel
+    model: SoftLabelModel
     y_unlabeled: np.ndarray
 
     @property
@@ -68,8 +68,10 @@ def make_model(
     y: np.ndarray,
     graph: GraphSpec | Graph,
     labeling: LabelingSpec | None = None,
-) -> HarmonicModel | DelalleauModel:
-    """The labeling model of ``labeling`` on points ``X`` with graph ``graph``.
+) -> SoftLabelModel:
+    """The labeling model of ``labeling`` on points ``X`` with graph ``graph``: its class
+    from :data:`sslviz.registry.MODELS`, refused when it does not accept the family, then
+    built by :meth:`SoftLabelModel.build`.
 
     Parameters
     ----------
@@ -81,10 +83,13 @@ def make_model(
     """
     labeling = LabelingSpec() if labeling is None else labeling
     spec = graph.spec if isinstance(graph, Graph) else graph
-    if labeling.method == "delalleau":
-        return DelalleauModel(X, labeled, y, spec, labeling)
-    g = graph if isinstance(graph, Graph) else build_graph(X, spec)
-    return HarmonicModel(g, labeled, y)
+    cls = registry.model(labeling.method)
+    if not cls.accepts(spec.graph_family):
+        raise InvalidParameterError(
+            f"The 'labeling' parameter {cls.name!r} needs {cls.requirement} "
+            f"({families.named(cls.accepts)}); got family={spec.family!r}."
+        )
+    return cls.build(X, labeled, y, graph, labeling)
 
 
 @one_thread
@@ -94,13 +99,9 @@ def build_problem(spec: ProblemSpec) -> Problem:
     inst = _data.make_instance(
         ds, spec.classes, n=spec.n, n_labeled=spec.n_labeled, seed=spec.seed, pca=spec.pca
     )
-    if spec.family != "complete" and spec.k >= inst.n:  # a file's fixed instance sets n
+    if "k" in spec.graph_family.reads and spec.k >= inst.n:  # a file's instance sets n
         check_int("k", spec.k, "build_problem (k must be smaller than n)", low=1, high=inst.n - 1)
-    labeling = spec.labeling_spec
-    if labeling.method == "harmonic":
-        model = make_model(inst.X, inst.labeled, inst.y, build_graph(inst.X, spec.graph_spec))
-    else:
-        model = make_model(inst.X, inst.labeled, inst.y, spec.graph_spec, labeling)
+    model = make_model(inst.X, inst.labeled, inst.y, spec.graph_spec, spec.labeling_spec)
     return Problem(spec, ds, inst, model, np.asarray(inst.y)[model.unlabeled_idx])
 
 
@@ -111,13 +112,14 @@ def loss_curve(
     *,
     progress: Callable[[float, str], None] | None = None,
 ) -> LossCurve:
-    """The exact loss over [σ_min, σ_max] (over [r_min, r_max] for ``threshold``).
+    """The exact loss over [σ_min, σ_max] (over [r_min, r_max] for a family that is not
+    Gaussian: docs/method.md §5.5).
 
     ``progress(fraction, message)`` is called as the search advances (fractions in [0, 1],
     non-decreasing; the threshold family's curve, read off the edge lengths at once,
     reports 1 when done). It changes no number.
     """
-    if problem.spec.family == "threshold":
+    if not problem.spec.gaussian:
         curve = threshold_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
         if progress is not None:
             progress(1.0, "done")
@@ -137,8 +139,8 @@ def sigma_range(problem: Problem, rng: SigmaRange) -> tuple[float, float]:
 def suggest_sigma_range(problem: Problem) -> tuple[float, float]:
     """A σ range from the data: from half the median nearest-neighbour distance to twice
     the median distance to the k-th neighbour (k = 6), rounded to 2 significant digits.
-    For ``threshold`` it is the range of edge lengths."""
-    if problem.spec.family == "threshold":
+    For a family that is not Gaussian it is the range of edge lengths."""
+    if not problem.spec.gaussian:
         lengths = problem.graph.edge_lengths()
         return float(lengths[0]), float(lengths[-1])
     X = problem.instance.X

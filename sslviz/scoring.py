@@ -1,4 +1,4 @@
-"""Scoring Algorithm 4's intervals against the exact loss curve (DESIGN §5.3): M, the
+"""Scoring Algorithm 4's intervals against the exact loss curve (docs/method.md §6.3): M, the
 missed true breakpoints and spurious endpoints (each with its cause, from
 :mod:`sslviz.attribution`), the ε-volume and the σ left uncovered.
 """
@@ -22,15 +22,14 @@ from sslviz.attribution import (
     Miss,
     SpuriousEndpoint,
 )
-from sslviz.delalleau import DelalleauModel
-from sslviz.labeling import HarmonicModel
+from sslviz.labeling import SoftLabelModel
 from sslviz.specs import ScoreSettings, SweepSettings, default
 from sslviz.truth import LossCurve
 
 
 @dataclass(frozen=True)
 class Score:
-    """An estimate measured against the truth (DESIGN §5.3), with every miss explained.
+    """An estimate measured against the truth (docs/method.md §6.3), with every miss explained.
 
     ``misses`` ([(σ, nodes)]) and ``spurious_endpoints`` ([σ]) are the plain lists;
     ``miss_records`` / ``spurious_records`` hold the same items in the same order with their
@@ -100,7 +99,7 @@ def score(
     *,
     tol: float = default(ScoreSettings, "tol"),
     gamma: float | None = None,
-    model: HarmonicModel | DelalleauModel | None = None,
+    model: SoftLabelModel | None = None,
     t_cap: int = T_CAP,
     max_attributed: int | None = None,
     progress: Callable[[float, str], None] | None = None,
@@ -117,11 +116,11 @@ def score(
         A true breakpoint is *found* when an estimated endpoint lies within ``tol`` of it
         (σ units); an endpoint is *spurious* when no true breakpoint lies within ``tol``.
     gamma : float, optional
-        ε-volume threshold of Definition 3.1: the total σ length where
+        ε-volume threshold of Definition 4: the total σ length where
         |l̃(σ) − l(σ)| > γ. Default: half of one node's share, 0.5/|U|, so any
         disagreement counts. σ covered by no interval counts too (reported also as
         ``uncovered``).
-    model : HarmonicModel or DelalleauModel, optional
+    model : SoftLabelModel, optional
         The model ``result`` was computed on. Needed to attribute misses (it re-solves
         around each one with the sweep's solver and exactly). Without it nothing is solved:
         a miss at an end of one of ``truth.degenerate_ranges`` is 'degenerate', every other

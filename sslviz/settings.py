@@ -202,7 +202,10 @@ class Float(Rule):
 
 @dataclass(frozen=True)
 class Choice(Rule):
-    options: tuple[str, ...] = ()
+    """One of ``options``: a tuple, or a sequence read at each use (the graph families and
+    labeling models, which plug-ins extend: :class:`sslviz.registry.Names`)."""
+
+    options: Sequence[str] = ()
     widget: ClassVar[str] = "select"
 
     def check(self, name, value, caller):
@@ -265,7 +268,7 @@ class Tuple(Rule):
 
     item: Rule = Int()
     size: int | None = None
-    options: tuple = ()
+    options: Sequence = ()
     distinct: bool = True
     nonempty: bool = True
 
@@ -367,8 +370,10 @@ class Setting:
     default : the value when none is given (the only place it is written).
     rule : Rule
         Bounds / options, parsing and text form.
-    help : str
-        Help text in the paper's terms (CLI ``--help``, widget tooltip).
+    help_text : str or callable() -> str
+        Help text in the paper's terms (CLI ``--help``, widget tooltip), read as
+        :attr:`help`; a callable is called at each read (the families' and models' help,
+        which plug-ins extend).
     flag : str or None
         CLI option (``--cg-iters``); None: not on the command line.
     url : str or None
@@ -382,11 +387,16 @@ class Setting:
 
     default: Any
     rule: Rule
-    help: str
+    help_text: str | Callable[[], str]
     flag: str | None = None
     url: str | None = None
     label: str = ""
     relevant: Callable[[Any], bool] | None = None
+
+    @property
+    def help(self) -> str:
+        """The help text (:attr:`help_text`, called when it is a callable)."""
+        return self.help_text() if callable(self.help_text) else self.help_text
 
     def field(self) -> Any:
         """A dataclass field carrying this row."""

@@ -13,7 +13,7 @@ solver     what it does
 ========== ===================================================================
 
 CG/PCG need a symmetric positive definite matrix; ``exact`` and ``inverse`` also take
-the row-scaled (non-symmetric) systems of DESIGN §4.3. Fixed-t CG is *expected* not to
+the row-scaled (non-symmetric) systems of docs/method.md §4.3. Fixed-t CG is *expected* not to
 converge: that is reported in the result, never as a warning or an exception.
 """
 
@@ -263,7 +263,7 @@ class Factorization:
     ``Factorization(A, method='exact')`` factorises once; ``solve(b)`` is then cheap.
     Dense ``A`` uses LAPACK ``getrf``; sparse ``A`` uses SuperLU. ``method='inverse'``
     forms A⁻¹ densely (the paper's MI baseline) and multiplies. ``dominant=True`` says
-    A is diagonally dominant by rows (the row-scaled harmonic systems, DESIGN §4.3): a
+    A is diagonally dominant by rows (the row-scaled harmonic systems, docs/method.md §4.3): a
     sparse A then keeps its diagonal pivots (stable without row exchanges) and is ordered
     by minimum degree on A + Aᵀ (less fill than SuperLU's defaults on kNN graphs), or by
     ``order`` (:func:`nested_dissection`, less fill again on large kNN graphs;
@@ -370,7 +370,7 @@ class GTHFactorization:
     Solves (diag(W1 + s) − W) x = b for non-negative off-diagonal weights ``W`` (m, m)
     and non-negative leaks ``s`` (m,) — the weight of each row to the grounded (labeled)
     nodes. Every pivot is a *sum* of the remaining outflow of its row, so nothing cancels
-    however close a row's weight is to a single neighbour (DESIGN §4.3). O(m³), dense,
+    however close a row's weight is to a single neighbour (docs/method.md §4.3). O(m³), dense,
     compiled (:func:`sslviz._kernels.gth_dense_factor`): the exact solve of dense systems
     of up to 400 unknowns, and the redo of larger ones whose LU pivots show cancellation.
     """
@@ -463,7 +463,7 @@ class SparseGTHFactorization:
 
 @dataclass(frozen=True)
 class SideCertificate:
-    """Entrywise error bound of an approximate solution and the sides it proves (DESIGN §8).
+    """Entrywise error bound of an approximate solution and the sides it proves (docs/method.md §8).
 
     Attributes
     ----------

@@ -30,6 +30,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from sslviz import registry
+from sslviz._validation import options_text
 from sslviz.settings import (
     Choice,
     Flag,
@@ -58,9 +60,15 @@ from sslviz.settings import (
 )
 
 DATASETS: tuple[str, ...] = ("digits", "fashion-mnist", "mnist", "usps")
-FAMILIES: tuple[str, ...] = ("complete", "knn", "mutual-knn", "threshold")
-GAUSSIAN_FAMILIES: tuple[str, ...] = ("complete", "knn", "mutual-knn")
-LABELINGS: tuple[str, ...] = ("harmonic", "delalleau")
+FAMILIES = registry.Names(registry.FAMILIES)
+"""The graph families' names (the built-ins, then the plug-ins: :mod:`sslviz.registry`)."""
+GAUSSIAN_FAMILIES = registry.Names(registry.FAMILIES, lambda f: f.gaussian)
+"""The names of the families whose parameter is σ."""
+LABELINGS = registry.Names(registry.MODELS)
+"""The labeling models' names (the built-ins, then the plug-ins)."""
+COMPARED_FAMILIES: tuple[str, ...] = ("complete", "knn")
+"""The families the paper's Figure 5 and Table 1 compare: the default of the views that
+compare families."""
 SOLVERS: tuple[str, ...] = ("cg", "pcg", "exact", "inverse")
 MODES: tuple[str, ...] = ("fast", "paper")
 FEEDBACK_MODELS: tuple[str, ...] = ("approx", "exact", "full", "uniform")
@@ -88,12 +96,34 @@ _SEED = Setting(
     url="seed",
     label="seed",
 )
+
+
+def _families_help() -> str:
+    """``--family``'s help: each family's own clause (the plug-ins' too)."""
+    clauses = "; ".join(f.help for f in registry.FAMILIES.values())
+    return f"Graph family (Definition 1): {clauses}."
+
+
+def _models_help() -> str:
+    """``--labeling``'s help: each model's own clause (the plug-ins' too)."""
+    return options_text([m.help for m in registry.MODELS.values()]) + "."
+
+
+def _read_by_family(name: str):
+    """The ``relevant`` rule of a graph setting: the spec's family reads it."""
+    return lambda s: name in registry.family(s.family).reads
+
+
+def _read_by_model(name: str):
+    """The ``relevant`` rule of a labeling setting: the spec's model reads it (a
+    :class:`ProblemSpec` names it ``labeling``, a :class:`LabelingSpec` ``method``)."""
+    return lambda s: name in registry.model(getattr(s, "labeling", None) or s.method).reads
+
+
 _FAMILY = Setting(
     "complete",
     Choice(FAMILIES),
-    "Graph family (Definition 1): complete Gaussian graph; kNN (symmetrised 'or', as in the "
-    "paper's experiments); mutual kNN (Def. 1b); threshold 1[d_ij ≤ r] on the mutual-kNN "
-    "pattern (Def. 1a), whose parameter is r instead of σ.",
+    _families_help,
     flag="--family",
     url="family",
     label="graph family",
@@ -106,23 +136,16 @@ _K = Setting(
     flag="--k",
     url="k",
     label="k",
-    relevant=lambda s: getattr(s, "family", "knn") != "complete",
+    relevant=_read_by_family("k"),
 )
 _LABELING = Setting(
     "harmonic",
     Choice(LABELINGS),
-    "Harmonic objective (Zhu et al. 2003; Algorithm 2) or Delalleau et al. 2005 "
-    "(Algorithm 3: solve on L ∪ Ũ, extend to the rest of U).",
+    _models_help,
     flag="--labeling",
     url="labeling",
     label="labeling",
 )
-
-
-def _delalleau(s: Any) -> bool:
-    return getattr(s, "labeling", getattr(s, "method", "")) == "delalleau"
-
-
 _SUBSET = Setting(
     50,
     Int(1, 10**6),
@@ -130,7 +153,7 @@ _SUBSET = Setting(
     flag="--subset",
     url="subset",
     label="m = |Ũ|",
-    relevant=_delalleau,
+    relevant=_read_by_model("subset"),
 )
 _LAM = Setting(
     1.4,
@@ -139,7 +162,7 @@ _LAM = Setting(
     flag="--lam",
     url="lam",
     label="λ",
-    relevant=_delalleau,
+    relevant=_read_by_model("lam"),
 )
 _CG_ITERS = Setting(
     20,
@@ -154,7 +177,7 @@ _MODE = Setting(
     "fast",
     Choice(MODES),
     "paper = Algorithm 4 node by node (Appendix E.2); fast = one search for every "
-    "crossing of the approximate f_u − 1/2, each solve shared by all nodes (DESIGN §5.4).",
+    "crossing of the approximate f_u − 1/2, each solve shared by all nodes (docs/method.md §6.2).",
     flag="--mode",
     url="mode",
     label="mode",
@@ -176,19 +199,25 @@ _DASK = Setting(
 
 @dataclass(frozen=True)
 class GraphSpec(Spec):
-    """A graph family and its k (DESIGN §3)."""
+    """A graph family and its k (docs/method.md §2.3)."""
 
     family: str = _FAMILY.field()
     k: int = _K.field()
 
     @property
+    def graph_family(self) -> Any:
+        """The :class:`sslviz.families.GraphFamily` of ``family``."""
+        return registry.family(self.family)
+
+    @property
     def sparse(self) -> bool:
-        return self.family != "complete"
+        """Whether the family's pattern is stored sparse (CSR)."""
+        return self.graph_family.sparse
 
 
 @dataclass(frozen=True)
 class LabelingSpec(Spec):
-    """Labeling algorithm and its hyperparameters (DESIGN §4); ``seed`` draws Ũ."""
+    """Labeling model and its settings (docs/method.md §3); ``seed`` draws Delalleau's Ũ."""
 
     method: str = _LABELING.field()
     subset: int = _SUBSET.field()
@@ -198,7 +227,7 @@ class LabelingSpec(Spec):
 
 @dataclass(frozen=True)
 class ProblemSpec(Spec):
-    """Settings that fix a problem instance (DESIGN §2; hashable, a cache key).
+    """Settings that fix a problem instance (docs/method.md §2; hashable, a cache key).
 
     Data-dependent checks (the classes exist, n ≤ pool size, PCA ≤ features) happen when
     the data is loaded (:func:`sslviz.data.make_instance`).
@@ -284,15 +313,16 @@ class ProblemSpec(Spec):
                 f"{{eq[n_labeled]}} {nl} must be smaller than {{eq[n]}} {n}: the unlabeled "
                 "set U would be empty. Lower {who[n_labeled]} or raise {who[n]}."
             )
-        if self.family != "complete" and self.k >= n:
+        if "k" in self.graph_family.reads and self.k >= n:
             _fail(
                 f"{{eq[k]}} {self.k} must be smaller than {{eq[n]}} {n}: each node needs k "
                 "neighbours among the other points. Lower {who[k]} or raise {who[n]}."
             )
-        if self.labeling == "delalleau" and self.subset > n - nl:
+        model = self.model_class
+        if "subset" in model.reads and self.subset > n - nl:
             _fail(
-                f"Delalleau's {{eq[subset]}} {self.subset} must be at most the number of "
-                f"unlabeled points, n − |L| = {n - nl}. Lower it, or lower |L|."
+                f"{esc(model.label)}'s {{eq[subset]}} {self.subset} must be at most the "
+                f"number of unlabeled points, n − |L| = {n - nl}. Lower it, or lower |L|."
             )
 
     @property
@@ -304,9 +334,19 @@ class ProblemSpec(Spec):
         return LabelingSpec(self.labeling, self.subset, self.lam, self.seed)
 
     @property
+    def graph_family(self) -> Any:
+        """The :class:`sslviz.families.GraphFamily` of ``family``."""
+        return registry.family(self.family)
+
+    @property
+    def model_class(self) -> Any:
+        """The :class:`sslviz.labeling.SoftLabelModel` subclass of ``labeling``."""
+        return registry.model(self.labeling)
+
+    @property
     def gaussian(self) -> bool:
         """True for the families whose parameter is the bandwidth σ (not threshold's r)."""
-        return self.family in GAUSSIAN_FAMILIES
+        return self.graph_family.gaussian
 
     def with_seed(self, seed: int) -> ProblemSpec:
         return dataclasses.replace(self, seed=int(seed))
@@ -358,7 +398,7 @@ def solver_label(solver: str, cg_iters: int) -> str:
 
 @dataclass(frozen=True)
 class SweepSettings(Spec):
-    """Settings of Algorithm 4 and its sweep (DESIGN §5.2; paper: ε = 1e-4, η = 1, 0.05)."""
+    """Settings of Algorithm 4 and its sweep (docs/method.md §6; paper: ε = 1e-4, η = 1, 0.05)."""
 
     solver: str = Setting(
         "cg",
@@ -416,7 +456,7 @@ class SweepSettings(Spec):
         False,
         Flag(),
         "Certified fast mode: at every σ it evaluates, CG/PCG runs on from t iterations until "
-        "each node's side of 1/2 is proven (the M-matrix bound of DESIGN §8), or falls back "
+        "each node's side of 1/2 is proven (the M-matrix bound, docs/method.md §8), or falls back "
         "to an exact solve past the cap; every true breakpoint is then found. Fast mode, "
         "harmonic labeling (Delalleau's system always takes the exact fallback).",
         flag="--certify",
@@ -471,13 +511,13 @@ class SweepSettings(Spec):
 
 @dataclass(frozen=True)
 class ScoreSettings(Spec):
-    """Scoring an estimate against the exact curve (DESIGN §5.3)."""
+    """Scoring an estimate against the exact curve (docs/method.md §6.3)."""
 
     score: bool = Setting(
         False,
         Flag(),
         "Score the intervals against the exact loss curve (missed and "
-        "spurious breakpoints, ε-volume of Definition 3.1).",
+        "spurious breakpoints, ε-volume of Definition 4).",
         flag="--score",
     ).field()
     tol: float = Setting(
@@ -536,7 +576,7 @@ class ConditionSettings(Spec):
         flag="--trust",
     ).field()
     families: tuple[str, ...] = Setting(
-        ("complete", "knn"),
+        COMPARED_FAMILIES,
         Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
         "Graph families compared, one curve each on the same instance (threshold graphs "
         "have no σ). The command line computes one family per call (--family).",
@@ -604,7 +644,7 @@ def parse_k_range(text: str) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class LearnSettings(Spec):
-    """Learning σ (and k) from many instances (DESIGN §10): how many, the learner, the
+    """Learning σ (and k) from many instances (docs/method.md §10): how many, the learner, the
     learning curve."""
 
     instances: int = Setting(
@@ -722,6 +762,7 @@ ALL_SPECS = (
 
 __all__ = [
     "ALL_SPECS",
+    "COMPARED_FAMILIES",
     "DATASETS",
     "FAMILIES",
     "FEEDBACK_MODELS",

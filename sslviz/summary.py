@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sslviz import registry
 from sslviz.measure import describe_work
 from sslviz.sentences import cause_words
 from sslviz.specs import SweepSettings, solver_label
@@ -69,12 +70,9 @@ def _instance(s: dict, files: str | None = None) -> str:
     else:
         source = s["dataset"]
         drawn = f", n = {s['n']}, |L| = {s['n_labeled']} labeled, seed {s['seed']}"
-    graph = f"{s['family']} graph" + (f" (k = {s['k']})" if s["family"] != "complete" else "")
-    labeling = (
-        f"Delalleau labeling (m = {s['subset']}, λ = {_g(s['lam'])})"
-        if s["labeling"] == "delalleau"
-        else "harmonic labeling"
-    )
+    reads = registry.family(s["family"]).reads
+    graph = f"{s['family']} graph" + (f" (k = {s['k']})" if "k" in reads else "")
+    labeling = registry.model(s["labeling"]).described(s, _g)
     return f"{source}, classes {a} vs {b}{drawn}; {graph}; {labeling}"
 
 
@@ -287,7 +285,7 @@ def condition_summary(doc: dict, caps: Sequence[int]) -> list[str]:
     """
     s = doc["settings"]
     sig = doc["sigma"]
-    kappa = "√κ(A)" if s["labeling"] == "delalleau" else "√κ(I − P_UU)"
+    kappa = f"√κ({registry.model(s['labeling']).system_label})"
     small, large = _extremes(doc["sqrt_kappa"], sig)
     err_lo, err_hi = _extremes(doc["cg_error"], sig)
     label = solver_label(doc["solver"], doc["cg_iters"])

@@ -329,7 +329,7 @@ TOURS: tuple[Tour, ...] = (
             "compare_t": "5,10,20",
             "learn_solver": "exact",
         },
-        text="The paper's distributional setting (§3): instances come from one domain, "
+        text="The paper's distributional setting (§2 and §4): instances come from one domain, "
         "here digits 3 vs 8 with n = 100 and |L| = 10 on the complete graph, and σ is "
         "learned by empirical risk minimisation on m of them. Every l_i(σ) is exact and "
         "piecewise constant, so the training average and its ERM set are exact, and so is "

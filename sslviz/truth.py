@@ -1,4 +1,4 @@
-"""The exact loss curve l(σ) and its breakpoints (DESIGN §5.1).
+"""The exact loss curve l(σ) and its breakpoints (docs/method.md §5).
 
 l(σ) — the fraction of unlabeled nodes misclassified by 1[f_u(σ) > 1/2] — changes only
 where some f_u(σ) = 1/2 (or where a node's link to the labeled set underflows, §4.3).
@@ -47,8 +47,7 @@ from sslviz.crossings import (
     refine_degenerate,
     refine_roots,
 )
-from sslviz.delalleau import DelalleauModel
-from sslviz.labeling import HarmonicModel
+from sslviz.labeling import SoftLabelModel
 from sslviz.oracle import LabelOracle
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import CG_ITERS
@@ -56,7 +55,7 @@ from sslviz.specs import CG_ITERS
 
 @dataclass(frozen=True, eq=False)
 class Certificates:
-    """What a certified search proved (DESIGN §8), per σ it evaluated (sorted).
+    """What a certified search proved (docs/method.md §8), per σ it evaluated (sorted).
 
     Attributes
     ----------
@@ -172,7 +171,7 @@ _NEAR = 24
 
 @one_thread
 def true_loss_curve(
-    model: HarmonicModel | DelalleauModel,
+    model: SoftLabelModel,
     y_unlabeled: np.ndarray,
     sigma_min: float,
     sigma_max: float,
@@ -190,13 +189,13 @@ def true_loss_curve(
     """Exact piecewise-constant loss l(σ) with every breakpoint located to ``rtol``.
 
     With ``solver='cg'`` or ``'pcg'`` the same search runs on the t-iteration CG soft
-    labels instead: that is the fast mode of Algorithm 4 (DESIGN §5.4), which finds every
+    labels instead: that is the fast mode of Algorithm 4 (docs/method.md §6.2), which finds every
     crossing of the *approximate* f_u − 1/2 while sharing each solve across all nodes; the
     result is then an approximate curve (``solver`` 'cg'/'pcg', ``exact`` False).
 
     Parameters
     ----------
-    model : HarmonicModel or DelalleauModel
+    model : SoftLabelModel
     y_unlabeled : ndarray of shape (n_unlabeled,)
         True binary labels of the unlabeled nodes (``model.unlabeled_idx`` order).
     sigma_min, sigma_max : float
@@ -212,7 +211,7 @@ def true_loss_curve(
     cg_iters : int, default=20
     certify_cap : int, optional
         CG/PCG only: the certified search. Every σ's soft labels come from
-        :meth:`HarmonicModel.certified_labels` (each node's side of 1/2 proven, or an exact
+        :meth:`SoftLabelModel.certified_labels` (each node's side of 1/2 proven, or an exact
         fallback), so the curve has the exact curve's pieces; ``certificates`` says where
         the proofs held.
     max_evaluations : int, default=4000
@@ -407,7 +406,7 @@ def _assemble(
 
 @one_thread
 def threshold_loss_curve(
-    model: HarmonicModel, y_unlabeled: np.ndarray, r_min: float, r_max: float
+    model: SoftLabelModel, y_unlabeled: np.ndarray, r_min: float, r_max: float
 ) -> LossCurve:
     """Exact l(r) of the thresholded mutual-kNN family on [r_min, r_max].
 

@@ -15,7 +15,8 @@ several folders live here, beside this file: ``apptest_helpers`` (starting and r
 pages), ``browser_helpers`` (Chromium, a server, waits on charts), ``instances`` (small
 instances), ``reference`` (independent implementations, the references the product's paths are
 compared with, and their tolerances), ``dispatch``
-(the CPU dispatch CI runs under).
+(the CPU dispatch CI runs under), ``plugin_helpers`` (installing the plug-ins of
+``plugins/``, a toy family and model and three bad ones, through entry points).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import pytest
 
 HERE = os.path.dirname(__file__)
 sys.path.insert(0, HERE)  # the helpers above, from every folder
+collect_ignore = ["plugins"]  # plug-in packages, installed by the tests that use them
 KINDS = {"data": ("data", "slow"), "browser": ("browser", "slow")}
 """Folder → the markers of every test in it."""
 

@@ -13,7 +13,8 @@ import os
 
 import streamlit as st
 
-from sslviz import costs
+from sslviz import costs, registry
+from sslviz._validation import options_text
 from sslviz.specs import ProblemSpec
 
 
@@ -65,18 +66,26 @@ def complete_bytes(n: int) -> int:
     return DENSE_COPIES * 8 * n * n
 
 
+def _sparse_labels() -> str:
+    """The sparse families by their labels ("kNN, mutual kNN and threshold")."""
+    return options_text([f.label for f in registry.FAMILIES.values() if f.sparse], "and")
+
+
 def n_cap(family: str, large: bool = False) -> tuple[int, str]:
     """This server's largest n for ``family`` (``large``: with the large option) and why,
-    in the words the n box and :func:`cap_errors` use."""
+    in the words the n box and :func:`cap_errors` use. A dense family (n² weights) has its
+    own cap; the large option is for the sparse ones."""
     if large:
         return MAX_LARGE_N, "this server's cap with the large option"
-    if family == "complete" and MAX_COMPLETE_N < MAX_N:
+    graph = registry.family(family)
+    if not graph.sparse and MAX_COMPLETE_N < MAX_N:
         return MAX_COMPLETE_N, (
-            f"this server's cap on a complete graph (the kNN families go to {MAX_N:,})"
+            f"this server's cap on a {graph.label} graph (the sparse families, "
+            f"{_sparse_labels()}, go to {MAX_N:,})"
         )
-    if family == "complete":
+    if not graph.sparse:
         return MAX_N, (
-            f"this server's cap ({MAX_LARGE_N:,} for the kNN families, with the large option)"
+            f"this server's cap ({MAX_LARGE_N:,} for the sparse families, with the large option)"
         )
     return MAX_N, "this server's cap"
 
@@ -85,12 +94,13 @@ def cap_errors(spec: ProblemSpec) -> list[str]:
     """This server's caps on the instance itself (its n, then the memory of building it;
     the time of each computation is checked by the page: :func:`over_cap`): the first rule
     the instance breaks, in words, or none."""
-    cap, why = n_cap(spec.family, spec.family != "complete" and spec.n > MAX_N)
+    sparse = spec.graph_family.sparse
+    cap, why = n_cap(spec.family, sparse and spec.n > MAX_N)
     if spec.n > cap:
         return [f"n = {spec.n:,} is above {cap:,}, {why}. Lower n."]
     mb = costs.memory(spec).memory_mb
     if mb > MAX_MEMORY_MB:
-        other = " or use a kNN family (sparse)" if spec.family == "complete" else ""
+        other = "" if sparse else f" or use a sparse family ({_sparse_labels()})"
         return [
             f"The instance needs about {mb:,.0f} MB, above this server's cap of "
             f"{MAX_MEMORY_MB:,} MB: lower n{other}."

@@ -393,9 +393,10 @@ def sidebar() -> AppSettings:
     _changed_notice(sb)
     c0, c1, note = _pair(sb)
     pool = int(np.isin(dataset.y, cfg["classes"]).sum()) if dataset is not None else 0
-    offer = pool > caps.MAX_N and cfg.get("family") != "complete"
+    family = url.family_of(cfg)
+    offer = pool > caps.MAX_N and family.sparse
     large = offer and cfg.get("n") == min(pool, caps.MAX_LARGE_N)  # the whole pool
-    high, why = caps.n_cap(cfg.get("family", S.default(ProblemSpec, "family")), large)
+    high, why = caps.n_cap(family.name, large)
     if dataset is not None and dataset.labeled is None and pool <= high:
         high, why = (
             pool,
@@ -413,7 +414,7 @@ def sidebar() -> AppSettings:
             key="w_large",
             on_change=_large_toggled,
             args=(min(pool, caps.MAX_LARGE_N),),
-            help=f"Above {caps.MAX_N:,} points (this server's usual cap), kNN graphs only. The "
+            help=f"Above {caps.MAX_N:,} points (this server's usual cap), sparse graphs only. The "
             "exact loss of 12,000 points takes about half a minute here; each page shows "
             "its estimate below, its progress while it runs, and a Stop button.",
         )
@@ -423,14 +424,17 @@ def sidebar() -> AppSettings:
     widgets.widget(c1, ProblemSpec, "pca", note=note)
 
     sb.header("Graph and labeling")
+    widgets.plugin_warnings(sb, short=True)
     c0, c1, note = _pair(sb)
     widgets.widget(c0, ProblemSpec, "family", note=note)
-    widgets.widget(c1, ProblemSpec, "k", disabled=cfg["family"] == "complete", note=note)
+    reads_k = "k" in url.family_of(cfg).reads
+    widgets.widget(c1, ProblemSpec, "k", disabled=not reads_k, note=note)
     widgets.widget(sb, ProblemSpec, "labeling", radio=True)
-    if cfg["labeling"] == "delalleau":
+    rows = url.model_of(cfg).reads  # the model's own settings, two to a line
+    for i in range(0, len(rows), 2):
         c0, c1, note = _pair(sb)
-        widgets.widget(c0, ProblemSpec, "subset", note=note)
-        widgets.widget(c1, ProblemSpec, "lam", note=note)
+        for col, name in zip((c0, c1), rows[i : i + 2], strict=False):
+            widgets.widget(col, ProblemSpec, name, note=note)
     _remember(dataset)
     out.errors += widgets.bound_errors()  # each also under its box
     if not out.errors:
@@ -491,7 +495,7 @@ def _range_section(sb, out: AppSettings) -> None:
     range the user set that the data's suggestion replaces is said under the boxes, with a
     button that puts it back (:func:`_range_notice`)."""
     cfg = url.session_cfg()
-    r = "r" if cfg.get("family") == "threshold" else "σ"
+    r = url.family_of(cfg).parameter
     sb.header(f"{r} range")
     fp = url.data_fingerprint(cfg)
     typed = st.session_state.setdefault("typed_ranges", {})

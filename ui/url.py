@@ -14,8 +14,8 @@ from typing import Any
 
 import streamlit as st
 
+from sslviz import registry, tours
 from sslviz import specs as S
-from sslviz import tours
 from sslviz.specs import ProblemSpec
 from ui import views
 
@@ -110,17 +110,27 @@ SIDEBAR_KEYS: frozenset[str] = frozenset(
 """URL keys of the sidebar's controls (presenter mode draws a tour's among them on the page)."""
 
 
+def family_of(cfg: dict) -> Any:
+    """The :class:`sslviz.families.GraphFamily` the view's settings choose."""
+    return registry.family(cfg.get("family", S.default(ProblemSpec, "family")))
+
+
+def model_of(cfg: dict) -> Any:
+    """The :class:`sslviz.labeling.SoftLabelModel` subclass the view's settings choose."""
+    return registry.model(cfg.get("labeling", S.default(ProblemSpec, "labeling")))
+
+
 def data_fingerprint(cfg: dict) -> tuple:
     """What the suggested σ range depends on: the data, the classes, n, PCA and the family
-    (and k for the threshold family, whose range is its edge lengths)."""
-    fam = cfg.get("family", S.default(ProblemSpec, "family"))
+    (and k for a family that is not Gaussian, whose range is its edge lengths)."""
+    family = family_of(cfg)
     return (
         cfg.get("data_file") or cfg.get("dataset"),
         cfg.get("classes"),
         cfg.get("n"),
         cfg.get("pca"),
-        fam,
-        cfg.get("k") if fam == "threshold" else None,
+        family.name,
+        cfg.get("k") if not family.gaussian else None,
     )
 
 

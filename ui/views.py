@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sslviz import specs as S
 from sslviz.settings import Choice, Float, Int, Optional, Setting, Spec, Tuple
-from sslviz.specs import FEEDBACK_MODELS, GAUSSIAN_FAMILIES, SOLVERS
+from sslviz.specs import COMPARED_FAMILIES, FEEDBACK_MODELS, GAUSSIAN_FAMILIES, SOLVERS
 
 COMPARISONS: tuple[str, ...] = ("nothing", "CG t = 5", "CG t = 50", "other mode", "exact solver")
 SPEED_SIZES: tuple[int, ...] = (50, 100, 200, 300, 500, 1000)
@@ -68,7 +68,7 @@ class SpeedGrid(Spec):
         label="sizes n",
     ).field()
     families: tuple[str, ...] = Setting(
-        ("complete", "knn"),
+        COMPARED_FAMILIES,
         Tuple(Choice(GAUSSIAN_FAMILIES), options=GAUSSIAN_FAMILIES),
         "Graph families to time.",
         url="speed_families",

@@ -21,14 +21,14 @@ import pandas  # noqa: F401
 import plotly.graph_objects as go
 import streamlit as st
 
-from sslviz import export
+from sslviz import export, registry
 from sslviz import specs as S
 from sslviz._validation import in_range, rule_text, value_text
 from ui import caps, presenter, url, views
 
 METRIC_HELP = {
     "ε-volume": "Total σ length where the estimated loss differs from the true loss "
-    "(Definition 3.1; uncovered σ counts too).",
+    "(Definition 4; uncovered σ counts too).",
     "spurious endpoints": "Estimated endpoints with no true breakpoint within 10⁻³.",
     "solves": "Linear systems solved (each CG solve runs t matrix-vector products).",
     "time per interval": "CPU time of the whole sweep divided by M: the minimum over a few "
@@ -267,6 +267,24 @@ def downloads(prefix: str, files: dict[str, str]) -> None:
     for col, (name, text) in zip(st.columns(len(files)), files.items(), strict=True):
         mime = "application/json" if name.endswith(".json") else "text/csv"
         col.download_button(name, text, name, mime, key=f"{prefix}_dl_{name}", on_click="ignore")
+
+
+def plugin_warnings(container: Any, *, short: bool = False) -> None:
+    """Each plug-in left out (:func:`sslviz.registry.problems`: one that fails to import,
+    fails its check or takes a name already taken), as a warning in ``container``; with
+    ``short``, one warning naming them all (under the sidebar's pickers, where the home
+    page's say why)."""
+    names = registry.left_out()
+    if short and names:
+        which = ", ".join(f"'{n}'" for n in names)
+        container.warning(
+            f"{'A plug-in is' if len(names) == 1 else f'{len(names)} plug-ins are'} left out "
+            f"({which}): the home page says why.",
+            icon=":material/extension_off:",
+        )
+        return
+    for line in registry.problems():
+        container.warning(line, icon=":material/extension_off:")
 
 
 def commands(*lines: str) -> None:

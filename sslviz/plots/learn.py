@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from sslviz import registry
 from sslviz.plots.style import (
     BOTTOM_LEGEND,
     COLORS,
@@ -116,7 +117,7 @@ def learn_figure(result) -> go.Figure:
         )
     )
     fig.update_xaxes(
-        title_text=SIGMA_TITLE if r.family != "threshold" else R_TITLE,
+        title_text=SIGMA_TITLE if registry.family(r.family).gaussian else R_TITLE,
         type="log",
         range=[np.log10(r.sigma_min), np.log10(r.sigma_max)],
         **log_ticks([r.sigma_min, r.sigma_max]),

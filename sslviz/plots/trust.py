@@ -169,7 +169,7 @@ def trust_traces(
 
 
 def trust_figure(trust, *, name: str | None = None) -> go.Figure:
-    """Where t-iteration CG can be trusted, against σ (issue 10 §2).
+    """Where t-iteration CG can be trusted, against σ.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""The CG-iterations page (issue 29's t-scrubber): it draws the scrubber from one cached
+"""The CG-iterations page (the t-scrubber): it draws the scrubber from one cached
 result, its sentences are that result's, and moving t reruns nothing on the server."""
 
 import pytest

@@ -59,12 +59,12 @@ def test_a_large_link_keeps_its_n_and_complete_graphs_are_not_offered(small_cap)
     at = start(LOSS, {"classes": "0,1", "n": "360", "family": "complete"})
     assert not at.exception and at.get_by_key("w_n").value == 360  # kept, and said why:
     said = (
-        "n must be a whole number between 3 and 200, this server's cap (15,000 for the kNN "
+        "n must be a whole number between 3 and 200, this server's cap (15,000 for the sparse "
         "families, with the large option), not 360."
     )
     assert [e.value for e in at.sidebar.error] == [said] and not at.get("plotly_chart")
     assert caps.cap_errors(ProblemSpec(classes=(0, 1), n=360)) == [
-        "n = 360 is above 200, this server's cap (15,000 for the kNN families, with the "
+        "n = 360 is above 200, this server's cap (15,000 for the sparse families, with the "
         "large option). Lower n."
     ]
 

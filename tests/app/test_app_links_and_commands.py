@@ -1,7 +1,7 @@
-"""The seven app bugs of issue 9, one test each (streamlit.testing; commands run through
+"""Seven app bugs fixed together, one test each (streamlit.testing; commands run through
 ``sslviz.cli.main``).
 
-Each docstring names the bug and says what the code before issue 9 (commit 059caac) did on
+Each docstring names the bug and says what the code before commit 059caac did on
 the same steps, run in a worktree of that commit.
 """
 
@@ -106,7 +106,7 @@ def digits_38_csv(path) -> str:
 def test_a_regret_rerun_and_second_session_show_the_same_result():
     """Bug a — "Online regret page crashes on a rerun".
 
-    Before issue 9: n=60, |L|=6, rounds 3, repeats 1: the first Run drew 3 charts; pressing
+    Before commit 059caac: n=60, |L|=6, rounds 3, repeats 1: the first Run drew 3 charts; pressing
     Run again raised ``CacheReplayClosureError: While running `regret()`, a streamlit
     element is called on some layout block created outside the function`` and drew no
     chart; a second session with the same settings got the same exception and no chart.
@@ -154,7 +154,7 @@ def _same_view_from_link(at, page: str, *, run_button: str | None = None) -> Non
 def test_b_home_link_carries_every_sidebar_setting():
     """Bug b — "A shared link shows a different view" (sidebar).
 
-    Before issue 9 the sidebar's settings were in the link (classes as c0, c1); the page
+    Before commit 059caac the sidebar's settings were in the link (classes as c0, c1); the page
     controls were not (tests below). Here every sidebar control is set away from its
     default, one run at a time, and a new session from the link shows the same controls,
     metrics and charts.
@@ -206,7 +206,7 @@ def test_b_home_link_carries_every_sidebar_setting():
 def test_b_every_setting_in_the_link_has_a_control(page, tables):
     """Bug b — a setting that travels in the link must be one the page lets the user set.
 
-    Before issue 9 the page controls had widgets but no URL keys; the other way round, a
+    Before commit 059caac the page controls had widgets but no URL keys; the other way round, a
     row with a URL key and no widget (e.g. a row added to a table later) could only be
     set by editing the link. Every URL key of the page's tables has its control
     (``w_<url key>``; classes as two selectboxes, the dataset as the source picker).
@@ -229,7 +229,7 @@ def test_b_every_setting_in_the_link_has_a_control(page, tables):
 def test_b_loss_page_link_carries_compare_node_and_sigma0():
     """Bug b — page controls of the loss page (compare choice, drill-down node and σ0).
 
-    Before issue 9: after choosing compare = "CG t = 5" the link had only the sidebar's
+    Before commit 059caac: after choosing compare = "CG t = 5" the link had only the sidebar's
     keys (dataset, c0, c1, n, ..., mode); a new session from it showed compare = "nothing",
     and the node and σ0 of the drill-down were not in it either.
     """
@@ -254,7 +254,7 @@ def test_b_loss_page_link_carries_compare_node_and_sigma0():
 def test_b_conditioning_link_carries_families_grid_and_variant():
     """Bug b — page controls of the conditioning page.
 
-    Before issue 9: families = [knn, mutual-knn] and 6 grid points were not in the link
+    Before commit 059caac: families = [knn, mutual-knn] and 6 grid points were not in the link
     (its keys were the sidebar's only), and after switching to another page and back the
     page showed families = [complete, knn] and 15 points again.
     """
@@ -278,7 +278,7 @@ def test_b_regret_link_carries_rounds_repeats_and_models():
     """Bug b — page controls of the regret page (rounds, repetitions, feedback models; the
     seed is the sidebar's).
 
-    Before issue 9 (n=60): after rounds 3, repetitions 1, models [exact, uniform] and page
+    Before commit 059caac (n=60): after rounds 3, repetitions 1, models [exact, uniform] and page
     seed 2 the link had the sidebar's keys only (c0, c1, dataset, ..., t); after a switch
     to the speed page and back the page showed rounds 20, all four models and seed 0.
     """
@@ -307,7 +307,7 @@ def test_b_regret_link_carries_rounds_repeats_and_models():
 def test_b_speed_link_carries_sizes_families_and_solvers():
     """Bug b — page controls of the speed page.
 
-    Before issue 9: after sizes [50] and graphs [knn] the link had the sidebar's keys only.
+    Before commit 059caac: after sizes [50] and graphs [knn] the link had the sidebar's keys only.
     """
     at = start(PAGES["speed"], {"t": "10"})
     at.multiselect(key="w_sizes").set_value([50]).run()
@@ -330,7 +330,7 @@ def test_b_speed_link_carries_sizes_families_and_solvers():
 def test_b_uploaded_file_writes_no_dataset_and_says_so(tmp_path):
     """Bug b — "With an uploaded file the URL still says dataset=digits".
 
-    Before issue 9: with an uploaded blobs.npz the link said dataset=digits, and the
+    Before commit 059caac: with an uploaded blobs.npz the link said dataset=digits, and the
     sidebar only said "Using blobs.npz".
     """
     rng = np.random.default_rng(0)
@@ -362,7 +362,7 @@ def test_b_uploaded_file_writes_no_dataset_and_says_so(tmp_path):
 def test_c_sigma_range_follows_the_data():
     """Bug c — "The σ range does not follow the data".
 
-    Before issue 9: digits, range [0.5, 2.8]; PCA 45 → 2 kept [0.5, 2.8] (suggested for
+    Before commit 059caac: digits, range [0.5, 2.8]; PCA 45 → 2 kept [0.5, 2.8] (suggested for
     PCA 2: [0.052, 0.63]) with no warning.
     """
     at = start(None)
@@ -390,7 +390,7 @@ def test_c_sigma_range_follows_the_data():
 def test_c_far_off_range_warns_with_a_one_click_fix():
     """Bug c — a range far outside the data's distance scale.
 
-    Before issue 9: after PCA 45 → 2 the range [0.5, 2.8] (suggested [0.052, 0.63]) showed
+    Before commit 059caac: after PCA 45 → 2 the range [0.5, 2.8] (suggested [0.052, 0.63]) showed
     no warning at all.
     """
     at = start(None)
@@ -412,7 +412,7 @@ def test_c_digits_to_fashion_mnist_moves_the_range():
     """Bug c — "Switch digits → fashion-mnist: the range stays [0.5, 2.8] while the suggested
     range is [1.6, 9.5], with no warning".
 
-    Before issue 9: exactly that (range (0.5, 2.8) after the switch, no warning).
+    Before commit 059caac: exactly that (range (0.5, 2.8) after the switch, no warning).
     """
     from sslviz.datasets import DatasetUnavailableError, load_dataset
 
@@ -436,7 +436,7 @@ def test_c_digits_to_fashion_mnist_moves_the_range():
 def test_d_loss_page_commands_reproduce_its_numbers(tmp_path):
     """Bug d — "The reproduce on the command line is not always a reproduction" (loss).
 
-    Before issue 9 the loss page showed one ``intervals`` command (no ``loss`` command for
+    Before commit 059caac the loss page showed one ``intervals`` command (no ``loss`` command for
     the true-loss table, none for the comparison).
     """
     at = start(
@@ -486,7 +486,7 @@ def test_d_loss_page_commands_reproduce_its_numbers(tmp_path):
 def test_d_conditioning_commands_reproduce_every_family(tmp_path):
     """Bug d — "the conditioning command covers only the first family".
 
-    Before issue 9 (classes 3/8, n=60): families [complete, knn] on the page, one command
+    Before commit 059caac (classes 3/8, n=60): families [complete, knn] on the page, one command
     ``sslviz condition ... --family complete ... --out condition.json``.
     """
     at = start(PAGES["conditioning"], SMALL | {"classes": "3,8", "points": "6"})
@@ -510,7 +510,7 @@ def test_d_conditioning_commands_reproduce_every_family(tmp_path):
 def test_d_regret_command_reproduces_the_final_regret(tmp_path):
     """Bug d — "The regret command omits the page's seed".
 
-    Before issue 9 (digits 3/8, n=60, |L|=6, rounds 3, repeats 1, page seed 1): the page's
+    Before commit 059caac (digits 3/8, n=60, |L|=6, rounds 3, repeats 1, page seed 1): the page's
     final regret was 0.0741 for every model, the shown command (which had ``--seed 0``, the
     sidebar's, and not the page's) gave 0.1111.
     """
@@ -534,7 +534,7 @@ def test_d_regret_command_reproduces_the_final_regret(tmp_path):
 def test_d_speed_commands_reproduce_every_row(tmp_path):
     """Bug d — "the speed page has none" (a command per row).
 
-    Before issue 9 (sizes [50], 4 rows; sidebar n=60): one command, for n = 60 (the
+    Before commit 059caac (sizes [50], 4 rows; sidebar n=60): one command, for n = 60 (the
     sidebar's n, not the row's 50) and the first solver only.
     """
     at = start(
@@ -562,10 +562,10 @@ def test_d_speed_commands_reproduce_every_row(tmp_path):
 
 @pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_e_cli_json_is_the_apps_download(tmp_path):
-    """Bug e — "Two JSON formats for the same result". Since issue 14 the shown command
+    """Bug e — "Two JSON formats for the same result". Since then the shown command
     (with ``--no-timings``) writes the download's bytes exactly.
 
-    Before issue 9 (default view): the app's intervals.json had keys ['intervals',
+    Before commit 059caac (default view): the app's intervals.json had keys ['intervals',
     'score'] and intervals like {'lo': 0.5, 'hi': 0.5088, 'estimated loss': 0.1333,
     'true loss at midpoint': 0.0, 'left node': -1, 'right node': 8}; the CLI's had
     ['intervals', 'M', 'seconds', ..., 'settings', 'score'] and {'lo': 0.5, 'hi': 0.5088,
@@ -614,7 +614,7 @@ def test_e_regret_cli_json_is_the_apps_download(tmp_path):
     """Bug e — the regret view's JSON (default sidebar; rounds 3 and 1 repetition, to keep
     the test short).
 
-    Before issue 9 the app's regret.json was ``exp.to_dict()`` without the settings block
+    Before commit 059caac the app's regret.json was ``exp.to_dict()`` without the settings block
     the CLI writes.
     """
     at = start(PAGES["regret"], {"rounds": "3", "repeats": "1"})
@@ -647,7 +647,7 @@ def test_e_default_regret_view_is_the_cli_json_byte_for_byte(tmp_path):
 def test_f_drill_down_shows_the_selected_node(tmp_path):
     """Bug f — "The drill-down can show the wrong node" (digits 3/8 CSV, c0 = 3, c1 = 8).
 
-    Before issue 9, in a real browser (n=60, |L|=6, complete, t=5; the 10th node picked
+    Before commit 059caac, in a real browser (n=60, |L|=6, complete, t=5; the 10th node picked
     on digits 0/1, then the CSV uploaded and c0 = 3, c1 = 8 set): the selector showed
     "2 (row 8) — missed" while the chart's title said "node 13" — the browser's selectbox
     fell back to its first option while the server kept node 13. In AppTest (which sees
@@ -722,7 +722,7 @@ def _fingerprint(obj) -> dict:
 def test_g_sessions_do_not_share_what_they_compute(monkeypatch):
     """Bug g — "Objects shared by all sessions are written to".
 
-    Before issue 9: two sessions run interleaved (n=60 vs n=80, Delalleau) did see their
+    Before commit 059caac: two sessions run interleaved (n=60 vs n=80, Delalleau) did see their
     own numbers, but the shared model was written: a page run rebound
     ``last_subset_labels`` on the Delalleau model that ``st.cache_resource`` shares, and
     the first CG solve on a harmonic model set its ``_batch`` (None → _HarmonicBatch).

@@ -62,7 +62,7 @@ _BUILDERS = {p.file: p.charts for p in nav.NAV if p.charts}
 @pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_a_rerun_builds_no_chart_again(monkeypatch, page):
     """A page's charts are cached by the settings they draw: a rerun with nothing changed
-    draws the same charts without building one (issue 29: every change redrawn in a blink)."""
+    draws the same charts without building one (every change redrawn in a blink)."""
     from apptest_helpers import start
 
     at = start(page)

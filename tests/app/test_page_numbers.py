@@ -1,4 +1,4 @@
-"""What a user reads is what the page computed (issue 26 §2): every number in the verdict,
+"""What a user reads is what the page computed: every number in the verdict,
 captions and tour text of a page's default view is one of the numbers of the JSON and CSV
 files the same page offers for download, or one of the view's settings. A number typed by
 hand, or recomputed by a second rule that disagrees, has no source and fails.

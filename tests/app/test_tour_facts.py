@@ -1,4 +1,4 @@
-"""Every number a tour states comes from the view's JSON export (issue 26 §2).
+"""Every number a tour states comes from the view's JSON export.
 
 A registry maps each field of the tour texts (sslviz.tours.*_facts) to the JSON it is read
 from: the export documents the page offers for download (``sslviz.export.to_dict`` of the

@@ -1,4 +1,4 @@
-"""Guided tours and presenter mode (issue 11): the tours' data, loading a tour by link and
+"""Guided tours and presenter mode: the tours' data, loading a tour by link and
 from the gallery, the tour's text on its page, presenter mode, and the tours' claims."""
 
 import re

@@ -3,7 +3,7 @@
 Opens every page, waits for its Plotly chart, checks there is no exception box, changes
 one control per page and sees the chart change, takes screenshots (test-artifacts/) and
 records the time to the first chart on a first visit and on a cached revisit
-(test-artifacts/browser_timings.json). A second test follows issue 9's drill-down and link
+(test-artifacts/browser_timings.json). A second test follows the drill-down and link
 bugs where only a browser shows them: the node selector's text against the chart's title
 after the data change under it, page controls across a page switch, and a copied link
 opened in a new session.

@@ -1,4 +1,4 @@
-"""Real-browser test of the t-scrubber (issue 29): ``streamlit run app.py`` driven by
+"""Real-browser test of the t-scrubber: ``streamlit run app.py`` driven by
 Playwright's headless Chromium on the CG-iterations tour. Play, pause, the slider's end and
 t = 1 move the chart through t, and none of it sends the server a message (nothing reruns,
 nothing is recomputed); screenshots go to test-artifacts/cg_iterations_*.png."""

@@ -1,4 +1,4 @@
-"""Real-browser test of the Algorithm 4 player (issue 11): ``streamlit run app.py`` driven by
+"""Real-browser test of the Algorithm 4 player: ``streamlit run app.py`` driven by
 Playwright's headless Chromium. Opens the player page in paper mode on a small instance, plays
 the animation, pauses, jumps with the slider and resets, checking the step counter and the
 caption each time; screenshots go to test-artifacts/player_*.png."""

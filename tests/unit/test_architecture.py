@@ -105,3 +105,22 @@ def test_page_scripts_hold_no_bare_strings_but_their_docstring():
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
         ]
         assert not stray, f"{path.name}: bare constants on lines {stray}"
+
+
+def test_each_family_and_model_is_named_in_at_most_three_product_files():
+    """A family or model is one class: its name is a string in its definition, a tour that
+    uses it and one more place (a default) at most, no annotation joins two concrete models
+    and no ``isinstance`` tests one (``benchmarks/name_counts.py`` prints the counts)."""
+    import importlib.util
+
+    path = ROOT / "benchmarks" / "name_counts.py"
+    spec = importlib.util.spec_from_file_location("name_counts", path)
+    counts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(counts)
+    found = counts.counts()
+    assert {n: f for n, f in found["names"].items() if len(f) > 3} == {}
+    assert all(
+        f and f[0] in ("sslviz/families.py", "sslviz/labeling.py", "sslviz/delalleau.py")
+        for f in found["names"].values()
+    )
+    assert found["unions"] == [] and found["isinstance"] == []

@@ -1,4 +1,4 @@
-"""Why was a true breakpoint missed? Attribution of misses and spurious endpoints (issue 10).
+"""Why was a true breakpoint missed? Attribution of misses and spurious endpoints.
 
 Constructed instances where the cause of each miss is known by design (a crossing CG
 cannot see at small t on a chain; three crossings inside one restart gap; a cluster whose

@@ -1,4 +1,4 @@
-"""Certified fast mode (issue 10 §3): the M-matrix side certificate of DESIGN §8 and the
+"""Certified fast mode: the M-matrix side certificate of docs/method.md §8 and the
 search that uses it. The bound is checked against exact solves (it must never fail), and
 the certified search against the exact loss curve (it must miss nothing)."""
 

@@ -1,4 +1,4 @@
-"""Cold start (issue 12 §6): the default view's path does not import scikit-learn, and what
+"""Cold start: the default view's path does not import scikit-learn, and what
 replaced it on that path gives the same numbers, bit for bit (the digits, the PCA scores,
 the neighbour distances, the suggested σ range, the instances)."""
 

@@ -1,4 +1,4 @@
-"""Condition numbers and CG behaviour across σ (DESIGN §6) against dense eigenvalue
+"""Condition numbers and CG behaviour across σ (docs/method.md §7) against dense eigenvalue
 computations and SciPy's CG, written independently here."""
 
 import numpy as np

@@ -1,5 +1,5 @@
 """Tests for sslviz.datasets and sslviz.data: datasets, user files, PCA and problem instances
-(DESIGN §2)."""
+(docs/method.md §2.1)."""
 
 from __future__ import annotations
 

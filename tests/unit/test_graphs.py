@@ -1,4 +1,4 @@
-"""Graph families (DESIGN §3) against brute-force O(n²) constructions written here."""
+"""Graph families (docs/method.md §2.3) against brute-force O(n²) constructions written here."""
 
 import subprocess
 import sys

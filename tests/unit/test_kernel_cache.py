@@ -1,4 +1,4 @@
-"""The compiled kernels' cache shipped with the package (issue 29 §4): current, complete, and
+"""The compiled kernels' cache shipped with the package: current, complete, and
 what a fresh process loads instead of compiling."""
 
 import os

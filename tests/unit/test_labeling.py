@@ -1,4 +1,4 @@
-"""Harmonic and Delalleau soft labels and σ-derivatives (DESIGN §4) against dense closed
+"""Harmonic and Delalleau soft labels and σ-derivatives (docs/method.md §3) against dense closed
 forms, finite differences and scikit-learn, all written independently in this file."""
 
 import warnings
@@ -405,7 +405,7 @@ def test_gth_reference_agrees_with_dense_solve_at_moderate_sigma():
 def test_small_sigma_exact_is_finite_and_matches_subtraction_free_elimination(
     family, sigma, solver
 ):
-    """DESIGN §4.3: at small σ the direct solvers must neither fail nor return NaN or
+    """docs/method.md §4.3: at small σ the direct solvers must neither fail nor return NaN or
     garbage; they agree with a subtraction-free elimination (claimed there to 1e-12)."""
     X, labeled, y = _instance(11)
     k = 5

@@ -1,4 +1,4 @@
-"""Robust timings and machine-independent work counts (sslviz.measure, issue 14 §1–2)."""
+"""Robust timings and machine-independent work counts (sslviz.measure)."""
 
 from __future__ import annotations
 

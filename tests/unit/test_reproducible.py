@@ -1,4 +1,4 @@
-"""Results identical to the bit whatever the BLAS threads (issue 14 §3).
+"""Results identical to the bit whatever the BLAS threads.
 
 Every computation runs with one BLAS thread inside (``sslviz._threads.one_thread``), so the
 caller's thread count, and other computations running at the same time in other threads,

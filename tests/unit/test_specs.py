@@ -225,7 +225,7 @@ def test_cli_help_is_the_table_help():
 
 @dataclass(frozen=True)
 class SweepPlus(S.SweepSettings):
-    """SweepSettings with one more row, added only here (issue 9: a row appears everywhere)."""
+    """SweepSettings with one more row, added only here (a row appears everywhere)."""
 
     restarts: int = S.Setting(
         3,

@@ -1,4 +1,4 @@
-"""Where t-iteration CG can be trusted (issue 10 §2): ``trust_curve`` against a scan of every
+"""Where t-iteration CG can be trusted: ``trust_curve`` against a scan of every
 t, against exact dense solves and SciPy's CG written independently here, and its export."""
 
 import numpy as np
