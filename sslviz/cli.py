@@ -190,6 +190,15 @@ def _problem(a: argparse.Namespace):
     return build_problem(spec)
 
 
+def _two_classes(problem, what: str) -> None:
+    """``what`` (a command, or one of its options) handles two classes only so far."""
+    if problem.instance.n_classes > 2:
+        raise _UsageError(
+            f"{what} handles two classes yet, not {problem.instance.n_classes}: give "
+            "--classes two classes (sslviz loss and sslviz intervals take more)"
+        )
+
+
 def _range(a: argparse.Namespace, problem) -> tuple[float, float]:
     from sslviz.problem import sigma_range
 
@@ -229,6 +238,7 @@ def cmd_loss(a) -> tuple[dict, Summarize]:
     from sslviz.summary import loss_summary
 
     problem = _problem(a)
+    _two_classes(problem, "sslviz loss")
     lo, hi = _range(a, problem)
     return loss_document(problem, loss_curve(problem, lo, hi), (lo, hi)), loss_summary
 
@@ -257,6 +267,7 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
     )
     trust = None
     if settings.trust:
+        _two_classes(problem, "sslviz condition --trust")
         trust = trust_curve(
             problem.model, sigmas, solver=settings.solver, cg_iters=settings.cg_iters
         )
@@ -275,6 +286,7 @@ def cmd_intervals(a) -> tuple[dict, Summarize]:
     scoring = S.from_options(a, S.ScoreSettings)
     problem = _problem(a)
     _gaussian(problem, "intervals")
+    _two_classes(problem, "sslviz intervals")
     lo, hi = _range(a, problem)
     res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
     sc = (
@@ -301,6 +313,7 @@ def cmd_regret(a) -> tuple[dict, Summarize]:
     regret = S.from_options(a, S.RegretSettings)
     problem = _problem(a)  # fails fast, with a clear message, before starting workers
     _gaussian(problem, "regret")
+    _two_classes(problem, "sslviz regret")
     lo, hi = _range(a, problem)
 
     def progress(done, total):
@@ -347,6 +360,11 @@ def cmd_learn(a) -> tuple[dict, Summarize]:
 
     settings = S.from_options(a, S.LearnSettings)
     base = S.from_options(a, S.ProblemSpec, data_file=None)
+    if len(base.classes) != 2:
+        raise _UsageError(
+            "sslviz learn handles two classes yet: give --classes two classes (sslviz loss "
+            "and sslviz intervals take more)"
+        )
     files, test_files = a.data_file or [], a.test_file or []
     if files:
         _instance_files(files + test_files, base.classes)
