@@ -25,6 +25,7 @@ call is :class:`sslviz.oracle.LabelOracle`.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
@@ -106,6 +107,65 @@ class SoftLabels:
     supersolution: np.ndarray | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class Scores:
+    """One-vs-all scores of the unlabeled nodes at one σ, one column per class
+    (docs/method.md §13), and the work they took.
+
+    Attributes
+    ----------
+    sigma : float
+    F : ndarray of shape (n_unlabeled, C)
+        F_uc: the soft label of u for "class c against the rest" (the model with the one-hot
+        labels of class c); rows sum to 1 (a linear model of labels whose rows sum to 1).
+        Predicted class: argmax_c F_uc. Cut-off nodes: 1/C in every column.
+    dF : ndarray of shape (n_unlabeled, C) or None
+        ∂F/∂σ (None when not asked for); 0 on cut-off nodes.
+    degenerate : ndarray of shape (n_unlabeled,), bool
+        Nodes with no numerically non-zero path to a labeled node (counted wrong).
+    solves, matvecs, factorizations : int
+        Over every column (see :class:`SoftLabels`).
+    status : str
+        'gth' when some column's exact solve was redone subtraction-free, 'underflow' when
+        some CG row could not be represented, else 'ok'.
+    """
+
+    sigma: float
+    F: np.ndarray
+    dF: np.ndarray | None
+    degenerate: np.ndarray
+    solves: int
+    matvecs: int
+    factorizations: int
+    status: str = "ok"
+
+
+def stack_scores(columns: list[SoftLabels]) -> Scores:
+    """:class:`Scores` from one :class:`SoftLabels` per class at one σ (column c: the model
+    with the one-hot labels of class c): F = [f_0 … f_{C−1}], cut-off nodes (in any
+    column) at 1/C with derivative 0, the work summed."""
+    C = len(columns)
+    F = np.column_stack([sl.f for sl in columns])
+    dF = None if columns[0].df is None else np.column_stack([sl.df for sl in columns])
+    degenerate = np.logical_or.reduce([sl.degenerate for sl in columns])
+    if degenerate.any():
+        F[degenerate] = 1.0 / C
+        if dF is not None:
+            dF[degenerate] = 0.0
+    statuses = {sl.status for sl in columns}
+    status = next((st for st in ("underflow", "gth") if st in statuses), "ok")
+    return Scores(
+        columns[0].sigma,
+        F,
+        dF,
+        degenerate,
+        sum(sl.solves for sl in columns),
+        sum(sl.matvecs for sl in columns),
+        sum(sl.factorizations for sl in columns),
+        status,
+    )
+
+
 class SearchSystem(NamedTuple):
     """What :func:`sslviz._kernels.cg_search` solves at each σ (from
     :meth:`HarmonicModel.search_system`): a sparse pattern (``d``, ``dl``, ``pattern`` of
@@ -181,6 +241,14 @@ class _HarmonicBatch:
             L_src.astype(np.int64),
         )
         self.per_system = max(self.d.size + self.dl.size, 1)
+        self._label_cols = cl
+
+    def relabeled(self, y_l: np.ndarray) -> _HarmonicBatch:
+        """This batch with the labels ``y_l`` (the model's :meth:`HarmonicModel.relabeled`)."""
+        out = copy.copy(self)
+        p = self.pattern
+        out.pattern = (*p[:3], y_l[self._label_cols].astype(float), *p[4:])
+        return out
 
     def solve(
         self,
@@ -443,6 +511,55 @@ class SoftLabelModel:
         iterations = check_int("iterations", iterations, "sides_by_t", low=1)
         return _check_sigmas(sigmas, "sides_by_t"), iterations
 
+    def relabeled(self, y: np.ndarray) -> SoftLabelModel:
+        """The same model (graph, labeled set, settings) with the values ``y`` (n,) on its
+        labeled nodes (read as :meth:`build` reads its ``y``): the one hook the one-vs-all
+        :meth:`scores` needs from a model that is linear in its labels. Here refused: a
+        model that cannot be relabeled has no multi-class scores yet."""
+        raise InvalidParameterError(
+            f"The {self.label} labeling handles two classes yet: give two classes."
+        )
+
+    @one_thread
+    def scores(
+        self,
+        sigmas,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "exact",
+        cg_iters: int = CG_ITERS,
+        derivative: bool = True,
+    ) -> list[Scores]:
+        """One-vs-all scores F_U(σ) (n_u × C) and ∂F/∂σ at each σ of ``sigmas``
+        (docs/method.md §13): column c is this model's soft labels with the one-hot labels
+        1[y = c] on the labeled nodes (:meth:`relabeled`), solved by ``solver`` as
+        :meth:`soft_labels_many` solves (exact, or ``cg_iters`` iterations of CG/PCG from
+        zero per column). For two classes column 1 is :meth:`soft_labels`' f, bit for bit,
+        and with an exact solver column 0 is 1 − f to rounding (t iterations of CG per
+        column do not add up to 1: the binary problem keeps f > ½, never these scores).
+
+        Parameters
+        ----------
+        sigmas : float or array-like of shape (m,)
+        y : ndarray of shape (n,)
+            Class indices in {0, …, C − 1}; only the labeled entries are read.
+        n_classes : int
+            C ≥ 2.
+
+        Returns
+        -------
+        list of Scores, one per σ
+        """
+        y = np.asarray(y)
+        per_class = [
+            self.relabeled((y == c).astype(float)).soft_labels_many(
+                sigmas, solver=solver, cg_iters=cg_iters, derivative=derivative
+            )
+            for c in range(n_classes)
+        ]
+        return [stack_scores(list(cols)) for cols in zip(*per_class, strict=True)]
+
     @one_thread
     def soft_labels_many(
         self,
@@ -523,6 +640,16 @@ class HarmonicModel(SoftLabelModel):
             *([] if self._order is None else [self._order]),
             *([] if self._edges_UU is None else [self._edges_UU, self._edges_UL]),
         )
+
+    def relabeled(self, y: np.ndarray) -> HarmonicModel:
+        """This model with ``y[labeled_idx]`` as f_L (the graph, its pattern and every
+        precomputed structure shared; the batched CG's labels replaced)."""
+        out = copy.copy(self)
+        out.y_l = np.asarray(y, float)[self.labeled_idx]
+        systems.freeze(out.y_l)
+        if self._batch is not None:
+            out._batch = self._batch.relabeled(out.y_l)
+        return out
 
     def search_system(self, solver: str) -> SearchSystem | None:
         """The system :func:`sslviz._kernels.cg_search` solves for fixed-t ``solver`` at
