@@ -238,7 +238,6 @@ def cmd_loss(a) -> tuple[dict, Summarize]:
     from sslviz.summary import loss_summary
 
     problem = _problem(a)
-    _two_classes(problem, "sslviz loss")
     lo, hi = _range(a, problem)
     return loss_document(problem, loss_curve(problem, lo, hi), (lo, hi)), loss_summary
 

@@ -159,3 +159,100 @@ class LabelOracle:
         (degenerate nodes count as wrong)."""
         h, _, deg = self(sigma)
         return deg | ((h > 0) != (self.y_u == 1))
+
+
+def true_class_pairs(y_u: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The gaps of the exact multi-class loss (docs/method.md §13): for every unlabeled node
+    u and every class c other than its true class τ(u), the pair (u, τ(u), c), node by node,
+    rivals in class order. Returns ``(node, a, b)``, int arrays of shape
+    (n_unlabeled · (C − 1),)."""
+    y_u = np.asarray(y_u, np.int64)
+    others = np.array([[c for c in range(n_classes) if c != t] for t in range(n_classes)])
+    node = np.repeat(np.arange(y_u.size), n_classes - 1)
+    return node, y_u[node], others[y_u].ravel().astype(np.int64)
+
+
+def class_pairs(n_unlabeled: int, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair of classes a < b of every unlabeled node (Algorithm 4 one-vs-all, which
+    does not know the true classes: docs/method.md §13). Returns ``(node, a, b)``, int arrays
+    of shape (n_unlabeled · C(C − 1)/2,)."""
+    a, b = np.triu_indices(n_classes, 1)
+    node = np.repeat(np.arange(n_unlabeled), a.size)
+    return node, np.tile(a, n_unlabeled).astype(np.int64), np.tile(b, n_unlabeled).astype(np.int64)
+
+
+class GapOracle(LabelOracle):
+    """The gaps between one-vs-all scores that the multi-class searches ask for
+    (docs/method.md §13): ``oracle(σ)`` returns ``(h, dh, degenerate)`` over the pairs
+    (u, a, b) given, h = F_ua − F_ub and dh its σ-derivative, ``degenerate`` that of node u;
+    so the searches of :mod:`sslviz.crossings` run on pairs as they run on nodes.
+
+    Parameters
+    ----------
+    model : SoftLabelModel
+        Its :meth:`SoftLabelModel.scores` are solved (one column per class).
+    y : ndarray of shape (n,)
+        Class indices of the instance's points (labeled ones read by the model).
+    n_classes : int
+        C ≥ 2.
+    pairs : (node, a, b)
+        From :func:`true_class_pairs` or :func:`class_pairs`.
+    solver, cg_iters
+        As :class:`LabelOracle`.
+
+    Attributes
+    ----------
+    scores : dict of float to (ndarray, ndarray)
+        σ → ``(F, degenerate)`` at every σ evaluated: F (n_unlabeled, C).
+    (and those of :class:`LabelOracle`: work counters, ``cache`` over pairs)
+    """
+
+    def __init__(
+        self,
+        model: SoftLabelModel,
+        y: np.ndarray,
+        n_classes: int,
+        pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
+        solver: str = "exact",
+        cg_iters: int = CG_ITERS,
+    ) -> None:
+        y = np.asarray(y)
+        super().__init__(model, y[model.unlabeled_idx], solver, cg_iters)
+        self.y, self.n_classes = y, int(n_classes)
+        self.node, self.a, self.b = (np.asarray(v, np.int64) for v in pairs)
+        self.scores: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+
+    def labels_many(self, sigmas) -> list:
+        """:class:`sslviz.labeling.Scores` at each σ, work counted."""
+        out = self.model.scores(
+            sigmas, self.y, self.n_classes, solver=self.solver, cg_iters=self.cg_iters
+        )
+        for sc in out:
+            self.solves += sc.solves
+            self.matvecs += sc.matvecs
+            self.factorizations += sc.factorizations
+        return out
+
+    def prefetch(self, sigmas) -> None:
+        todo = [x for x in dict.fromkeys(float(v) for v in sigmas) if x not in self.cache]
+        for sc in self.labels_many(todo) if todo else ():
+            self.put(sc)
+
+    def put(self, sc) -> None:
+        """Cache the :class:`sslviz.labeling.Scores` ``sc`` at its σ."""
+        F, dF = sc.F, sc.dF
+        h = F[self.node, self.a] - F[self.node, self.b]
+        dh = dF[self.node, self.a] - dF[self.node, self.b]
+        self.cache[sc.sigma] = (h, dh, sc.degenerate[self.node])
+        self.scores[sc.sigma] = (F, sc.degenerate)
+
+    def predicted(self, sigma: float) -> np.ndarray:
+        """Predicted class index of every unlabeled node at σ (argmax of its scores; the
+        first of equal ones), shape (n_unlabeled,)."""
+        self(sigma)
+        return np.argmax(self.scores[sigma][0], axis=1)
+
+    def wrong(self, sigma: float) -> np.ndarray:
+        """Nodes misclassified by argmax_c F_uc at σ (cut-off nodes count as wrong)."""
+        self(sigma)
+        return self.scores[sigma][1] | (self.predicted(sigma) != self.y_u)
