@@ -275,7 +275,7 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
 
 
 def cmd_intervals(a) -> tuple[dict, Summarize]:
-    from sslviz.algorithm4 import sweep
+    from sslviz.algorithm4 import sweep, sweep_classes
     from sslviz.export import intervals_document
     from sslviz.problem import loss_curve
     from sslviz.scoring import score
@@ -285,9 +285,17 @@ def cmd_intervals(a) -> tuple[dict, Summarize]:
     scoring = S.from_options(a, S.ScoreSettings)
     problem = _problem(a)
     _gaussian(problem, "intervals")
-    _two_classes(problem, "sslviz intervals")
     lo, hi = _range(a, problem)
-    res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
+    inst = problem.instance
+    if inst.n_classes > 2:
+        if settings.mode != "fast":
+            raise _UsageError(
+                f"--mode {settings.mode} handles two classes yet: use --mode fast for "
+                f"{inst.n_classes} classes"
+            )
+        res = sweep_classes(problem.model, inst.y, inst.classes, lo, hi, settings)
+    else:
+        res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
     sc = (
         score(
             res,
@@ -295,6 +303,7 @@ def cmd_intervals(a) -> tuple[dict, Summarize]:
             tol=scoring.tol,
             model=problem.model,
             max_attributed=scoring.max_attributed,
+            y=inst.y,
         )
         if scoring.score
         else None

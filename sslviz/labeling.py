@@ -56,6 +56,7 @@ from sslviz.solvers import (
     positive_supersolution,
     side_certificate,
     solve_cg,
+    top_class_certificate,
 )
 from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
@@ -127,7 +128,12 @@ class Scores:
         Over every column (see :class:`SoftLabels`).
     status : str
         'gth' when some column's exact solve was redone subtraction-free, 'underflow' when
-        some CG row could not be represented, else 'ok'.
+        some CG row could not be represented, else 'ok'; certified scores: 'certified' or
+        'fallback' (:meth:`SoftLabelModel.certified_scores`).
+    iterations : int
+        Certified scores: CG/PCG iterations of each column (0 otherwise).
+    supersolution : ndarray or None
+        Certified scores: the h with L_UU h > 0 behind the bounds, reusable nearby.
     """
 
     sigma: float
@@ -138,6 +144,8 @@ class Scores:
     matvecs: int
     factorizations: int
     status: str = "ok"
+    iterations: int = 0
+    supersolution: np.ndarray | None = None
 
 
 def stack_scores(columns: list[SoftLabels]) -> Scores:
@@ -559,6 +567,25 @@ class SoftLabelModel:
             for c in range(n_classes)
         ]
         return [stack_scores(list(cols)) for cols in zip(*per_class, strict=True)]
+
+    def certified_scores(
+        self,
+        sigma: float,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "cg",
+        cg_iters: int = CG_ITERS,
+        cap: int = CERTIFY_CAP,
+        derivative: bool = True,
+        h0: np.ndarray | None = None,
+        attempt: bool = True,
+    ) -> Scores:
+        """:meth:`scores` at σ with every node's top class proven (docs/method.md §13; see
+        the harmonic model). Here the exact fallback (``status`` 'fallback'), as
+        :meth:`certified_labels`."""
+        (sc,) = self.scores([sigma], y, n_classes, solver="exact", derivative=derivative)
+        return replace(sc, status="fallback")
 
     @one_thread
     def soft_labels_many(
@@ -1028,6 +1055,104 @@ class HarmonicModel(SoftLabelModel):
             sigma,
             f,
             df,
+            degenerate,
+            solves,
+            matvecs,
+            0,
+            "certified",
+            iterations=used,
+            supersolution=h,
+        )
+
+    @one_thread
+    def certified_scores(
+        self,
+        sigma: float,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "cg",
+        cg_iters: int = CG_ITERS,
+        cap: int = CERTIFY_CAP,
+        derivative: bool = True,
+        h0: np.ndarray | None = None,
+        attempt: bool = True,
+    ) -> Scores:
+        """One-vs-all scores with every node's top class proven (docs/method.md §13).
+
+        Each column runs ``cg_iters`` iterations of ``solver`` from zero on eq. (1) with
+        its one-hot labels, then more, the budget doubling and warm-started, until
+        :func:`sslviz.solvers.top_class_certificate` proves every node's top class (the
+        M-matrix bound of §8.1 per column, one supersolution for all: the matrix is the
+        same), or ``cap`` iterations in all; past the cap, or where a weight is not
+        representable unscaled, the exact scores (``status`` 'fallback'). ∂F/∂σ: CG on
+        eq. (2) per column to a relative residual of 1e-8. Cut-off nodes sit at 1/C. On a
+        dense graph the cap is also held to n/6 iterations, as :meth:`certified_labels`.
+        """
+        y = np.asarray(y)
+
+        def fallback(**work) -> Scores:
+            (sc,) = self.scores([sigma], y, n_classes, solver="exact", derivative=derivative)
+            extra = {k: getattr(sc, k) + v for k, v in work.items() if k != "iterations"}
+            return replace(sc, status="fallback", iterations=work.get("iterations", 0), **extra)
+
+        if not attempt:
+            return fallback()
+        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=False, derivative=derivative)
+        to_l = systems.rowsum(W_UL)
+        deg = systems.rowsum(W_UU) + to_l
+        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges or np.any(
+            deg < UNDERFLOW
+        ):
+            return fallback()
+        degenerate = self._structural.copy()
+        keep = ~degenerate
+        A = systems.laplacian_block(deg, W_UU)
+        if degenerate.any():
+            A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
+        Y = (y[self.labeled_idx][:, None] == np.arange(n_classes)[None, :]).astype(float)
+        B = np.asarray(W_UL @ Y)[keep]
+        if isinstance(A, np.ndarray):
+            cap = min(cap, max(cg_iters, A.shape[0] // 6))
+        pre = jacobi(A) if solver == "pcg" and A.shape[0] else None
+        X = np.zeros_like(B)
+        matvecs = solves = 0
+        for c in range(n_classes):
+            run = solve_cg(A, B[:, c], maxiter=cg_iters, rtol=0.0, M=pre)
+            X[:, c], matvecs, solves = run.x, matvecs + run.matvecs, solves + 1
+        used = cg_iters
+        cert = None
+        if h0 is not None and h0.shape == (A.shape[0],):
+            h = h0
+            cert = top_class_certificate(A, B, X, h)
+            matvecs += 4 * n_classes
+        if cert is None or not cert.valid:
+            h, mv = positive_supersolution(A, maxiter=cap, M=pre)
+            cert = top_class_certificate(A, B, X, h)
+            matvecs += mv + 4 * n_classes
+        while not cert.all and used < cap:
+            step = min(used, cap - used)
+            for c in range(n_classes):
+                more = solve_cg(A, B[:, c], X[:, c], maxiter=step, rtol=0.0, M=pre)
+                X[:, c], matvecs, solves = more.x, matvecs + more.matvecs + 4, solves + 1
+            used += step
+            cert = top_class_certificate(A, B, X, h)
+        if not cert.all:
+            sc = fallback(matvecs=matvecs, solves=solves, iterations=used)
+            return replace(sc, supersolution=h if cert.valid else None)
+        F = np.full((self.n_unlabeled, n_classes), 1.0 / n_classes)
+        F[keep] = X
+        dF = None
+        if derivative:
+            dF = np.zeros_like(F)
+            for c in range(n_classes):
+                rhs = systems.derivative_rhs(dW_UU, dW_UL, Y[:, c], F[:, c], accurate=True)
+                d = solve_cg(A, rhs[keep], maxiter=cap, rtol=1e-8, M=pre)
+                dF[keep, c], matvecs, solves = d.x, matvecs + d.matvecs, solves + 1
+        return Scores(
+            sigma,
+            F,
+            dF,
             degenerate,
             solves,
             matvecs,

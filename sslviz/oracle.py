@@ -110,26 +110,7 @@ class LabelOracle:
     def labels_many(self, sigmas) -> list[SoftLabels]:
         """Soft labels at each σ (solved together where the model can), work counted."""
         if self.certify_cap is not None:
-            out = []
-            for x in np.atleast_1d(np.asarray(sigmas, float)):
-                # Where proofs keep failing (7 of the last 8 σ), try one σ in 8 and solve
-                # the rest exactly at once: a failed attempt costs up to the cap in CG.
-                skip = sum(self._failed[-8:]) >= 7 and len(self._failed) % 8 != 0
-                sl = self.model.certified_labels(
-                    float(x),
-                    solver=self.solver,
-                    cg_iters=self.cg_iters,
-                    cap=self.certify_cap,
-                    h0=self._supersolution,
-                    attempt=not skip,
-                )
-                self._failed.append(sl.status == "fallback")
-                if sl.supersolution is not None:
-                    self._supersolution = sl.supersolution
-                self.iterations[sl.sigma] = sl.iterations
-                if sl.status == "fallback":
-                    self.fallbacks.append(sl.sigma)
-                out.append(sl)
+            out = self._certified(sigmas, self.model.certified_labels)
         elif self.cholesky and self.solver == "exact" and self.model.cholesky_exact:
             out = self.model.exact_cholesky_many(sigmas)
         else:
@@ -138,6 +119,32 @@ class LabelOracle:
             self.solves += sl.solves
             self.matvecs += sl.matvecs
             self.factorizations += sl.factorizations
+        return out
+
+    def _certified(self, sigmas, solve) -> list:
+        """``solve(σ, solver=, cg_iters=, cap=, h0=, attempt=)`` at each σ (the model's
+        certified labels or scores), the supersolution carried from σ to σ and every
+        fallback recorded."""
+        out = []
+        for x in np.atleast_1d(np.asarray(sigmas, float)):
+            # Where proofs keep failing (7 of the last 8 σ), try one σ in 8 and solve
+            # the rest exactly at once: a failed attempt costs up to the cap in CG.
+            skip = sum(self._failed[-8:]) >= 7 and len(self._failed) % 8 != 0
+            sl = solve(
+                float(x),
+                solver=self.solver,
+                cg_iters=self.cg_iters,
+                cap=self.certify_cap,
+                h0=self._supersolution,
+                attempt=not skip,
+            )
+            self._failed.append(sl.status == "fallback")
+            if sl.supersolution is not None:
+                self._supersolution = sl.supersolution
+            self.iterations[sl.sigma] = sl.iterations
+            if sl.status == "fallback":
+                self.fallbacks.append(sl.sigma)
+            out.append(sl)
         return out
 
     def __call__(self, sigma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -172,15 +179,6 @@ def true_class_pairs(y_u: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.nd
     return node, y_u[node], others[y_u].ravel().astype(np.int64)
 
 
-def class_pairs(n_unlabeled: int, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every pair of classes a < b of every unlabeled node (Algorithm 4 one-vs-all, which
-    does not know the true classes: docs/method.md §13). Returns ``(node, a, b)``, int arrays
-    of shape (n_unlabeled · C(C − 1)/2,)."""
-    a, b = np.triu_indices(n_classes, 1)
-    node = np.repeat(np.arange(n_unlabeled), a.size)
-    return node, np.tile(a, n_unlabeled).astype(np.int64), np.tile(b, n_unlabeled).astype(np.int64)
-
-
 class GapOracle(LabelOracle):
     """The gaps between one-vs-all scores that the multi-class searches ask for
     (docs/method.md §13): ``oracle(σ)`` returns ``(h, dh, degenerate)`` over the pairs
@@ -197,8 +195,10 @@ class GapOracle(LabelOracle):
         C ≥ 2.
     pairs : (node, a, b)
         From :func:`true_class_pairs` or :func:`class_pairs`.
-    solver, cg_iters
-        As :class:`LabelOracle`.
+    solver, cg_iters, certify_cap
+        As :class:`LabelOracle`; with ``certify_cap`` every σ's scores come from
+        :meth:`SoftLabelModel.certified_scores` (each node's top class proven, or an exact
+        fallback).
 
     Attributes
     ----------
@@ -215,18 +215,27 @@ class GapOracle(LabelOracle):
         pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
         solver: str = "exact",
         cg_iters: int = CG_ITERS,
+        certify_cap: int | None = None,
     ) -> None:
         y = np.asarray(y)
-        super().__init__(model, y[model.unlabeled_idx], solver, cg_iters)
+        super().__init__(model, y[model.unlabeled_idx], solver, cg_iters, certify_cap)
         self.y, self.n_classes = y, int(n_classes)
         self.node, self.a, self.b = (np.asarray(v, np.int64) for v in pairs)
         self.scores: dict[float, tuple[np.ndarray, np.ndarray]] = {}
 
     def labels_many(self, sigmas) -> list:
-        """:class:`sslviz.labeling.Scores` at each σ, work counted."""
-        out = self.model.scores(
-            sigmas, self.y, self.n_classes, solver=self.solver, cg_iters=self.cg_iters
-        )
+        """:class:`sslviz.labeling.Scores` at each σ (certified ones with ``certify_cap``),
+        work counted."""
+        if self.certify_cap is not None:
+
+            def solve(x, **kw):
+                return self.model.certified_scores(x, self.y, self.n_classes, **kw)
+
+            out = self._certified(sigmas, solve)
+        else:
+            out = self.model.scores(
+                sigmas, self.y, self.n_classes, solver=self.solver, cg_iters=self.cg_iters
+            )
         for sc in out:
             self.solves += sc.solves
             self.matvecs += sc.matvecs

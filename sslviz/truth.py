@@ -48,7 +48,7 @@ from sslviz.crossings import (
     refine_roots,
 )
 from sslviz.labeling import SoftLabelModel
-from sslviz.oracle import GapOracle, LabelOracle, class_pairs, true_class_pairs
+from sslviz.oracle import GapOracle, LabelOracle, true_class_pairs
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import CG_ITERS
 
@@ -283,14 +283,7 @@ def true_loss_curve(
     curve = _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
     if tick is not None:
         tick(hi, len(ev.cache), curve.breakpoints.size, final=True)
-    certs = None
-    if certify_cap is not None:
-        fallback = set(ev.fallbacks)
-        certs = Certificates(
-            curve.evaluations,
-            np.array([ev.iterations[s] for s in curve.evaluations], int),
-            np.array([s not in fallback for s in curve.evaluations], bool),
-        )
+    certs = _certificates(ev, curve.evaluations)
     return replace(curve, complete=len(ev.cache) < max_evaluations, certificates=certs)
 
 
@@ -451,26 +444,27 @@ def multiclass_loss_curve(
     sigma_min: float,
     sigma_max: float,
     *,
-    predicted: bool = False,
     rtol: float = 1e-9,
     grid_ratio: float = 1.05,
     touch: float = 0.05,
     solver: str = "exact",
     cg_iters: int = CG_ITERS,
+    certify_cap: int | None = None,
     max_evaluations: int = 4000,
     progress: Callable[[float, str], None] | None = None,
 ) -> LossCurve:
     """The loss of C ≥ 2 classes one-vs-all (argmax of the scores), every breakpoint
     located to ``rtol`` (docs/method.md §13).
 
-    The Hermite search of :func:`true_loss_curve` runs on the gaps g = F_ua − F_ub of the
-    pairs (u, a, b), which are smooth in σ: with ``predicted`` False the gaps between each
-    node's true class and every other class (a node is right where all are positive), so
-    the breakpoints are where a node's rightness flips; with ``predicted`` True the gaps of
-    every pair of classes, so the breakpoints are where a node's predicted class changes
-    (Algorithm 4's fast mode, which does not know the true classes). A root of a gap that
-    changes neither is dropped. Cut-off nodes count as wrong. With ``solver`` 'cg'/'pcg' it
-    runs on the t-iteration scores (an approximate curve).
+    The Hermite search of :func:`true_loss_curve` runs on the gaps g = F_uτ − F_uc between
+    each node's true class τ and every other class c, which are smooth in σ (the margin
+    F_uτ − max_c F_uc has kinks where the rival changes); a node is right where all its
+    gaps are positive. Assembled by each node's count of negative gaps: a root moves the
+    count by one, a breakpoint is where some count moves between 0 and 1, and the other
+    roots are dropped. Cut-off nodes count as wrong. With ``solver`` 'cg'/'pcg' it runs on
+    the t-iteration scores (Algorithm 4's fast mode one-vs-all), and with ``certify_cap``
+    too on certified scores (every node's top class proven, §13), which give the exact
+    curve's pieces.
 
     Parameters
     ----------
@@ -480,7 +474,8 @@ def multiclass_loss_curve(
         Class indices in {0, …, C − 1} of every point (the instance's ``y``).
     classes : tuple of int
         The original labels (C of them), kept in the curve.
-    sigma_min, sigma_max, rtol, grid_ratio, touch, solver, cg_iters, max_evaluations, progress
+    sigma_min, sigma_max, rtol, grid_ratio, touch, solver, cg_iters, certify_cap,
+    max_evaluations, progress
         As :func:`true_loss_curve`.
 
     Returns
@@ -495,52 +490,40 @@ def multiclass_loss_curve(
     grid_ratio = check_real("grid_ratio", grid_ratio, caller, low=1.0, closed="neither")
     y = np.asarray(y)
     C = len(classes)
-    y_u = y[model.unlabeled_idx]
-    pairs = class_pairs(y_u.size, C) if predicted else true_class_pairs(y_u, C)
-    ev = GapOracle(model, y, C, pairs, solver, cg_iters)
+    pairs = true_class_pairs(y[model.unlabeled_idx], C)
+    ev = GapOracle(model, y, C, pairs, solver, cg_iters, certify_cap)
     tick = SearchProgress(progress, lo, hi) if progress is not None else None
     roots: list[tuple[float, int]] = []
     deg_changes = _hermite_search(
         ev, [(lo, hi)], roots, grid_ratio, rtol, touch, max_evaluations, tick, None
     )
-    curve = _assemble_classes(ev, lo, hi, roots, deg_changes, t0, rtol, predicted)
+    curve = _assemble_classes(ev, lo, hi, roots, deg_changes, t0, rtol)
     if tick is not None:
         tick(hi, len(ev.cache), curve.breakpoints.size, final=True)
-    return replace(curve, complete=len(ev.cache) < max_evaluations, classes=tuple(classes))
+    return replace(
+        curve,
+        complete=len(ev.cache) < max_evaluations,
+        classes=tuple(classes),
+        certificates=_certificates(ev, curve.evaluations),
+    )
 
 
-class _ClassStates:
-    """Each node's state from the signs of its pairs' gaps: right or not (the true-class
-    gaps), or its predicted class (the gaps of every pair of classes)."""
-
-    def __init__(self, ev: GapOracle, predicted: bool) -> None:
-        self.ev, self.predicted = ev, predicted
-        self.n_u = ev.y_u.size
-        self.per_node = ev.node.size // max(self.n_u, 1)
-        C = ev.n_classes
-        first = slice(0, self.per_node)
-        self.win_a = np.eye(C)[ev.a[first]]  # (P, C): the class a pair's positive gap favours
-        self.win_b = np.eye(C)[ev.b[first]]
-
-    def signs(self, sigma: float) -> np.ndarray:
-        return (self.ev(sigma)[0] > 0).reshape(self.n_u, self.per_node)
-
-    def state(self, signs: np.ndarray) -> np.ndarray:
-        """(k,) states of the k nodes whose pair signs are ``signs`` (k, P)."""
-        if not self.predicted:
-            return signs.all(axis=1).astype(np.int64)
-        wins = signs @ self.win_a + (~signs) @ self.win_b
-        return np.argmax(wins, axis=1)
-
-    def wrong(self, state: np.ndarray, degenerate: np.ndarray) -> np.ndarray:
-        if self.predicted:
-            return degenerate | (state != self.ev.y_u)
-        return degenerate | (state == 0)
+def _certificates(ev: LabelOracle, evaluations: np.ndarray) -> Certificates | None:
+    """What a certified search proved at each σ it evaluated (None: not certified)."""
+    if ev.certify_cap is None:
+        return None
+    fallback = set(ev.fallbacks)
+    return Certificates(
+        evaluations,
+        np.array([ev.iterations[s] for s in evaluations], int),
+        np.array([s not in fallback for s in evaluations], bool),
+    )
 
 
-def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol, predicted):
-    """:func:`_assemble` for the gaps of :class:`GapOracle`: the breakpoints are the events
-    that change some node's state (:class:`_ClassStates`), the other roots are dropped."""
+def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol) -> LossCurve:
+    """:func:`_assemble` for the true-class gaps of :class:`GapOracle`: a node is right
+    while none of its gaps is negative; the breakpoints are the events that flip some
+    node's rightness, the other roots are dropped."""
     events = sorted(
         [(r, p) for r, p in roots if lo < r < hi] + [(c, -1) for c in deg_changes if lo < c < hi]
     )
@@ -550,14 +533,16 @@ def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol, predi
             groups[-1].append(e)
         else:
             groups.append([e])
-    states = _ClassStates(ev, predicted)
-    P = states.per_node
-    signs = states.signs(lo).copy()
-    deg = ev.scores[lo][1].copy()
-    state = states.state(signs)
-    wrong = states.wrong(state, deg)
-    start = wrong.copy()
     n_u = ev.y_u.size
+    per_node = ev.n_classes - 1
+
+    def positive(sigma: float) -> np.ndarray:  # (n_u, C − 1): which gaps are positive
+        return (ev(sigma)[0] > 0).reshape(n_u, per_node)
+
+    signs = positive(lo).copy()
+    deg = ev.scores[lo][1].copy()
+    wrong = deg | ~signs.all(axis=1)
+    start = wrong.copy()
     edges, values, nodes, against = [lo], [wrong.mean() if n_u else 0.0], [], []
     piece_wrong = [start]
     for g in groups:
@@ -565,32 +550,23 @@ def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol, predi
         rival: dict[int, int] = {}
         for _, p in g:
             if p >= 0:
-                u, k = divmod(p, P)
+                u, k = divmod(p, per_node)
                 signs[u, k] ^= True
-                rival[u] = p
+                rival[u] = int(ev.b[p])
         if any(p < 0 for _, p in g):  # degenerate-set change: read the right side
             right = x * (1 + rtol)
-            signs = states.signs(right).copy()
-            deg = ev.scores[right][1].copy()
-            touched = np.arange(n_u)
-        else:
-            touched = np.array(sorted(rival), dtype=np.int64)
-        new = state.copy()
-        new[touched] = states.state(signs[touched])
-        new_wrong = states.wrong(new, deg)
-        changed = (new != state) | (new_wrong != wrong) if predicted else new_wrong != wrong
-        state = new
+            signs, deg = positive(right).copy(), ev.scores[right][1].copy()
+        count = (~signs).sum(axis=1)
+        after = deg | (count > 0)
+        changed = after != wrong
+        wrong = after
         if not changed.any():
-            wrong = new_wrong
             continue
-        wrong = new_wrong
         moved = np.flatnonzero(changed)
         edges.append(float(g[len(g) // 2][0]))  # an event value, not an average
         values.append(wrong.mean())
         nodes.append(moved)
-        against.append(
-            np.array([_rival(ev, rival.get(int(u)), state[u], predicted) for u in moved])
-        )
+        against.append(np.array([rival.get(int(u), -1) for u in moved], np.int64))
         piece_wrong.append(wrong.copy())
     edges.append(hi)
     loss = PiecewiseLoss(np.array(edges), np.array(values))
@@ -611,18 +587,6 @@ def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol, predi
         inconsistent,
         against=against,
     )
-
-
-def _rival(ev: GapOracle, pair: int | None, state: int, predicted: bool) -> int:
-    """The class a node wins or loses against at the root of ``pair`` (−1: none, its link
-    to L changed): the true-class gap's other class, or the pair's class that is not the
-    node's prediction after the change."""
-    if pair is None:
-        return -1
-    a, b = int(ev.a[pair]), int(ev.b[pair])
-    if not predicted:
-        return b
-    return a if state == b else b
 
 
 def _inconsistent(loss, piece_wrong, sig, rtol, wrong_at, n_u) -> int:
