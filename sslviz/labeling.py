@@ -678,6 +678,61 @@ class HarmonicModel(SoftLabelModel):
             out._batch = self._batch.relabeled(out.y_l)
         return out
 
+    @one_thread
+    def scores(
+        self,
+        sigmas,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "exact",
+        cg_iters: int = CG_ITERS,
+        derivative: bool = True,
+    ) -> list[Scores]:
+        """:meth:`SoftLabelModel.scores`; exact solves of dense systems of at most 400
+        unknowns share one subtraction-free factorisation (GTH, docs/method.md §4.3) per σ
+        for every column of eqs. (1)–(2), where no weight underflows and no node is cut off
+        (elsewhere one solve per column, as the general path)."""
+        dense = isinstance(self._D2_UU, np.ndarray) and not self._structural.any()
+        if not (solver == "exact" and dense and exact_solves.gth_first("exact", self._D2_UU)):
+            return super().scores(
+                sigmas, y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
+            )
+        y = np.asarray(y)
+        Y = (y[self.labeled_idx][:, None] == np.arange(n_classes)[None, :]).astype(float)
+        out = []
+        for x in _check_sigmas(sigmas, "scores").tolist():
+            sc = self._scores_gth(x, Y, derivative)
+            if sc is None:
+                (sc,) = super().scores([x], y, n_classes, solver="exact", derivative=derivative)
+            out.append(sc)
+        return out
+
+    def _scores_gth(self, sigma: float, Y: np.ndarray, derivative: bool) -> Scores | None:
+        """Exact scores at σ from one GTH factorisation (None where a weight underflows or
+        a pivot does: the general path decides those)."""
+        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=True, derivative=derivative)
+        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges:
+            return None
+        gth = GTHFactorization(W_UU, systems.rowsum(W_UL))
+        if gth.cut.any():
+            return None
+        B = W_UL @ Y
+        C = Y.shape[1]
+        F = np.column_stack([gth.solve(B[:, c]).x for c in range(C)])
+        dF = None
+        if derivative:
+            dF = np.column_stack(
+                [
+                    gth.solve(
+                        systems.derivative_rhs(dW_UU, dW_UL, Y[:, c], F[:, c], accurate=True)
+                    ).x
+                    for c in range(C)
+                ]
+            )
+        solves = C * (2 if derivative else 1)
+        return Scores(sigma, F, dF, self._structural.copy(), solves, 0, 1)
+
     def search_system(self, solver: str) -> SearchSystem | None:
         """The system :func:`sslviz._kernels.cg_search` solves for fixed-t ``solver`` at
         every σ: the batch's sparse pattern, or the dense blocks where CG and PCG run in

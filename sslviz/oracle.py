@@ -147,6 +147,12 @@ class LabelOracle:
             out.append(sl)
         return out
 
+    def idle(self, crossing: np.ndarray, ea: tuple, eb: tuple) -> np.ndarray:
+        """Which of the functions ``crossing`` (each changes sign between two evaluated σ,
+        ``ea`` and ``eb`` their values) cannot change the loss there, so that the search
+        need not locate their roots: here none (every crossing of ½ flips a node)."""
+        return np.zeros(crossing.size, bool)
+
     def __call__(self, sigma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(h, df, degenerate)`` at σ (see ``cache``), computed once per σ."""
         hit = self.cache.get(sigma)
@@ -254,6 +260,14 @@ class GapOracle(LabelOracle):
         dh = dF[self.node, self.a] - dF[self.node, self.b]
         self.cache[sc.sigma] = (h, dh, sc.degenerate[self.node])
         self.scores[sc.sigma] = (F, sc.degenerate)
+
+    def idle(self, crossing: np.ndarray, ea: tuple, eb: tuple) -> np.ndarray:
+        """A gap's root cannot flip its node where another of the node's gaps is negative
+        at both ends of the cell (the node is wrong throughout, up to the search's residual
+        risk of hidden pairs of crossings, which the split test looks for on every gap)."""
+        n_u = self.y_u.size
+        stuck = ((ea[0] <= 0) & (eb[0] <= 0)).reshape(n_u, -1).any(axis=1)
+        return stuck[self.node[crossing]]
 
     def predicted(self, sigma: float) -> np.ndarray:
         """Predicted class index of every unlabeled node at σ (argmax of its scores; the

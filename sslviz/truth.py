@@ -336,8 +336,13 @@ def _hermite_search(
         if crossing.size:
             if on_event is not None:
                 ev.context = "refine"
-            found = refine_roots(ev, crossing, a, b, rtol, on_event)
-            roots.extend(zip(found.tolist(), crossing.tolist(), strict=True))
+            idle = ev.idle(crossing, ea, eb)
+            if idle.any():  # roots that change no node's loss: anywhere in the cell will do
+                x = a - ea[0][crossing[idle]] * (b - a) / (eb[0] - ea[0])[crossing[idle]]
+                roots.extend(zip(x.tolist(), crossing[idle].tolist(), strict=True))
+                crossing = crossing[~idle]
+            found = refine_roots(ev, crossing, a, b, rtol, on_event) if crossing.size else []
+            roots.extend(zip(np.asarray(found).tolist(), crossing.tolist(), strict=True))
     return deg_changes
 
 
