@@ -428,26 +428,16 @@ def make_instance(
     rng = np.random.default_rng(seed)
     if len(cls) > 2:
         lab = _stratified(rng, pool.y, len(cls), n_labeled)
-        rest = np.setdiff1d(np.arange(size), lab, assume_unique=True)
-        unl = rng.choice(rest, size=n - n_labeled, replace=False)
-        sel = np.concatenate([lab, unl])
-        return Instance(
-            X=pool.Z[sel],
-            y=pool.y[sel],
-            labeled=np.arange(n) < n_labeled,
-            rows=pool.rows[sel],
-            classes=cls,
-            seed=seed,
+    else:
+        idx0 = np.flatnonzero(pool.y == 0)
+        idx1 = np.flatnonzero(pool.y == 1)
+        k1 = min(max(round(n_labeled * idx1.size / size), 1), n_labeled - 1)
+        k1 = max(min(k1, idx1.size), n_labeled - idx0.size)  # feasible as n_labeled < size
+        k0 = n_labeled - k1
+        lab = np.concatenate(
+            [rng.choice(idx0, size=k0, replace=False), rng.choice(idx1, size=k1, replace=False)]
         )
-    idx0 = np.flatnonzero(pool.y == 0)
-    idx1 = np.flatnonzero(pool.y == 1)
-    k1 = min(max(round(n_labeled * idx1.size / size), 1), n_labeled - 1)
-    k1 = max(min(k1, idx1.size), n_labeled - idx0.size)  # feasible as n_labeled < size
-    k0 = n_labeled - k1
-    lab = np.concatenate(
-        [rng.choice(idx0, size=k0, replace=False), rng.choice(idx1, size=k1, replace=False)]
-    )
-    rng.shuffle(lab)
+        rng.shuffle(lab)
     rest = np.setdiff1d(np.arange(size), lab, assume_unique=True)
     unl = rng.choice(rest, size=n - n_labeled, replace=False)
     sel = np.concatenate([lab, unl])

@@ -1055,18 +1055,11 @@ class HarmonicModel(SoftLabelModel):
 
         if not attempt:
             return fallback()
-        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=False, derivative=derivative)
-        to_l = systems.rowsum(W_UL)
-        deg = systems.rowsum(W_UU) + to_l
-        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges or np.any(
-            deg < UNDERFLOW
-        ):
+        system = self._certify_system(sigma, derivative)
+        if system is None:
             return fallback()
-        degenerate = self._structural.copy()
+        (W_UU, W_UL, dW_UU, dW_UL), A, degenerate = system
         keep = ~degenerate
-        A = systems.laplacian_block(deg, W_UU)
-        if degenerate.any():
-            A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
         b = (W_UL @ self.y_l)[keep]
         if isinstance(A, np.ndarray):
             cap = min(cap, max(cg_iters, A.shape[0] // 6))
@@ -1119,6 +1112,24 @@ class HarmonicModel(SoftLabelModel):
             supersolution=h,
         )
 
+    def _certify_system(self, sigma: float, derivative: bool):
+        """``(blocks, A, degenerate)`` of the certified solves at σ: the unscaled blocks,
+        L_UU over the nodes not cut off, and the cut-off nodes; None where a weight is not
+        representable unscaled (the exact fallback then)."""
+        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=False, derivative=derivative)
+        to_l = systems.rowsum(W_UL)
+        deg = systems.rowsum(W_UU) + to_l
+        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges or np.any(
+            deg < UNDERFLOW
+        ):
+            return None
+        degenerate = self._structural.copy()
+        keep = ~degenerate
+        A = systems.laplacian_block(deg, W_UU)
+        if degenerate.any():
+            A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
+        return (W_UU, W_UL, dW_UU, dW_UL), A, degenerate
+
     @one_thread
     def certified_scores(
         self,
@@ -1153,18 +1164,11 @@ class HarmonicModel(SoftLabelModel):
 
         if not attempt:
             return fallback()
-        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=False, derivative=derivative)
-        to_l = systems.rowsum(W_UL)
-        deg = systems.rowsum(W_UU) + to_l
-        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges or np.any(
-            deg < UNDERFLOW
-        ):
+        system = self._certify_system(sigma, derivative)
+        if system is None:
             return fallback()
-        degenerate = self._structural.copy()
+        (W_UU, W_UL, dW_UU, dW_UL), A, degenerate = system
         keep = ~degenerate
-        A = systems.laplacian_block(deg, W_UU)
-        if degenerate.any():
-            A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
         Y = (y[self.labeled_idx][:, None] == np.arange(n_classes)[None, :]).astype(float)
         B = np.asarray(W_UL @ Y)[keep]
         if isinstance(A, np.ndarray):

@@ -349,16 +349,7 @@ def _hermite_search(
 def _assemble(
     ev: LabelOracle, lo, hi, roots, deg_changes, y_u, t0, rtol, parameter: str = "sigma"
 ) -> LossCurve:
-    events = sorted(
-        [(r, u) for r, u in roots if lo < r < hi] + [(c, -1) for c in deg_changes if lo < c < hi]
-    )
-    # Merge events closer than the location tolerance into one breakpoint.
-    groups: list[list[tuple[float, int]]] = []
-    for e in events:
-        if groups and e[0] - groups[-1][-1][0] <= 2 * rtol * e[0]:
-            groups[-1].append(e)
-        else:
-            groups.append([e])
+    groups = _event_groups(lo, hi, roots, deg_changes, rtol)
     wrong = ev.wrong(lo).copy()
     start = wrong.copy()
     n_u = y_u.size
@@ -529,15 +520,7 @@ def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol) -> Lo
     """:func:`_assemble` for the true-class gaps of :class:`GapOracle`: a node is right
     while none of its gaps is negative; the breakpoints are the events that flip some
     node's rightness, the other roots are dropped."""
-    events = sorted(
-        [(r, p) for r, p in roots if lo < r < hi] + [(c, -1) for c in deg_changes if lo < c < hi]
-    )
-    groups: list[list[tuple[float, int]]] = []
-    for e in events:
-        if groups and e[0] - groups[-1][-1][0] <= 2 * rtol * e[0]:
-            groups[-1].append(e)
-        else:
-            groups.append([e])
+    groups = _event_groups(lo, hi, roots, deg_changes, rtol)
     n_u = ev.y_u.size
     per_node = ev.n_classes - 1
 
@@ -592,6 +575,21 @@ def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol) -> Lo
         inconsistent,
         against=against,
     )
+
+
+def _event_groups(lo, hi, roots, deg_changes, rtol) -> list[list[tuple[float, int]]]:
+    """The roots ``(σ, index)`` and the changes of the degenerate set ``(σ, −1)`` inside
+    (lo, hi), sorted, events closer than the location tolerance merged into one group."""
+    events = sorted(
+        [(r, u) for r, u in roots if lo < r < hi] + [(c, -1) for c in deg_changes if lo < c < hi]
+    )
+    groups: list[list[tuple[float, int]]] = []
+    for e in events:
+        if groups and e[0] - groups[-1][-1][0] <= 2 * rtol * e[0]:
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+    return groups
 
 
 def _inconsistent(loss, piece_wrong, sig, rtol, wrong_at, n_u) -> int:
