@@ -250,6 +250,7 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
     grid = _sigma_grid(a.sigmas) if a.sigmas else None
     problem = _problem(a)
     _gaussian(problem, "condition")
+    _two_classes(problem, "sslviz condition")
     if grid is not None:
         settings = S.from_options(a, S.ConditionSettings, points=grid[2])
         sigmas = np.linspace(*grid)
@@ -266,7 +267,6 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
     )
     trust = None
     if settings.trust:
-        _two_classes(problem, "sslviz condition --trust")
         trust = trust_curve(
             problem.model, sigmas, solver=settings.solver, cg_iters=settings.cg_iters
         )

@@ -130,3 +130,19 @@ def test_cli_errors_say_what_to_change(tmp_path, capsys):
     digits = ["loss", "--dataset", "digits", "--n", "60", "--family", "knn", *rng]
     err = _one_line_exit_2(capsys, [*digits, "--labeled", "3", "--classes", "0", "1", "2", "3"])
     assert "--labeled 3 cannot hold one labeled point of each of the 4 classes" in err
+
+
+@pytest.mark.parametrize(
+    "command, extra, said",
+    [
+        ("condition", [], "sslviz condition handles two classes yet"),
+        ("regret", ["--rounds", "3"], "sslviz regret handles two classes yet"),
+        ("learn", ["--instances", "2"], "sslviz learn handles two classes yet"),
+        ("intervals", ["--mode", "paper"], "--mode paper handles two classes yet"),
+        ("loss", ["--family", "threshold"], "The threshold family handles two classes yet"),
+    ],
+)
+def test_what_handles_two_classes_yet_says_so(capsys, command, extra, said):
+    args = [command, "--dataset", "digits", "--classes", "0", "1", "2", "--n", "60"]
+    args += ["--labeled", "6", "--sigma-min", "1.5", "--sigma-max", "6", *extra]
+    assert said in _one_line_exit_2(capsys, args)
