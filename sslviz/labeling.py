@@ -118,8 +118,9 @@ class Scores:
     sigma : float
     F : ndarray of shape (n_unlabeled, C)
         F_uc: the soft label of u for "class c against the rest" (the model with the one-hot
-        labels of class c); rows sum to 1 (a linear model of labels whose rows sum to 1).
-        Predicted class: argmax_c F_uc. Cut-off nodes: 1/C in every column.
+        labels of class c); exact rows sum to 1 (the one-hot columns do; t-iteration CG
+        per column need not). Predicted class: argmax_c F_uc. Cut-off nodes: 1/C in
+        every column.
     dF : ndarray of shape (n_unlabeled, C) or None
         ∂F/∂σ (None when not asked for); 0 on cut-off nodes.
     degenerate : ndarray of shape (n_unlabeled,), bool
@@ -146,6 +147,11 @@ class Scores:
     status: str = "ok"
     iterations: int = 0
     supersolution: np.ndarray | None = None
+
+
+def _one_hot(y_labeled: np.ndarray, n_classes: int) -> np.ndarray:
+    """Y_L, the one-hot (n_labeled, C) labels, stored by columns (each column contiguous)."""
+    return np.asfortranarray(y_labeled[:, None] == np.arange(n_classes)[None, :], dtype=float)
 
 
 def stack_scores(columns: list[SoftLabels]) -> Scores:
@@ -699,7 +705,7 @@ class HarmonicModel(SoftLabelModel):
                 sigmas, y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
             )
         y = np.asarray(y)
-        Y = (y[self.labeled_idx][:, None] == np.arange(n_classes)[None, :]).astype(float)
+        Y = _one_hot(y[self.labeled_idx], n_classes)
         out = []
         for x in _check_sigmas(sigmas, "scores").tolist():
             sc = self._scores_gth(x, Y, derivative)
@@ -717,9 +723,9 @@ class HarmonicModel(SoftLabelModel):
         gth = GTHFactorization(W_UU, systems.rowsum(W_UL))
         if gth.cut.any():
             return None
-        B = W_UL @ Y
+        B = np.asfortranarray(W_UL @ Y)  # columns contiguous, as the compiled solves take them
         C = Y.shape[1]
-        F = np.column_stack([gth.solve(B[:, c]).x for c in range(C)])
+        F = np.asfortranarray(np.column_stack([gth.solve(B[:, c]).x for c in range(C)]))
         dF = None
         if derivative:
             dF = np.column_stack(
@@ -1169,8 +1175,8 @@ class HarmonicModel(SoftLabelModel):
             return fallback()
         (W_UU, W_UL, dW_UU, dW_UL), A, degenerate = system
         keep = ~degenerate
-        Y = (y[self.labeled_idx][:, None] == np.arange(n_classes)[None, :]).astype(float)
-        B = np.asarray(W_UL @ Y)[keep]
+        Y = _one_hot(y[self.labeled_idx], n_classes)
+        B = np.asfortranarray(np.asarray(W_UL @ Y)[keep])  # columns contiguous
         if isinstance(A, np.ndarray):
             cap = min(cap, max(cg_iters, A.shape[0] // 6))
         pre = jacobi(A) if solver == "pcg" and A.shape[0] else None
@@ -1199,7 +1205,7 @@ class HarmonicModel(SoftLabelModel):
         if not cert.all:
             sc = fallback(matvecs=matvecs, solves=solves, iterations=used)
             return replace(sc, supersolution=h if cert.valid else None)
-        F = np.full((self.n_unlabeled, n_classes), 1.0 / n_classes)
+        F = np.full((self.n_unlabeled, n_classes), 1.0 / n_classes, order="F")
         F[keep] = X
         dF = None
         if derivative:

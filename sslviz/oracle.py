@@ -200,7 +200,7 @@ class GapOracle(LabelOracle):
     n_classes : int
         C ≥ 2.
     pairs : (node, a, b)
-        From :func:`true_class_pairs` or :func:`class_pairs`.
+        From :func:`true_class_pairs`.
     solver, cg_iters, certify_cap
         As :class:`LabelOracle`; with ``certify_cap`` every σ's scores come from
         :meth:`SoftLabelModel.certified_scores` (each node's top class proven, or an exact
