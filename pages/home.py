@@ -6,7 +6,9 @@ from sslviz import plots, tours
 from ui import cache, frame, nav, presenter, widgets
 
 s = frame.page(
-    "sslviz: learning the graph for semi-supervised learning", stop_on_errors=False
+    "sslviz: learning the graph for semi-supervised learning",
+    stop_on_errors=False,
+    many_classes=True,
 )  # the tours are shown whatever the settings
 st.markdown(
     "Graph-based semi-supervised learning labels the unlabeled points U from a few labeled "

@@ -35,12 +35,18 @@ import numpy as np
 
 from sslviz import _kernels
 from sslviz._threads import one_thread
-from sslviz._validation import check_int, check_option, check_real, check_sigma_range
+from sslviz._validation import (
+    InvalidParameterError,
+    check_int,
+    check_option,
+    check_real,
+    check_sigma_range,
+)
 from sslviz.labeling import SoftLabelModel
 from sslviz.oracle import LabelOracle
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import SweepSettings
-from sslviz.truth import Certificates, LossCurve, true_loss_curve
+from sslviz.truth import Certificates, LossCurve, multiclass_loss_curve, true_loss_curve
 
 STEP_RULES = ("hybrid", "gradient", "newton")
 _RULES = {rule: i for i, rule in enumerate(STEP_RULES)}  # sslviz._kernels.paper_step's codes
@@ -819,6 +825,58 @@ def sweep(
         events=rec.events if rec is not None else None,
         factorizations=sum(i.factorizations for i in intervals),
     )
+
+
+def sweep_classes(
+    model: SoftLabelModel,
+    y: np.ndarray,
+    classes: tuple[int, ...],
+    sigma_min: float,
+    sigma_max: float,
+    settings: SweepSettings | None = None,
+    *,
+    progress: Callable[[float, str], None] | None = None,
+) -> Sweep:
+    """Algorithm 4 one-vs-all for C ≥ 3 classes (docs/method.md §13): the fast mode's shared
+    search (:func:`sslviz.truth.multiclass_loss_curve`) on the chosen solver's scores, CG-t
+    or PCG-t per column, or certified scores (``settings.certify``: every node's top class
+    proven at every σ evaluated, so nothing the exact search finds is missed); the intervals
+    are the pieces between consecutive approximate breakpoints, each with its l̃ (the share
+    of U whose argmax of the scores is not its class). Paper mode handles two classes yet.
+
+    Parameters
+    ----------
+    model : SoftLabelModel
+    y : ndarray of shape (n,)
+        Class indices of every point (the instance's ``y``).
+    classes : tuple of int
+    sigma_min, sigma_max : float
+    settings : SweepSettings, default=SweepSettings()
+    progress : callable, optional
+        As :func:`sweep`.
+    """
+    s = SweepSettings() if settings is None else settings
+    lo, hi = check_sigma_range(sigma_min, sigma_max, "sweep_classes")
+    if s.mode != "fast":
+        raise InvalidParameterError(
+            "Paper mode handles two classes yet: use the fast mode (--mode fast) for more "
+            "than two classes."
+        )
+    t0 = time.perf_counter()
+    rtol = {"rtol": min(1e-3, s.epsilon / hi)} if not s.certify else {}
+    curve = multiclass_loss_curve(
+        model,
+        y,
+        classes,
+        lo,
+        hi,
+        solver=s.solver,
+        cg_iters=s.cg_iters,
+        certify_cap=s.certify_cap if s.certify else None,
+        progress=progress,
+        **rtol,
+    )
+    return _sweep_from_curve(curve, lo, hi, s, t0)
 
 
 def _sweep_from_curve(curve: LossCurve, lo, hi, s: SweepSettings, t0, rec=None) -> Sweep:

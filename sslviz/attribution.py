@@ -619,3 +619,117 @@ class Attribution:
             return replace(r, evidence=ev)
 
         return [done(r) for r in misses]
+
+
+def _margins(sc, y_u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(½ + m, degenerate)`` of :class:`sslviz.labeling.Scores`: m_u = F_uτ − max_{c≠τ}
+    F_uc, the node's margin over its strongest rival, so ½ + m is above ½ exactly where the
+    node is right (the binary records' side of ½, for more than two classes)."""
+    F = sc.F
+    rows = np.arange(F.shape[0])
+    other = F.copy()
+    other[rows, y_u] = -np.inf
+    return 0.5 + (F[rows, y_u] - other.max(axis=1)), sc.degenerate
+
+
+_CLASS_WORDS = (
+    ("soft label", "score margin"),
+    ("crosses 1/2", "changes sign"),
+    ("cross 1/2", "change sign"),
+    ("|f_t − f|", "|m_t − m|"),
+    ("|f − ½|", "|m|"),
+    ("|f_t − ½|", "|m_t|"),
+)
+"""How a binary record's words read for more than two classes (m: a node's margin)."""
+
+
+class ClassAttribution(Attribution):
+    """:class:`Attribution` one-vs-all (docs/method.md §13): the same causes and evidence,
+    read off each node's margin m = F_uτ − max_{c≠τ} F_uc (right where m > 0) in place of
+    f − ½, from the sweep's scores (CG-t per column, or certified) and the exact ones.
+    Every record names the pair of classes that met (``classes``: the node's own class,
+    then its rival there); ``approx_margin`` and ``exact_margin`` replace the binary
+    ``approx_value`` and ``exact_value``.
+
+    Parameters
+    ----------
+    result, truth, tol, model, t_cap, ends
+        As :class:`Attribution` (``truth`` a curve with ``classes``).
+    y : ndarray of shape (n,)
+        Class indices of every point.
+    """
+
+    def __init__(self, result, truth, tol, model, t_cap, ends, y) -> None:
+        super().__init__(result, truth, tol, model, t_cap, ends)
+        self.y = np.asarray(y)
+        self.labels = truth.classes
+        self.y_u = self.y[model.unlabeled_idx] if model is not None else None
+
+    def exact(self, sigmas) -> list[tuple]:
+        scs = self.model.scores(
+            list(sigmas), self.y, len(self.labels), solver="exact", derivative=False
+        )
+        return [_margins(sc, self.y_u) for sc in scs]
+
+    def approx(self, sigmas, t: int | None = None) -> list[tuple]:
+        s, sigmas, C = self.s, list(sigmas), len(self.labels)
+        if s.solver == "exact" and not s.certify:
+            return self.exact(sigmas)
+        if s.certify and t is None:
+            scs = [
+                self.model.certified_scores(
+                    x,
+                    self.y,
+                    C,
+                    solver=s.solver,
+                    cg_iters=s.cg_iters,
+                    cap=s.certify_cap,
+                    derivative=False,
+                )
+                for x in sigmas
+            ]
+        else:
+            it = s.cg_iters if t is None else t
+            scs = self.model.scores(
+                sigmas, self.y, C, solver=s.solver, cg_iters=it, derivative=False
+            )
+        return [_margins(sc, self.y_u) for sc in scs]
+
+    def _pair(self, sigma: float, u: int) -> list[int] | None:
+        """The node's own class and its rival at the true breakpoint ``sigma`` (labels)."""
+        if u < 0 or self.y_u is None:
+            return None
+        own = self.labels[int(self.y_u[u])]
+        hit = np.flatnonzero(self.tb == sigma)
+        if hit.size:
+            i = int(hit[0])
+            nd = list(self.truth.nodes[i])
+            if u in nd and self.truth.against[i][nd.index(u)] >= 0:
+                return [own, self.labels[int(self.truth.against[i][nd.index(u)])]]
+        return [own, None]
+
+    def _words(self, record, sigma: float, u: int):
+        ev = dict(record.evidence)
+        for key, new in (("approx_value", "approx_margin"), ("exact_value", "exact_margin")):
+            if key in ev:
+                ev[new] = ev.pop(key) - 0.5
+        pair = self._pair(sigma, u)
+        detail = record.detail
+        for old, new in _CLASS_WORDS:
+            detail = detail.replace(old, new)
+        if pair is not None:
+            ev["classes"] = pair
+            rival = "" if pair[1] is None else f" against class {pair[1]}"
+            detail += f" (its class {pair[0]}{rival})"
+        return replace(record, detail=detail, evidence=ev)
+
+    def miss(self, b: float, nodes, pr: dict | None) -> Miss:
+        m = super().miss(b, nodes, pr)
+        return self._words(m, b, int(m.evidence.get("node", -1)))
+
+    def unexamined(self, b: float, nodes, examined: int, missed: int) -> Miss:
+        m = super().unexamined(b, nodes, examined, missed)
+        return self._words(m, b, int(m.evidence.get("node", -1)))
+
+    def spurious(self, x: float, pr: dict | None) -> SpuriousEndpoint:
+        return self._words(super().spurious(x, pr), x, -1)

@@ -190,6 +190,15 @@ def _problem(a: argparse.Namespace):
     return build_problem(spec)
 
 
+def _two_classes(problem, what: str) -> None:
+    """``what`` (a command, or one of its options) handles two classes only so far."""
+    if problem.instance.n_classes > 2:
+        raise _UsageError(
+            f"{what} handles two classes yet, not {problem.instance.n_classes}: give "
+            "--classes two classes (sslviz loss and sslviz intervals take more)"
+        )
+
+
 def _range(a: argparse.Namespace, problem) -> tuple[float, float]:
     from sslviz.problem import sigma_range
 
@@ -241,6 +250,7 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
     grid = _sigma_grid(a.sigmas) if a.sigmas else None
     problem = _problem(a)
     _gaussian(problem, "condition")
+    _two_classes(problem, "sslviz condition")
     if grid is not None:
         settings = S.from_options(a, S.ConditionSettings, points=grid[2])
         sigmas = np.linspace(*grid)
@@ -265,7 +275,7 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
 
 
 def cmd_intervals(a) -> tuple[dict, Summarize]:
-    from sslviz.algorithm4 import sweep
+    from sslviz.algorithm4 import sweep, sweep_classes
     from sslviz.export import intervals_document
     from sslviz.problem import loss_curve
     from sslviz.scoring import score
@@ -276,7 +286,16 @@ def cmd_intervals(a) -> tuple[dict, Summarize]:
     problem = _problem(a)
     _gaussian(problem, "intervals")
     lo, hi = _range(a, problem)
-    res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
+    inst = problem.instance
+    if inst.n_classes > 2:
+        if settings.mode != "fast":
+            raise _UsageError(
+                f"--mode {settings.mode} handles two classes yet: use --mode fast for "
+                f"{inst.n_classes} classes"
+            )
+        res = sweep_classes(problem.model, inst.y, inst.classes, lo, hi, settings)
+    else:
+        res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
     sc = (
         score(
             res,
@@ -284,6 +303,7 @@ def cmd_intervals(a) -> tuple[dict, Summarize]:
             tol=scoring.tol,
             model=problem.model,
             max_attributed=scoring.max_attributed,
+            y=inst.y,
         )
         if scoring.score
         else None
@@ -301,6 +321,7 @@ def cmd_regret(a) -> tuple[dict, Summarize]:
     regret = S.from_options(a, S.RegretSettings)
     problem = _problem(a)  # fails fast, with a clear message, before starting workers
     _gaussian(problem, "regret")
+    _two_classes(problem, "sslviz regret")
     lo, hi = _range(a, problem)
 
     def progress(done, total):
@@ -347,6 +368,11 @@ def cmd_learn(a) -> tuple[dict, Summarize]:
 
     settings = S.from_options(a, S.LearnSettings)
     base = S.from_options(a, S.ProblemSpec, data_file=None)
+    if len(base.classes) != 2:
+        raise _UsageError(
+            "sslviz learn handles two classes yet: give --classes two classes (sslviz loss "
+            "and sslviz intervals take more)"
+        )
     files, test_files = a.data_file or [], a.test_file or []
     if files:
         _instance_files(files + test_files, base.classes)

@@ -28,7 +28,7 @@ from sslviz._validation import (
 )
 from sslviz.datasets import Dataset, as_labels, readonly
 from sslviz.settings import SettingError, SettingTypeError, esc, table
-from sslviz.specs import ProblemSpec, default
+from sslviz.specs import ALL_CLASSES, MAX_CLASSES, ProblemSpec, default
 
 __all__ = ["Instance", "make_instance", "pca_full"]
 
@@ -43,14 +43,14 @@ class Instance:
         Features of the ``n`` points: PCA scores, or the dataset's features when
         ``pca=0``. Distances between rows are the d_ij of the graph (PCA-space units).
     y : ndarray of shape (n,), dtype int64
-        Binary labels in {0, 1}: ``classes[1]`` ↦ 1, ``classes[0]`` ↦ 0. Known for every
-        point, so the loss on the unlabeled points can be measured.
+        Labels in {0, …, C − 1}: ``classes[i]`` ↦ i (two classes: binary, ``classes[1]``
+        ↦ 1). Known for every point, so the loss on the unlabeled points can be measured.
     labeled : ndarray of shape (n,), dtype bool
         The labeled set L. For sampled instances the first ``n_labeled`` rows.
     rows : ndarray of shape (n,), dtype int64
         Row of each point in the source :class:`Dataset` (to show its image).
-    classes : tuple of (int, int)
-        The original labels (c0, c1).
+    classes : tuple of int
+        The original labels (c0, c1, …), C of them (2 ≤ C ≤ 10).
     seed : int
         The seed the points were drawn with.
 
@@ -61,7 +61,7 @@ class Instance:
     y: np.ndarray
     labeled: np.ndarray
     rows: np.ndarray
-    classes: tuple[int, int]
+    classes: tuple[int, ...]
     seed: int
 
     def __post_init__(self) -> None:
@@ -84,8 +84,10 @@ class Instance:
                 f"shape (n,) and integer rows of shape (n,); got X {X.shape}, y {y.shape}, "
                 f"labeled {labeled.shape} {labeled.dtype}, rows {rows.shape} {rows.dtype}."
             )
-        if not np.all(np.isin(y, (0, 1))):
-            raise InvalidParameterError("Instance.y must hold binary labels, 0 and 1.")
+        if not np.all(np.isin(y, np.arange(max(len(self.classes), 2)))):
+            raise InvalidParameterError(
+                "Instance.y must hold the class indices 0 to C − 1 of its C classes."
+            )
         if not np.all(np.isfinite(X)):
             raise InvalidParameterError("Instance.X holds non-finite values.")
         if not labeled.any() or labeled.all():
@@ -93,13 +95,18 @@ class Instance:
                 f"Instance needs at least one labeled and one unlabeled point; got "
                 f"{int(labeled.sum())} labeled of {n}."
             )
-        classes = (int(self.classes[0]), int(self.classes[1]))
+        classes = tuple(int(c) for c in self.classes)
         object.__setattr__(self, "X", readonly(X))
         object.__setattr__(self, "y", readonly(y))
         object.__setattr__(self, "labeled", readonly(labeled))
         object.__setattr__(self, "rows", readonly(rows.astype(np.int64)))
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "seed", int(self.seed))
+
+    @property
+    def n_classes(self) -> int:
+        """C, the number of classes (2: the binary problem)."""
+        return len(self.classes)
 
     @property
     def n(self) -> int:
@@ -147,7 +154,7 @@ class Instance:
 class _Pool:
     rows: np.ndarray  # (pool_size,) int64 dataset rows of the two classes, in dataset order
     Z: np.ndarray  # (pool_size, q) float64 features after PCA
-    y: np.ndarray  # (pool_size,) int64 binary labels
+    y: np.ndarray  # (pool_size,) int64 class indices (binary for two classes)
 
 
 _POOL_CACHE: weakref.WeakKeyDictionary[Dataset, OrderedDict[tuple[Any, ...], _Pool]] = (
@@ -157,8 +164,8 @@ _POOL_CACHE_PER_DATASET = 8
 _POOL_LOCK = threading.Lock()
 
 
-def _pool(dataset: Dataset, classes: tuple[int, int], rows: np.ndarray, pca: int) -> _Pool:
-    """The two-class pool projected on ``pca`` components, cached per dataset object."""
+def _pool(dataset: Dataset, classes: tuple[int, ...], rows: np.ndarray, pca: int) -> _Pool:
+    """The classes' pool projected on ``pca`` components, cached per dataset object."""
     key = (classes, pca)
     with _POOL_LOCK:
         entry = _POOL_CACHE.get(dataset)
@@ -182,7 +189,7 @@ def _pool(dataset: Dataset, classes: tuple[int, int], rows: np.ndarray, pca: int
     pool = _Pool(
         rows=readonly(rows),
         Z=readonly(np.ascontiguousarray(Z, dtype=np.float64)),
-        y=readonly((dataset.y[rows] == classes[1]).astype(np.int64)),
+        y=readonly(_class_index(dataset.y[rows], classes)),
     )
     with _POOL_LOCK:
         entry = _POOL_CACHE.setdefault(dataset, OrderedDict())
@@ -190,6 +197,16 @@ def _pool(dataset: Dataset, classes: tuple[int, int], rows: np.ndarray, pca: int
         while len(entry) > _POOL_CACHE_PER_DATASET:
             entry.popitem(last=False)
     return pool
+
+
+def _class_index(y: np.ndarray, classes: tuple[int, ...]) -> np.ndarray:
+    """Each label's index in ``classes`` (two classes: ``classes[1]`` ↦ 1, as always)."""
+    if len(classes) == 2:
+        return (y == classes[1]).astype(np.int64)
+    out = np.zeros(y.shape, np.int64)
+    for i, c in enumerate(classes):
+        out[y == c] = i
+    return out
 
 
 def pca_full(X: np.ndarray, n_components: int) -> np.ndarray:
@@ -227,29 +244,49 @@ def _whole(name: str, value: object, low: int, high: int | None = None, why: str
     )
 
 
-def _pair(c: tuple[int, int]) -> str:
-    return f"classes {c[0]} and {c[1]}"
+def _pair(c: tuple[int, ...]) -> str:
+    return f"classes {options_text(list(c), 'and')}"
 
 
-def _check_classes(classes: object, dataset: Dataset) -> tuple[int, int]:
+def _check_classes(classes: object, dataset: Dataset) -> tuple[int, ...]:
+    if isinstance(classes, str) and classes.strip().lower() == "all":
+        classes = ALL_CLASSES
     if (
         isinstance(classes, str | bytes)
         or not isinstance(classes, Sequence | np.ndarray)
-        or len(classes) != 2
         or not all(isinstance(c, Integral) and not isinstance(c, bool) for c in classes)
     ):
         raise SettingTypeError(
-            f"{{who[classes]}} must be a pair of class labels (whole numbers), not "
-            f"{esc(value_text(classes))}.",
+            f"{{who[classes]}} must be 2 to {MAX_CLASSES} class labels (whole numbers) or "
+            f"all, not {esc(value_text(classes))}.",
             _ROWS,
         )
-    c0, c1 = int(classes[0]), int(classes[1])
-    if c0 == c1:
+    if len(classes) == 0:  # all: every class of the dataset, in order
+        classes = tuple(int(c) for c in dataset.classes)
+        if not 2 <= len(classes) <= MAX_CLASSES:
+            raise SettingError(
+                f"{{who[classes]}} all: {esc(dataset.name)} has {len(classes)} classes; "
+                f"name 2 to {MAX_CLASSES} of them.",
+                _ROWS,
+            )
+    cls = tuple(int(c) for c in classes)
+    if len(cls) == 1:
         raise SettingError(
-            f"{{who[classes]}} must name two different classes, not {c0} twice.", _ROWS
+            f"{{who[classes]}} names one class only ({cls[0]}): name at least two.", _ROWS
+        )
+    if len(cls) > MAX_CLASSES:
+        raise SettingError(
+            f"{{who[classes]}} names {len(cls)} classes: name at most {MAX_CLASSES}.", _ROWS
+        )
+    twice = [c for c in cls if cls.count(c) > 1]
+    if twice:
+        raise SettingError(
+            f"{{who[classes]}} must name {'two ' * (len(cls) == 2)}different classes, not "
+            f"{twice[0]} twice.",
+            _ROWS,
         )
     available = dataset.classes
-    missing = [c for c in (c0, c1) if c not in available]
+    missing = [c for c in cls if c not in available]
     if missing:
         raise SettingError(
             f"{{who[classes]}} must be classes of {esc(dataset.name)}, whose classes are "
@@ -257,10 +294,10 @@ def _check_classes(classes: object, dataset: Dataset) -> tuple[int, int]:
             f"{'is' if len(missing) == 1 else 'are'} not among them.",
             _ROWS,
         )
-    return c0, c1
+    return cls
 
 
-def _check_pca(pca: object, pool_size: int, dataset: Dataset, cls: tuple[int, int]) -> int:
+def _check_pca(pca: object, pool_size: int, dataset: Dataset, cls: tuple[int, ...]) -> int:
     high = min(pool_size, dataset.n_features)
     why = (
         f", the number of features of {dataset.name}"
@@ -273,7 +310,7 @@ def _check_pca(pca: object, pool_size: int, dataset: Dataset, cls: tuple[int, in
 @one_thread
 def make_instance(
     dataset: Dataset,
-    classes: tuple[int, int] = default(ProblemSpec, "classes"),
+    classes: tuple[int, ...] = default(ProblemSpec, "classes"),
     *,
     n: int = default(ProblemSpec, "n"),
     n_labeled: int = default(ProblemSpec, "n_labeled"),
@@ -287,9 +324,11 @@ def make_instance(
     dataset : Dataset
         Source points, e.g. from :func:`sslviz.datasets.load_dataset` or
         :func:`sslviz.datasets.load_file`.
-    classes : tuple of (int, int), default=(0, 1)
+    classes : tuple of int, default=(2, 3)
         Original labels (c0, c1); c0 ↦ 0 and c1 ↦ 1. For Fashion-MNIST, (0, 1) is
-        T-shirt/top vs Trouser, as in the paper.
+        T-shirt/top vs Trouser, as in the paper. Up to ten classes (c0, …, c_{C−1}) make
+        a multi-class problem, class c_i ↦ i (docs/method.md §13); ``()`` or ``"all"``:
+        every class of the dataset, in order.
     n : int, default=100
         Number of points, ``2 < n <= pool size`` (rows of the two classes).
     n_labeled : int, default=10
@@ -309,9 +348,9 @@ def make_instance(
     Raises
     ------
     InvalidParameterError
-        A class is missing or both are equal; ``n``, ``n_labeled``, ``seed`` or ``pca``
-        out of range; for a dataset with a fixed labeled set, rows of other classes or a
-        labeled set without both classes.
+        A class is missing, named twice, or one class only; ``n``, ``n_labeled``, ``seed``
+        or ``pca`` out of range; fewer labeled points than classes; for a dataset with a
+        fixed labeled set, rows of other classes or a labeled set without every class.
 
     Notes
     -----
@@ -353,6 +392,13 @@ def make_instance(
                 f"{options_text(others, 'and')}."
             )
         lab_classes = set(np.unique(dataset.y[dataset.labeled]).tolist())
+        if len(cls) > 2 and not set(cls) <= lab_classes:
+            bare = [c for c in cls if c not in lab_classes]
+            raise InvalidParameterError(
+                f"{dataset.name}: its labeled mask labels no point of class "
+                f"{options_text(bare, 'or')}; label at least one point of every class of "
+                "--classes, or leave that class out."
+            )
         if not set(cls) <= lab_classes:
             raise InvalidParameterError(
                 f"{dataset.name}: its labeled set must hold both {_pair(cls)}; it holds "
@@ -369,19 +415,29 @@ def make_instance(
     size = int(rows.size)
     n = _whole("n", n, 3, size, f", the size of the pool of {_pair(cls)} in {dataset.name}")
     n_labeled = _whole("n_labeled", n_labeled, 2, n - 1, f" (below n = {n})")
+    if n_labeled < len(cls):
+        raise SettingError(
+            f"{{eq[n_labeled]}} {n_labeled} cannot hold one labeled point of each of the "
+            f"{len(cls)} classes: raise {{who[n_labeled]}} to at least {len(cls)}, or name "
+            "fewer classes.",
+            _ROWS,
+        )
     pca = _check_pca(pca, size, dataset, cls)
     pool = _pool(dataset, cls, rows, pca)
 
     rng = np.random.default_rng(seed)
-    idx0 = np.flatnonzero(pool.y == 0)
-    idx1 = np.flatnonzero(pool.y == 1)
-    k1 = min(max(round(n_labeled * idx1.size / size), 1), n_labeled - 1)
-    k1 = max(min(k1, idx1.size), n_labeled - idx0.size)  # feasible as n_labeled < size
-    k0 = n_labeled - k1
-    lab = np.concatenate(
-        [rng.choice(idx0, size=k0, replace=False), rng.choice(idx1, size=k1, replace=False)]
-    )
-    rng.shuffle(lab)
+    if len(cls) > 2:
+        lab = _stratified(rng, pool.y, len(cls), n_labeled)
+    else:
+        idx0 = np.flatnonzero(pool.y == 0)
+        idx1 = np.flatnonzero(pool.y == 1)
+        k1 = min(max(round(n_labeled * idx1.size / size), 1), n_labeled - 1)
+        k1 = max(min(k1, idx1.size), n_labeled - idx0.size)  # feasible as n_labeled < size
+        k0 = n_labeled - k1
+        lab = np.concatenate(
+            [rng.choice(idx0, size=k0, replace=False), rng.choice(idx1, size=k1, replace=False)]
+        )
+        rng.shuffle(lab)
     rest = np.setdiff1d(np.arange(size), lab, assume_unique=True)
     unl = rng.choice(rest, size=n - n_labeled, replace=False)
     sel = np.concatenate([lab, unl])
@@ -393,3 +449,26 @@ def make_instance(
         classes=cls,
         seed=seed,
     )
+
+
+def _stratified(rng: np.random.Generator, y: np.ndarray, n_classes: int, n_labeled: int):
+    """The labeled draw of C ≥ 3 classes (docs/method.md §13): class c gets about its share
+    round(|L| · |pool of c| / |pool|) of the |L| points, at least one and at most its pool;
+    the counts are then moved one at a time (the largest-share class gives or takes) until
+    they add up to |L|; drawn without replacement within each class, classes in order, then
+    shuffled. Needs C ≤ |L| < pool size."""
+    members = [np.flatnonzero(y == c) for c in range(n_classes)]
+    sizes = np.array([m.size for m in members])
+    k = np.clip(np.rint(n_labeled * sizes / sizes.sum()).astype(int), 1, sizes)
+    while k.sum() != n_labeled:
+        if k.sum() > n_labeled:
+            c = int(np.argmax(np.where(k > 1, k, -1)))
+            k[c] -= 1
+        else:
+            c = int(np.argmax(np.where(k < sizes, sizes - k, -1)))
+            k[c] += 1
+    lab = np.concatenate(
+        [rng.choice(m, size=int(kc), replace=False) for m, kc in zip(members, k, strict=True)]
+    )
+    rng.shuffle(lab)
+    return lab

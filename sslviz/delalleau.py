@@ -14,6 +14,8 @@ exact fallback) and no compiled search.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
@@ -188,6 +190,15 @@ class DelalleauModel(SoftLabelModel):
         return sides, degenerate
 
     @one_thread
+    def relabeled(self, y: np.ndarray) -> DelalleauModel:
+        """This model with ``y[labeled_idx]`` as its labels on L (Ũ, the graph and the
+        extension shared)."""
+        out = copy.copy(self)
+        m = self.nodes.size - self.labeled_idx.size
+        out.y_s = np.r_[np.asarray(y, float)[self.labeled_idx], np.zeros(m)]
+        systems.freeze(out.y_s)
+        return out
+
     def soft_labels(
         self,
         sigma: float,

@@ -118,28 +118,51 @@ def _frame(records: list[dict] | dict, columns: list[str] | None = None):
 def _curve_dict(curve, problem=None) -> dict:
     e, v = curve.loss.edges, curve.loss.values
     best_loss, best_lo, best_hi = curve.best()
-    return {
-        "parameter": curve.parameter,
-        "breakpoints": curve.breakpoints.tolist(),
-        "nodes": [_rows(problem, nd) for nd in curve.nodes],
-        "pieces": [
-            {"lo": float(e[i]), "hi": float(e[i + 1]), "loss": float(v[i])} for i in range(v.size)
-        ],
-        "best": {"loss": best_loss, "accuracy": 1.0 - best_loss, "lo": best_lo, "hi": best_hi},
-        "degenerate": {
-            "max_count": max([c for _, _, c in curve.degenerate_ranges], default=0),
-            "ranges": [
-                {"lo": float(a), "hi": float(b), "count": int(c)}
-                for a, b, c in curve.degenerate_ranges
+    return (
+        {
+            "parameter": curve.parameter,
+            "breakpoints": curve.breakpoints.tolist(),
+            "nodes": [_rows(problem, nd) for nd in curve.nodes],
+            "pieces": [
+                {"lo": float(e[i]), "hi": float(e[i + 1]), "loss": float(v[i])}
+                for i in range(v.size)
             ],
-        },
-        "n_unlabeled": int(curve.wrong_at_start.size),
-        "solves": curve.solves,
-        "evaluations": int(curve.evaluations.size),
-        "inconsistent": curve.inconsistent,
-        "complete": curve.complete,
-        "seconds": curve.seconds,
-    } | _work(problem, curve.loss.edges[-1], curve)
+            "best": {"loss": best_loss, "accuracy": 1.0 - best_loss, "lo": best_lo, "hi": best_hi},
+            "degenerate": {
+                "max_count": max([c for _, _, c in curve.degenerate_ranges], default=0),
+                "ranges": [
+                    {"lo": float(a), "hi": float(b), "count": int(c)}
+                    for a, b, c in curve.degenerate_ranges
+                ],
+            },
+            "n_unlabeled": int(curve.wrong_at_start.size),
+            "solves": curve.solves,
+            "evaluations": int(curve.evaluations.size),
+            "inconsistent": curve.inconsistent,
+            "complete": curve.complete,
+            "seconds": curve.seconds,
+        }
+        | _work(problem, curve.loss.edges[-1], curve)
+        | _classes_dict(curve, problem)
+    )
+
+
+def _classes_dict(curve, problem=None) -> dict:
+    """More than two classes (docs/method.md §13): ``classes`` (the original labels), and
+    per breakpoint, parallel to ``nodes``, ``against`` (the class each node wins or loses
+    against there, null where its link to L changed) and ``true_classes`` (its own);
+    nothing for the binary problem, whose JSON stays as it was."""
+    if curve.classes is None:
+        return {}
+    cls = list(curve.classes)
+    out = {
+        "classes": cls,
+        "against": [[cls[c] if c >= 0 else None for c in rivals] for rivals in curve.against],
+    }
+    if problem is not None:
+        y_u = problem.y_unlabeled
+        out["true_classes"] = [[cls[int(y_u[u])] for u in nd] for nd in curve.nodes]
+    return out
 
 
 def _work(problem, sigma: float, result) -> dict:

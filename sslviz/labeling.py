@@ -25,6 +25,7 @@ call is :class:`sslviz.oracle.LabelOracle`.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
@@ -55,6 +56,7 @@ from sslviz.solvers import (
     positive_supersolution,
     side_certificate,
     solve_cg,
+    top_class_certificate,
 )
 from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
@@ -104,6 +106,78 @@ class SoftLabels:
     subset_df: np.ndarray | None = None
     iterations: int = 0
     supersolution: np.ndarray | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Scores:
+    """One-vs-all scores of the unlabeled nodes at one σ, one column per class
+    (docs/method.md §13), and the work they took.
+
+    Attributes
+    ----------
+    sigma : float
+    F : ndarray of shape (n_unlabeled, C)
+        F_uc: the soft label of u for "class c against the rest" (the model with the one-hot
+        labels of class c); exact rows sum to 1 (the one-hot columns do; t-iteration CG
+        per column need not). Predicted class: argmax_c F_uc. Cut-off nodes: 1/C in
+        every column.
+    dF : ndarray of shape (n_unlabeled, C) or None
+        ∂F/∂σ (None when not asked for); 0 on cut-off nodes.
+    degenerate : ndarray of shape (n_unlabeled,), bool
+        Nodes with no numerically non-zero path to a labeled node (counted wrong).
+    solves, matvecs, factorizations : int
+        Over every column (see :class:`SoftLabels`).
+    status : str
+        'gth' when some column's exact solve was redone subtraction-free, 'underflow' when
+        some CG row could not be represented, else 'ok'; certified scores: 'certified' or
+        'fallback' (:meth:`SoftLabelModel.certified_scores`).
+    iterations : int
+        Certified scores: CG/PCG iterations of each column (0 otherwise).
+    supersolution : ndarray or None
+        Certified scores: the h with L_UU h > 0 behind the bounds, reusable nearby.
+    """
+
+    sigma: float
+    F: np.ndarray
+    dF: np.ndarray | None
+    degenerate: np.ndarray
+    solves: int
+    matvecs: int
+    factorizations: int
+    status: str = "ok"
+    iterations: int = 0
+    supersolution: np.ndarray | None = None
+
+
+def _one_hot(y_labeled: np.ndarray, n_classes: int) -> np.ndarray:
+    """Y_L, the one-hot (n_labeled, C) labels, stored by columns (each column contiguous)."""
+    return np.asfortranarray(y_labeled[:, None] == np.arange(n_classes)[None, :], dtype=float)
+
+
+def stack_scores(columns: list[SoftLabels]) -> Scores:
+    """:class:`Scores` from one :class:`SoftLabels` per class at one σ (column c: the model
+    with the one-hot labels of class c): F = [f_0 … f_{C−1}], cut-off nodes (in any
+    column) at 1/C with derivative 0, the work summed."""
+    C = len(columns)
+    F = np.column_stack([sl.f for sl in columns])
+    dF = None if columns[0].df is None else np.column_stack([sl.df for sl in columns])
+    degenerate = np.logical_or.reduce([sl.degenerate for sl in columns])
+    if degenerate.any():
+        F[degenerate] = 1.0 / C
+        if dF is not None:
+            dF[degenerate] = 0.0
+    statuses = {sl.status for sl in columns}
+    status = next((st for st in ("underflow", "gth") if st in statuses), "ok")
+    return Scores(
+        columns[0].sigma,
+        F,
+        dF,
+        degenerate,
+        sum(sl.solves for sl in columns),
+        sum(sl.matvecs for sl in columns),
+        sum(sl.factorizations for sl in columns),
+        status,
+    )
 
 
 class SearchSystem(NamedTuple):
@@ -181,6 +255,14 @@ class _HarmonicBatch:
             L_src.astype(np.int64),
         )
         self.per_system = max(self.d.size + self.dl.size, 1)
+        self._label_cols = cl
+
+    def relabeled(self, y_l: np.ndarray) -> _HarmonicBatch:
+        """This batch with the labels ``y_l`` (the model's :meth:`HarmonicModel.relabeled`)."""
+        out = copy.copy(self)
+        p = self.pattern
+        out.pattern = (*p[:3], y_l[self._label_cols].astype(float), *p[4:])
+        return out
 
     def solve(
         self,
@@ -443,6 +525,74 @@ class SoftLabelModel:
         iterations = check_int("iterations", iterations, "sides_by_t", low=1)
         return _check_sigmas(sigmas, "sides_by_t"), iterations
 
+    def relabeled(self, y: np.ndarray) -> SoftLabelModel:
+        """The same model (graph, labeled set, settings) with the values ``y`` (n,) on its
+        labeled nodes (read as :meth:`build` reads its ``y``): the one hook the one-vs-all
+        :meth:`scores` needs from a model that is linear in its labels. Here refused: a
+        model that cannot be relabeled has no multi-class scores yet."""
+        raise InvalidParameterError(
+            f"The {self.label} labeling handles two classes yet: give two classes."
+        )
+
+    @one_thread
+    def scores(
+        self,
+        sigmas,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "exact",
+        cg_iters: int = CG_ITERS,
+        derivative: bool = True,
+    ) -> list[Scores]:
+        """One-vs-all scores F_U(σ) (n_u × C) and ∂F/∂σ at each σ of ``sigmas``
+        (docs/method.md §13): column c is this model's soft labels with the one-hot labels
+        1[y = c] on the labeled nodes (:meth:`relabeled`), solved by ``solver`` as
+        :meth:`soft_labels_many` solves (exact, or ``cg_iters`` iterations of CG/PCG from
+        zero per column). For two classes column 1 is :meth:`soft_labels`' f, bit for bit,
+        and with an exact solver column 0 is 1 − f to rounding (t iterations of CG per
+        column do not add up to 1: the binary problem keeps f > ½, never these scores).
+
+        Parameters
+        ----------
+        sigmas : float or array-like of shape (m,)
+        y : ndarray of shape (n,)
+            Class indices in {0, …, C − 1}; only the labeled entries are read.
+        n_classes : int
+            C ≥ 2.
+
+        Returns
+        -------
+        list of Scores, one per σ
+        """
+        y = np.asarray(y)
+        per_class = [
+            self.relabeled((y == c).astype(float)).soft_labels_many(
+                sigmas, solver=solver, cg_iters=cg_iters, derivative=derivative
+            )
+            for c in range(n_classes)
+        ]
+        return [stack_scores(list(cols)) for cols in zip(*per_class, strict=True)]
+
+    def certified_scores(
+        self,
+        sigma: float,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "cg",
+        cg_iters: int = CG_ITERS,
+        cap: int = CERTIFY_CAP,
+        derivative: bool = True,
+        h0: np.ndarray | None = None,
+        attempt: bool = True,
+    ) -> Scores:
+        """:meth:`scores` at σ with every node's top class proven (docs/method.md §13; see
+        the harmonic model). Here the exact fallback (``status`` 'fallback'), as
+        :meth:`certified_labels`."""
+        (sc,) = self.scores([sigma], y, n_classes, solver="exact", derivative=derivative)
+        return replace(sc, status="fallback")
+
     @one_thread
     def soft_labels_many(
         self,
@@ -523,6 +673,71 @@ class HarmonicModel(SoftLabelModel):
             *([] if self._order is None else [self._order]),
             *([] if self._edges_UU is None else [self._edges_UU, self._edges_UL]),
         )
+
+    def relabeled(self, y: np.ndarray) -> HarmonicModel:
+        """This model with ``y[labeled_idx]`` as f_L (the graph, its pattern and every
+        precomputed structure shared; the batched CG's labels replaced)."""
+        out = copy.copy(self)
+        out.y_l = np.asarray(y, float)[self.labeled_idx]
+        systems.freeze(out.y_l)
+        if self._batch is not None:
+            out._batch = self._batch.relabeled(out.y_l)
+        return out
+
+    @one_thread
+    def scores(
+        self,
+        sigmas,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "exact",
+        cg_iters: int = CG_ITERS,
+        derivative: bool = True,
+    ) -> list[Scores]:
+        """:meth:`SoftLabelModel.scores`; exact solves of dense systems of at most 400
+        unknowns share one subtraction-free factorisation (GTH, docs/method.md §4.3) per σ
+        for every column of eqs. (1)–(2), where no weight underflows and no node is cut off
+        (elsewhere one solve per column, as the general path)."""
+        dense = isinstance(self._D2_UU, np.ndarray) and not self._structural.any()
+        if not (solver == "exact" and dense and exact_solves.gth_first("exact", self._D2_UU)):
+            return super().scores(
+                sigmas, y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
+            )
+        y = np.asarray(y)
+        Y = _one_hot(y[self.labeled_idx], n_classes)
+        out = []
+        for x in _check_sigmas(sigmas, "scores").tolist():
+            sc = self._scores_gth(x, Y, derivative)
+            if sc is None:
+                (sc,) = super().scores([x], y, n_classes, solver="exact", derivative=derivative)
+            out.append(sc)
+        return out
+
+    def _scores_gth(self, sigma: float, Y: np.ndarray, derivative: bool) -> Scores | None:
+        """Exact scores at σ from one GTH factorisation (None where a weight underflows or
+        a pivot does: the general path decides those)."""
+        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=True, derivative=derivative)
+        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges:
+            return None
+        gth = GTHFactorization(W_UU, systems.rowsum(W_UL))
+        if gth.cut.any():
+            return None
+        B = np.asfortranarray(W_UL @ Y)  # columns contiguous, as the compiled solves take them
+        C = Y.shape[1]
+        F = np.asfortranarray(np.column_stack([gth.solve(B[:, c]).x for c in range(C)]))
+        dF = None
+        if derivative:
+            dF = np.column_stack(
+                [
+                    gth.solve(
+                        systems.derivative_rhs(dW_UU, dW_UL, Y[:, c], F[:, c], accurate=True)
+                    ).x
+                    for c in range(C)
+                ]
+            )
+        solves = C * (2 if derivative else 1)
+        return Scores(sigma, F, dF, self._structural.copy(), solves, 0, 1)
 
     def search_system(self, solver: str) -> SearchSystem | None:
         """The system :func:`sslviz._kernels.cg_search` solves for fixed-t ``solver`` at
@@ -846,18 +1061,11 @@ class HarmonicModel(SoftLabelModel):
 
         if not attempt:
             return fallback()
-        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=False, derivative=derivative)
-        to_l = systems.rowsum(W_UL)
-        deg = systems.rowsum(W_UU) + to_l
-        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges or np.any(
-            deg < UNDERFLOW
-        ):
+        system = self._certify_system(sigma, derivative)
+        if system is None:
             return fallback()
-        degenerate = self._structural.copy()
+        (W_UU, W_UL, dW_UU, dW_UL), A, degenerate = system
         keep = ~degenerate
-        A = systems.laplacian_block(deg, W_UU)
-        if degenerate.any():
-            A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
         b = (W_UL @ self.y_l)[keep]
         if isinstance(A, np.ndarray):
             cap = min(cap, max(cg_iters, A.shape[0] // 6))
@@ -901,6 +1109,115 @@ class HarmonicModel(SoftLabelModel):
             sigma,
             f,
             df,
+            degenerate,
+            solves,
+            matvecs,
+            0,
+            "certified",
+            iterations=used,
+            supersolution=h,
+        )
+
+    def _certify_system(self, sigma: float, derivative: bool):
+        """``(blocks, A, degenerate)`` of the certified solves at σ: the unscaled blocks,
+        L_UU over the nodes not cut off, and the cut-off nodes; None where a weight is not
+        representable unscaled (the exact fallback then)."""
+        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=False, derivative=derivative)
+        to_l = systems.rowsum(W_UL)
+        deg = systems.rowsum(W_UU) + to_l
+        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges or np.any(
+            deg < UNDERFLOW
+        ):
+            return None
+        degenerate = self._structural.copy()
+        keep = ~degenerate
+        A = systems.laplacian_block(deg, W_UU)
+        if degenerate.any():
+            A = A[np.ix_(keep, keep)] if isinstance(A, np.ndarray) else A[keep][:, keep]
+        return (W_UU, W_UL, dW_UU, dW_UL), A, degenerate
+
+    @one_thread
+    def certified_scores(
+        self,
+        sigma: float,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "cg",
+        cg_iters: int = CG_ITERS,
+        cap: int = CERTIFY_CAP,
+        derivative: bool = True,
+        h0: np.ndarray | None = None,
+        attempt: bool = True,
+    ) -> Scores:
+        """One-vs-all scores with every node's top class proven (docs/method.md §13).
+
+        Each column runs ``cg_iters`` iterations of ``solver`` from zero on eq. (1) with
+        its one-hot labels, then more, the budget doubling and warm-started, until
+        :func:`sslviz.solvers.top_class_certificate` proves every node's top class (the
+        M-matrix bound of §8.1 per column, one supersolution for all: the matrix is the
+        same), or ``cap`` iterations in all; past the cap, or where a weight is not
+        representable unscaled, the exact scores (``status`` 'fallback'). ∂F/∂σ: CG on
+        eq. (2) per column to a relative residual of 1e-8. Cut-off nodes sit at 1/C. On a
+        dense graph the cap is also held to n/6 iterations, as :meth:`certified_labels`.
+        """
+        y = np.asarray(y)
+
+        def fallback(**work) -> Scores:
+            (sc,) = self.scores([sigma], y, n_classes, solver="exact", derivative=derivative)
+            extra = {k: getattr(sc, k) + v for k, v in work.items() if k != "iterations"}
+            return replace(sc, status="fallback", iterations=work.get("iterations", 0), **extra)
+
+        if not attempt:
+            return fallback()
+        system = self._certify_system(sigma, derivative)
+        if system is None:
+            return fallback()
+        (W_UU, W_UL, dW_UU, dW_UL), A, degenerate = system
+        keep = ~degenerate
+        Y = _one_hot(y[self.labeled_idx], n_classes)
+        B = np.asfortranarray(np.asarray(W_UL @ Y)[keep])  # columns contiguous
+        if isinstance(A, np.ndarray):
+            cap = min(cap, max(cg_iters, A.shape[0] // 6))
+        pre = jacobi(A) if solver == "pcg" and A.shape[0] else None
+        X = np.zeros_like(B)
+        matvecs = solves = 0
+        for c in range(n_classes):
+            run = solve_cg(A, B[:, c], maxiter=cg_iters, rtol=0.0, M=pre)
+            X[:, c], matvecs, solves = run.x, matvecs + run.matvecs, solves + 1
+        used = cg_iters
+        cert = None
+        if h0 is not None and h0.shape == (A.shape[0],):
+            h = h0
+            cert = top_class_certificate(A, B, X, h)
+            matvecs += 4 * n_classes
+        if cert is None or not cert.valid:
+            h, mv = positive_supersolution(A, maxiter=cap, M=pre)
+            cert = top_class_certificate(A, B, X, h)
+            matvecs += mv + 4 * n_classes
+        while not cert.all and used < cap:
+            step = min(used, cap - used)
+            for c in range(n_classes):
+                more = solve_cg(A, B[:, c], X[:, c], maxiter=step, rtol=0.0, M=pre)
+                X[:, c], matvecs, solves = more.x, matvecs + more.matvecs + 4, solves + 1
+            used += step
+            cert = top_class_certificate(A, B, X, h)
+        if not cert.all:
+            sc = fallback(matvecs=matvecs, solves=solves, iterations=used)
+            return replace(sc, supersolution=h if cert.valid else None)
+        F = np.full((self.n_unlabeled, n_classes), 1.0 / n_classes, order="F")
+        F[keep] = X
+        dF = None
+        if derivative:
+            dF = np.zeros_like(F)
+            for c in range(n_classes):
+                rhs = systems.derivative_rhs(dW_UU, dW_UL, Y[:, c], F[:, c], accurate=True)
+                d = solve_cg(A, rhs[keep], maxiter=cap, rtol=1e-8, M=pre)
+                dF[keep, c], matvecs, solves = d.x, matvecs + d.matvecs, solves + 1
+        return Scores(
+            sigma,
+            F,
+            dF,
             degenerate,
             solves,
             matvecs,

@@ -110,26 +110,7 @@ class LabelOracle:
     def labels_many(self, sigmas) -> list[SoftLabels]:
         """Soft labels at each σ (solved together where the model can), work counted."""
         if self.certify_cap is not None:
-            out = []
-            for x in np.atleast_1d(np.asarray(sigmas, float)):
-                # Where proofs keep failing (7 of the last 8 σ), try one σ in 8 and solve
-                # the rest exactly at once: a failed attempt costs up to the cap in CG.
-                skip = sum(self._failed[-8:]) >= 7 and len(self._failed) % 8 != 0
-                sl = self.model.certified_labels(
-                    float(x),
-                    solver=self.solver,
-                    cg_iters=self.cg_iters,
-                    cap=self.certify_cap,
-                    h0=self._supersolution,
-                    attempt=not skip,
-                )
-                self._failed.append(sl.status == "fallback")
-                if sl.supersolution is not None:
-                    self._supersolution = sl.supersolution
-                self.iterations[sl.sigma] = sl.iterations
-                if sl.status == "fallback":
-                    self.fallbacks.append(sl.sigma)
-                out.append(sl)
+            out = self._certified(sigmas, self.model.certified_labels)
         elif self.cholesky and self.solver == "exact" and self.model.cholesky_exact:
             out = self.model.exact_cholesky_many(sigmas)
         else:
@@ -139,6 +120,38 @@ class LabelOracle:
             self.matvecs += sl.matvecs
             self.factorizations += sl.factorizations
         return out
+
+    def _certified(self, sigmas, solve) -> list:
+        """``solve(σ, solver=, cg_iters=, cap=, h0=, attempt=)`` at each σ (the model's
+        certified labels or scores), the supersolution carried from σ to σ and every
+        fallback recorded."""
+        out = []
+        for x in np.atleast_1d(np.asarray(sigmas, float)):
+            # Where proofs keep failing (7 of the last 8 σ), try one σ in 8 and solve
+            # the rest exactly at once: a failed attempt costs up to the cap in CG.
+            skip = sum(self._failed[-8:]) >= 7 and len(self._failed) % 8 != 0
+            sl = solve(
+                float(x),
+                solver=self.solver,
+                cg_iters=self.cg_iters,
+                cap=self.certify_cap,
+                h0=self._supersolution,
+                attempt=not skip,
+            )
+            self._failed.append(sl.status == "fallback")
+            if sl.supersolution is not None:
+                self._supersolution = sl.supersolution
+            self.iterations[sl.sigma] = sl.iterations
+            if sl.status == "fallback":
+                self.fallbacks.append(sl.sigma)
+            out.append(sl)
+        return out
+
+    def idle(self, crossing: np.ndarray, ea: tuple, eb: tuple) -> np.ndarray:
+        """Which of the functions ``crossing`` (each changes sign between two evaluated σ,
+        ``ea`` and ``eb`` their values) cannot change the loss there, so that the search
+        need not locate their roots: here none (every crossing of ½ flips a node)."""
+        return np.zeros(crossing.size, bool)
 
     def __call__(self, sigma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(h, df, degenerate)`` at σ (see ``cache``), computed once per σ."""
@@ -159,3 +172,110 @@ class LabelOracle:
         (degenerate nodes count as wrong)."""
         h, _, deg = self(sigma)
         return deg | ((h > 0) != (self.y_u == 1))
+
+
+def true_class_pairs(y_u: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The gaps of the exact multi-class loss (docs/method.md §13): for every unlabeled node
+    u and every class c other than its true class τ(u), the pair (u, τ(u), c), node by node,
+    rivals in class order. Returns ``(node, a, b)``, int arrays of shape
+    (n_unlabeled · (C − 1),)."""
+    y_u = np.asarray(y_u, np.int64)
+    others = np.array([[c for c in range(n_classes) if c != t] for t in range(n_classes)])
+    node = np.repeat(np.arange(y_u.size), n_classes - 1)
+    return node, y_u[node], others[y_u].ravel().astype(np.int64)
+
+
+class GapOracle(LabelOracle):
+    """The gaps between one-vs-all scores that the multi-class searches ask for
+    (docs/method.md §13): ``oracle(σ)`` returns ``(h, dh, degenerate)`` over the pairs
+    (u, a, b) given, h = F_ua − F_ub and dh its σ-derivative, ``degenerate`` that of node u;
+    so the searches of :mod:`sslviz.crossings` run on pairs as they run on nodes.
+
+    Parameters
+    ----------
+    model : SoftLabelModel
+        Its :meth:`SoftLabelModel.scores` are solved (one column per class).
+    y : ndarray of shape (n,)
+        Class indices of the instance's points (labeled ones read by the model).
+    n_classes : int
+        C ≥ 2.
+    pairs : (node, a, b)
+        From :func:`true_class_pairs`.
+    solver, cg_iters, certify_cap
+        As :class:`LabelOracle`; with ``certify_cap`` every σ's scores come from
+        :meth:`SoftLabelModel.certified_scores` (each node's top class proven, or an exact
+        fallback).
+
+    Attributes
+    ----------
+    scores : dict of float to (ndarray, ndarray)
+        σ → ``(F, degenerate)`` at every σ evaluated: F (n_unlabeled, C).
+    (and those of :class:`LabelOracle`: work counters, ``cache`` over pairs)
+    """
+
+    def __init__(
+        self,
+        model: SoftLabelModel,
+        y: np.ndarray,
+        n_classes: int,
+        pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
+        solver: str = "exact",
+        cg_iters: int = CG_ITERS,
+        certify_cap: int | None = None,
+    ) -> None:
+        y = np.asarray(y)
+        super().__init__(model, y[model.unlabeled_idx], solver, cg_iters, certify_cap)
+        self.y, self.n_classes = y, int(n_classes)
+        self.node, self.a, self.b = (np.asarray(v, np.int64) for v in pairs)
+        self.scores: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+
+    def labels_many(self, sigmas) -> list:
+        """:class:`sslviz.labeling.Scores` at each σ (certified ones with ``certify_cap``),
+        work counted."""
+        if self.certify_cap is not None:
+
+            def solve(x, **kw):
+                return self.model.certified_scores(x, self.y, self.n_classes, **kw)
+
+            out = self._certified(sigmas, solve)
+        else:
+            out = self.model.scores(
+                sigmas, self.y, self.n_classes, solver=self.solver, cg_iters=self.cg_iters
+            )
+        for sc in out:
+            self.solves += sc.solves
+            self.matvecs += sc.matvecs
+            self.factorizations += sc.factorizations
+        return out
+
+    def prefetch(self, sigmas) -> None:
+        todo = [x for x in dict.fromkeys(float(v) for v in sigmas) if x not in self.cache]
+        for sc in self.labels_many(todo) if todo else ():
+            self.put(sc)
+
+    def put(self, sc) -> None:
+        """Cache the :class:`sslviz.labeling.Scores` ``sc`` at its σ."""
+        F, dF = sc.F, sc.dF
+        h = F[self.node, self.a] - F[self.node, self.b]
+        dh = dF[self.node, self.a] - dF[self.node, self.b]
+        self.cache[sc.sigma] = (h, dh, sc.degenerate[self.node])
+        self.scores[sc.sigma] = (F, sc.degenerate)
+
+    def idle(self, crossing: np.ndarray, ea: tuple, eb: tuple) -> np.ndarray:
+        """A gap's root cannot flip its node where another of the node's gaps is negative
+        at both ends of the cell (the node is wrong throughout, up to the search's residual
+        risk of hidden pairs of crossings, which the split test looks for on every gap)."""
+        n_u = self.y_u.size
+        stuck = ((ea[0] <= 0) & (eb[0] <= 0)).reshape(n_u, -1).any(axis=1)
+        return stuck[self.node[crossing]]
+
+    def predicted(self, sigma: float) -> np.ndarray:
+        """Predicted class index of every unlabeled node at σ (argmax of its scores; the
+        first of equal ones), shape (n_unlabeled,)."""
+        self(sigma)
+        return np.argmax(self.scores[sigma][0], axis=1)
+
+    def wrong(self, sigma: float) -> np.ndarray:
+        """Nodes misclassified by argmax_c F_uc at σ (cut-off nodes count as wrong)."""
+        self(sigma)
+        return self.scores[sigma][1] | (self.predicted(sigma) != self.y_u)

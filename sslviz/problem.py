@@ -24,7 +24,7 @@ from sslviz.labeling import SoftLabelModel
 from sslviz.online import RoundProvider
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import LabelingSpec, ProblemSpec, RegretSettings, SigmaRange, SweepSettings
-from sslviz.truth import LossCurve, threshold_loss_curve, true_loss_curve
+from sslviz.truth import LossCurve, multiclass_loss_curve, threshold_loss_curve, true_loss_curve
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,12 +113,22 @@ def loss_curve(
     progress: Callable[[float, str], None] | None = None,
 ) -> LossCurve:
     """The exact loss over [σ_min, σ_max] (over [r_min, r_max] for a family that is not
-    Gaussian: docs/method.md §5.5).
+    Gaussian: docs/method.md §5.5); more than two classes one-vs-all (§13).
 
     ``progress(fraction, message)`` is called as the search advances (fractions in [0, 1],
     non-decreasing; the threshold family's curve, read off the edge lengths at once,
     reports 1 when done). It changes no number.
     """
+    inst = problem.instance
+    if inst.n_classes > 2:
+        if not problem.spec.gaussian:
+            raise InvalidParameterError(
+                f"The {problem.spec.family} family handles two classes yet: pick a Gaussian "
+                "graph family for more classes."
+            )
+        return multiclass_loss_curve(
+            problem.model, inst.y, inst.classes, sigma_min, sigma_max, progress=progress
+        )
     if not problem.spec.gaussian:
         curve = threshold_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
         if progress is not None:

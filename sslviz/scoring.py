@@ -19,6 +19,7 @@ from sslviz.attribution import (
     T_CAP,
     UNATTRIBUTED,
     Attribution,
+    ClassAttribution,
     Miss,
     SpuriousEndpoint,
 )
@@ -103,6 +104,7 @@ def score(
     t_cap: int = T_CAP,
     max_attributed: int | None = None,
     progress: Callable[[float, str], None] | None = None,
+    y: np.ndarray | None = None,
 ) -> Score:
     """Score estimated intervals against the exact curve, and say why each miss happened.
 
@@ -137,6 +139,11 @@ def score(
         ``progress(fraction_done, message)`` called as the attribution advances (the
         probes, each examined miss's exact solves, the search of the t a solver miss
         needed); an exception raised there stops the scoring.
+    y : ndarray of shape (n,), optional
+        More than two classes (``truth.classes`` set): the class indices of every point,
+        which the one-vs-all attribution needs with ``model``
+        (:class:`sslviz.attribution.ClassAttribution`: each record names its pair of
+        classes).
 
     Returns
     -------
@@ -183,7 +190,12 @@ def score(
     width = np.diff(cuts)
     le, lt = est(mids), truth.loss(mids)
     bad = np.isnan(le) | (np.abs(np.nan_to_num(le) - lt) > gamma)
-    att = Attribution(result, truth, tol, model, t_cap, ends)
+    if truth.classes is None:
+        att = Attribution(result, truth, tol, model, t_cap, ends)
+    else:
+        if model is not None and y is None:
+            raise ValueError("score: more than two classes need y, the class of every point")
+        att = ClassAttribution(result, truth, tol, model, t_cap, ends, y)
     k = len(missed_idx)
     examined = list(range(k))
     if model is not None and max_attributed is not None and k > max_attributed:

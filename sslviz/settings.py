@@ -276,6 +276,16 @@ class Tuple(Rule):
     def widget(self) -> str:  # type: ignore[override]
         return "pair" if self.size == 2 else "multiselect"
 
+    @property
+    def nargs(self) -> int | str | None:
+        """How many values its CLI option takes (argparse's ``nargs``): ``size``, or None
+        for one ``a,b,c`` text."""
+        return self.size
+
+    def parse_item(self, text: str) -> Any:
+        """One value of the CLI option (where ``nargs`` is set)."""
+        return self.item.parse(text)
+
     def check(self, name, value, caller):
         if isinstance(value, str | bytes) or not isinstance(value, Sequence):
             raise _must(name, self._what(), value, SettingTypeError)
@@ -493,11 +503,11 @@ def add_options(parser: Any, cls: type, *, title: str | None = None) -> None:
         kw: dict[str, Any] = {"dest": _flag_dest(row), "default": None, "help": help_text}
         if isinstance(row.rule, Flag):
             kw["action"] = "store_true"
-        elif isinstance(rule, Tuple) and rule.size:
+        elif isinstance(rule, Tuple) and rule.nargs:
             kw |= {
-                "nargs": rule.size,
-                "type": _named(rule.item.parse, rule.item),
-                "metavar": tuple(f"C{i}" for i in range(rule.size)),
+                "nargs": rule.nargs,
+                "type": _named(rule.parse_item, rule.item),
+                "metavar": tuple(f"C{i}" for i in range(rule.size)) if rule.size else "C",
             }
         else:
             kw["type"] = _named(row.rule.parse, rule)
@@ -513,7 +523,7 @@ def shown_default(row: Setting, *, cli: bool = False) -> str:
     the command line (``0 1``), else as in a link (``0,1``)."""
     if row.default is None:
         return row.rule.none_means if isinstance(row.rule, Optional) else "none"
-    if cli and isinstance(row.rule, Tuple) and row.rule.size:
+    if cli and isinstance(row.rule, Tuple) and row.rule.nargs:
         return " ".join(row.rule.item.format(v) for v in row.default)
     return _text(row.rule, row.default)
 
@@ -587,8 +597,8 @@ def to_command(spec: Any, *, skip: Sequence[str] = ()) -> list[str]:
             continue
         if isinstance(row.rule, Flag):
             args += [row.flag] if value else []
-        elif isinstance(row.rule, Tuple) and row.rule.size:
-            args += [row.flag, *(row.rule.item.format(v) for v in value)]
+        elif isinstance(row.rule, Tuple) and row.rule.nargs:
+            args += [row.flag, *row.rule.format(value).split(",")]
         else:
             args += [row.flag, _text(row.rule, value)]
     return args

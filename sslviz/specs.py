@@ -27,6 +27,7 @@ re-exported here.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +82,65 @@ def _fail(template: str) -> None:
     (``{who[n]}``, ``{eq[n]}``: by label in the app, by flag on the command line) and says
     what to change; :class:`~sslviz.settings.Spec` attaches the rows that name them."""
     raise SettingError(template)
+
+
+ALL_CLASSES: tuple[int, ...] = ()
+"""The ``classes`` value that means every class of the dataset, in order (``all``)."""
+
+MAX_CLASSES = 10
+"""The most classes one problem takes (one-vs-all: docs/method.md §13)."""
+
+
+@dataclass(frozen=True)
+class Classes(Tuple):
+    """2 to :data:`MAX_CLASSES` distinct class labels, or ``all`` (:data:`ALL_CLASSES`:
+    every class of the dataset, resolved when the data is loaded). Text ``0,1,2`` or
+    ``all``; on the command line ``--classes 0 1 2`` or ``--classes all``."""
+
+    item: Rule = Int(0, 10**6)
+
+    @property
+    def widget(self) -> str:  # type: ignore[override]
+        return "pair"
+
+    @property
+    def nargs(self) -> str:
+        return "+"
+
+    def parse_item(self, text: str):
+        return "all" if text.strip().lower() == "all" else self.item.parse(text)
+
+    def parse(self, text):
+        return ALL_CLASSES if text.strip().lower() == "all" else super().parse(text)
+
+    def format(self, value):
+        return "all" if tuple(value) == ALL_CLASSES else super().format(value)
+
+    def check(self, name, value, caller):
+        if isinstance(value, str) and value.strip().lower() == "all":
+            return ALL_CLASSES
+        if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+            if len(value) == 1 and isinstance(value[0], str) and value[0].lower() == "all":
+                return ALL_CLASSES
+            if len(value) == 0:
+                return ALL_CLASSES
+        items = super().check(name, value, caller)
+        if not 2 <= len(items) <= MAX_CLASSES:
+            few = "one class only" if len(items) == 1 else f"{len(items)} classes"
+            raise SettingError(
+                f"{{who[{name}]}} must name 2 to {MAX_CLASSES} different classes (or all), "
+                f"not {esc(few)}: add a class."
+                if len(items) < 2
+                else f"{{who[{name}]}} must name 2 to {MAX_CLASSES} different classes (or "
+                f"all), not {len(items)}: leave some out."
+            )
+        return items
+
+    def describe(self):
+        return f"2 to {MAX_CLASSES} class labels, or all"
+
+    def invalid(self):
+        return ["ab", 3, (-1, 2), (1, 1), (1,), tuple(range(MAX_CLASSES + 1))]
 
 
 # --------------------------------------------------------------------------------------
@@ -253,10 +313,12 @@ class ProblemSpec(Spec):
         flag="--data-file",
         label="data file",
     ).field()
-    classes: tuple[int, int] = Setting(
+    classes: tuple[int, ...] = Setting(
         (2, 3),
-        Tuple(Int(0, 10**6), size=2),
-        "The two classes (c0, c1) of the binary problem; c1 becomes label 1.",
+        Classes(),
+        "The classes of the problem: two (c0, c1), the binary problem, c1 becoming label 1; "
+        "or up to ten (e.g. 0 1 2, or all: every class of the dataset), labeled one-vs-all, "
+        "class i of the list becoming label i (docs/method.md §13).",
         flag="--classes",
         url="classes",
         label="classes",

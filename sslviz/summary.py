@@ -63,7 +63,13 @@ def _interval(lo: float, hi: float) -> str:
 def _instance(s: dict, files: str | None = None) -> str:
     """The instance (or the domain instances are drawn from) in one line, from a
     document's settings; ``files``: the instances are files, said so instead."""
-    a, b = s["classes"]
+    cls = list(s["classes"])
+    if len(cls) == 2:
+        classes = f"classes {cls[0]} vs {cls[1]}"
+    elif cls:
+        classes = f"classes {', '.join(map(str, cls[:-1]))} and {cls[-1]} (one-vs-all)"
+    else:
+        classes = "every class (one-vs-all)"
     if files or s.get("data_file"):
         source = files or f"file {s['data_file']}"
         drawn = ""
@@ -73,7 +79,7 @@ def _instance(s: dict, files: str | None = None) -> str:
     reads = registry.family(s["family"]).reads
     graph = f"{s['family']} graph" + (f" (k = {s['k']})" if "k" in reads else "")
     labeling = registry.model(s["labeling"]).described(s, _g)
-    return f"{source}, classes {a} vs {b}{drawn}; {graph}; {labeling}"
+    return f"{source}, {classes}{drawn}; {graph}; {labeling}"
 
 
 def _range(s: dict, symbol: str = "σ") -> str:

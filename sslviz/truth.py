@@ -48,7 +48,7 @@ from sslviz.crossings import (
     refine_roots,
 )
 from sslviz.labeling import SoftLabelModel
-from sslviz.oracle import LabelOracle
+from sslviz.oracle import GapOracle, LabelOracle, true_class_pairs
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import CG_ITERS
 
@@ -105,6 +105,15 @@ class LossCurve:
     parameter : {'sigma', 'r'}
     complete : bool
         False when the evaluation budget stopped the search for hidden crossing pairs.
+    certificates : Certificates or None
+        What a certified search proved (None otherwise).
+    classes : tuple of int or None
+        More than two classes (docs/method.md §13): the original class labels, class index
+        i ↦ ``classes[i]``; None for the binary problem.
+    against : list of ndarray or None
+        More than two classes: for each breakpoint, parallel to ``nodes``, the class index
+        each node wins or loses against there (−1 where its link to L changes); None for
+        the binary problem.
     """
 
     loss: PiecewiseLoss
@@ -121,6 +130,8 @@ class LossCurve:
     parameter: str = "sigma"
     complete: bool = True
     certificates: Certificates | None = None
+    classes: tuple[int, ...] | None = None
+    against: list | None = None
 
     @property
     def exact(self) -> bool:
@@ -264,6 +275,24 @@ def true_loss_curve(
             if tick is not None:
                 tick(hi, len(ev.cache), curve.breakpoints.size, final=True)
             return replace(curve, complete=len(ev.cache) < max_evaluations)
+    deg_changes = _hermite_search(
+        ev, rest, roots, grid_ratio, rtol, touch, max_evaluations, tick, on_event
+    )
+    if on_event is not None:
+        ev.context, ev.cell = "degenerate", (lo, hi)  # _assemble reads right of a change
+    curve = _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
+    if tick is not None:
+        tick(hi, len(ev.cache), curve.breakpoints.size, final=True)
+    certs = _certificates(ev, curve.evaluations)
+    return replace(curve, complete=len(ev.cache) < max_evaluations, certificates=certs)
+
+
+def _hermite_search(
+    ev: LabelOracle, rest, roots, grid_ratio, rtol, touch, max_evaluations, tick, on_event
+) -> list[float]:
+    """The Hermite search (docs/method.md §5.2) of the σ intervals ``rest``: every crossing
+    of 0 of the oracle's functions appended to ``roots`` as ``(σ, index)``; returns the σ
+    where the degenerate set changes."""
     stack = []
     for a0, b0 in rest:
         grid = hermite_grid(a0, b0, grid_ratio)
@@ -307,37 +336,20 @@ def true_loss_curve(
         if crossing.size:
             if on_event is not None:
                 ev.context = "refine"
-            found = refine_roots(ev, crossing, a, b, rtol, on_event)
-            roots.extend(zip(found.tolist(), crossing.tolist(), strict=True))
-    if on_event is not None:
-        ev.context, ev.cell = "degenerate", (lo, hi)  # _assemble reads right of a change
-    curve = _assemble(ev, lo, hi, roots, deg_changes, y_u, t0, rtol)
-    if tick is not None:
-        tick(hi, len(ev.cache), curve.breakpoints.size, final=True)
-    certs = None
-    if certify_cap is not None:
-        fallback = set(ev.fallbacks)
-        certs = Certificates(
-            curve.evaluations,
-            np.array([ev.iterations[s] for s in curve.evaluations], int),
-            np.array([s not in fallback for s in curve.evaluations], bool),
-        )
-    return replace(curve, complete=len(ev.cache) < max_evaluations, certificates=certs)
+            idle = ev.idle(crossing, ea, eb)
+            if idle.any():  # roots that change no node's loss: anywhere in the cell will do
+                x = a - ea[0][crossing[idle]] * (b - a) / (eb[0] - ea[0])[crossing[idle]]
+                roots.extend(zip(x.tolist(), crossing[idle].tolist(), strict=True))
+                crossing = crossing[~idle]
+            found = refine_roots(ev, crossing, a, b, rtol, on_event) if crossing.size else []
+            roots.extend(zip(np.asarray(found).tolist(), crossing.tolist(), strict=True))
+    return deg_changes
 
 
 def _assemble(
     ev: LabelOracle, lo, hi, roots, deg_changes, y_u, t0, rtol, parameter: str = "sigma"
 ) -> LossCurve:
-    events = sorted(
-        [(r, u) for r, u in roots if lo < r < hi] + [(c, -1) for c in deg_changes if lo < c < hi]
-    )
-    # Merge events closer than the location tolerance into one breakpoint.
-    groups: list[list[tuple[float, int]]] = []
-    for e in events:
-        if groups and e[0] - groups[-1][-1][0] <= 2 * rtol * e[0]:
-            groups[-1].append(e)
-        else:
-            groups.append([e])
+    groups = _event_groups(lo, hi, roots, deg_changes, rtol)
     wrong = ev.wrong(lo).copy()
     start = wrong.copy()
     n_u = y_u.size
@@ -360,34 +372,14 @@ def _assemble(
     edges.append(hi)
     loss = PiecewiseLoss(np.array(edges), np.array(values))
     # Check every evaluation against the pieces (evaluations at a breakpoint excluded).
-    inconsistent = 0
     sig = np.array(sorted(ev.cache))
-    brk = loss.breakpoints
     piece_wrong = [start]
     for nd in nodes:
         w = piece_wrong[-1].copy()
         w[nd] ^= True
         piece_wrong.append(w)
-    if sig.size:
-        # Distance to the nearest breakpoint: one of the two around σ's insertion point.
-        near = np.zeros(sig.size, bool)
-        if brk.size:
-            at = np.searchsorted(brk, sig)
-            below = np.abs(brk[np.maximum(at - 1, 0)] - sig)
-            above = np.abs(brk[np.minimum(at, brk.size - 1)] - sig)
-            near = np.minimum(below, above) <= 4 * rtol * sig
-        check = np.flatnonzero(~near)
-        seen = np.array([ev.wrong(s) for s in sig[check]]).reshape(check.size, n_u)
-        expected = np.array(piece_wrong)[loss.piece_index(sig[check])].reshape(check.size, n_u)
-        inconsistent = int(np.count_nonzero((seen != expected).any(axis=1)))
-    deg_ranges = []
-    for a, b in zip(sig[:-1], sig[1:], strict=True):
-        c = int(ev.cache[a][2].sum())
-        if c:
-            if deg_ranges and deg_ranges[-1][1] == a and deg_ranges[-1][2] == c:
-                deg_ranges[-1] = (deg_ranges[-1][0], b, c)
-            else:
-                deg_ranges.append((a, b, c))
+    inconsistent = _inconsistent(loss, piece_wrong, sig, rtol, ev.wrong, n_u)
+    deg_ranges = _degenerate_ranges(sig, lambda a: int(ev.cache[a][2].sum()))
     return LossCurve(
         loss,
         nodes,
@@ -438,3 +430,193 @@ def threshold_loss_curve(
         roots.extend((float(c), int(u)) for u in np.flatnonzero(w != prev))
         prev = w
     return _assemble(ev, lo, hi, roots, [], y_u, t0, 1e-12, parameter="r")
+
+
+@one_thread
+def multiclass_loss_curve(
+    model: SoftLabelModel,
+    y: np.ndarray,
+    classes: tuple[int, ...],
+    sigma_min: float,
+    sigma_max: float,
+    *,
+    rtol: float = 1e-9,
+    grid_ratio: float = 1.05,
+    touch: float = 0.05,
+    solver: str = "exact",
+    cg_iters: int = CG_ITERS,
+    certify_cap: int | None = None,
+    max_evaluations: int = 4000,
+    progress: Callable[[float, str], None] | None = None,
+) -> LossCurve:
+    """The loss of C ≥ 2 classes one-vs-all (argmax of the scores), every breakpoint
+    located to ``rtol`` (docs/method.md §13).
+
+    The Hermite search of :func:`true_loss_curve` runs on the gaps g = F_uτ − F_uc between
+    each node's true class τ and every other class c, which are smooth in σ (the margin
+    F_uτ − max_c F_uc has kinks where the rival changes); a node is right where all its
+    gaps are positive. Assembled by each node's count of negative gaps: a root moves the
+    count by one, a breakpoint is where some count moves between 0 and 1, and the other
+    roots are dropped. Cut-off nodes count as wrong. With ``solver`` 'cg'/'pcg' it runs on
+    the t-iteration scores (Algorithm 4's fast mode one-vs-all), and with ``certify_cap``
+    too on certified scores (every node's top class proven, §13), which give the exact
+    curve's pieces.
+
+    Parameters
+    ----------
+    model : SoftLabelModel
+        With :meth:`SoftLabelModel.scores`.
+    y : ndarray of shape (n,)
+        Class indices in {0, …, C − 1} of every point (the instance's ``y``).
+    classes : tuple of int
+        The original labels (C of them), kept in the curve.
+    sigma_min, sigma_max, rtol, grid_ratio, touch, solver, cg_iters, certify_cap,
+    max_evaluations, progress
+        As :func:`true_loss_curve`.
+
+    Returns
+    -------
+    LossCurve
+        With ``classes`` and ``against`` set.
+    """
+    t0 = time.perf_counter()
+    caller = "multiclass_loss_curve"
+    lo, hi = check_sigma_range(sigma_min, sigma_max, caller)
+    rtol = check_real("rtol", rtol, caller, low=1e-15, high=1e-3)
+    grid_ratio = check_real("grid_ratio", grid_ratio, caller, low=1.0, closed="neither")
+    y = np.asarray(y)
+    C = len(classes)
+    pairs = true_class_pairs(y[model.unlabeled_idx], C)
+    ev = GapOracle(model, y, C, pairs, solver, cg_iters, certify_cap)
+    tick = SearchProgress(progress, lo, hi) if progress is not None else None
+    roots: list[tuple[float, int]] = []
+    deg_changes = _hermite_search(
+        ev, [(lo, hi)], roots, grid_ratio, rtol, touch, max_evaluations, tick, None
+    )
+    curve = _assemble_classes(ev, lo, hi, roots, deg_changes, t0, rtol)
+    if tick is not None:
+        tick(hi, len(ev.cache), curve.breakpoints.size, final=True)
+    return replace(
+        curve,
+        complete=len(ev.cache) < max_evaluations,
+        classes=tuple(classes),
+        certificates=_certificates(ev, curve.evaluations),
+    )
+
+
+def _certificates(ev: LabelOracle, evaluations: np.ndarray) -> Certificates | None:
+    """What a certified search proved at each σ it evaluated (None: not certified)."""
+    if ev.certify_cap is None:
+        return None
+    fallback = set(ev.fallbacks)
+    return Certificates(
+        evaluations,
+        np.array([ev.iterations[s] for s in evaluations], int),
+        np.array([s not in fallback for s in evaluations], bool),
+    )
+
+
+def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol) -> LossCurve:
+    """:func:`_assemble` for the true-class gaps of :class:`GapOracle`: a node is right
+    while none of its gaps is negative; the breakpoints are the events that flip some
+    node's rightness, the other roots are dropped."""
+    groups = _event_groups(lo, hi, roots, deg_changes, rtol)
+    n_u = ev.y_u.size
+    per_node = ev.n_classes - 1
+
+    def positive(sigma: float) -> np.ndarray:  # (n_u, C − 1): which gaps are positive
+        return (ev(sigma)[0] > 0).reshape(n_u, per_node)
+
+    signs = positive(lo).copy()
+    deg = ev.scores[lo][1].copy()
+    wrong = deg | ~signs.all(axis=1)
+    start = wrong.copy()
+    edges, values, nodes, against = [lo], [wrong.mean() if n_u else 0.0], [], []
+    piece_wrong = [start]
+    for g in groups:
+        x = g[-1][0]
+        rival: dict[int, int] = {}
+        for _, p in g:
+            if p >= 0:
+                u, k = divmod(p, per_node)
+                signs[u, k] ^= True
+                rival[u] = int(ev.b[p])
+        if any(p < 0 for _, p in g):  # degenerate-set change: read the right side
+            right = x * (1 + rtol)
+            signs, deg = positive(right).copy(), ev.scores[right][1].copy()
+        count = (~signs).sum(axis=1)
+        after = deg | (count > 0)
+        changed = after != wrong
+        wrong = after
+        if not changed.any():
+            continue
+        moved = np.flatnonzero(changed)
+        edges.append(float(g[len(g) // 2][0]))  # an event value, not an average
+        values.append(wrong.mean())
+        nodes.append(moved)
+        against.append(np.array([rival.get(int(u), -1) for u in moved], np.int64))
+        piece_wrong.append(wrong.copy())
+    edges.append(hi)
+    loss = PiecewiseLoss(np.array(edges), np.array(values))
+    sig = np.array(sorted(ev.cache))
+    inconsistent = _inconsistent(loss, piece_wrong, sig, rtol, ev.wrong, n_u)
+    deg_ranges = _degenerate_ranges(sig, lambda a: int(ev.scores[a][1].sum()))
+    return LossCurve(
+        loss,
+        nodes,
+        start,
+        deg_ranges,
+        sig,
+        ev.solves,
+        ev.matvecs,
+        ev.factorizations,
+        time.perf_counter() - t0,
+        ev.solver,
+        inconsistent,
+        against=against,
+    )
+
+
+def _event_groups(lo, hi, roots, deg_changes, rtol) -> list[list[tuple[float, int]]]:
+    """The roots ``(σ, index)`` and the changes of the degenerate set ``(σ, −1)`` inside
+    (lo, hi), sorted, events closer than the location tolerance merged into one group."""
+    events = sorted(
+        [(r, u) for r, u in roots if lo < r < hi] + [(c, -1) for c in deg_changes if lo < c < hi]
+    )
+    groups: list[list[tuple[float, int]]] = []
+    for e in events:
+        if groups and e[0] - groups[-1][-1][0] <= 2 * rtol * e[0]:
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+    return groups
+
+
+def _inconsistent(loss, piece_wrong, sig, rtol, wrong_at, n_u) -> int:
+    """Evaluated σ (away from every breakpoint) whose misclassified set is not its piece's."""
+    if not sig.size:
+        return 0
+    brk = loss.breakpoints
+    near = np.zeros(sig.size, bool)
+    if brk.size:
+        at = np.searchsorted(brk, sig)
+        below = np.abs(brk[np.maximum(at - 1, 0)] - sig)
+        above = np.abs(brk[np.minimum(at, brk.size - 1)] - sig)
+        near = np.minimum(below, above) <= 4 * rtol * sig
+    check = np.flatnonzero(~near)
+    seen = np.array([wrong_at(s) for s in sig[check]]).reshape(check.size, n_u)
+    expected = np.array(piece_wrong)[loss.piece_index(sig[check])].reshape(check.size, n_u)
+    return int(np.count_nonzero((seen != expected).any(axis=1)))
+
+
+def _degenerate_ranges(sig, count) -> list:
+    """Runs of evaluated σ with the same positive number ``count(σ)`` of cut-off nodes."""
+    out = []
+    for a, b in zip(sig[:-1], sig[1:], strict=True):
+        c = count(a)
+        if c:
+            if out and out[-1][1] == a and out[-1][2] == c:
+                out[-1] = (out[-1][0], b, c)
+            else:
+                out.append((a, b, c))
+    return out

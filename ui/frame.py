@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from sslviz.specs import ProblemSpec
 from ui import nav, presenter, sidebar
 
 _CALLS = itertools.count()  # the calls of page() in this server process
@@ -27,21 +28,46 @@ def _freeze_long_lived() -> None:
         gc.freeze()
 
 
+def two_classes_yet(classes: tuple[int, ...]) -> str | None:
+    """The one line a page that handles two classes shows for more classes (docs/method.md
+    §13), None for two."""
+    if len(classes) == 2:
+        return None
+    asked = (
+        "every class of the dataset"
+        if not classes
+        else f"{len(classes)} classes ({', '.join(map(str, classes[:-1]))} and {classes[-1]})"
+    )
+    return (
+        f"This page handles two classes yet, and the settings ask for {asked}: pick two "
+        "classes in the sidebar (on the command line, sslviz loss and sslviz intervals take "
+        "up to ten)."
+    )
+
+
 def page(
     heading: str,
     caption: str | Callable[[Any], str] | None = None,
     *,
     stop_on_errors: bool = True,
+    many_classes: bool = False,
 ) -> Any:
     """The frame every page shares: the sidebar (with the open tour and presenter mode),
     the page's ``heading`` and ``caption`` (a text, or a function of the sidebar's state;
     placed by :func:`ui.presenter.heading`) and, unless ``stop_on_errors`` is False, the
-    sidebar's errors, which stop the page. Returns the sidebar's state
-    (:func:`ui.sidebar.sidebar`)."""
+    sidebar's errors, which stop the page. A page that does not handle more than two
+    classes (``many_classes`` False) stops there with one line (:func:`two_classes_yet`).
+    Returns the sidebar's state (:func:`ui.sidebar.sidebar`)."""
     _freeze_long_lived()
     nav.ensure_declared()
     state = sidebar.sidebar()
     presenter.heading(heading, caption(state) if callable(caption) else caption)
+    if not many_classes:
+        default = ProblemSpec.__dataclass_fields__["classes"].default
+        line = two_classes_yet(tuple(state.cfg.get("classes", default)))
+        if line is not None:
+            st.info(line, icon=":material/info:")
+            st.stop()
     if stop_on_errors and not state.show_errors():
         st.stop()
     return state

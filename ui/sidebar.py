@@ -382,6 +382,20 @@ def sidebar() -> AppSettings:
         if target is None
         else (target.columns(2) if max(map(len, labels.values())) <= 10 else (target, target))
     )
+    if len(pair) != 2:  # more classes (a link's classes=0,1,2 or all): one multiselect
+        places = ()
+        if target is not None:
+            shown = list(pair) or classes  # all: every class of the dataset
+            chosen = target.multiselect(
+                "classes (one-vs-all; two for every page)",
+                classes,
+                default=[c for c in shown if c in classes],
+                max_selections=S.MAX_CLASSES,
+                help=row.help,
+                format_func=labels.__getitem__,
+            )
+            if len(chosen) < 2:
+                chosen = list(shown)
     for i, col in enumerate(places):
         key = f"w_classes_{i}"
         value = st.session_state.get(key)  # re-seeded every run: see widget()
@@ -389,6 +403,9 @@ def sidebar() -> AppSettings:
         chosen[i] = col.selectbox(
             f"class c{i}", classes, key=key, help=row.help, format_func=labels.__getitem__
         )
+    if len(chosen) == 2 and len(pair) != 2:  # back to two: the pickers start from them
+        for i in range(2):
+            st.session_state[f"w_classes_{i}"] = chosen[i]
     cfg["classes"] = tuple(chosen)
     _changed_notice(sb)
     c0, c1, note = _pair(sb)

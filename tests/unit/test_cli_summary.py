@@ -393,7 +393,7 @@ def test_an_out_folder_that_does_not_exist_is_refused_before_any_work(tmp_path):
         ([], "give a command: loss, condition, intervals, regret or learn"),
         (["loss", "--family", "x"], "--family x: choose complete, knn, mutual-knn or threshold"),
         (["loss", "--n", "abc"], "--n abc: not a whole number"),
-        (["loss", "--classes", "1"], "--classes: give 2 values"),
+        (["loss", "--classes", "1"], "--classes must name 2 to 10 different classes"),
         (["loss", "--n"], "--n: give a value"),
         (["loss", "--bogus"], "unknown option --bogus"),
         (["condition", "--sigmas", "7:1:3"], "--sigmas 7:1:3: X must be above 0 and below Y"),

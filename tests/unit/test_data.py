@@ -338,7 +338,7 @@ def test_options_are_keyword_only(digits):
     [
         ({"classes": (0, 12)}, InvalidParameterError, r"^classes .* are 0, 1, .*; 12 is not among"),
         ({"classes": (3, 3)}, InvalidParameterError, r"^classes must name two different classes"),
-        ({"classes": (0,)}, TypeError, r"^classes must be a pair of class labels"),
+        ({"classes": (0,)}, InvalidParameterError, r"^classes names one class only \(0\)"),
         (
             {"n": 10_000},
             InvalidParameterError,

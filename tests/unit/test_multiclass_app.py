@@ -1,0 +1,40 @@
+"""The app with more than two classes (docs/method.md §13): every page either works or
+says in one line that it handles two classes yet, never a traceback; the sidebar's
+multiselect takes the settings back to two classes."""
+
+import pytest
+from apptest_helpers import HOME, PAGES, start
+
+from ui.frame import two_classes_yet
+
+QUERY = {"classes": "0,1,2", "n": "60", "labeled": "6"}
+
+
+@pytest.mark.parametrize("page", sorted(PAGES.values()))
+def test_each_page_says_it_handles_two_classes_yet(page):
+    at = start(page, QUERY)
+    assert not at.exception
+    assert [i.value for i in at.info] == [two_classes_yet((0, 1, 2))]
+    assert not at.get("plotly_chart")
+
+
+def test_home_page_works_with_three_classes():
+    at = start(HOME[1], QUERY)
+    assert not at.exception and not at.error
+    (ms,) = at.multiselect
+    assert ms.value == [0, 1, 2]
+
+
+def test_all_classes_are_named_in_the_line():
+    at = start(PAGES["loss"], {"classes": "all"})
+    assert not at.exception
+    assert [i.value for i in at.info] == [two_classes_yet(tuple(range(10)))]
+
+
+def test_two_classes_in_the_multiselect_bring_the_page_back():
+    at = start(PAGES["loss"], QUERY)
+    at.multiselect[0].set_value([0, 1]).run()
+    assert not at.exception
+    assert two_classes_yet((0, 1, 2)) not in [i.value for i in at.info]
+    assert at.get("plotly_chart")
+    assert at.query_params["classes"] in ("0,1", ["0,1"])
