@@ -86,6 +86,7 @@ class SpreadingModel(SoftLabelModel):
     requirement = "a Gaussian graph family"
     system_label = "I − αS"
     nested_iterates = True
+    sklearn_estimator = "LabelSpreading"
 
     @classmethod
     def accepts(cls, family) -> bool:
