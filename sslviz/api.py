@@ -26,7 +26,7 @@ import numpy as np
 
 from sslviz._validation import InvalidParameterError
 from sslviz.piecewise import PiecewiseLoss
-from sslviz.specs import ProblemSpec, default  # noqa: E402  (the settings' one table)
+from sslviz.specs import ProblemSpec, default
 
 _DEFAULTS = {
     name: default(ProblemSpec, name)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from reference import instance, weights
 from sklearn.semi_supervised import LabelPropagation, LabelSpreading
+from test_truth import _brute_roots
 
 from sslviz import registry
 from sslviz.algorithm4 import sweep
@@ -112,31 +113,16 @@ def test_check_model_passes():
     check_model(SpreadingModel)
 
 
-def _brute_roots(fun, lo, hi, n_grid=3001):
-    """Sign changes of fun(σ) − ½ on a grid, bisected to 1e-13 relative."""
-    s = np.linspace(lo, hi, n_grid)
-    H = np.array([fun(x) for x in s]) - 0.5
-    roots = []
-    for i in range(n_grid - 1):
-        for u in np.flatnonzero(np.sign(H[i]) != np.sign(H[i + 1])):
-            a, b, ha = s[i], s[i + 1], H[i, u]
-            while b - a > 1e-13 * b:
-                m = 0.5 * (a + b)
-                hm = fun(m)[u] - 0.5
-                a, ha, b = (m, hm, b) if np.sign(hm) == np.sign(ha) else (a, ha, m)
-            roots.append(0.5 * (a + b))
-    return np.sort(roots)
-
-
 @pytest.mark.parametrize("family", ["complete", "knn"])
-@pytest.mark.slow  # a 3,001-point grid of dense closed forms
+@pytest.mark.slow  # a 4,001-point grid of dense closed forms
 def test_exact_curve_matches_brute_force(family):
     X, labeled, y = instance(seed=1, n=40, offset=0.8)
     model = _model(X, labeled, y, family)
     y_u = y[~labeled]
     lo, hi = 0.15, 2.0
     curve = true_loss_curve(model, y_u, lo, hi)
-    brute = _brute_roots(lambda s: _closed_form(X, labeled, y, s, family, 5, 0.2), lo, hi)
+    roots = _brute_roots(lambda s: _closed_form(X, labeled, y, s, family, 5, 0.2), lo, hi)
+    brute = np.array([r for r, _ in roots])
     assert brute.size >= 2, "the instance should have crossings"
     np.testing.assert_allclose(curve.breakpoints, brute, rtol=1e-8)
     for sigma in np.linspace(lo, hi, 37):
