@@ -38,7 +38,7 @@ export        every result → dict / DataFrame: one JSON schema for the CLI and
 plots         Plotly figure builders, one module per view; animation: the players
 summary       what a command computed, in a few plain lines read off its JSON document
 cli           the ``sslviz`` command, options generated from the specs
-api           the Python API on a user's arrays: ``sslviz.loss_curve``, ``sslviz.intervals``
+api           the Python API on arrays: ``sslviz.loss_curve``, ``intervals``, ``condition``
               (imported on first use; docs/python.md)
 sklearn       ExactGammaSearchCV, scikit-learn's γ chosen by exact cross-validation
 
@@ -57,7 +57,7 @@ __version__ = "0.1.0"
 
 _pin_process()
 
-_API = ("loss_curve", "intervals")
+_API = ("loss_curve", "intervals", "condition")
 """The Python API's functions (:mod:`sslviz.api`), imported on first use."""
 
 

@@ -634,3 +634,114 @@ def intervals(
             else loss_intervals_figure(search(problem, lo, hi), res, rows=rows)
         ),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class ConditionResult:
+    """κ of the model's system and CG's behaviour on a σ grid (:func:`condition`).
+
+    Attributes
+    ----------
+    sigma, kappa : ndarray of shape (points,)
+        The grid and κ there (κ(I − P_UU), κ(A), κ(I − αS): the model's system).
+    iterations_needed : ndarray of shape (points,)
+        CG iterations to a relative residual of 1e-6 (a value with ``reached`` False is
+        its cap: "> cap").
+    reached : ndarray of shape (points,), bool
+    document : dict
+        ``sslviz condition``'s JSON document (:meth:`to_dict`).
+    """
+
+    sigma: np.ndarray
+    kappa: np.ndarray
+    iterations_needed: np.ndarray
+    reached: np.ndarray
+    document: dict = field(repr=False)
+    _figure: Any = field(repr=False)
+
+    def figure(self):
+        """√κ against σ (the conditioning page's figure)."""
+        return self._figure()
+
+    def to_dict(self) -> dict:
+        return self.document
+
+    def __repr__(self) -> str:
+        return (
+            f"ConditionResult(κ from {self.kappa.min():.4g} to {self.kappa.max():.4g} on "
+            f"{self.sigma.size} σ in [{self.sigma[0]:.4g}, {self.sigma[-1]:.4g}])"
+        )
+
+    def _repr_html_(self) -> str:
+        needed = [
+            f"{int(t)}" if ok else f"> {int(t)}"
+            for t, ok in zip(self.iterations_needed, self.reached, strict=True)
+        ]
+        cells = "".join(
+            f"<tr><td>{s:.4g}</td><td>{k:.4g}</td><td>{t}</td></tr>"
+            for s, k, t in zip(self.sigma, self.kappa, needed, strict=True)
+        )
+        head = "<tr><th>σ</th><th>κ</th><th>CG iterations needed</th></tr>"
+        return f"<p>{html.escape(repr(self))}</p><table>{head}{cells}</table>"
+
+
+def condition(
+    X: Any,
+    y: Any,
+    *,
+    labeled: Any = None,
+    family: str = _DEFAULTS["family"],
+    k: int = _DEFAULTS["k"],
+    labeling: str = _DEFAULTS["labeling"],
+    alpha: float = _DEFAULTS["alpha"],
+    subset: int = _DEFAULTS["subset"],
+    lam: float = _DEFAULTS["lam"],
+    seed: int = _DEFAULTS["seed"],
+    sigma_range: Sequence[float] | None = None,
+    gamma_range: Sequence[float] | None = None,
+    points: int = 40,
+    solver: str = "cg",
+    cg_iters: int = 20,
+) -> ConditionResult:
+    """κ of the model's system, the CG iterations it needs and CG-t's largest soft-label
+    error at ``points`` σ evenly spaced over the range (docs/method.md §7).
+
+    The arguments are :func:`loss_curve`'s (the labels of the unlabeled points are not
+    read: y may hold −1) and the conditioning view's: ``points``, ``solver`` ('cg' or
+    'pcg'), ``cg_iters`` (t).
+
+    Returns
+    -------
+    ConditionResult
+    """
+    import time
+
+    from sslviz.conditioning import condition_curve
+    from sslviz.export import condition_document
+    from sslviz.plots import condition_figure
+    from sslviz.specs import ConditionSettings
+
+    inputs = check_inputs(X, y, labeled)
+    chosen = instance_settings(
+        family=family, k=k, labeling=labeling, alpha=alpha, subset=subset, lam=lam, seed=seed
+    )
+    problem = _problem(inputs, chosen)
+    lo, hi = _range(problem, sigma_bounds(sigma_range, gamma_range))
+    view = ConditionSettings(points=points, solver=solver, cg_iters=cg_iters)
+    t0 = time.perf_counter()
+    curve = condition_curve(
+        problem.model,
+        np.linspace(lo, hi, view.points),
+        solver=view.solver,
+        cg_iters=view.cg_iters,
+        rtol=view.rtol,
+    )
+    doc = condition_document(problem, curve, view, time.perf_counter() - t0)
+    return ConditionResult(
+        curve.sigma,
+        curve.kappa,
+        curve.iterations_needed,
+        curve.reached,
+        doc,
+        lambda: condition_figure({problem.spec.family: curve}),
+    )

@@ -99,6 +99,33 @@ def test_intervals_is_the_command_lines_document(tmp_path):
 
 
 @pytest.mark.slow  # three folds' curves and 50 solves per fold (about 6 s)
+@pytest.mark.slow  # the conditioning grid twice (about 2 s)
+def test_condition_is_the_command_lines_document(tmp_path):
+    X, y, labeled = _data(seed=3)
+    np.savez(tmp_path / "inst.npz", X=X, y=y, labeled=labeled)
+    result = sslviz.condition(
+        X,
+        np.where(labeled, y, -1),
+        family="knn",
+        k=5,
+        labeling="spreading",
+        alpha=0.5,
+        sigma_range=(0.5, 4.0),
+        points=8,
+    )
+    args = ["condition", "--data-file", str(tmp_path / "inst.npz"), "--classes", "3", "7"]
+    args += ["--pca", "0", "--family", "knn", "--k", "5", "--labeling", "spreading"]
+    doc = _cli([*args, "--alpha", "0.5", "--sigmas", "0.5:4:8"], tmp_path, "cond")
+    mine = without_timings(result.to_dict())
+    for key in ("data_file", "n", "n_labeled"):
+        mine["settings"].pop(key), doc["settings"].pop(key)
+    assert mine == doc
+    assert np.all(result.kappa <= (1 + 0.5) / (1 - 0.5) + 1e-9) and result.sigma.size == 8
+    assert result._repr_html_().count("<tr>") == 9
+    assert [t.name for t in result.figure().data] == ["√κ (knn)"]
+
+
+@pytest.mark.slow  # three folds' curves and 50 solves per fold (about 6 s)
 def test_cross_validated_loss_is_exact_against_solves(tmp_path):
     """With −1 for the unlabeled points: each fold's error rate, from per-node breakpoints,
     equals the fold's own exact solves at σ across the range, and the curve their mean."""
@@ -179,7 +206,7 @@ def test_notebook_view_and_lazy_import():
     code = "import sys, sslviz; print('sslviz.api' in sys.modules, callable(sslviz.loss_curve))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.split() == ["False", "True"]
-    assert {"loss_curve", "intervals"} <= set(dir(sslviz))
+    assert {"loss_curve", "intervals", "condition"} <= set(dir(sslviz))
 
 
 @pytest.mark.slow  # the example runs every entry point (about 30 s)
