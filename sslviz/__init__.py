@@ -62,6 +62,10 @@ _API = ("loss_curve", "intervals", "condition")
 
 
 def __getattr__(name: str):
+    if name == "intervals":  # the module of that name, callable as api.intervals
+        import sslviz.intervals
+
+        return sslviz.intervals
     if name in _API:
         from sslviz import api
 

@@ -3,6 +3,7 @@ same instance, σ or γ, the exact cross-validated loss against solves at many �
 words, the notebook's view, and docs/python.md's example run as written."""
 
 import contextlib
+import importlib
 import io
 import json
 import re
@@ -207,6 +208,8 @@ def test_notebook_view_and_lazy_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.split() == ["False", "True"]
     assert {"loss_curve", "intervals", "condition"} <= set(dir(sslviz))
+    module = importlib.import_module("sslviz.intervals")  # Algorithm 4's public names
+    assert sslviz.intervals is module and module.sweep is not None and callable(module)
 
 
 @pytest.mark.slow  # the example runs every entry point (about 30 s)
