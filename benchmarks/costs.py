@@ -3,13 +3,15 @@ machine, fit the constants, and compare the estimates with measured wall times.
 
 Command: ``python benchmarks/costs.py`` (about 5 minutes; ``--check``: only the table,
 with the module's constants, about 3 minutes). It prints the fitted
-``CONSTANTS`` (paste them into ``sslviz/costs.py``), writes ``benchmarks/results/costs.json``
-and ``costs.md`` (estimate vs measured on ~10 configurations, with the ratio). The check
+``CONSTANTS``, writes them into ``sslviz/costs.json`` (which ``sslviz.costs`` reads; a full
+run only), ``benchmarks/results/costs.json`` and ``costs.md`` (estimate vs measured on ~10
+configurations, with the ratio). The check
 table uses the fitted constants, so it shows how good the model is, not the module's copy.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import replace
@@ -298,7 +300,7 @@ def main() -> None:
         (
             "Constants of `sslviz/costs.py` (from the last full run):"
             if "--check" in sys.argv
-            else "Fitted constants (paste them into `sslviz/costs.py`):"
+            else "Fitted constants (written into `sslviz/costs.json`):"
         ),
         "",
         "```",
@@ -317,6 +319,10 @@ def main() -> None:
         f"{time.perf_counter() - t0:.0f} s in all.",
     ]
     write("costs", {"machine": machine(), "constants": fitted, "checks": table}, "\n".join(md))
+    if "--check" not in sys.argv:  # the module's constants: the fitted ones, hand-measured kept
+        doc = json.loads(costs.CONSTANTS_FILE.read_text())
+        doc["constants"] = costs.CONSTANTS | fitted
+        costs.CONSTANTS_FILE.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

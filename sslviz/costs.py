@@ -17,10 +17,9 @@ operations times a per-operation cost measured on this machine:
 * a few measured correction factors (``truth_factor``, ``sweep_factor``: measured time over
   counts × unit cost) absorb what the counts leave out (derivatives, refinements, Python).
 
-The constants in :data:`CONSTANTS` are written from a run of ``benchmarks/costs.py``,
-which also prints the estimate against the measured time on ~10 configurations (within a
-factor of about 2–3; see ``benchmarks/results/costs.md``). Rerun it after a speed-up and
-paste its ``CONSTANTS`` here.
+The constants in :data:`CONSTANTS` are read from ``sslviz/costs.json``, which a run of
+``benchmarks/costs.py`` writes; it also prints the estimate against the measured time on ~10
+configurations (``benchmarks/results/costs.md``). Rerun it after a speed-up.
 
 No Streamlit here: the app's caps (``ui.caps``) and auto-run budgets (``ui.cache``)
 call these functions.
@@ -28,8 +27,10 @@ call these functions.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -41,59 +42,11 @@ from sslviz.specs import (
     SweepSettings,
 )
 
-# Fitted by `python benchmarks/costs.py` on this machine (2 cores, 2026-11-23, fashion-MNIST
-# 3 vs 8); rerun it to recalibrate after a speed-up and paste its CONSTANTS here.
-CONSTANTS: dict[str, float] = {
-    "dense_lu": 2.45e-11,  # s per n_U³ of a dense solve (LU) of the harmonic system
-    "sparse_lu": 3.6e-08,  # s per n_U^1.5·k of a sparse exact solve (kNN)
-    "dense_mv": 2.1e-10,  # s per n_U² of a dense matrix-vector product
-    "sparse_mv": 2.63e-09,  # s per stored entry (n·k) of a sparse product
-    "weights": 1.01e-08,  # s per weight entry formed at one σ
-    "overhead": 0.000175,  # s of Python per σ evaluation
-    "eig_factor": 4.46,  # a dense eigenvalue computation ≈ this many dense LUs
-    "build": 2.2e-07,  # s per n·d of building an instance (PCA, neighbours)
-    "truth_base": 82.9,  # exact loss curve: σ evaluations at any n
-    "truth_per_node": 0.0152,  # … plus this many × n_U^power per unit width (complete)
-    "truth_power": 1.7,
-    "truth_per_node_sparse": 6.56e-08,  # … (kNN: far fewer breakpoints)
-    "truth_power_sparse": 2.5,
-    "cheb_per_cell": 33.0,  # Chebyshev search (complete, n_U ≥ 200): σ evaluations per cell
-    "cheb_per_node": 0.035,  # … plus this many per unlabeled node
-    # Sparse graphs from 1,500 unlabeled nodes (not fitted by the run above: measured by
-    # hand, Fashion-MNIST kNN-6 n = 2000–12,000, `benchmarks/exact_knn.py`): 97 evaluations
-    # on most instances, 385 where cells need GTH; 0.5–0.9 × one evaluation's cost each.
-    "cheb_per_node_sparse": 0.005,
-    "cheb_factor_sparse": 0.7,
-    "truth_factor": 1.62,  # measured time / (evaluations × one evaluation), complete
-    "truth_factor_sparse": 3.3,  # … kNN
-    "fast_base": 0.0,  # Algorithm 4 fast mode: solves at any n
-    "fast_per_node": 12.5,  # … plus this many × n_U^power per unit width (complete)
-    "fast_power": 0.8,
-    "fast_per_node_sparse": 14.5,
-    "fast_power_sparse": 0.7,
-    # The kNN power law is fitted up to n_U = 2000. Larger graphs (whole class pools) have
-    # fewer solves, not more: 230–1,332 measured at n = 4000–12,000 (716 on Fashion-MNIST
-    # T-shirt vs Trouser, 12,000 points, 2026-11-23; 1,594 at n = 6000) against 4,516 at
-    # n = 2000 and still 6,238 at n = 3000 (Fashion-MNIST 3 vs 8, 2026-11-24, where the
-    # power law gives ~3,900); above 4000 unlabeled nodes the estimate is the most
-    # measured there, rounded up.
-    "fast_max_nodes_sparse": 4000.0,
-    "fast_solves_large_sparse": 1400.0,
-    # … and cost less per solve than the fit's small graphs: 3.2 s for the 12,000 points'
-    # 716 solves, compiled search, as the app runs it (pausing to report progress) and as
-    # the CLI does, 0.32 × their unit cost (4.6-5.0 s when a progress callback kept the
-    # search in Python, 2026-11-24).
-    "sweep_factor_large_sparse": 0.32,
-    "sweep_factor": 0.937,  # measured time / (solves × one solve), complete
-    "sweep_factor_sparse": 1.73,
-    "paper_factor": 53.9,  # paper mode: time relative to fast mode (complete)
-    "paper_factor_sparse": 33.1,  # … (kNN: few intervals, short per-node iterations)
-    "trust_t": 60.0,  # trust curve: CG iterations per grid σ (doubling search, CG and PCG)
-    # … on kNN graphs it grows with n_U (measured: about 1,900 per σ at n = 12,000, where
-    # CG and PCG need more than 1,024 iterations at small σ; 40 σ took 40 s)
-    "trust_t_per_node_sparse": 0.16,
-    "cond_t": 60.0,  # condition curve: CG iterations per grid σ to reach the tolerance
-}
+CONSTANTS_FILE = Path(__file__).with_name("costs.json")
+"""The measured constants, with a note on each one measured by hand: written by
+``python benchmarks/costs.py`` (never pasted here)."""
+CONSTANTS: dict[str, float] = json.loads(CONSTANTS_FILE.read_text())["constants"]
+"""Seconds per operation and evaluation counts (their units in :data:`CONSTANTS_FILE`'s notes)."""
 
 DENSE_COPIES = 6
 """Dense n×n float64 arrays a complete-graph instance holds at once (distances, weights,

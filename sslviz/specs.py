@@ -375,7 +375,8 @@ class SigmaRange(Spec):
         None,
         Optional(Float(0.0, None, "neither"), "the range suggested by the data"),
         "σ_min of the bandwidth range (r_min for the threshold family), in PCA-space "
-        "distance units.",
+        "distance units. Each edge weighs exp(−d²/σ²) (σ², not 2σ²; no self-loops), so "
+        "scikit-learn's RBF γ is 1/σ².",
         flag="--sigma-min",
         url="sigma_min",
         label="σ_min",

@@ -401,28 +401,11 @@ def trust_solver(settings: SweepSettings) -> str:
 # -- page helpers of the loss page (plain functions: cheap, nothing cached) --------------------
 
 
-COMPARISONS = dict(
-    zip(
-        views.COMPARISONS,
-        (
-            None,
-            dict(solver="cg", cg_iters=5),
-            dict(solver="cg", cg_iters=50),
-            "mode",
-            dict(solver="exact"),
-        ),
-        strict=True,
-    )
-)
-"""The loss page's "compare with" choices (LossView.compare, labels from its table row) →
-the changes they make, in the row's order."""
-
-
 def comparison(settings: SweepSettings, choice: str) -> SweepSettings | None:
     """The settings the "compare with" ``choice`` runs (None: no comparison). 'other mode'
     is the other of fast and paper mode; a change the certified search cannot take (paper
     mode, an exact solver) compares with the uncertified search."""
-    change = COMPARISONS[choice]
+    change = views.COMPARISON_CHANGES[choice]
     if change is None:
         return None
     if change == "mode":

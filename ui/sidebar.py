@@ -414,9 +414,9 @@ def sidebar() -> AppSettings:
             key="w_large",
             on_change=_large_toggled,
             args=(min(pool, caps.MAX_LARGE_N),),
-            help=f"Above {caps.MAX_N:,} points (this server's usual cap), sparse graphs only. The "
-            "exact loss of 12,000 points takes about half a minute here; each page shows "
-            "its estimate below, its progress while it runs, and a Stop button.",
+            help=f"Above {caps.MAX_N:,} points (this server's usual cap), sparse graphs only. "
+            "Each page shows the time it estimates for its computation below, its progress "
+            "while it runs, and a Stop button.",
         )
         estimate_slot = sb.empty()
     c0, c1, note = _pair(sb)

@@ -9,7 +9,16 @@ from sslviz import specs as S
 from sslviz.settings import Choice, Float, Int, Optional, Setting, Spec, Tuple
 from sslviz.specs import COMPARED_FAMILIES, FEEDBACK_MODELS, GAUSSIAN_FAMILIES, SOLVERS
 
-COMPARISONS: tuple[str, ...] = ("nothing", "CG t = 5", "CG t = 50", "other mode", "exact solver")
+COMPARISON_CHANGES: dict[str, dict[str, object] | str | None] = {
+    "nothing": None,
+    "CG t = 5": {"solver": "cg", "cg_iters": 5},
+    "CG t = 50": {"solver": "cg", "cg_iters": 50},
+    "other mode": "mode",
+    "exact solver": {"solver": "exact"},
+}
+"""The loss page's "compare with" choices → the sweep settings each changes (None: no
+comparison; 'mode': the other of fast and paper mode). One table: the choices are its keys."""
+COMPARISONS: tuple[str, ...] = tuple(COMPARISON_CHANGES)
 SPEED_SIZES: tuple[int, ...] = (50, 100, 200, 300, 500, 1000)
 
 
