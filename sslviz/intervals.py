@@ -5,7 +5,7 @@ against the exact curve (:mod:`sslviz.scoring`) with the cause of every miss
 >>> from sslviz.intervals import score, sweep
 
 Called, the module is the Python API's :func:`sslviz.api.intervals` (``sslviz.intervals(X,
-y, ...)``, docs/python.md): one name for both, whichever was imported first.
+y, ...)``, docs/python.md): one name for both.
 """
 
 import sys
