@@ -443,6 +443,18 @@ def curve_figure(edges, values, *, x_title: str, y_title: str, name: str, folds=
 # --------------------------------------------------------------------------------------
 
 
+def _instance(inputs: Inputs, given: dict) -> tuple[dict, Any, tuple[float, float]]:
+    """The settings, the problem and the σ range of a call whose arguments are ``given``
+    (its ``locals()``: the instance settings and ``sigma_range`` or ``gamma_range``)."""
+    chosen = instance_settings(**{name: given[name] for name in _DEFAULTS})
+    problem = _problem(inputs, chosen)
+    return (
+        chosen,
+        problem,
+        _range(problem, sigma_bounds(given["sigma_range"], given["gamma_range"])),
+    )
+
+
 def instance_settings(**given: Any) -> dict:
     """The instance's settings: ``given`` over sslviz's defaults (:mod:`sslviz.specs`)."""
     return _DEFAULTS | given
@@ -502,11 +514,7 @@ def loss_curve(
     from sslviz.problem import loss_curve as search
 
     inputs = check_inputs(X, y, labeled)
-    chosen = instance_settings(
-        family=family, k=k, labeling=labeling, alpha=alpha, subset=subset, lam=lam, seed=seed
-    )
-    problem = _problem(inputs, chosen)
-    lo, hi = _range(problem, sigma_bounds(sigma_range, gamma_range))
+    chosen, problem, (lo, hi) = _instance(inputs, locals())
     if inputs.truth:
         curve = search(problem, lo, hi)
         doc = loss_document(problem, curve, (lo, hi))
@@ -611,11 +619,7 @@ def intervals(
             "Algorithm 4's intervals carry the loss on the unlabeled points, so it needs "
             "their labels: give every label in y and say which are given with labeled=mask."
         )
-    chosen = instance_settings(
-        family=family, k=k, labeling=labeling, alpha=alpha, subset=subset, lam=lam, seed=seed
-    )
-    problem = _problem(inputs, chosen)
-    lo, hi = _range(problem, sigma_bounds(sigma_range, gamma_range))
+    chosen, problem, (lo, hi) = _instance(inputs, locals())
     settings = SweepSettings(solver=solver, cg_iters=cg_iters, mode=mode, certify=certify)
     res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
     truth = search(problem, lo, hi) if score else None
@@ -722,11 +726,7 @@ def condition(
     from sslviz.specs import ConditionSettings
 
     inputs = check_inputs(X, y, labeled)
-    chosen = instance_settings(
-        family=family, k=k, labeling=labeling, alpha=alpha, subset=subset, lam=lam, seed=seed
-    )
-    problem = _problem(inputs, chosen)
-    lo, hi = _range(problem, sigma_bounds(sigma_range, gamma_range))
+    chosen, problem, (lo, hi) = _instance(inputs, locals())
     view = ConditionSettings(points=points, solver=solver, cg_iters=cg_iters)
     t0 = time.perf_counter()
     curve = condition_curve(
