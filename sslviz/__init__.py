@@ -38,6 +38,9 @@ export        every result → dict / DataFrame: one JSON schema for the CLI and
 plots         Plotly figure builders, one module per view; animation: the players
 summary       what a command computed, in a few plain lines read off its JSON document
 cli           the ``sslviz`` command, options generated from the specs
+api           the Python API on arrays: ``sslviz.loss_curve``, ``intervals``, ``condition``
+              (imported on first use; docs/python.md)
+sklearn       ExactGammaSearchCV, scikit-learn's γ chosen by exact cross-validation
 
 Nothing here imports Streamlit, torch, scikit-learn or Numba at import time (Numba at the
 first call of a compiled kernel: ``sslviz._kernels``), and the default view never imports
@@ -53,3 +56,22 @@ from sslviz._threads import pin_process as _pin_process
 __version__ = "0.1.0"
 
 _pin_process()
+
+_API = ("loss_curve", "intervals", "condition")
+"""The Python API's functions (:mod:`sslviz.api`), imported on first use."""
+
+
+def __getattr__(name: str):
+    if name == "intervals":  # the module of that name, callable as api.intervals
+        import sslviz.intervals
+
+        return sslviz.intervals
+    if name in _API:
+        from sslviz import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'sslviz' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])

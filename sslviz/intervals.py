@@ -3,7 +3,13 @@ against the exact curve (:mod:`sslviz.scoring`) with the cause of every miss
 (:mod:`sslviz.attribution`), and the verdict in words (:mod:`sslviz.sentences`).
 
 >>> from sslviz.intervals import score, sweep
+
+Called, the module is the Python API's :func:`sslviz.api.intervals` (``sslviz.intervals(X,
+y, ...)``, docs/python.md): one name for both.
 """
+
+import sys
+import types
 
 from sslviz.algorithm4 import (
     EVENT_KINDS,
@@ -54,3 +60,15 @@ __all__ = [
     "sweep",
     "verdict",
 ]
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as :func:`sslviz.api.intervals`."""
+
+    def __call__(self, *args, **kwargs):
+        from sslviz.api import intervals
+
+        return intervals(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

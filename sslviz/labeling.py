@@ -388,6 +388,11 @@ class SoftLabelModel:
     """Nonzeros of the graph's system a CG product touches (the work counts' unit), where
     it differs from those of :meth:`work_matrix`."""
 
+    sklearn_estimator: ClassVar[str | None] = None
+    """The scikit-learn estimator (a class name of ``sklearn.semi_supervised``) whose
+    solution this model is on the complete graph with γ = 1/σ², or None
+    (:class:`sslviz.sklearn.ExactGammaSearchCV` reads it)."""
+
     @classmethod
     def accepts(cls, family: Any) -> bool:
         """Whether the model is defined on the graphs of ``family``
@@ -630,6 +635,7 @@ class HarmonicModel(SoftLabelModel):
     system_label = "I − P_UU"
     nested_iterates = True
     cholesky_exact = True
+    sklearn_estimator = "LabelPropagation"  # hard clamping; its self-loops change nothing
 
     def __init__(self, graph: Graph, labeled: np.ndarray, y: np.ndarray) -> None:
         labeled = np.asarray(labeled, bool)

@@ -247,7 +247,11 @@ FAMILIES = Registry(
 MODELS = Registry(
     "labeling model",
     "sslviz.models",
-    ("sslviz.labeling:HarmonicModel", "sslviz.delalleau:DelalleauModel"),
+    (
+        "sslviz.labeling:HarmonicModel",
+        "sslviz.delalleau:DelalleauModel",
+        "sslviz.spreading:SpreadingModel",
+    ),
     "sslviz.checks:check_model",
     instances=False,
 )

@@ -393,6 +393,10 @@ class Setting:
     relevant : callable(spec) -> bool, optional
         False where the setting does not apply (k for the complete graph, λ for the
         harmonic labeling); such values are left out of the URL and the command.
+    written_unread : bool, default=True
+        False: :meth:`Spec.to_dict` (the settings of every JSON document) also leaves the
+        value out where the setting does not apply (a model's own parameter, written only
+        for that model).
     """
 
     default: Any
@@ -402,6 +406,7 @@ class Setting:
     url: str | None = None
     label: str = ""
     relevant: Callable[[Any], bool] | None = None
+    written_unread: bool = True
 
     @property
     def help(self) -> str:
@@ -461,7 +466,8 @@ class Spec:
     def to_dict(self) -> dict:
         return {
             name: list(v) if isinstance(v := getattr(self, name), tuple) else v
-            for name, _ in table(self)
+            for name, row in table(self)
+            if row.written_unread or row.applies(self)
         }
 
 

@@ -13,7 +13,7 @@ re-exported here.
 
 =====================  =======================================================
 :class:`GraphSpec`     graph family and k (Definition 1)
-:class:`LabelingSpec`  harmonic (Algorithm 2) or Delalleau (Algorithm 3), m, λ
+:class:`LabelingSpec`  harmonic (Algorithm 2), Delalleau (Algorithm 3), m, λ; α
 :class:`ProblemSpec`   dataset, classes, n, |L|, seed, PCA + graph + labeling
 :class:`SigmaRange`    [σ_min, σ_max] (None: the range suggested by the data)
 :class:`SweepSettings` solver, t, Algorithm 4's ε, η, step, mode
@@ -224,6 +224,18 @@ _LAM = Setting(
     label="λ",
     relevant=_read_by_model("lam"),
 )
+_ALPHA = Setting(
+    0.2,
+    Float(0.0, 1.0, "neither", "%.3g"),
+    "LabelSpreading's α, strictly between 0 and 1: how much each node takes from its "
+    "neighbours rather than from its own label, F = (1 − α)(I − αS)⁻¹Y (scikit-learn's "
+    "default 0.2).",
+    flag="--alpha",
+    url="alpha",
+    label="α",
+    relevant=_read_by_model("alpha"),
+    written_unread=False,
+)
 _CG_ITERS = Setting(
     20,
     Int(1, 10_000),
@@ -277,12 +289,14 @@ class GraphSpec(Spec):
 
 @dataclass(frozen=True)
 class LabelingSpec(Spec):
-    """Labeling model and its settings (docs/method.md §3); ``seed`` draws Delalleau's Ũ."""
+    """Labeling model and its settings (docs/method.md §3); ``seed`` draws Delalleau's Ũ,
+    ``alpha`` is LabelSpreading's α."""
 
     method: str = _LABELING.field()
     subset: int = _SUBSET.field()
     lam: float = _LAM.field()
     seed: int = _SEED.field()
+    alpha: float = _ALPHA.field()
 
 
 @dataclass(frozen=True)
@@ -355,6 +369,7 @@ class ProblemSpec(Spec):
     labeling: str = _LABELING.field()
     subset: int = _SUBSET.field()
     lam: float = _LAM.field()
+    alpha: float = _ALPHA.field()
     data_root: str | None = Setting(
         None,
         Optional(Text(), "$SSLVIZ_DATA or ~/.cache/sslviz"),
@@ -393,7 +408,7 @@ class ProblemSpec(Spec):
 
     @property
     def labeling_spec(self) -> LabelingSpec:
-        return LabelingSpec(self.labeling, self.subset, self.lam, self.seed)
+        return LabelingSpec(self.labeling, self.subset, self.lam, self.seed, self.alpha)
 
     @property
     def graph_family(self) -> Any:
@@ -520,8 +535,9 @@ class SweepSettings(Spec):
         Flag(),
         "Certified fast mode: at every σ it evaluates, CG/PCG runs on from t iterations until "
         "each node's side of 1/2 is proven (the M-matrix bound, docs/method.md §8), or falls back "
-        "to an exact solve past the cap; every true breakpoint is then found. Fast mode, "
-        "harmonic labeling (Delalleau's system always takes the exact fallback).",
+        "to an exact solve past the cap; every true breakpoint is then found. Fast mode; "
+        "harmonic and LabelSpreading labelings (Delalleau's system always takes the exact "
+        "fallback).",
         flag="--certify",
         url="certify",
         label="certify every side",

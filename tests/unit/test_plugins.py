@@ -260,7 +260,7 @@ def test_each_bad_plugin_is_left_out_in_one_line_naming_it(bad_site):
     # everything else works: the built-ins, and the good plug-in beside the bad ones
     assert type(registry.family("knn")).__module__ == "sslviz.families"
     assert registry.FAMILIES.names() == ("complete", "knn", "mutual-knn", "threshold", TOY_FAMILY)
-    assert registry.MODELS.names() == ("harmonic", "delalleau", TOY_MODEL)
+    assert registry.MODELS.names() == ("harmonic", "delalleau", "spreading", TOY_MODEL)
     assert "lacking" not in S.LABELINGS and "broken" not in S.FAMILIES
 
 

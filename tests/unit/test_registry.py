@@ -33,7 +33,7 @@ def test_the_registries_are_filled_on_first_use_not_at_import():
 
 def test_the_built_ins_in_their_order_and_each_passes_the_full_check():
     assert registry.FAMILIES.names() == ("complete", "knn", "mutual-knn", "threshold")
-    assert registry.MODELS.names() == ("harmonic", "delalleau")
+    assert registry.MODELS.names() == ("harmonic", "delalleau", "spreading")
     assert tuple(S.GAUSSIAN_FAMILIES) == ("complete", "knn", "mutual-knn")
     for family in registry.FAMILIES.values():
         check_family(type(family))
@@ -62,8 +62,9 @@ def test_the_help_of_family_and_labeling_is_each_ones_clause():
     assert all(f.help in family_help for f in registry.FAMILIES.values())
     labeling_help = S.setting(S.ProblemSpec, "labeling").help
     assert labeling_help == (
-        "Harmonic objective (Zhu et al. 2003; Algorithm 2) or Delalleau et al. 2005 "
-        "(Algorithm 3: solve on L ∪ Ũ, extend to the rest of U)."
+        "Harmonic objective (Zhu et al. 2003; Algorithm 2), Delalleau et al. 2005 "
+        "(Algorithm 3: solve on L ∪ Ũ, extend to the rest of U) or LabelSpreading (Zhou et "
+        "al. 2004: F = (1 − α)(I − αS)⁻¹Y, S = D^-½ W D^-½)."
     )
 
 
@@ -171,7 +172,7 @@ def test_a_subclass_that_states_its_name_passes():
     ("attributes", "words"),
     [
         ({"name": "harmonic copy"}, "has no valid name"),
-        ({"reads": ("alpha",)}, "reads the setting 'alpha'"),
+        ({"reads": ("beta",)}, "reads the setting 'beta'"),
         ({"nested_iterates": "yes"}, "has nested_iterates = 'yes'"),
         ({"system_label": None}, "has a system_label that is not a text"),
     ],

@@ -1,0 +1,747 @@
+"""The Python API: sslviz's exact curves on a scikit-learn user's arrays (docs/python.md).
+
+    import sslviz
+    curve = sslviz.loss_curve(X, y, family="knn", k=6, labeling="spreading", alpha=0.2,
+                              sigma_range=(1.0, 7.0))
+    curve.breakpoints, curve.pieces, curve.loss_at(1.3), curve.figure()
+
+X (n, p) is used as given (no PCA); y follows scikit-learn: −1 marks an unlabeled point.
+Where every point's label is known, a ``labeled`` mask says which are given to the model,
+and the loss is the paper's l(σ) on the others. Where the unlabeled points' labels are
+unknown (y holds −1), the loss is the transductive cross-validated loss over the labeled
+points (``cv`` folds: each fold's labels hidden, the model fit on every point with the other
+labels, the fold's points scored), exact over σ as well (:func:`cv_loss`). The weights are
+sslviz's W = exp(−d²/σ²), so scikit-learn's RBF γ is 1/σ²: every function takes
+``sigma_range`` or ``gamma_range``. Two classes for now.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sslviz._validation import InvalidParameterError
+from sslviz.piecewise import PiecewiseLoss
+from sslviz.specs import ProblemSpec, default
+
+_DEFAULTS = {
+    name: default(ProblemSpec, name)
+    for name in ("family", "k", "labeling", "alpha", "subset", "lam", "seed")
+}
+"""The instance settings' defaults, from :mod:`sslviz.specs` (the one place they are set)."""
+
+ARRAYS = "the arrays given in Python"
+"""What the documents' settings write as the data source (``data_file``)."""
+
+
+# --------------------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Inputs:
+    """A user's arrays, checked: X (n, p) floats, y01 (n,) in {0, 1} where known (0 where
+    not), ``labeled`` (n,) bool, ``known`` (n,) bool (the label is known), the two original
+    class labels (sorted; the second is class 1)."""
+
+    X: np.ndarray
+    y01: np.ndarray
+    labeled: np.ndarray
+    known: np.ndarray
+    classes: tuple
+
+    @property
+    def truth(self) -> bool:
+        """Whether every unlabeled point's label is known (the loss on U can be measured)."""
+        return bool(self.known.all())
+
+
+def check_inputs(X: Any, y: Any, labeled: Any = None, *, unlabeled: bool = True) -> Inputs:
+    """Check the arrays of a call (messages in words saying what to change).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+    y : array-like of shape (n,)
+        Integer class labels, −1 for an unlabeled point whose label is unknown.
+    labeled : array-like of shape (n,), bool, optional
+        Which points are labeled; default: those whose y is not −1.
+    unlabeled : bool, default=True
+        Whether some point must be unlabeled (cross-validation over the labeled points
+        needs none).
+    """
+    X = np.asarray(X, dtype=float) if not isinstance(X, np.ndarray) else X.astype(float)
+    if X.ndim != 2 or X.shape[0] < 3:
+        raise InvalidParameterError(
+            f"X must be a table of points, one row each (at least 3 rows); its shape is {X.shape}."
+        )
+    if not np.all(np.isfinite(X)):
+        raise InvalidParameterError(
+            "X holds values that are not finite numbers: drop or fill them."
+        )
+    y = np.asarray(y)
+    if y.shape != (X.shape[0],):
+        raise InvalidParameterError(
+            f"y must hold one label per row of X ({X.shape[0]}); its shape is {y.shape}."
+        )
+    if y.dtype.kind == "f" and np.any(y != np.round(y)):
+        raise InvalidParameterError("y must hold class labels, −1 for unlabeled, not fractions.")
+    if y.dtype.kind not in "biuUSO" and y.dtype.kind != "f":
+        raise InvalidParameterError(
+            "y must hold class labels (numbers or texts), −1 for unlabeled."
+        )
+    known = np.array([not _unlabeled(v) for v in y.tolist()], dtype=bool)
+    if labeled is None:
+        labeled = known
+    else:
+        labeled = np.asarray(labeled)
+        if labeled.dtype != np.bool_ or labeled.shape != y.shape:
+            raise InvalidParameterError(
+                f"labeled must hold one true/false value per row of X ({X.shape[0]})."
+            )
+        if np.any(labeled & ~known):
+            raise InvalidParameterError("labeled marks points whose y is −1: give their labels.")
+    classes = np.unique(y[known])
+    if classes.size != 2:
+        raise InvalidParameterError(
+            f"sslviz's curves take two classes for now; y has {classes.size} "
+            f"({', '.join(str(c) for c in classes.tolist())}): keep two of them."
+        )
+    if not set(classes.tolist()) <= set(np.unique(y[labeled]).tolist()):
+        raise InvalidParameterError("The labeled points must include both classes.")
+    if unlabeled and labeled.all():
+        raise InvalidParameterError("Every point is labeled: leave some unlabeled (y = −1).")
+    y01 = np.where(known, (y == classes[1]).astype(np.int64), 0)
+    return Inputs(X, y01, labeled.copy(), known, tuple(classes.tolist()))
+
+
+def _unlabeled(value: Any) -> bool:
+    """scikit-learn's mark of an unlabeled point: −1 (as a number)."""
+    return not isinstance(value, (str, bytes)) and value == -1
+
+
+def sigma_bounds(
+    sigma_range: Sequence[float] | None, gamma_range: Sequence[float] | None
+) -> tuple[float, float] | None:
+    """The σ range asked for, from ``sigma_range`` or ``gamma_range`` (γ = 1/σ²); None for
+    the suggested one."""
+    if sigma_range is not None and gamma_range is not None:
+        raise InvalidParameterError("Give sigma_range or gamma_range (γ = 1/σ²), not both.")
+    given = sigma_range if sigma_range is not None else gamma_range
+    if given is None:
+        return None
+    name = "sigma_range" if sigma_range is not None else "gamma_range"
+    try:
+        lo, hi = (float(v) for v in given)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be two numbers (low, high).") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and 0 < lo < hi):
+        raise InvalidParameterError(f"{name} must be two positive numbers, low < high.")
+    return (lo, hi) if sigma_range is not None else (1.0 / np.sqrt(hi), 1.0 / np.sqrt(lo))
+
+
+def _spec(inputs: Inputs, settings: dict, labeled: np.ndarray):
+    from sslviz.specs import ProblemSpec
+
+    whole = all(isinstance(c, int) and c >= 0 for c in inputs.classes)
+    return ProblemSpec(
+        data_file=ARRAYS,
+        classes=inputs.classes if whole else (0, 1),
+        n=int(inputs.X.shape[0]),
+        n_labeled=int(labeled.sum()),
+        pca=0,
+        **settings,
+    )
+
+
+def _problem(inputs: Inputs, settings: dict, labeled: np.ndarray | None = None):
+    """The :class:`sslviz.problem.Problem` of the arrays (``labeled`` overrides the mask:
+    a cross-validation fold's instance)."""
+    from sslviz import data, datasets
+    from sslviz.problem import Problem, make_model
+
+    lab = inputs.labeled if labeled is None else labeled
+    spec = _spec(inputs, settings, lab)
+    n = inputs.X.shape[0]
+    ds = datasets.Dataset(ARRAYS, inputs.X, inputs.y01, None, {0: "0", 1: "1"}, lab)
+    inst = data.Instance(inputs.X, inputs.y01, lab, np.arange(n), spec.classes, spec.seed)
+    model = make_model(inputs.X, lab, inputs.y01, spec.graph_spec, spec.labeling_spec)
+    return Problem(spec, ds, inst, model, inputs.y01[model.unlabeled_idx])
+
+
+def _range(problem, bounds: tuple[float, float] | None) -> tuple[float, float]:
+    from sslviz.problem import suggest_sigma_range
+
+    return bounds if bounds is not None else suggest_sigma_range(problem)
+
+
+# --------------------------------------------------------------------------------------
+# Exact cross-validation over σ
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class CVLoss:
+    """The exact transductive cross-validated loss over σ (:func:`cv_loss`).
+
+    Attributes
+    ----------
+    average : sslviz.learn.AverageLoss
+        The mean over folds of each fold's error rate, exact on the merged breakpoints.
+    folds : list of sslviz.learn.InstanceLoss
+        Each fold's wrong count on its points, piece by piece.
+    complete : bool
+        False when some fold's search stopped at its evaluation budget.
+    solves : int
+        Soft-label solves of every fold's search.
+    """
+
+    average: Any
+    folds: list
+    complete: bool
+    solves: int
+
+
+def cv_loss(
+    inputs: Inputs,
+    settings: dict,
+    sigma_min: float,
+    sigma_max: float,
+    folds: Sequence[np.ndarray],
+) -> CVLoss:
+    """Each fold's error rate over σ, exactly, and their mean.
+
+    For each fold (row indices of labeled points) the fold's labels are hidden, the model is
+    built on every point with the other labels, its exact loss curve is searched on
+    [σ_min, σ_max], and the fold's points are scored piece by piece from that curve's
+    per-node breakpoints (each breakpoint lists the nodes whose side changes there, so a
+    fold point's misclassification flips exactly there; docs/method.md §5.1). The mean over
+    folds is :func:`sslviz.learn.average_loss`, exact.
+    """
+    from sslviz.learn import InstanceLoss, average_loss
+    from sslviz.truth import true_loss_curve
+
+    per_fold, complete, solves = [], True, 0
+    for rows in folds:
+        rows = np.asarray(rows, dtype=np.int64)
+        lab = inputs.labeled.copy()
+        lab[rows] = False
+        problem = _problem(inputs, settings, lab)
+        model = problem.model
+        curve = true_loss_curve(model, problem.y_unlabeled, sigma_min, sigma_max)
+        complete &= curve.complete
+        solves += curve.solves
+        at = np.searchsorted(model.unlabeled_idx, rows)
+        mine = np.zeros(model.n_unlabeled, bool)
+        mine[at] = True
+        wrong = curve.wrong_at_start.copy()
+        counts = [int(wrong[mine].sum())]
+        for nodes in curve.nodes:
+            wrong[nodes] ^= True
+            counts.append(int(wrong[mine].sum()))
+        per_fold.append(InstanceLoss(curve.loss.edges, np.array(counts), int(rows.size)))
+    return CVLoss(average_loss(per_fold), per_fold, bool(complete), solves)
+
+
+def label_folds(inputs: Inputs, cv: Any = 5, seed: int = 0) -> list[np.ndarray]:
+    """The labeled rows split into folds by ``cv``: an int (stratified k-fold where each
+    class has that many labeled points, else k-fold; shuffled with ``seed``) or any
+    scikit-learn splitter. Each fold as row indices of X."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    rows = np.flatnonzero(inputs.labeled)
+    y = inputs.y01[rows]
+    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
+        if cv < 2 or cv > rows.size:
+            raise InvalidParameterError(
+                f"cv = {cv} folds: give between 2 and the number of labeled points ({rows.size})."
+            )
+        stratify = np.bincount(y, minlength=2).min() >= cv
+        cv = (StratifiedKFold if stratify else KFold)(int(cv), shuffle=True, random_state=seed)
+    return [rows[test] for _, test in cv.split(np.zeros((rows.size, 1)), y)]
+
+
+# --------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("s" * (n != 1))
+
+
+def _pieces(loss: PiecewiseLoss) -> list[tuple[float, float, float]]:
+    return [
+        (float(a), float(b), float(v))
+        for a, b, v in zip(loss.edges[:-1], loss.edges[1:], loss.values, strict=True)
+    ]
+
+
+def _table(rows: list[tuple[float, float, float]], head: str, at_most: int = 12) -> str:
+    """An HTML table of the first pieces (a notebook's view of a result)."""
+    cells = "".join(
+        f"<tr><td>{lo:.6g}</td><td>{hi:.6g}</td><td>{v:.4g}</td></tr>"
+        for lo, hi, v in rows[:at_most]
+    )
+    more = (
+        f"<tr><td colspan=3>… {len(rows) - at_most} more pieces</td></tr>"
+        if len(rows) > at_most
+        else ""
+    )
+    return (
+        f"<table><tr><th>σ from</th><th>σ to</th><th>{html.escape(head)}</th></tr>"
+        f"{cells}{more}</table>"
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class LossCurveResult:
+    """An exact loss curve over σ (:func:`loss_curve`), as a notebook shows it.
+
+    Attributes
+    ----------
+    loss : sslviz.piecewise.PiecewiseLoss
+        The loss on each piece (fractions in [0, 1]).
+    what : str
+        What the loss measures, in words.
+    document : dict
+        The JSON document (:meth:`to_dict`).
+    """
+
+    loss: PiecewiseLoss
+    what: str
+    document: dict = field(repr=False)
+    _figure: Any = field(repr=False)
+
+    @property
+    def breakpoints(self) -> np.ndarray:
+        """The σ where the loss changes, shape (n_breakpoints,), increasing."""
+        return self.loss.breakpoints
+
+    @property
+    def pieces(self) -> list[tuple[float, float, float]]:
+        """``(σ_lo, σ_hi, loss)`` of each piece, in order (one more than the breakpoints)."""
+        return _pieces(self.loss)
+
+    def loss_at(self, sigma: float | None = None, *, gamma: float | None = None) -> float:
+        """The exact loss at σ (or at γ = 1/σ²)."""
+        if (sigma is None) == (gamma is None):
+            raise InvalidParameterError("loss_at takes sigma or gamma (γ = 1/σ²), one of them.")
+        s = float(sigma) if sigma is not None else 1.0 / np.sqrt(float(gamma))
+        if not self.loss.lo <= s <= self.loss.hi:
+            raise InvalidParameterError(
+                f"σ = {s:.6g} is outside the curve's range [{self.loss.lo:.6g}, "
+                f"{self.loss.hi:.6g}]."
+            )
+        return float(self.loss(s))
+
+    @property
+    def best(self) -> tuple[float, float, float]:
+        """``(loss, σ_lo, σ_hi)``: the smallest loss and the widest σ piece attaining it."""
+        return tuple(float(v) for v in self.loss.minimum())
+
+    def figure(self):
+        """The curve as a Plotly figure (the app's figure)."""
+        return self._figure()
+
+    def to_dict(self) -> dict:
+        """The JSON document (``sslviz loss``'s, for the loss on U)."""
+        return self.document
+
+    def __repr__(self) -> str:
+        loss, lo, hi = self.best
+        return (
+            f"LossCurveResult({self.what}: {_count(self.breakpoints.size, 'breakpoint')} on σ in "
+            f"[{self.loss.lo:.4g}, {self.loss.hi:.4g}]; best {loss:.4g} for σ in "
+            f"[{lo:.4g}, {hi:.4g}])"
+        )
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(repr(self))}</p>" + _table(self.pieces, "loss")
+
+
+@dataclass(frozen=True, eq=False)
+class IntervalsResult:
+    """Algorithm 4's intervals (:func:`intervals`), scored against the exact curve.
+
+    Attributes
+    ----------
+    intervals : list of (σ_lo, σ_hi, loss)
+        The constant-loss intervals found, their estimated loss.
+    score : dict or None
+        Missed and spurious breakpoints and the ε-volume (Definition 4), as in the JSON.
+    document : dict
+        ``sslviz intervals``' JSON document (:meth:`to_dict`).
+    """
+
+    intervals: list
+    score: dict | None
+    document: dict = field(repr=False)
+    _figure: Any = field(repr=False)
+
+    def figure(self):
+        """The app's loss figure: true loss, the intervals, the misses by cause."""
+        return self._figure()
+
+    def to_dict(self) -> dict:
+        return self.document
+
+    def __repr__(self) -> str:
+        sc = self.score
+        scored = (
+            f"; {sc['missed']} of {sc['true_breakpoints']} true breakpoints missed, "
+            f"{sc['spurious']} spurious, ε-volume {sc['eps_volume']:.3g}"
+            if sc
+            else ""
+        )
+        return f"IntervalsResult({_count(len(self.intervals), 'interval')}{scored})"
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(repr(self))}</p>" + _table(self.intervals, "estimated loss")
+
+
+def curve_figure(edges, values, *, x_title: str, y_title: str, name: str, folds=(), mark=None):
+    """A step curve (folds faint under it), its x axis logarithmic, ``mark`` a vertical
+    line (the chosen value)."""
+    import plotly.graph_objects as go
+
+    from sslviz.plots.style import new_figure
+
+    fig = new_figure()
+    for i, (e, v) in enumerate(folds):
+        fig.add_trace(
+            go.Scatter(
+                x=e,
+                y=np.r_[v, v[-1]],
+                mode="lines",
+                line=dict(color="#9e9e9e", width=1, shape="hv"),
+                opacity=0.5,
+                name="folds",
+                legendgroup="folds",
+                showlegend=i == 0,
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=edges, y=np.r_[values, values[-1]], mode="lines", line=dict(shape="hv"), name=name
+        )
+    )
+    if mark is not None:
+        fig.add_vline(x=mark, line_dash="dash", annotation_text=f"{mark:.4g}")
+    fig.update_xaxes(type="log", title=x_title)
+    fig.update_yaxes(title=y_title)
+    return fig
+
+
+# --------------------------------------------------------------------------------------
+# The functions
+# --------------------------------------------------------------------------------------
+
+
+def _instance(inputs: Inputs, given: dict) -> tuple[dict, Any, tuple[float, float]]:
+    """The settings, the problem and the σ range of a call whose arguments are ``given``
+    (its ``locals()``: the instance settings and ``sigma_range`` or ``gamma_range``)."""
+    chosen = instance_settings(**{name: given[name] for name in _DEFAULTS})
+    problem = _problem(inputs, chosen)
+    return (
+        chosen,
+        problem,
+        _range(problem, sigma_bounds(given["sigma_range"], given["gamma_range"])),
+    )
+
+
+def instance_settings(**given: Any) -> dict:
+    """The instance's settings: ``given`` over sslviz's defaults (:mod:`sslviz.specs`)."""
+    return _DEFAULTS | given
+
+
+def loss_curve(
+    X: Any,
+    y: Any,
+    *,
+    labeled: Any = None,
+    family: str = _DEFAULTS["family"],
+    k: int = _DEFAULTS["k"],
+    labeling: str = _DEFAULTS["labeling"],
+    alpha: float = _DEFAULTS["alpha"],
+    subset: int = _DEFAULTS["subset"],
+    lam: float = _DEFAULTS["lam"],
+    seed: int = _DEFAULTS["seed"],
+    sigma_range: Sequence[float] | None = None,
+    gamma_range: Sequence[float] | None = None,
+    cv: Any = 5,
+) -> LossCurveResult:
+    """The exact loss over σ of a labeling model on the graph of X (docs/method.md §5).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        The points, used as given (no PCA): d_ij are their Euclidean distances.
+    y : array-like of shape (n,)
+        Integer class labels (two classes), −1 for an unlabeled point.
+    labeled : array-like of shape (n,), bool, optional
+        Which points are labeled, when y gives every label: the loss is then the paper's
+        l(σ) on the unlabeled points. Without it, and with −1 in y, the loss is the exact
+        transductive ``cv``-fold cross-validated loss over the labeled points.
+    family : str, default: ``sslviz loss``'s (the complete graph)
+        Graph family (``sslviz loss --help`` lists them, plug-ins included).
+    k : int, default=6
+        Neighbours per node (kNN families).
+    labeling : str, default: ``sslviz loss``'s (the harmonic model)
+        Labeling model: the registry's (LabelSpreading is ``spreading``).
+    alpha : float, default=0.2
+        LabelSpreading's α in (0, 1).
+    subset, lam : int, float
+        Delalleau's m and λ.
+    seed : int, default=0
+        Delalleau's draw of Ũ; the folds' shuffle.
+    sigma_range, gamma_range : (low, high), optional
+        The range, in σ or in γ = 1/σ² (weights exp(−d²/σ²) = exp(−γ d²)); default the
+        range suggested by the data.
+    cv : int or scikit-learn splitter, default=5
+        The folds of the cross-validated loss (without ``labeled``).
+
+    Returns
+    -------
+    LossCurveResult
+    """
+    from sslviz.export import loss_document
+    from sslviz.problem import loss_curve as search
+
+    inputs = check_inputs(X, y, labeled)
+    chosen, problem, (lo, hi) = _instance(inputs, locals())
+    if inputs.truth:
+        curve = search(problem, lo, hi)
+        doc = loss_document(problem, curve, (lo, hi))
+        from sslviz.plots import loss_intervals_figure
+
+        rows = problem.model.unlabeled_idx.tolist()
+        what = "the loss on the unlabeled points"
+        return LossCurveResult(
+            curve.loss, what, doc, lambda: loss_intervals_figure(curve, rows=rows)
+        )
+    folds = label_folds(inputs, cv, seed)
+    cvl = cv_loss(inputs, chosen, lo, hi, folds)
+    loss = cvl.average.loss
+    what = f"the {len(folds)}-fold cross-validated loss on the labeled points"
+    doc = cv_document(problem, cvl, (lo, hi), len(folds))
+
+    def figure():
+        return curve_figure(
+            loss.edges,
+            loss.values,
+            x_title="σ",
+            y_title="cross-validated loss",
+            name="cross-validated loss",
+            folds=[(f.edges, f.wrong / f.n_unlabeled) for f in cvl.folds],
+        )
+
+    return LossCurveResult(loss, what, doc, figure)
+
+
+def cv_document(problem, cvl: CVLoss, sigma_range: tuple[float, float], n_folds: int) -> dict:
+    """The cross-validated loss as a JSON document: the keys of ``sslviz loss``'s where they
+    mean the same (breakpoints, pieces, best, settings), and the folds'."""
+    from sslviz.export import settings_dict
+
+    loss = cvl.average.loss
+    best, lo, hi = loss.minimum()
+    return {
+        "parameter": "sigma",
+        "measure": "cross-validated loss on the labeled points",
+        "breakpoints": loss.breakpoints.tolist(),
+        "pieces": [{"lo": a, "hi": b, "loss": v} for a, b, v in _pieces(loss)],
+        "best": {
+            "loss": float(best),
+            "accuracy": 1.0 - float(best),
+            "lo": float(lo),
+            "hi": float(hi),
+        },
+        "folds": [
+            {"size": f.n_unlabeled, "edges": f.edges.tolist(), "wrong": f.wrong.tolist()}
+            for f in cvl.folds
+        ],
+        "complete": cvl.complete,
+        "solves": cvl.solves,
+        "settings": settings_dict(
+            problem.spec, sigma_min=sigma_range[0], sigma_max=sigma_range[1], cv=n_folds
+        ),
+    }
+
+
+def intervals(
+    X: Any,
+    y: Any,
+    *,
+    labeled: Any = None,
+    family: str = _DEFAULTS["family"],
+    k: int = _DEFAULTS["k"],
+    labeling: str = _DEFAULTS["labeling"],
+    alpha: float = _DEFAULTS["alpha"],
+    subset: int = _DEFAULTS["subset"],
+    lam: float = _DEFAULTS["lam"],
+    seed: int = _DEFAULTS["seed"],
+    sigma_range: Sequence[float] | None = None,
+    gamma_range: Sequence[float] | None = None,
+    solver: str = "cg",
+    cg_iters: int = 20,
+    mode: str = "fast",
+    certify: bool = False,
+    score: bool = True,
+) -> IntervalsResult:
+    """Algorithm 4's constant-loss intervals (docs/method.md §6), scored against the exact
+    curve (missed and spurious breakpoints, ε-volume).
+
+    The arguments are :func:`loss_curve`'s (the loss is on U: y gives every label, and
+    ``labeled`` says which are given to the model), and Algorithm 4's: ``solver`` ('cg',
+    'pcg', 'exact', 'inverse'), ``cg_iters`` (t), ``mode`` ('fast', 'paper'), ``certify``
+    (fast mode, CG/PCG); ``score`` scores them against the exact curve.
+
+    Returns
+    -------
+    IntervalsResult
+    """
+    from sslviz.algorithm4 import sweep
+    from sslviz.export import intervals_document
+    from sslviz.plots import loss_intervals_figure
+    from sslviz.problem import loss_curve as search
+    from sslviz.scoring import score as score_of
+    from sslviz.specs import ScoreSettings, SweepSettings
+
+    inputs = check_inputs(X, y, labeled)
+    if not inputs.truth:
+        raise InvalidParameterError(
+            "Algorithm 4's intervals carry the loss on the unlabeled points, so it needs "
+            "their labels: give every label in y and say which are given with labeled=mask."
+        )
+    chosen, problem, (lo, hi) = _instance(inputs, locals())
+    settings = SweepSettings(solver=solver, cg_iters=cg_iters, mode=mode, certify=certify)
+    res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
+    truth = search(problem, lo, hi) if score else None
+    sc = score_of(res, truth, model=problem.model) if score else None
+    scoring = ScoreSettings(score=True) if score else None
+    doc = intervals_document(problem, res, settings, sc, scoring)
+    found = [(iv["lo"], iv["hi"], iv["loss"]) for iv in doc["intervals"]]
+    rows = problem.model.unlabeled_idx.tolist()
+    return IntervalsResult(
+        found,
+        doc.get("score"),
+        doc,
+        lambda: (
+            loss_intervals_figure(truth, res, score=sc, rows=rows)
+            if truth is not None
+            else loss_intervals_figure(search(problem, lo, hi), res, rows=rows)
+        ),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class ConditionResult:
+    """κ of the model's system and CG's behaviour on a σ grid (:func:`condition`).
+
+    Attributes
+    ----------
+    sigma, kappa : ndarray of shape (points,)
+        The grid and κ there (κ(I − P_UU), κ(A), κ(I − αS): the model's system).
+    iterations_needed : ndarray of shape (points,)
+        CG iterations to a relative residual of 1e-6 (a value with ``reached`` False is
+        its cap: "> cap").
+    reached : ndarray of shape (points,), bool
+    document : dict
+        ``sslviz condition``'s JSON document (:meth:`to_dict`).
+    """
+
+    sigma: np.ndarray
+    kappa: np.ndarray
+    iterations_needed: np.ndarray
+    reached: np.ndarray
+    document: dict = field(repr=False)
+    _figure: Any = field(repr=False)
+
+    def figure(self):
+        """√κ against σ (the conditioning page's figure)."""
+        return self._figure()
+
+    def to_dict(self) -> dict:
+        return self.document
+
+    def __repr__(self) -> str:
+        return (
+            f"ConditionResult(κ from {self.kappa.min():.4g} to {self.kappa.max():.4g} on "
+            f"{self.sigma.size} σ in [{self.sigma[0]:.4g}, {self.sigma[-1]:.4g}])"
+        )
+
+    def _repr_html_(self) -> str:
+        needed = [
+            f"{int(t)}" if ok else f"> {int(t)}"
+            for t, ok in zip(self.iterations_needed, self.reached, strict=True)
+        ]
+        cells = "".join(
+            f"<tr><td>{s:.4g}</td><td>{k:.4g}</td><td>{t}</td></tr>"
+            for s, k, t in zip(self.sigma, self.kappa, needed, strict=True)
+        )
+        head = "<tr><th>σ</th><th>κ</th><th>CG iterations needed</th></tr>"
+        return f"<p>{html.escape(repr(self))}</p><table>{head}{cells}</table>"
+
+
+def condition(
+    X: Any,
+    y: Any,
+    *,
+    labeled: Any = None,
+    family: str = _DEFAULTS["family"],
+    k: int = _DEFAULTS["k"],
+    labeling: str = _DEFAULTS["labeling"],
+    alpha: float = _DEFAULTS["alpha"],
+    subset: int = _DEFAULTS["subset"],
+    lam: float = _DEFAULTS["lam"],
+    seed: int = _DEFAULTS["seed"],
+    sigma_range: Sequence[float] | None = None,
+    gamma_range: Sequence[float] | None = None,
+    points: int = 40,
+    solver: str = "cg",
+    cg_iters: int = 20,
+) -> ConditionResult:
+    """κ of the model's system, the CG iterations it needs and CG-t's largest soft-label
+    error at ``points`` σ evenly spaced over the range (docs/method.md §7).
+
+    The arguments are :func:`loss_curve`'s (the labels of the unlabeled points are not
+    read: y may hold −1) and the conditioning view's: ``points``, ``solver`` ('cg' or
+    'pcg'), ``cg_iters`` (t).
+
+    Returns
+    -------
+    ConditionResult
+    """
+    import time
+
+    from sslviz.conditioning import condition_curve
+    from sslviz.export import condition_document
+    from sslviz.plots import condition_figure
+    from sslviz.specs import ConditionSettings
+
+    inputs = check_inputs(X, y, labeled)
+    chosen, problem, (lo, hi) = _instance(inputs, locals())
+    view = ConditionSettings(points=points, solver=solver, cg_iters=cg_iters)
+    t0 = time.perf_counter()
+    curve = condition_curve(
+        problem.model,
+        np.linspace(lo, hi, view.points),
+        solver=view.solver,
+        cg_iters=view.cg_iters,
+        rtol=view.rtol,
+    )
+    doc = condition_document(problem, curve, view, time.perf_counter() - t0)
+    return ConditionResult(
+        curve.sigma,
+        curve.kappa,
+        curve.iterations_needed,
+        curve.reached,
+        doc,
+        lambda: condition_figure({problem.spec.family: curve}),
+    )

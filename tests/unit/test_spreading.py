@@ -1,0 +1,243 @@
+"""LabelSpreading (docs/method.md §3.4): the closed form, scikit-learn's own LabelSpreading
+and LabelPropagation, derivatives, the exact curve against brute force, the certificate,
+Algorithm 4, conditioning, the settings row α and the command line."""
+
+import json
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from reference import instance, weights
+from sklearn.semi_supervised import LabelPropagation, LabelSpreading
+from test_truth import _brute_roots
+
+from sslviz import registry
+from sslviz.algorithm4 import sweep
+from sslviz.checks import check_model
+from sslviz.conditioning import condition_curve
+from sslviz.problem import make_model
+from sslviz.scoring import score
+from sslviz.specs import GraphSpec, LabelingSpec, ProblemSpec, SweepSettings, to_query
+from sslviz.spreading import SpreadingModel
+from sslviz.truth import true_loss_curve
+
+
+def _model(X, labeled, y, family="knn", k=5, alpha=0.2):
+    return make_model(X, labeled, y, GraphSpec(family, k), LabelingSpec("spreading", alpha=alpha))
+
+
+def _closed_form(X, labeled, y, sigma, family, k, alpha):
+    """F = (I − αS)⁻¹ Y with S = D^-½ W D^-½, dense; the normalised class-1 score."""
+    W = weights(X, sigma, family, k)
+    d = W.sum(1)
+    S = W / np.sqrt(np.outer(d, d))
+    Y = np.zeros((X.shape[0], 2))
+    Y[labeled, y[labeled]] = 1.0
+    F = np.linalg.solve(np.eye(X.shape[0]) - alpha * S, Y)
+    return (F[:, 1] / F.sum(1))[~labeled]
+
+
+def _sklearn(X, labeled, y, sigma, family, k, alpha):
+    """scikit-learn's LabelSpreading, converged: rbf γ = 1/σ², or a callable kernel that
+    gives sslviz's kNN weights."""
+    kernel = "rbf" if family == "complete" else (lambda A, B: weights(A, sigma, family, k))
+    ls = LabelSpreading(kernel=kernel, gamma=1.0 / sigma**2, alpha=alpha, max_iter=100_000)
+    ls.tol = 1e-15
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a ConvergenceWarning fails the test
+        ls.fit(X, np.where(labeled, y, -1))
+    assert ls.n_iter_ < 100_000
+    return ls.label_distributions_[~labeled, 1], ls.transduction_[~labeled]
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+@pytest.mark.parametrize("alpha", [0.2, 0.8])
+def test_soft_labels_equal_closed_form_and_scikit_learn(family, alpha):
+    X, labeled, y = instance(seed=4, n=50)
+    model = _model(X, labeled, y, family, alpha=alpha)
+    for sigma in (0.3, 0.6, 1.2, 2.5):
+        f = model.soft_labels(sigma, solver="exact").f
+        np.testing.assert_allclose(
+            f, _closed_form(X, labeled, y, sigma, family, 5, alpha), atol=1e-12
+        )
+        dist, predicted = _sklearn(X, labeled, y, sigma, family, 5, alpha)
+        np.testing.assert_allclose(f, dist, atol=1e-8)
+        np.testing.assert_array_equal(predicted, (f > 0.5).astype(int))
+
+
+def test_scikit_learn_label_propagation_is_the_harmonic_model():
+    """Hard clamping: scikit-learn's self-loops w_ii = 1 do not change the solution, on the
+    complete graph (rbf) and on the kNN graph (a callable kernel, its diagonal 1)."""
+    X, labeled, y = instance(seed=7, n=40)
+    for family in ("complete", "knn"):
+        harmonic = make_model(X, labeled, y, GraphSpec(family, 5))
+        for sigma in (0.4, 0.9, 2.0):
+
+            def kernel(A, B, sigma=sigma, family=family):
+                return weights(A, sigma, family, 5) + np.eye(A.shape[0])  # the self-loop
+
+            lp = LabelPropagation(
+                kernel="rbf" if family == "complete" else kernel,
+                gamma=1.0 / sigma**2,
+                max_iter=200_000,
+                tol=1e-13,
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                lp.fit(X, np.where(labeled, y, -1))
+            f = harmonic.soft_labels(sigma, solver="exact", derivative=False).f
+            np.testing.assert_allclose(lp.label_distributions_[~labeled, 1], f, atol=1e-6)
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+def test_derivative_matches_finite_differences(family):
+    X, labeled, y = instance(seed=2, n=40)
+    model = _model(X, labeled, y, family)
+    for sigma in (0.3, 0.8, 2.0):
+        sl = model.soft_labels(sigma, solver="exact")
+        h = 1e-5 * sigma
+        up, down = (model.soft_labels(sigma + s, solver="exact").f for s in (h, -h))
+        np.testing.assert_allclose(sl.df, (up - down) / (2 * h), rtol=1e-5, atol=1e-8)
+        for solver in ("cg", "pcg"):
+            cg = model.soft_labels(sigma, solver=solver, cg_iters=60)
+            np.testing.assert_allclose(cg.f, sl.f, atol=1e-12)
+            np.testing.assert_allclose(cg.df, sl.df, rtol=1e-7, atol=1e-10)
+        inverse = model.soft_labels(sigma, solver="inverse")
+        np.testing.assert_allclose(inverse.f, sl.f, atol=1e-13)
+
+
+@pytest.mark.slow  # about 10 s: every solver on every Gaussian family
+def test_check_model_passes():
+    check_model(SpreadingModel)
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+@pytest.mark.slow  # a 4,001-point grid of dense closed forms
+def test_exact_curve_matches_brute_force(family):
+    X, labeled, y = instance(seed=1, n=40, offset=0.8)
+    model = _model(X, labeled, y, family)
+    y_u = y[~labeled]
+    lo, hi = 0.15, 2.0
+    curve = true_loss_curve(model, y_u, lo, hi)
+    roots = _brute_roots(lambda s: _closed_form(X, labeled, y, s, family, 5, 0.2), lo, hi)
+    brute = np.array([r for r, _ in roots])
+    assert brute.size >= 2, "the instance should have crossings"
+    np.testing.assert_allclose(curve.breakpoints, brute, rtol=1e-8)
+    for sigma in np.linspace(lo, hi, 37):
+        f = _closed_form(X, labeled, y, sigma, family, 5, 0.2)
+        assert curve.loss(sigma) == pytest.approx(np.mean((f > 0.5) != y_u), abs=1e-12)
+
+
+def _problem_model(seed=3, n=80, family="knn"):
+    X, labeled, y = instance(seed=seed, n=n, offset=0.6, n_lab=4)
+    return _model(X, labeled, y, family), y[~labeled]
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+@pytest.mark.slow  # two certified curves and a sweep: about 2 s
+def test_certified_search_misses_nothing(family):
+    model, y_u = _problem_model(family=family)
+    truth = true_loss_curve(model, y_u, 0.1, 2.0)
+    assert truth.breakpoints.size >= 2
+    for solver in ("cg", "pcg"):
+        cert = true_loss_curve(model, y_u, 0.1, 2.0, solver=solver, cg_iters=2, certify_cap=200)
+        np.testing.assert_allclose(cert.breakpoints, truth.breakpoints, rtol=1e-8)
+        np.testing.assert_array_equal(cert.loss.values, truth.loss.values)
+        c = cert.certificates  # scores far below rounding level cannot be proven: exact there
+        assert 0 <= c.exact_fallbacks < c.sigma.size
+    s = sweep(model, y_u, 0.1, 2.0, SweepSettings(cg_iters=2, certify=True))
+    assert score(s, truth).missed == 0
+
+
+@pytest.mark.slow  # about 3 s
+def test_algorithm_4_fast_mode_with_cg_is_scored():
+    model, y_u = _problem_model()
+    truth = true_loss_curve(model, y_u, 0.1, 2.0)
+    missed = []
+    for t in (1, 20):
+        sc = score(sweep(model, y_u, 0.1, 2.0, SweepSettings(cg_iters=t)), truth)
+        assert 0 <= sc.missed <= truth.breakpoints.size and sc.eps_volume >= 0
+        missed.append(sc.missed)
+    assert missed[-1] == 0  # κ ≤ 1.5: 20 iterations give the exact sides here
+
+
+@pytest.mark.slow  # paper mode: Algorithm 4 node by node
+def test_algorithm_4_paper_mode_with_cg_is_scored():
+    model, y_u = _problem_model(n=40)
+    truth = true_loss_curve(model, y_u, 0.1, 2.0)
+    s = sweep(model, y_u, 0.1, 2.0, SweepSettings(cg_iters=5, mode="paper"))
+    sc = score(s, truth)
+    assert len(s.intervals) >= 1 and 0 <= sc.missed <= truth.breakpoints.size
+
+
+def test_sides_by_t_are_the_solves_with_each_t():
+    model, _ = _problem_model(n=60)
+    sides, degenerate = model.sides_by_t([0.2, 0.7], solver="pcg", iterations=6)
+    for j, sigma in enumerate((0.2, 0.7)):
+        for t in range(1, 7):
+            f = model.soft_labels(sigma, solver="pcg", cg_iters=t, derivative=False).f
+            np.testing.assert_array_equal(sides[j, t - 1], f > 0.5)
+    assert not degenerate.any()
+
+
+def test_condition_number_within_the_bound():
+    model, _ = _problem_model(n=50, family="complete")
+    sigmas = np.array([0.2, 0.6, 2.0])
+    curve = condition_curve(model, sigmas)
+    for sigma, k in zip(sigmas, curve.kappa, strict=True):
+        A, M, b, cut = model.condition_system(sigma)
+        ev = np.linalg.eigvalsh(A)
+        assert cut == 0 and ev.min() > 0 and M is A
+        assert k == pytest.approx(ev.max() / ev.min(), rel=1e-8)
+        assert k <= model.kappa_bound() * (1 + 1e-12)
+
+
+def test_cut_off_nodes_are_held_at_half_and_reported():
+    rng = np.random.default_rng(8)
+    X = np.vstack([0.4 * rng.normal(size=(20, 4)), 0.4 * rng.normal(size=(12, 4)) + 50.0])
+    y = np.r_[np.arange(20) % 2, np.arange(12) % 2]
+    labeled = np.zeros(32, bool)
+    labeled[:4] = True
+    model = _model(X, labeled, y, "knn", k=4)
+    for solver in ("exact", "cg"):
+        sl = model.soft_labels(0.7, solver=solver)
+        far = model.unlabeled_idx >= 20
+        np.testing.assert_array_equal(sl.degenerate, far)
+        assert np.all(sl.f[far] == 0.5) and np.all(sl.df[far] == 0.0)
+
+
+def test_alpha_is_a_setting_of_this_model_only():
+    assert "spreading" in registry.MODELS.names()
+    spec = ProblemSpec(labeling="spreading", alpha=0.5)
+    assert spec.labeling_spec.alpha == 0.5
+    assert "alpha" in spec.to_dict() and "alpha" not in ProblemSpec().to_dict()
+    assert to_query(ProblemSpec(alpha=0.5)).get("alpha") is None
+    assert to_query(spec)["alpha"] == "0.5"
+    for bad in (0.0, 1.0, -0.2, 1.5):
+        with pytest.raises(ValueError, match="greater than 0 and smaller than 1"):
+            ProblemSpec(labeling="spreading", alpha=bad)
+
+
+@pytest.mark.slow  # subprocesses
+def test_command_line_loss_writes_the_usual_json(tmp_path):
+    out = tmp_path / "loss.json"
+    args = ["loss", "--dataset", "digits", "--classes", "3", "8", "--n", "60", "--family"]
+    args += ["knn", "--labeling", "spreading", "--alpha", "0.2", "--no-timings"]
+    run = subprocess.run(
+        [sys.executable, "-m", "sslviz.cli", *args, "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    d = json.loads(out.read_text())
+    assert {"breakpoints", "nodes", "pieces", "best", "degenerate"} <= set(d)
+    assert d["settings"]["labeling"] == "spreading" and d["settings"]["alpha"] == 0.2
+    assert "LabelSpreading labeling (α = 0.2)" in run.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "sslviz.cli", *args[:-3], "--alpha", "1"],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "--alpha must be a number greater than 0" in bad.stderr
