@@ -52,14 +52,29 @@ if exp is None and caps.refuse(
 ):
     st.stop()
 pressed = c[3].button("Run the experiment", key="reg_run", type="primary")
+place = None  # the regret chart's place, where it grows while its rounds arrive
 if exp is None and (pressed or auto or progress.pending(("regret", key))):
+    place = progress.growing()
+
+    def show_kept() -> bool:  # what arrived before a stop
+        kept = cache.REGRET_PARTS.get(key)
+        if kept is not None:
+            place.draw(lambda: cache.partial_figure(kept), key="reg_chart")
+            st.caption(kept.missing())
+        return kept is not None
+
     try:
         with progress.progress(
             f"Running {regret.repeats} × {regret.rounds} rounds (about {seconds:.0f} s)…",
             key=("regret", key),
             restart=pressed,
+            kept=show_kept,
         ) as tick:
-            exp = cache.regret(spec, lo, hi, settings, regret, progress=tick)
+            for part in cache.regret_stream(spec, lo, hi, settings, regret):
+                tick(part.fraction, part.status())
+                if not part.complete:
+                    place.draw(lambda p=part: cache.partial_figure(p), key="reg_chart")
+            exp = part.experiment
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(widgets.readable(exc))
 if exp is None:
@@ -75,7 +90,11 @@ if all(float(m.regret_mean[-1]) == 0.0 for m in exp.models.values()):
         "as good as the best one (e.g. digits 0 vs 1 is separable). Try classes 3 vs 8, "
         "a complete graph or a wider σ range."
     )
-widgets.chart(st, cache.figure(("regret", key), lambda: plots.regret_figure(exp)), key="reg_chart")
+final = cache.figure(("regret", key), lambda: plots.regret_figure(exp))
+if place is None:
+    widgets.chart(st, final, key="reg_chart")
+else:
+    place.draw(lambda: final, key="reg_chart", last=True)
 st.caption(
     f"Coloured lines (each its own dash and markers): the mean cumulative regret R_t of each "
     f"feedback model over {exp.repeats} repetitions (left axis), "

@@ -14,15 +14,16 @@ it to the computation through :func:`ui.compat.unrecorded`, so the bar's updates
 for replay. A cache hit returns at once and draws nothing.
 
 Stop (``ui.progress.progress``): a click interrupts the computation at its next progress
-update by an exception, so nothing partial is kept: ``st.cache_data`` stores only returned
-values, and the memo of :func:`regret` (like ``ui.player.record``'s) is written only after
-the experiment returns.
+update by an exception, so nothing partial is cached: ``st.cache_data`` stores only returned
+values, and the memos of whole runs (:data:`REGRET_RUNS`, ``ui.player.record``'s) are
+written only when they finish. A regret stream (:func:`regret_stream`) keeps what arrived
+apart, in :data:`REGRET_PARTS`: the page shows it after a stop, said as partial.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -471,27 +472,49 @@ def regret_key(
     return (spec, lo, hi, settings.effective(), regret_settings)
 
 
-def regret(
+REGRET_PARTS = Memo(16)
+"""What has arrived of the regret experiments of this server that have not finished (one
+stopped, or interrupted by a change): the last :class:`sslviz.experiment.RegretPart` of
+each, by :func:`regret_key`."""
+
+
+def regret_stream(
     spec: ProblemSpec,
     lo: float,
     hi: float,
     settings: SweepSettings,
     regret_settings: RegretSettings,
-    progress: Tick | None = None,
-):
-    """Online regret experiment (Algorithm 1), its instances on the server's worker
-    processes (:data:`sslviz._threads.WORKERS`, kept warm between runs, as the learning
-    page's) once they are up, here before (a fresh server's first seconds); memoised in
-    :data:`REGRET_RUNS` (results are identical for identical settings, whatever runs them).
-    ``progress(fraction, message)`` hears the instances built ("instance 7 of 40")."""
+) -> Iterator:
+    """Online regret experiment (Algorithm 1) as its rounds arrive
+    (:func:`sslviz.experiment.view_regret_stream`): its parts, the last one complete. The
+    instances go to the server's worker processes (:data:`sslviz._threads.WORKERS`, kept
+    warm between runs, as the learning page's) once they are up, else they are computed
+    here (a fresh server's first seconds); the numbers are the same either way. Each part
+    is kept in :data:`REGRET_PARTS` as it arrives (a stop keeps it); the finished experiment
+    goes to :data:`REGRET_RUNS`."""
     from sslviz._threads import WORKERS, workers_warm
-    from sslviz.problem import run_regret
+    from sslviz.experiment import view_regret_stream
 
+    key = regret_key(spec, lo, hi, settings, regret_settings)
     jobs = WORKERS if workers_warm() else 1
-    return REGRET_RUNS.get_or_compute(
-        regret_key(spec, lo, hi, settings, regret_settings),
-        lambda: run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=jobs),
-    )
+    for part in view_regret_stream(spec, (lo, hi), settings, regret_settings, n_jobs=jobs):
+        if part.complete:
+            REGRET_RUNS.put(key, part.experiment)
+        else:
+            REGRET_PARTS.put(key, part)
+        yield part
+
+
+def partial_figure(part) -> Any:
+    """The regret chart of a part of an experiment (:func:`sslviz.plots.regret_figure` of
+    the rounds so far) on the x range of all its rounds, so that it grows to the right as
+    rounds arrive; its title says how many have."""
+    from sslviz import plots
+
+    fig = plots.regret_figure(part.experiment)
+    fig.update_xaxes(range=[0.5, part.rounds + 0.5])
+    fig.update_layout(title_text=f"{fig.layout.title.text}: {part.status()}")
+    return fig
 
 
 LEARN_RUNS = Memo(16)
