@@ -513,46 +513,62 @@ def partial_figure(part) -> Any:
 
     fig = plots.regret_figure(part.experiment)
     fig.update_xaxes(range=[0.5, part.rounds + 0.5])
-    fig.update_layout(title_text=f"{fig.layout.title.text}: {part.status()}")
-    return fig
+    return titled(fig, part.status())
 
 
 LEARN_RUNS = Memo(16)
 """The finished learning runs of this server, by ``(spec, lo, hi, settings, approx)``."""
 
 
-def learn(
+LEARN_PARTS = Memo(16)
+"""What has arrived of the learning runs of this server that have not finished: the last
+:class:`sslviz.learn.LearnPart` of each, by the key of :data:`LEARN_RUNS`."""
+
+
+def learn_stream(
     spec: ProblemSpec,
     lo: float,
     hi: float,
     settings: LearnSettings,
     approx: tuple[SweepSettings, ...],
     progress: Tick | None = None,
-):
-    """σ (and k) learned from instances drawn from ``spec``'s dataset
-    (:func:`sslviz.learn.learn`), the instances on the server's worker processes
-    (:data:`sslviz.learn.WORKERS`, kept warm between runs); memoised in :data:`LEARN_RUNS`.
-    ``progress(fraction, message)`` hears each instance finished."""
+) -> Iterator:
+    """σ (and k) learned from instances drawn from ``spec``'s dataset as its training
+    instances arrive (:func:`sslviz.learn.learn_stream`: exact ERM on the first 2, 4, 8…,
+    then :func:`sslviz.learn.learn`'s whole result), the instances on the server's worker
+    processes (:data:`sslviz.learn.WORKERS`, kept warm between runs). Each part is kept in
+    :data:`LEARN_PARTS` as it arrives, the whole result in :data:`LEARN_RUNS`.
+    ``progress(fraction, message)`` hears each instance of the whole result's run."""
     from sslviz.learn import WORKERS, drawn_instances
-    from sslviz.learn import learn as run
+    from sslviz.learn import learn_stream as stream
 
-    def compute():
-        train, test, pools = drawn_instances(
-            spec, settings.instances, settings.test_instances, settings.curve, settings.repeats
-        )
-        return run(
-            train,
-            test,
-            (lo, hi),
-            k_values=settings.k_values,
-            approx=approx,
-            curve_sizes=settings.curve if pools else (),
-            curve_pools=pools,
-            n_jobs=WORKERS,
-            progress=progress,
-        )
+    key = (spec, lo, hi, settings, approx)
+    train, test, pools = drawn_instances(
+        spec, settings.instances, settings.test_instances, settings.curve, settings.repeats
+    )
+    for part in stream(
+        train,
+        test,
+        (lo, hi),
+        k_values=settings.k_values,
+        approx=approx,
+        curve_sizes=settings.curve if pools else (),
+        curve_pools=pools,
+        n_jobs=WORKERS,
+        progress=progress,
+    ):
+        if part.complete:
+            LEARN_RUNS.put(key, part.result)
+        else:
+            LEARN_PARTS.put(key, part)
+        yield part
 
-    return LEARN_RUNS.get_or_compute((spec, lo, hi, settings, approx), compute)
+
+def titled(fig: Any, status: str) -> Any:
+    """``fig`` (a figure of a partial result) with ``status`` ("rounds 1–7 of 20 so far")
+    after its title."""
+    fig.update_layout(title_text=f"{fig.layout.title.text}: {status}")
+    return fig
 
 
 @cached(64)

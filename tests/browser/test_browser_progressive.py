@@ -3,7 +3,8 @@
 The Online regret page draws its chart as the experiment's rounds arrive: the chart grows
 (more rounds on every redraw, its title saying how many of how many) while they run, and
 its final chart is the chart of the experiment computed all at once (here, by
-:func:`sslviz.problem.run_regret` in the test's process), trace by trace. A change made
+:func:`sslviz.problem.run_regret` in the test's process), trace by trace. The learning
+page does the same with its training instances (against :func:`sslviz.learn.learn`). A change made
 while a stream runs shows its own result without waiting for the old stream to end.
 """
 
@@ -47,6 +48,16 @@ DATA = """() => document.querySelector('.js-plotly-plot')._fullData.map(
 
 ROUNDS, SIGMA = 20, (0.7, 3.1)
 WAIT_MS = 3 * TIMEOUT_MS  # a fresh server on a busy machine: its first rounds are slow
+
+
+def assert_same_traces(shown: list, ref) -> None:
+    """The chart drawn (:data:`DATA`) has the traces of the figure ``ref``, the same numbers
+    (a legend-only trace's None as NaN)."""
+    assert [t[0] for t in shown] == [t.name for t in ref.data]
+    for (name, x, y), trace in zip(shown, ref.data, strict=True):
+        for drawn, want in ((x, trace.x), (y, trace.y)):
+            drawn = np.array([np.nan if v is None else v for v in drawn], float)
+            assert np.array_equal(drawn, np.asarray(want, float), equal_nan=True), name
 
 
 def url_of(server: str, seed: int, rounds: int = ROUNDS) -> str:
@@ -99,11 +110,7 @@ def test_the_regret_chart_grows_and_ends_as_the_all_at_once_chart(server):
     exp = run_regret(
         ProblemSpec(seed=31), SIGMA, SweepSettings(), RegretSettings(rounds=ROUNDS, repeats=2)
     )
-    ref = plots.regret_figure(exp)
-    assert [t[0] for t in shown] == [t.name for t in ref.data]
-    for (name, x, y), trace in zip(shown, ref.data, strict=True):
-        assert np.array_equal(x, np.asarray(trace.x, float)), name
-        assert np.array_equal(y, np.asarray(trace.y, float)), name
+    assert_same_traces(shown, plots.regret_figure(exp))
 
 
 def test_a_change_during_a_stream_shows_its_own_result_at_once(server):
@@ -134,3 +141,47 @@ def test_a_change_during_a_stream_shows_its_own_result_at_once(server):
     assert n1 <= n2 < 60
     rate = max(n2 - n1, 1) / (t0 - t1)  # rounds a second, at most
     assert took < (60 - n2) / rate, (took, n1, n2, rate)
+
+
+def test_the_learning_chart_grows_and_ends_as_the_all_at_once_chart(server):
+    from sslviz.learn import compared, drawn_instances, learn
+    from sslviz.specs import LearnSettings
+
+    settings = LearnSettings(instances=16, test_instances=4)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.add_init_script(GROWTH)
+            page.goto(
+                f"{server}/Learn?instances=16&test_instances=4&seed=43"
+                f"&sigma_min={SIGMA[0]}&sigma_max={SIGMA[1]}",
+                timeout=WAIT_MS,
+            )
+            page.wait_for_function(
+                "() => { const g = document.querySelector('.js-plotly-plot');"
+                " return g && g.layout && !/so far/.test(g.layout.title.text)"
+                " && document.querySelector('[data-testid=stApp]')"
+                ".getAttribute('data-test-script-state') === 'notRunning'; }",
+                timeout=WAIT_MS,
+            )
+            no_exception(page)
+            growth = page.evaluate("window.sslvizGrowth")
+            shown = page.evaluate(DATA)
+        finally:
+            browser.close()
+    partial = [title for _, title, _ in growth if "so far" in title]
+    assert partial, growth  # drawn before the end, as its instances arrived
+    assert all("of 16 so far" in title for title in partial)
+    spec = ProblemSpec(seed=43)
+    train, test, pools = drawn_instances(spec, 16, 4, settings.curve, settings.repeats)
+    result = learn(
+        train,
+        test,
+        SIGMA,
+        approx=compared(settings),
+        curve_sizes=settings.curve,
+        curve_pools=pools,
+        n_jobs=1,
+    )
+    assert_same_traces(shown, plots.learn_figure(result))

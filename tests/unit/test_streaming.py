@@ -93,3 +93,36 @@ def test_stream_of_a_view_is_run_regret_on_workers_and_here():
 def test_stream_checks_its_arguments():
     with pytest.raises(ValueError, match="rounds"):
         next(regret_stream(SyntheticRounds(), rounds=0, repeats=1))
+
+
+def test_learn_stream_grows_and_ends_with_the_one_shot_learn():
+    """Exact ERM on the first 2, 4, 8 training instances, then the whole result: the same
+    document as learn() computed at once, every curve computed afresh."""
+    from sslviz.learn import clear_instance_memo, drawn_instances, learn, learn_stream
+    from sslviz.specs import LearnSettings
+
+    spec = ProblemSpec(n=40, n_labeled=6, family="knn", k=5, seed=4)
+    settings = LearnSettings(instances=10, test_instances=3, curve=(2, 4), repeats=2)
+    train, test, pools = drawn_instances(spec, 10, 3, settings.curve, settings.repeats)
+    options = dict(
+        approx=(SweepSettings(solver="cg", cg_iters=5),),
+        curve_sizes=settings.curve,
+        curve_pools=pools,
+        n_jobs=1,
+    )
+    clear_instance_memo()
+    one = learn(train, test, (0.8, 3.0), **options)
+    clear_instance_memo()
+    parts = list(learn_stream(train, test, (0.8, 3.0), **options))
+    assert [(p.done, p.complete) for p in parts] == [(2, False), (4, False), (8, False), (10, True)]
+    assert "instances 9–10" in parts[2].missing() and parts[0].result.test is None
+    for p in parts[:-1]:  # exact ERM on the first instances, as learn() on them alone
+        alone = learn(train[: p.done], (), (0.8, 3.0), n_jobs=1)
+        assert np.array_equal(p.result.average.loss.values, alone.average.loss.values)
+        assert p.result.erm.sigma_hat == alone.erm.sigma_hat
+    for a, b in ((parts[-1].result, one),):
+        doc = export.learn_document(a, spec, settings)
+        ref = export.learn_document(b, spec, settings)
+        assert export.download_text(export.without_timings(doc)) == export.download_text(
+            export.without_timings(ref)
+        )
