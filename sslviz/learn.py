@@ -550,11 +550,14 @@ def learn_stream(
     sigma_range: tuple[float, float],
     *,
     first: int = 2,
+    first_jobs: int | None = None,
     **options,
 ) -> Iterator[LearnPart]:
     """:func:`learn`, its training instances arriving: a :class:`LearnPart` after the first
     ``first`` training instances, then after twice as many each time (exact ERM on the
-    instances in so far, on ``options``' ``k_values``), then the whole result.
+    instances in so far, on ``options``' ``k_values``), then the whole result. The first
+    part runs on ``first_jobs`` workers (None: ``options``' ``n_jobs``; 1: in this
+    process, e.g. while a server's worker processes are still starting).
 
     Each part computes only its new instances (this process keeps every curve it computed
     or got back from its workers, :data:`_EXACT`), and the last part is :func:`learn` with
@@ -571,7 +574,9 @@ def learn_stream(
     partial = {k: options[k] for k in ("k_values", "n_jobs", "dask") if k in options}
     m = max(1, int(first))
     while m < len(train):
-        yield LearnPart(learn(train[:m], (), sigma_range, **partial), len(train), False)
+        jobs = {"n_jobs": first_jobs} if first_jobs is not None and m == first else {}
+        result = learn(train[:m], (), sigma_range, **(partial | jobs))
+        yield LearnPart(result, len(train), False)
         m *= 2
     yield LearnPart(learn(train, test, sigma_range, **options), len(train), True)
 

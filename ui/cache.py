@@ -536,9 +536,11 @@ def learn_stream(
     """σ (and k) learned from instances drawn from ``spec``'s dataset as its training
     instances arrive (:func:`sslviz.learn.learn_stream`: exact ERM on the first 2, 4, 8…,
     then :func:`sslviz.learn.learn`'s whole result), the instances on the server's worker
-    processes (:data:`sslviz.learn.WORKERS`, kept warm between runs). Each part is kept in
+    processes (:data:`sslviz.learn.WORKERS`, kept warm between runs; the first part here
+    while they are still starting). Each part is kept in
     :data:`LEARN_PARTS` as it arrives, the whole result in :data:`LEARN_RUNS`.
     ``progress(fraction, message)`` hears each instance of the whole result's run."""
+    from sslviz._threads import workers_warm
     from sslviz.learn import WORKERS, drawn_instances
     from sslviz.learn import learn_stream as stream
 
@@ -555,6 +557,7 @@ def learn_stream(
         curve_sizes=settings.curve if pools else (),
         curve_pools=pools,
         n_jobs=WORKERS,
+        first_jobs=WORKERS if workers_warm() else 1,  # a fresh server: the first ones here
         progress=progress,
     ):
         if part.complete:
