@@ -66,27 +66,16 @@ if result is None and caps.refuse(
     st.stop()
 place = None  # the first chart's place, where it grows while the instances arrive
 if result is None:
-    place = progress.growing()
-
-    def partial(part):
-        return cache.titled(plots.learn_figure(part.result), part.status())
-
-    def show_kept() -> bool:  # what arrived before a stop
-        kept = cache.LEARN_PARTS.get(key)
-        if kept is not None:
-            place.draw(lambda: partial(kept), key="learn_chart")
-            st.caption(kept.missing())
-        return kept is not None
-
     try:
-        with progress.progress(
-            "Computing every instance's exact loss…", key=("learn", key), kept=show_kept
-        ) as tick:
-            for part in cache.learn_stream(spec, lo, hi, settings, approx, progress=tick):
-                if not part.complete:
-                    tick(part.done / (settings.instances + settings.test_instances), part.status())
-                    place.draw(lambda p=part: partial(p), key="learn_chart")
-            result = part.result
+        place, part = progress.streamed(
+            "Computing every instance's exact loss…",
+            lambda tick: cache.learn_stream(spec, lo, hi, settings, approx, progress=tick),
+            key=("learn", key),
+            kept=lambda: cache.LEARN_PARTS.get(key),
+            figure=lambda part: cache.titled(plots.learn_figure(part.result), part.status()),
+            chart_key="learn_chart",
+        )
+        result = part.result
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(widgets.readable(exc))
         st.stop()

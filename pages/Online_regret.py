@@ -54,27 +54,17 @@ if exp is None and caps.refuse(
 pressed = c[3].button("Run the experiment", key="reg_run", type="primary")
 place = None  # the regret chart's place, where it grows while its rounds arrive
 if exp is None and (pressed or auto or progress.pending(("regret", key))):
-    place = progress.growing()
-
-    def show_kept() -> bool:  # what arrived before a stop
-        kept = cache.REGRET_PARTS.get(key)
-        if kept is not None:
-            place.draw(lambda: cache.partial_figure(kept), key="reg_chart")
-            st.caption(kept.missing())
-        return kept is not None
-
     try:
-        with progress.progress(
+        place, part = progress.streamed(
             f"Running {regret.repeats} × {regret.rounds} rounds (about {seconds:.0f} s)…",
+            lambda tick: cache.regret_stream(spec, lo, hi, settings, regret),
             key=("regret", key),
             restart=pressed,
-            kept=show_kept,
-        ) as tick:
-            for part in cache.regret_stream(spec, lo, hi, settings, regret):
-                tick(part.fraction, part.status())
-                if not part.complete:
-                    place.draw(lambda p=part: cache.partial_figure(p), key="reg_chart")
-            exp = part.experiment
+            kept=lambda: cache.REGRET_PARTS.get(key),
+            figure=cache.partial_figure,
+            chart_key="reg_chart",
+        )
+        exp = part.experiment
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(widgets.readable(exc))
 if exp is None:

@@ -527,6 +527,11 @@ class LearnPart:
         """Training instances in so far."""
         return self.result.instances
 
+    @property
+    def fraction(self) -> float:
+        """The share of the training instances in (1 when complete)."""
+        return 1.0 if self.complete else self.done / self.instances
+
     def status(self) -> str:
         """How far it is, in words: "training instances 1–8 of 40 so far"."""
         if self.complete:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import streamlit as st
@@ -186,3 +186,38 @@ class growing:  # noqa: N801 - a chart's place, as ``st.empty()`` is
             fig = go.Figure(fig, _validate=False)
         self.slot.plotly_chart(presenter.stage_figure(fig), key=key, height="stretch")
         return True
+
+
+def streamed(
+    text: str,
+    parts: Callable[[Callable[[float, str], None]], Iterable[Any]],
+    *,
+    key: Any,
+    kept: Callable[[], Any],
+    figure: Callable[[Any], Any],
+    chart_key: str,
+    restart: bool = False,
+) -> tuple[growing, Any]:
+    """A computation whose parts arrive (``parts(tick)``: an iterable of parts, the last one
+    ``complete``; a part has ``fraction``, ``status()`` and ``missing()``), under a
+    :class:`progress` bar (``text``, ``key``, ``restart`` as there), each part's chart
+    (``figure(part)``) drawn in one :class:`growing` place as it arrives. After a stop,
+    the part that had arrived (``kept()``, None if none) is drawn there with what is
+    missing under it. Returns the place (the page draws its finished chart there, with
+    ``last=True``) and the last part."""
+    place = growing()
+
+    def show_kept() -> bool:
+        part = kept()
+        if part is not None:
+            place.draw(lambda: figure(part), key=chart_key)
+            st.caption(part.missing())
+        return part is not None
+
+    part = None
+    with progress(text, key=key, restart=restart, kept=show_kept) as tick:
+        for part in parts(tick):
+            tick(part.fraction, part.status())
+            if not part.complete:
+                place.draw(lambda p=part: figure(p), key=chart_key)
+    return place, part
