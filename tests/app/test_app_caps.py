@@ -181,6 +181,25 @@ def test_a_stopped_experiment_keeps_what_arrived(
 
 
 @pytest.mark.slow  # over 1.5 s: outside the quick run
+def test_a_stopped_learning_run_keeps_the_instances_that_arrived(
+    monkeypatch, stop_after_first_tick
+):
+    monkeypatch.setattr(progress, "SHOW_AFTER", 0.0)  # the bar at the first part
+    query = {"n": "40", "labeled": "5", "instances": "8", "test_instances": "2", "seed": "109"}
+    at = start("pages/Learn.py", query)
+    assert stop_after_first_tick and not at.exception
+    assert not [k for k in cache.LEARN_RUNS if k[0].seed == 109]
+    at.run()
+    assert not at.exception and len(at.get("plotly_chart")) == 1  # the first instances
+    assert any(i.value.startswith("Stopped: what had arrived") for i in at.info)
+    assert any("instances 3–8" in c.value and "missing" in c.value for c in at.caption)
+    [run] = [b for b in at.button if b.label == "Run"]
+    run.click().run()
+    assert not at.exception and not at.error
+    assert [k for k in cache.LEARN_RUNS if k[0].seed == 109]
+
+
+@pytest.mark.slow  # over 1.5 s: outside the quick run
 def test_a_stopped_recording_memoises_nothing(calls, stop_after_first_tick):
     at = start(PLAYER, {"n": "50", "labeled": "5", "seed": "107"})
     assert stop_after_first_tick and not at.exception
