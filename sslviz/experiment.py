@@ -474,29 +474,19 @@ def _play(learners: list[LearnerSteps], rounds: int, provider: RoundProvider) ->
 
 
 def view_regret_stream(
-    spec, sigma_range: tuple[float, float], settings, regret, *, n_jobs: int | None = None
+    provider: RoundProvider, regret, *, seed: int, n_jobs: int | None = None
 ) -> Iterator[RegretPart]:
-    """The experiment of :func:`sslviz.problem.run_regret` (a view's graph-backed rounds,
-    the stream and learners seeded by ``spec.seed``) as a :func:`regret_stream`; ``n_jobs``
-    overrides ``regret.jobs``. Its last part's experiment is ``run_regret``'s.
-
-    Parameters
-    ----------
-    spec : sslviz.specs.ProblemSpec
-    sigma_range : tuple of float
-        ``(lo, hi)`` (PCA-space distance units).
-    settings : sslviz.specs.SweepSettings
-    regret : sslviz.specs.RegretSettings
-    """
-    from sslviz.problem import GraphRounds
-
-    lo, hi = sigma_range
+    """The experiment of :func:`sslviz.problem.run_regret` on ``provider`` (a view's
+    ``GraphRounds``) with the settings ``regret`` (a :class:`sslviz.specs.RegretSettings`),
+    the stream and learners seeded by ``seed`` (the view's ``spec.seed``), as a
+    :func:`regret_stream`; ``n_jobs`` overrides ``regret.jobs``. Its last part's experiment
+    is ``run_regret``'s."""
     return regret_stream(
-        GraphRounds(spec, lo, hi, settings),
+        provider,
         rounds=regret.rounds,
         repeats=regret.repeats,
         feedback=list(regret.feedback),
         lr="auto" if regret.lr is None else regret.lr,
-        seed=spec.seed,
+        seed=seed,
         n_jobs=regret.jobs if n_jobs is None else n_jobs,
     )

@@ -516,11 +516,14 @@ class LearnPart:
         The training instances asked for.
     complete : bool
         Whether this is the last part.
+    later : tuple of str
+        What only the last part has, in words (``"the held-out instances"``...).
     """
 
     result: LearnResult
     instances: int
     complete: bool
+    later: tuple[str, ...] = ()
 
     @property
     def done(self) -> int:
@@ -542,10 +545,17 @@ class LearnPart:
         """What is missing, in words (nothing when complete)."""
         if self.complete:
             return ""
+        left = self.instances - self.done
+        first = (
+            f"instance {self.instances}"
+            if left == 1
+            else f"instances {self.done + 1}–{self.instances}"
+        )
+        parts = [first, *self.later]
+        listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
         return (
-            f"{self.done} of {self.instances} training instances computed; instances "
-            f"{self.done + 1}–{self.instances}, the held-out instances, Algorithm 4's "
-            "estimates and the learning curve are missing."
+            f"{self.done} of {self.instances} training instances computed; {listed} "
+            f"{'are' if len(parts) > 1 or left > 1 else 'is'} missing."
         )
 
 
@@ -577,11 +587,20 @@ def learn_stream(
     if not train:
         raise ValueError("learn needs at least one training instance.")
     partial = {k: options[k] for k in ("k_values", "n_jobs", "dask") if k in options}
+    later = tuple(
+        words
+        for words, there in (
+            ("the held-out instances", test),
+            ("Algorithm 4's estimates", options.get("approx")),
+            ("the learning curve", options.get("curve_sizes") and test),
+        )
+        if there
+    )
     m = max(1, int(first))
     while m < len(train):
         jobs = {"n_jobs": first_jobs} if first_jobs is not None and m == first else {}
         result = learn(train[:m], (), sigma_range, **(partial | jobs))
-        yield LearnPart(result, len(train), False)
+        yield LearnPart(result, len(train), False, later)
         m *= 2
     yield LearnPart(learn(train, test, sigma_range, **options), len(train), True)
 

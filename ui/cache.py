@@ -494,10 +494,12 @@ def regret_stream(
     goes to :data:`REGRET_RUNS`."""
     from sslviz._threads import WORKERS, workers_warm
     from sslviz.experiment import view_regret_stream
+    from sslviz.problem import GraphRounds
 
     key = regret_key(spec, lo, hi, settings, regret_settings)
     jobs = WORKERS if workers_warm() else 1
-    for part in view_regret_stream(spec, (lo, hi), settings, regret_settings, n_jobs=jobs):
+    rounds = GraphRounds(spec, lo, hi, settings)
+    for part in view_regret_stream(rounds, regret_settings, seed=spec.seed, n_jobs=jobs):
         if part.complete:
             REGRET_RUNS.put(key, part.experiment)
         else:

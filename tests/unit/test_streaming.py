@@ -10,7 +10,7 @@ import pytest
 from sslviz import export
 from sslviz.experiment import regret_experiment, regret_stream, view_regret_stream
 from sslviz.online import LearnerSteps, SyntheticRounds, run_learner
-from sslviz.problem import run_regret
+from sslviz.problem import GraphRounds, run_regret
 from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
 
 ARRAYS = ("sigmas", "losses_played", "regret", "density_grid", "snapshot_rounds")
@@ -79,7 +79,8 @@ def test_stream_of_a_view_is_run_regret_on_workers_and_here():
     settings, regret = SweepSettings(), RegretSettings(rounds=6, repeats=2, jobs=2)
     one = run_regret(spec, (0.8, 3.0), settings, regret)
     for jobs in (1, 2):
-        parts = list(view_regret_stream(spec, (0.8, 3.0), settings, regret, n_jobs=jobs))
+        rounds = GraphRounds(spec, 0.8, 3.0, settings)
+        parts = list(view_regret_stream(rounds, regret, seed=spec.seed, n_jobs=jobs))
         assert parts[0].done == 1 and parts[-1].complete
         assert_same_experiment(parts[-1].experiment, one)
         doc = export.regret_document(spec, (0.8, 3.0), settings, regret, parts[-1].experiment)
