@@ -64,16 +64,27 @@ if result is None and caps.refuse(
     )
 ):
     st.stop()
-try:
-    with progress.progress("Computing every instance's exact loss…", key=("learn", key)) as tick:
-        result = cache.learn(spec, lo, hi, settings, approx, progress=tick)
-except (ValueError, TypeError, FileNotFoundError) as exc:
-    st.error(widgets.readable(exc))
-    st.stop()
+place = None  # the first chart's place, where it grows while the instances arrive
+if result is None:
+    try:
+        place, part = progress.streamed(
+            "Computing every instance's exact loss…",
+            lambda tick: cache.learn_stream(spec, lo, hi, settings, approx, progress=tick),
+            key=("learn", key),
+            kept=lambda: cache.LEARN_PARTS.get(key),
+            figure=lambda part: cache.titled(plots.learn_figure(part.result), part.status()),
+            chart_key="learn_chart",
+        )
+        result = part.result
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        st.error(widgets.readable(exc))
+        st.stop()
 said = readings(result)
-widgets.chart(
-    st, cache.figure(("learn", key), lambda: plots.learn_figure(result)), key="learn_chart"
-)
+final = cache.figure(("learn", key), lambda: plots.learn_figure(result))
+if place is None:
+    widgets.chart(st, final, key="learn_chart")
+else:
+    place.draw(lambda: final, key="learn_chart", last=True)
 st.caption(said["erm"])
 if result.curve is not None and "curve" in said:
     widgets.chart(

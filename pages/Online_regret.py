@@ -52,14 +52,19 @@ if exp is None and caps.refuse(
 ):
     st.stop()
 pressed = c[3].button("Run the experiment", key="reg_run", type="primary")
+place = None  # the regret chart's place, where it grows while its rounds arrive
 if exp is None and (pressed or auto or progress.pending(("regret", key))):
     try:
-        with progress.progress(
+        place, part = progress.streamed(
             f"Running {regret.repeats} × {regret.rounds} rounds (about {seconds:.0f} s)…",
+            lambda tick: cache.regret_stream(spec, lo, hi, settings, regret),
             key=("regret", key),
             restart=pressed,
-        ) as tick:
-            exp = cache.regret(spec, lo, hi, settings, regret, progress=tick)
+            kept=lambda: cache.REGRET_PARTS.get(key),
+            figure=cache.partial_figure,
+            chart_key="reg_chart",
+        )
+        exp = part.experiment
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(widgets.readable(exc))
 if exp is None:
@@ -75,7 +80,11 @@ if all(float(m.regret_mean[-1]) == 0.0 for m in exp.models.values()):
         "as good as the best one (e.g. digits 0 vs 1 is separable). Try classes 3 vs 8, "
         "a complete graph or a wider σ range."
     )
-widgets.chart(st, cache.figure(("regret", key), lambda: plots.regret_figure(exp)), key="reg_chart")
+final = cache.figure(("regret", key), lambda: plots.regret_figure(exp))
+if place is None:
+    widgets.chart(st, final, key="reg_chart")
+else:
+    place.draw(lambda: final, key="reg_chart", last=True)
 st.caption(
     f"Coloured lines (each its own dash and markers): the mean cumulative regret R_t of each "
     f"feedback model over {exp.repeats} repetitions (left axis), "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +19,7 @@ from sslviz._validation import InvalidParameterError, check_int, check_option, c
 from sslviz.online import (
     FEEDBACK_MODELS,
     LearnerRun,
+    LearnerSteps,
     RoundProvider,
     check_provider,
     n_pieces,
@@ -27,7 +28,14 @@ from sslviz.online import (
     theorem_step_size,
 )
 
-__all__ = ["ModelRegret", "RegretExperiment", "regret_experiment"]
+__all__ = [
+    "ModelRegret",
+    "RegretExperiment",
+    "RegretPart",
+    "regret_experiment",
+    "regret_stream",
+    "view_regret_stream",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,7 +225,27 @@ def regret_experiment(
     >>> sorted(exp.models), exp.models["exact"].regret_mean.shape
     (['approx', 'exact', 'full', 'uniform'], (30,))
     """
-    caller = "regret_experiment"
+    start = time.perf_counter()
+    models, rounds, repeats, lr, seed, n_jobs = _checked(
+        "regret_experiment", provider, rounds, repeats, feedback, lr, seed, n_jobs, dask, progress
+    )
+    rep_seeds = [_repetition_seeds(seed, r, rounds) for r in range(repeats)]
+    local = dask is None and n_jobs != 1
+    if local and hasattr(provider, "precompute"):
+        # The rounds are the cost: compute them on all workers split by round (balanced
+        # whatever the number of repetitions), then run the learners: on forked workers,
+        # else here (fresh workers would each spend seconds on imports).
+        provider = provider.precompute([s for _, rs in rep_seeds for s in rs], n_jobs)
+        n_jobs = n_jobs if can_fork() else 1
+    m_first, lrs = _step_sizes(provider, rep_seeds, rounds, lr)
+    tasks = [(provider, models, rounds, lrs, ls, rs) for ls, rs in rep_seeds]
+    runs = [run for group in _execute(tasks, n_jobs, dask, progress) for run in group]
+    return _assemble(runs, models, lrs, provider, m_first, rounds, repeats, seed, start)
+
+
+def _checked(caller, provider, rounds, repeats, feedback, lr, seed, n_jobs, dask, progress):
+    """The arguments of :func:`regret_experiment` checked: ``(models, rounds, repeats, lr,
+    seed, n_jobs)``."""
     lo_s, hi_s = check_provider(provider, caller)
     rounds = check_int("rounds", rounds, caller, low=1)
     repeats = check_int("repeats", repeats, caller, low=1)
@@ -254,27 +282,28 @@ def regret_experiment(
             f"Got {progress!r} instead."
         )
 
-    start = time.perf_counter()
+    return models, rounds, repeats, lr, seed, n_jobs
+
+
+def _step_sizes(provider, rep_seeds, rounds: int, lr) -> tuple[float, dict]:
+    """``M`` of the first rounds and the step size of each model (``lr='auto'``: Theorem
+    3.1's, from those ``M``)."""
+    lo_s, hi_s = check_provider(provider, "regret_experiment")
     R = (hi_s - lo_s) / 2
-    rep_seeds = [_repetition_seeds(seed, r, rounds) for r in range(repeats)]
-    local = dask is None and n_jobs != 1
-    if local and hasattr(provider, "precompute"):
-        # The rounds are the cost: compute them on all workers split by round (balanced
-        # whatever the number of repetitions), then run the learners: on forked workers,
-        # else here (fresh workers would each spend seconds on imports).
-        provider = provider.precompute([s for _, rs in rep_seeds for s in rs], n_jobs)
-        n_jobs = n_jobs if can_fork() else 1
     m_first = float(np.mean([n_pieces(provider.true_loss(rs[0])) for _, rs in rep_seeds]))
     if lr == "auto":
         lr_semi = theorem_step_size(rounds, max(m_first, 1.0), R)
         lr_full = theorem_step_size(rounds, 1.0, R)
     else:
         lr_semi = lr_full = float(lr)
-    lrs = {"approx": lr_semi, "exact": lr_semi, "full": lr_full, "uniform": None}
+    return m_first, {"approx": lr_semi, "exact": lr_semi, "full": lr_full, "uniform": None}
 
-    tasks = [(provider, models, rounds, lrs, ls, rs) for ls, rs in rep_seeds]
-    runs = [run for group in _execute(tasks, n_jobs, dask, progress) for run in group]
 
+def _assemble(runs, models, lrs, provider, m_first, rounds, repeats, seed, start):
+    """The experiment of ``runs`` (repetition-major: every model of repetition 0, then 1...),
+    each of ``rounds`` rounds (the rounds played so far, for a partial experiment)."""
+    lo_s, hi_s = check_provider(provider, "regret_experiment")
+    R = (hi_s - lo_s) / 2
     m_measured = float(np.mean([run.mean_M for run in runs]))
     out: dict[str, ModelRegret] = {}
     for k, name in enumerate(models):
@@ -297,7 +326,7 @@ def regret_experiment(
     return RegretExperiment(
         models=out,
         rate=regret_rate(rounds, max(m_measured, 1.0), R),
-        lr=lr_semi,
+        lr=lrs["approx"],
         M=m_measured,
         M_first_round=m_first,
         R=R,
@@ -305,4 +334,159 @@ def regret_experiment(
         repeats=repeats,
         seed=seed,
         seconds=time.perf_counter() - start,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class RegretPart:
+    """What a regret stream (:func:`regret_stream`) has computed so far.
+
+    Attributes
+    ----------
+    experiment : RegretExperiment
+        The experiment over the rounds played so far (its ``rounds``), every repetition and
+        model: each curve is the prefix of the finished one (regret against the best fixed
+        σ of the prefix, docs/method.md §9).
+    rounds : int
+        The rounds asked for, ``T``.
+    """
+
+    experiment: RegretExperiment
+    rounds: int
+
+    @property
+    def done(self) -> int:
+        """Rounds played so far (by every repetition and model)."""
+        return self.experiment.rounds
+
+    @property
+    def complete(self) -> bool:
+        """Whether every round has been played: ``experiment`` is then the finished one."""
+        return self.done == self.rounds
+
+    @property
+    def fraction(self) -> float:
+        """The share of the rounds played."""
+        return self.done / self.rounds
+
+    def status(self) -> str:
+        """How far it is, in words: "rounds 1–7 of 20 so far" (or "all 20 rounds")."""
+        if self.complete:
+            return f"all {self.rounds} rounds"
+        return f"round{'s 1–' if self.done > 1 else ' '}{self.done} of {self.rounds} so far"
+
+    def missing(self) -> str:
+        """What is missing, in words: "7 of 20 rounds computed (both repetitions, every
+        feedback model); rounds 8–20 are missing." (nothing when complete)."""
+        if self.complete:
+            return ""
+        n = self.experiment.repeats
+        reps = {1: "the one repetition", 2: "both repetitions"}.get(n, f"all {n} repetitions")
+        left = self.rounds - self.done
+        gap = (
+            f"round {self.rounds} is missing"
+            if left == 1
+            else f"rounds {self.done + 1}–{self.rounds} are missing"
+        )
+        return (
+            f"{self.done} of {self.rounds} rounds computed ({reps}, every feedback model); {gap}."
+        )
+
+
+def stream_chunk(n_jobs: int, repeats: int) -> int:
+    """Rounds a stream plays between two parts after its first round: one when the rounds
+    are computed here, else enough for four instances per worker process (a part's
+    instances go to the workers together)."""
+    if n_jobs == 1:
+        return 1
+    from joblib import cpu_count
+
+    workers = cpu_count() if n_jobs < 0 else n_jobs
+    return max(1, math.ceil(4 * workers / repeats))
+
+
+def regret_stream(
+    provider: RoundProvider,
+    *,
+    rounds: int,
+    repeats: int,
+    feedback: Sequence[str] | str = FEEDBACK_MODELS,
+    lr: float | str = "auto",
+    seed: int = 0,
+    n_jobs: int = 1,
+) -> Iterator[RegretPart]:
+    """:func:`regret_experiment`, its rounds arriving: a :class:`RegretPart` after the first
+    round, then after every :func:`stream_chunk` rounds, the last one ``complete``.
+
+    Round by round, every repetition and model advance together
+    (:class:`sslviz.online.LearnerSteps`, the arithmetic of
+    :func:`sslviz.online.run_learner`); a provider with ``precompute`` (graph rounds in
+    fast mode) gets each part's instances computed first, on ``n_jobs`` local workers when
+    ``n_jobs != 1``. The last part's experiment equals :func:`regret_experiment`'s with the
+    same arguments, every number to the bit (its timings aside). Parameters as there
+    (no Dask: the stream runs on this machine). Stopping the iteration stops the work
+    after the part being computed.
+
+    Yields
+    ------
+    RegretPart
+
+    Examples
+    --------
+    >>> from sslviz.online import SyntheticRounds
+    >>> parts = list(regret_stream(SyntheticRounds(), rounds=3, repeats=2))
+    >>> [p.done for p in parts], parts[-1].complete
+    ([1, 2, 3], True)
+    """
+    start = time.perf_counter()
+    models, rounds, repeats, lr, seed, n_jobs = _checked(
+        "regret_stream", provider, rounds, repeats, feedback, lr, seed, n_jobs, None, None
+    )
+    rep_seeds = [_repetition_seeds(seed, r, rounds) for r in range(repeats)]
+    size = stream_chunk(n_jobs, repeats)
+    learners: list[LearnerSteps] = []
+    done = 0
+    while done < rounds:
+        chunk = range(done, min(done + (1 if done == 0 else size), rounds))
+        answers = provider
+        if n_jobs != 1 and hasattr(provider, "precompute"):
+            answers = provider.precompute([rs[t] for t in chunk for _, rs in rep_seeds], n_jobs)
+        if not learners:  # the first rounds of every repetition are in: the step sizes
+            m_first, lrs = one_thread(_step_sizes)(answers, rep_seeds, rounds, lr)
+            learners = [
+                LearnerSteps(provider, m, rounds=rounds, lr=lrs[m], seed=ls, round_seeds=rs)
+                for ls, rs in rep_seeds
+                for m in models
+            ]
+        _play(learners, len(chunk), answers)
+        done = chunk.stop
+        runs = [learner.run() for learner in learners]
+        exp = _assemble(runs, models, lrs, provider, m_first, done, repeats, seed, start)
+        yield RegretPart(exp, rounds)
+
+
+@one_thread
+def _play(learners: list[LearnerSteps], rounds: int, provider: RoundProvider) -> None:
+    """``rounds`` more rounds of every learner, answered by ``provider``."""
+    for _ in range(rounds):
+        for learner in learners:
+            learner.step(provider)
+
+
+def view_regret_stream(
+    provider: RoundProvider, regret, *, seed: int, n_jobs: int | None = None
+) -> Iterator[RegretPart]:
+    """The experiment of :func:`sslviz.problem.run_regret` on ``provider`` (a view's
+    ``GraphRounds``) with the settings ``regret`` (a :class:`sslviz.specs.RegretSettings`),
+    the stream and learners seeded by ``seed`` (the view's ``spec.seed``), as a
+    :func:`regret_stream`; ``n_jobs`` overrides ``regret.jobs``. Its last part's experiment
+    is ``run_regret``'s."""
+    return regret_stream(
+        provider,
+        rounds=regret.rounds,
+        repeats=regret.repeats,
+        feedback=list(regret.feedback),
+        lr="auto" if regret.lr is None else regret.lr,
+        seed=seed,
+        n_jobs=regret.jobs if n_jobs is None else n_jobs,
     )

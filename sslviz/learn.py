@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -500,6 +500,109 @@ def learn(
         seconds_exact=seconds[0],
         seconds=time.perf_counter() - start,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class LearnPart:
+    """What a learning stream (:func:`learn_stream`) has computed so far.
+
+    Attributes
+    ----------
+    result : LearnResult
+        Exact ERM on the training instances in so far (``result.instances`` of them), the
+        first ones in order; held-out instances, Algorithm 4's estimates and the learning
+        curve only in the last part, which is :func:`learn`'s result.
+    instances : int
+        The training instances asked for.
+    complete : bool
+        Whether this is the last part.
+    later : tuple of str
+        What only the last part has, in words (``"the held-out instances"``...).
+    """
+
+    result: LearnResult
+    instances: int
+    complete: bool
+    later: tuple[str, ...] = ()
+
+    @property
+    def done(self) -> int:
+        """Training instances in so far."""
+        return self.result.instances
+
+    @property
+    def fraction(self) -> float:
+        """The share of the training instances in (1 when complete)."""
+        return 1.0 if self.complete else self.done / self.instances
+
+    def status(self) -> str:
+        """How far it is, in words: "training instances 1–8 of 40 so far"."""
+        if self.complete:
+            return f"all {self.instances} training instances"
+        return f"training instances 1–{self.done} of {self.instances} so far"
+
+    def missing(self) -> str:
+        """What is missing, in words (nothing when complete)."""
+        if self.complete:
+            return ""
+        left = self.instances - self.done
+        first = (
+            f"instance {self.instances}"
+            if left == 1
+            else f"instances {self.done + 1}–{self.instances}"
+        )
+        parts = [first, *self.later]
+        listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        return (
+            f"{self.done} of {self.instances} training instances computed; {listed} "
+            f"{'are' if len(parts) > 1 or left > 1 else 'is'} missing."
+        )
+
+
+def learn_stream(
+    train: Sequence[ProblemSpec],
+    test: Sequence[ProblemSpec],
+    sigma_range: tuple[float, float],
+    *,
+    first: int = 2,
+    first_jobs: int | None = None,
+    **options,
+) -> Iterator[LearnPart]:
+    """:func:`learn`, its training instances arriving: a :class:`LearnPart` after the first
+    ``first`` training instances, then after twice as many each time (exact ERM on the
+    instances in so far, on ``options``' ``k_values``), then the whole result. The first
+    part runs on ``first_jobs`` workers (None: ``options``' ``n_jobs``; 1: in this
+    process, e.g. while a server's worker processes are still starting).
+
+    Each part computes only its new instances (this process keeps every curve it computed
+    or got back from its workers, :data:`_EXACT`), and the last part is :func:`learn` with
+    the same arguments (``options`` are its keywords): the same result to the bit, as
+    every curve is the same whoever computes it. Stopping the iteration stops the work
+    after the part being computed.
+
+    Yields
+    ------
+    LearnPart
+    """
+    if not train:
+        raise ValueError("learn needs at least one training instance.")
+    partial = {k: options[k] for k in ("k_values", "n_jobs", "dask") if k in options}
+    later = tuple(
+        words
+        for words, there in (
+            ("the held-out instances", test),
+            ("Algorithm 4's estimates", options.get("approx")),
+            ("the learning curve", options.get("curve_sizes") and test),
+        )
+        if there
+    )
+    m = max(1, int(first))
+    while m < len(train):
+        jobs = {"n_jobs": first_jobs} if first_jobs is not None and m == first else {}
+        result = learn(train[:m], (), sigma_range, **(partial | jobs))
+        yield LearnPart(result, len(train), False, later)
+        m *= 2
+    yield LearnPart(learn(train, test, sigma_range, **options), len(train), True)
 
 
 def _learning_curve(sizes, pools, exact, test_avg: AverageLoss) -> LearningCurve:

@@ -46,6 +46,7 @@ __all__ = [
     "FEEDBACK_MODELS",
     "Exp3SetWeights",
     "LearnerRun",
+    "LearnerSteps",
     "RoundProvider",
     "SyntheticRounds",
     "best_fixed",
@@ -814,76 +815,156 @@ def run_learner(
     >>> run.regret.shape, run.n_feedback_calls
     ((20,), 20)
     """
-    caller = "run_learner"
-    lo_s, hi_s = check_provider(provider, caller)
-    feedback = check_option("feedback", feedback, caller, FEEDBACK_MODELS)
-    rounds = check_int("rounds", rounds, caller, low=1)
-    if lr is not None:
-        lr = check_real("lr", lr, caller, low=0.0, closed="neither")
-    seed = check_int("seed", seed, caller, low=0)
-    seeds = [check_int("round_seeds", s, caller, low=0) for s in round_seeds]
-    if len(seeds) != rounds:
-        raise InvalidParameterError(
-            f"The 'round_seeds' parameter of {caller} must have length rounds={rounds}. "
-            f"Got length {len(seeds)} instead."
-        )
-    width = hi_s - lo_s
+    steps = LearnerSteps(
+        provider, feedback, rounds=rounds, lr=lr, seed=seed, round_seeds=round_seeds
+    )
+    while not steps.finished:
+        steps.step()
+    return steps.run()
 
-    start = time.perf_counter()
-    rng = np.random.default_rng(seed)
-    weights = Exp3SetWeights(lo_s, hi_s)
-    grid = lo_s + (np.arange(_SNAPSHOT_GRID) + 0.5) * width / _SNAPSHOT_GRID
-    snap_rounds = np.unique(np.linspace(0, rounds - 1, min(_MAX_SNAPSHOTS, rounds)).round())
-    snap_rounds = snap_rounds.astype(np.int64)
-    snap_set = {int(r): k for k, r in enumerate(snap_rounds)}
-    snapshots = np.empty((snap_rounds.size, grid.size))
 
-    sigmas = np.empty(rounds)
-    played = np.empty(rounds)
-    true_losses: list[PiecewiseLoss] = []
-    n_calls = 0
-    for t, rs in enumerate(seeds):
+class LearnerSteps:
+    """:func:`run_learner` one round at a time: :meth:`step` plays the next round,
+    :meth:`run` is the run over the rounds played so far.
+
+    The arithmetic is :func:`run_learner`'s, in the same order (that function is a loop
+    over :meth:`step`), so the run after the last round is the same to the bit; the run
+    after ``t`` rounds is its prefix: the same σ_t, losses and regret ``R_1..R_t``
+    (the regret of a prefix is against the best fixed σ of that prefix, docs/method.md §9),
+    with the snapshots taken so far. Parameters as :func:`run_learner`'s.
+
+    Examples
+    --------
+    >>> steps = LearnerSteps(SyntheticRounds(), "exact", rounds=20, lr=0.2, seed=0,
+    ...                      round_seeds=range(20))
+    >>> for _ in range(5):
+    ...     steps.step()
+    >>> steps.done, steps.run().regret.shape
+    (5, (5,))
+    """
+
+    def __init__(
+        self,
+        provider: RoundProvider,
+        feedback: str,
+        *,
+        rounds: int,
+        lr: float | None,
+        seed: int,
+        round_seeds: Sequence[int],
+    ) -> None:
+        caller = "run_learner"
+        self._range = check_provider(provider, caller)
+        self.provider = provider
+        self.feedback = check_option("feedback", feedback, caller, FEEDBACK_MODELS)
+        self.rounds = check_int("rounds", rounds, caller, low=1)
+        if lr is not None:
+            lr = check_real("lr", lr, caller, low=0.0, closed="neither")
+        self.lr = lr
+        self.seed = check_int("seed", seed, caller, low=0)
+        self.seeds = [check_int("round_seeds", s, caller, low=0) for s in round_seeds]
+        if len(self.seeds) != self.rounds:
+            raise InvalidParameterError(
+                f"The 'round_seeds' parameter of {caller} must have length "
+                f"rounds={self.rounds}. Got length {len(self.seeds)} instead."
+            )
+        lo_s, hi_s = self._range
+        width = hi_s - lo_s
+        self.rng = np.random.default_rng(self.seed)
+        self.weights = Exp3SetWeights(lo_s, hi_s)
+        self.grid = lo_s + (np.arange(_SNAPSHOT_GRID) + 0.5) * width / _SNAPSHOT_GRID
+        snap = np.unique(np.linspace(0, rounds - 1, min(_MAX_SNAPSHOTS, rounds)).round())
+        self.snap_rounds = snap.astype(np.int64)
+        self._snap = {int(r): k for k, r in enumerate(self.snap_rounds)}
+        self.snapshots = np.empty((self.snap_rounds.size, self.grid.size))
+        self.sigmas = np.empty(rounds)
+        self.played = np.empty(rounds)
+        self.best = np.empty(rounds)
+        self.pieces: list[int] = []
+        self.running: PiecewiseLoss | None = None
+        self.n_calls = 0
+        self.done = 0
+        self.seconds = 0.0
+
+    @property
+    def finished(self) -> bool:
+        """Whether every round has been played."""
+        return self.done == self.rounds
+
+    def step(self, provider: RoundProvider | None = None) -> None:
+        """Play round ``done + 1``: draw σ_t, suffer ``l_t(σ_t)``, update on the feedback.
+        ``provider`` (default: the one given) answers this round: one with the same
+        answers, e.g. the rounds precomputed by workers (``precompute``)."""
+        if self.finished:
+            raise InvalidParameterError(
+                f"All {self.rounds} rounds of this learner have been played; start a new one."
+            )
+        start = time.perf_counter()
+        caller = "run_learner"
+        provider = self.provider if provider is None else provider
+        lo_s, hi_s = self._range
+        width = hi_s - lo_s
+        t, rs, feedback, weights = self.done, self.seeds[self.done], self.feedback, self.weights
         true_t = provider.true_loss(rs)
         _check_same_range(true_t, lo_s, hi_s, f"{caller} (provider.true_loss)")
-        true_losses.append(true_t)
-        if feedback != "uniform" and lr is None:
+        self.pieces.append(n_pieces(true_t))
+        if feedback != "uniform" and self.lr is None:
             m = 1.0 if feedback == "full" else float(n_pieces(true_t))
-            lr = theorem_step_size(rounds, m, width / 2)
-        if t in snap_set:
-            snapshots[snap_set[t]] = weights.density()(grid)
-        sigma = weights.sample(rng) if feedback != "uniform" else lo_s + rng.random() * width
-        sigmas[t] = sigma
-        played[t] = float(true_t(sigma))
+            self.lr = theorem_step_size(self.rounds, m, width / 2)
+        lr = self.lr
+        if t in self._snap:
+            self.snapshots[self._snap[t]] = weights.density()(self.grid)
+        if feedback != "uniform":
+            sigma = weights.sample(self.rng)
+        else:
+            sigma = lo_s + self.rng.random() * width
+        self.sigmas[t] = sigma
+        self.played[t] = float(true_t(sigma))
         if feedback == "approx":
             a, b, est = provider.approx_feedback(rs, sigma)
-            n_calls += 1
+            self.n_calls += 1
             _check_feedback_set(a, b, sigma, width, "approx_feedback")
             weights.update(a, b, est, lr)
         elif feedback == "exact":
             exact = getattr(provider, "exact_feedback", None)  # protocol default if absent
             a, b, est = exact(rs, sigma) if exact is not None else true_t.piece(sigma)
-            n_calls += 1
+            self.n_calls += 1
             _check_feedback_set(a, b, sigma, width, "exact_feedback")
             weights.update(a, b, est, lr)
         elif feedback == "full":
             weights.update_full(provider.approx_loss(rs), lr)
-            n_calls += 1
+            self.n_calls += 1
+        # the running sum of the true losses and its minimum (as _regret_and_best)
+        if self.running is None:
+            self.running = true_t
+            self.best[0] = true_t.minimum()[0]
+        else:
+            self.running = sum_piecewise([self.running, true_t]).merged()
+            self.best[t] = float(self.running.values.min())
+        self.done += 1
+        self.seconds += time.perf_counter() - start
 
-    regret, best_value, best_lo, best_hi = _regret_and_best(played, true_losses)
-    return LearnerRun(
-        feedback=feedback,
-        lr=None if feedback == "uniform" else float(lr),
-        seed=seed,
-        sigmas=sigmas,
-        losses_played=played,
-        regret=regret,
-        best_sigma=(best_lo, best_hi),
-        best_value=best_value,
-        density_grid=grid,
-        snapshot_rounds=snap_rounds,
-        density_snapshots=snapshots,
-        seconds=time.perf_counter() - start,
-        n_feedback_calls=n_calls,
-        mean_M=float(np.mean([n_pieces(f) for f in true_losses])),
-        n_cells=weights.n_cells,
-    )
+    def run(self) -> LearnerRun:
+        """The run over the rounds played so far (all of them: :func:`run_learner`'s)."""
+        t = self.done
+        if t == 0:
+            raise InvalidParameterError("No round of this learner has been played yet.")
+        best_value, best_lo, best_hi = self.running.minimum()
+        kept = self.snap_rounds < t
+        return LearnerRun(
+            feedback=self.feedback,
+            lr=None if self.feedback == "uniform" else float(self.lr),
+            seed=self.seed,
+            sigmas=self.sigmas[:t].copy(),
+            losses_played=self.played[:t].copy(),
+            regret=np.cumsum(self.played[:t]) - self.best[:t],
+            best_sigma=(best_lo, best_hi),
+            best_value=best_value,
+            density_grid=self.grid,
+            snapshot_rounds=self.snap_rounds[kept],
+            density_snapshots=self.snapshots[kept],
+            seconds=self.seconds,
+            n_feedback_calls=self.n_calls,
+            mean_M=float(np.mean(self.pieces)),
+            n_cells=self.weights.n_cells,
+        )

@@ -14,15 +14,16 @@ it to the computation through :func:`ui.compat.unrecorded`, so the bar's updates
 for replay. A cache hit returns at once and draws nothing.
 
 Stop (``ui.progress.progress``): a click interrupts the computation at its next progress
-update by an exception, so nothing partial is kept: ``st.cache_data`` stores only returned
-values, and the memo of :func:`regret` (like ``ui.player.record``'s) is written only after
-the experiment returns.
+update by an exception, so nothing partial is cached: ``st.cache_data`` stores only returned
+values, and the memos of whole runs (:data:`REGRET_RUNS`, ``ui.player.record``'s) are
+written only when they finish. A regret stream (:func:`regret_stream`) keeps what arrived
+apart, in :data:`REGRET_PARTS`: the page shows it after a stop, said as partial.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -454,65 +455,108 @@ def regret_key(
     return (spec, lo, hi, settings.effective(), regret_settings)
 
 
-def regret(
+REGRET_PARTS = Memo(16)
+"""What has arrived of the regret experiments of this server that have not finished (one
+stopped, or interrupted by a change): the last :class:`sslviz.experiment.RegretPart` of
+each, by :func:`regret_key`."""
+
+
+def regret_stream(
     spec: ProblemSpec,
     lo: float,
     hi: float,
     settings: SweepSettings,
     regret_settings: RegretSettings,
-    progress: Tick | None = None,
-):
-    """Online regret experiment (Algorithm 1), its instances on the server's worker
-    processes (:data:`sslviz._threads.WORKERS`, kept warm between runs, as the learning
-    page's) once they are up, here before (a fresh server's first seconds); memoised in
-    :data:`REGRET_RUNS` (results are identical for identical settings, whatever runs them).
-    ``progress(fraction, message)`` hears the instances built ("instance 7 of 40")."""
+) -> Iterator:
+    """Online regret experiment (Algorithm 1) as its rounds arrive
+    (:func:`sslviz.experiment.view_regret_stream`): its parts, the last one complete. The
+    instances go to the server's worker processes (:data:`sslviz._threads.WORKERS`, kept
+    warm between runs, as the learning page's) once they are up, else they are computed
+    here (a fresh server's first seconds); the numbers are the same either way. Each part
+    is kept in :data:`REGRET_PARTS` as it arrives (a stop keeps it); the finished experiment
+    goes to :data:`REGRET_RUNS`."""
     from sslviz._threads import WORKERS, workers_warm
-    from sslviz.problem import run_regret
+    from sslviz.experiment import view_regret_stream
+    from sslviz.problem import GraphRounds
 
+    key = regret_key(spec, lo, hi, settings, regret_settings)
     jobs = WORKERS if workers_warm() else 1
-    return REGRET_RUNS.get_or_compute(
-        regret_key(spec, lo, hi, settings, regret_settings),
-        lambda: run_regret(spec, (lo, hi), settings, regret_settings, tick=progress, n_jobs=jobs),
-    )
+    rounds = GraphRounds(spec, lo, hi, settings)
+    for part in view_regret_stream(rounds, regret_settings, seed=spec.seed, n_jobs=jobs):
+        if part.complete:
+            REGRET_RUNS.put(key, part.experiment)
+        else:
+            REGRET_PARTS.put(key, part)
+        yield part
+
+
+def partial_figure(part) -> Any:
+    """The regret chart of a part of an experiment (:func:`sslviz.plots.regret_figure` of
+    the rounds so far) on the x range of all its rounds, so that it grows to the right as
+    rounds arrive; its title says how many have."""
+    from sslviz import plots
+
+    fig = plots.regret_figure(part.experiment)
+    fig.update_xaxes(range=[0.5, part.rounds + 0.5])
+    return titled(fig, part.status())
 
 
 LEARN_RUNS = Memo(16)
 """The finished learning runs of this server, by ``(spec, lo, hi, settings, approx)``."""
 
 
-def learn(
+LEARN_PARTS = Memo(16)
+"""What has arrived of the learning runs of this server that have not finished: the last
+:class:`sslviz.learn.LearnPart` of each, by the key of :data:`LEARN_RUNS`."""
+
+
+def learn_stream(
     spec: ProblemSpec,
     lo: float,
     hi: float,
     settings: LearnSettings,
     approx: tuple[SweepSettings, ...],
     progress: Tick | None = None,
-):
-    """σ (and k) learned from instances drawn from ``spec``'s dataset
-    (:func:`sslviz.learn.learn`), the instances on the server's worker processes
-    (:data:`sslviz.learn.WORKERS`, kept warm between runs); memoised in :data:`LEARN_RUNS`.
-    ``progress(fraction, message)`` hears each instance finished."""
+) -> Iterator:
+    """σ (and k) learned from instances drawn from ``spec``'s dataset as its training
+    instances arrive (:func:`sslviz.learn.learn_stream`: exact ERM on the first 2, 4, 8…,
+    then :func:`sslviz.learn.learn`'s whole result), the instances on the server's worker
+    processes (:data:`sslviz.learn.WORKERS`, kept warm between runs; the first part here
+    while they are still starting). Each part is kept in
+    :data:`LEARN_PARTS` as it arrives, the whole result in :data:`LEARN_RUNS`.
+    ``progress(fraction, message)`` hears each instance of the whole result's run."""
+    from sslviz._threads import workers_warm
     from sslviz.learn import WORKERS, drawn_instances
-    from sslviz.learn import learn as run
+    from sslviz.learn import learn_stream as stream
 
-    def compute():
-        train, test, pools = drawn_instances(
-            spec, settings.instances, settings.test_instances, settings.curve, settings.repeats
-        )
-        return run(
-            train,
-            test,
-            (lo, hi),
-            k_values=settings.k_values,
-            approx=approx,
-            curve_sizes=settings.curve if pools else (),
-            curve_pools=pools,
-            n_jobs=WORKERS,
-            progress=progress,
-        )
+    key = (spec, lo, hi, settings, approx)
+    train, test, pools = drawn_instances(
+        spec, settings.instances, settings.test_instances, settings.curve, settings.repeats
+    )
+    for part in stream(
+        train,
+        test,
+        (lo, hi),
+        k_values=settings.k_values,
+        approx=approx,
+        curve_sizes=settings.curve if pools else (),
+        curve_pools=pools,
+        n_jobs=WORKERS,
+        first_jobs=WORKERS if workers_warm() else 1,  # a fresh server: the first ones here
+        progress=progress,
+    ):
+        if part.complete:
+            LEARN_RUNS.put(key, part.result)
+        else:
+            LEARN_PARTS.put(key, part)
+        yield part
 
-    return LEARN_RUNS.get_or_compute((spec, lo, hi, settings, approx), compute)
+
+def titled(fig: Any, status: str) -> Any:
+    """``fig`` (a figure of a partial result) with ``status`` ("rounds 1–7 of 20 so far")
+    after its title."""
+    fig.update_layout(title_text=f"{fig.layout.title.text}: {status}")
+    return fig
 
 
 @cached(64)

@@ -1,4 +1,5 @@
-"""Progress bars with a Stop button for long computations (:class:`progress`).
+"""Progress bars with a Stop button for long computations (:class:`progress`), and charts
+drawn again as a computation's parts arrive (:class:`growing`).
 
 A stopped computation is remembered in the session, so the page does not restart it by
 itself; its Run button starts it again.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import streamlit as st
@@ -53,12 +55,14 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
     has taken :data:`SHOW_AFTER` s and are removed when the block ends.
 
     ``key`` names the computation (its settings; default: ``text``); ``restart``: the
-    page's own Run button was pressed, so a stopped ``key`` runs again. How Stop works:
-    Streamlit interrupts a running script at its next Streamlit call when a widget is
-    clicked, and every update of the bar (every :data:`EVERY` s of work, at the next
-    ``tick``) is such a call, so a click on Stop ends the computation within one update
-    (an exception unwinds it: ``st.cache_data`` stores nothing,
-    and the app's memo dicts store only finished results). The Stop button's callback
+    page's own Run button was pressed, so a stopped ``key`` runs again; ``kept``: for a
+    computation whose parts arrive (a stream), draws what arrived before a stop, beside the
+    "Stopped" note, and returns whether anything had (None: nothing partial is kept).
+    How Stop works: Streamlit interrupts a running script at its next Streamlit call when a
+    widget is clicked, and every update of the bar (every :data:`EVERY` s of work, at the
+    next ``tick``) is such a call, so a click on Stop ends the computation within one update
+    (an exception unwinds it: ``st.cache_data`` stores nothing, and the app's memo dicts
+    store only finished results, a stream's parts apart). The Stop button's callback
     remembers ``key`` in the session, so in the rerun that follows, entering this block
     draws "Stopped. Press Run to compute again" and a Run button instead, and stops the
     script (``st.stop()``): the page never restarts a stopped computation by itself. Changed
@@ -69,9 +73,15 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
     """
 
     def __init__(
-        self, text: str, container: Any = None, *, key: Any = None, restart: bool = False
+        self,
+        text: str,
+        container: Any = None,
+        *,
+        key: Any = None,
+        restart: bool = False,
+        kept: Callable[[], Any] | None = None,
     ) -> None:
-        self.text, self.container = text, container
+        self.text, self.container, self.kept = text, container, kept
         self.key = _stop_key(text if key is None else key)
         if restart:  # the page's own Run button was pressed: a stopped request runs again
             st.session_state.get(STOPPED, set()).discard(self.key)
@@ -83,7 +93,6 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
             # columns, not the running row's container: a block of another kind replaces the
             # row whole, so no stale Stop button lingers next to these (and vice versa)
             note, box = where.columns([6, 1], vertical_alignment="center")
-            note.info("Stopped. Press Run to compute again.", icon=":material/stop_circle:")
             box.button(
                 "Run",
                 key=f"w_run_{self.key}",
@@ -91,6 +100,14 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
                 icon=":material/play_arrow:",
                 on_click=_resume,
                 args=(self.key,),
+            )
+            shown = self.kept is not None and self.kept()
+            note.info(
+                "Stopped: what had arrived is shown, said as partial. Press Run to compute "
+                "the rest."
+                if shown
+                else "Stopped. Press Run to compute again.",
+                icon=":material/stop_circle:",
             )
             st.stop()
         # a placeholder holds the row (drawn at the first update, see :meth:`tick`), in
@@ -119,9 +136,88 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
                 icon=":material/stop:",
                 on_click=_stop,
                 args=(self.key,),
-                help="Stop this computation (nothing partial is kept).",
+                help="Stop this computation ("
+                + ("what has arrived is kept)." if self.kept else "nothing partial is kept)."),
             )
         self.bar.progress(f, text=f"{self.text} {message}".strip())
 
     def __exit__(self, *exc: Any) -> None:
         self.slot.empty()
+
+
+REDRAW_EVERY = 0.3
+"""Seconds between two draws of a :class:`growing` chart (its last draw is never skipped)."""
+
+
+class growing:  # noqa: N801 - a chart's place, as ``st.empty()`` is
+    """A chart drawn again as the parts of a computation arrive, in one place: the place
+    :func:`ui.widgets.chart` would give this run's next chart (a tour's stage included),
+    each draw replacing the last, at most every :data:`REDRAW_EVERY` s."""
+
+    def __init__(self, container: Any = None) -> None:
+        from ui import presenter
+
+        where, self.staged = presenter.chart_place(container or st)
+        self.slot = where.empty()
+        self.drawn = -float("inf")
+        self.draws = 0
+
+    def draw(self, build: Callable[[], Any], *, key: str, last: bool = False) -> bool:
+        """Draw ``build()`` (a figure or its dict) unless the last draw was under
+        :data:`REDRAW_EVERY` s ago (``last``: the finished result, always drawn);
+        ``key`` as :func:`ui.widgets.chart`'s (a draw before the last gets its own). Whether
+        it was drawn."""
+        now = time.monotonic()
+        if not last and now - self.drawn < REDRAW_EVERY:
+            return False
+        self.drawn, self.draws = now, self.draws + 1
+        fig = build()
+        key = key if last else f"{key}_part{self.draws}"
+        if not self.staged:
+            from ui import widgets
+
+            widgets.chart(self.slot, fig, key=key)
+            return True
+        import plotly.graph_objects as go
+
+        from ui import presenter
+
+        if isinstance(fig, dict):
+            fig = go.Figure(fig, _validate=False)
+        self.slot.plotly_chart(presenter.stage_figure(fig), key=key, height="stretch")
+        return True
+
+
+def streamed(
+    text: str,
+    parts: Callable[[Callable[[float, str], None]], Iterable[Any]],
+    *,
+    key: Any,
+    kept: Callable[[], Any],
+    figure: Callable[[Any], Any],
+    chart_key: str,
+    restart: bool = False,
+) -> tuple[growing, Any]:
+    """A computation whose parts arrive (``parts(tick)``: an iterable of parts, the last one
+    ``complete``; a part has ``fraction``, ``status()`` and ``missing()``), under a
+    :class:`progress` bar (``text``, ``key``, ``restart`` as there), each part's chart
+    (``figure(part)``) drawn in one :class:`growing` place as it arrives. After a stop,
+    the part that had arrived (``kept()``, None if none) is drawn there with what is
+    missing under it. Returns the place (the page draws its finished chart there, with
+    ``last=True``) and the last part."""
+    place = growing()
+
+    def show_kept() -> bool:
+        part = kept()
+        if part is not None:
+            place.draw(lambda: figure(part), key=chart_key)
+            st.caption(part.missing())
+        return part is not None
+
+    part = None
+    with progress(text, key=key, restart=restart, kept=show_kept) as tick:
+        for part in parts(tick):
+            tick(part.fraction, part.status())
+            if not part.complete:
+                place.draw(lambda p=part: figure(p), key=chart_key)
+    return place, part

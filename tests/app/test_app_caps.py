@@ -32,11 +32,18 @@ def calls(monkeypatch):
         (player, "sweep"),
     ):
         monkeypatch.setattr(mod, name, counted(f"{mod.__name__}.{name}", getattr(mod, name)))
-    import sslviz.problem
+    import sslviz.experiment
 
-    monkeypatch.setattr(
-        sslviz.problem, "run_regret", counted("run_regret", sslviz.problem.run_regret)
-    )
+    stream = sslviz.experiment.view_regret_stream
+
+    def counted_stream(*args, **kwargs):  # a regret stream: finished with its last part
+        out["regret stream", "started"] = out.get(("regret stream", "started"), 0) + 1
+        for part in stream(*args, **kwargs):
+            if part.complete:
+                out["regret stream", "finished"] = out.get(("regret stream", "finished"), 0) + 1
+            yield part
+
+    monkeypatch.setattr(sslviz.experiment, "view_regret_stream", counted_stream)
     return out
 
 
@@ -142,13 +149,18 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
 
 @pytest.mark.slow  # over 1.5 s: outside the quick run
 @pytest.mark.parametrize("autorun", [True, False])
-def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_first_tick, autorun):
+def test_a_stopped_experiment_keeps_what_arrived(
+    monkeypatch, calls, stop_after_first_tick, autorun
+):
     """Small settings run by themselves; larger ones wait for "Run the experiment": after a
-    stop both show "Stopped" and the Run button, and neither restarts by itself."""
+    stop both show "Stopped", the rounds that arrived (said as partial) and the Run button,
+    memoise no finished experiment, and neither restarts by itself."""
     from sslviz.problem import clear_round_memo
 
     cache.REGRET_RUNS.clear()
+    cache.REGRET_PARTS.clear()
     clear_round_memo()  # rounds the other case computed: nothing left to compute, or stop
+    monkeypatch.setattr(progress, "SHOW_AFTER", 0.0)  # the bar at the first part
     if not autorun:
         monkeypatch.setattr(cache, "regret_autoruns", lambda *a, **k: False)
     at = start(REGRET, {"n": "40", "labeled": "5", "rounds": "3", "repeats": "1", "seed": "105"})
@@ -156,15 +168,35 @@ def test_a_stopped_experiment_memoises_nothing(monkeypatch, calls, stop_after_fi
         assert not stop_after_first_tick and not calls
         at.button(key="reg_run").click().run()
     assert stop_after_first_tick and not at.exception
-    assert not cache.REGRET_RUNS and ("run_regret", "finished") not in calls
+    assert not cache.REGRET_RUNS and ("regret stream", "finished") not in calls
     at.run()
-    assert not at.exception and not at.get("plotly_chart")
-    assert any(i.value.startswith("Stopped. Press Run") for i in at.info)
-    assert calls[("run_regret", "started")] == 1  # not restarted by itself
+    assert not at.exception and len(at.get("plotly_chart")) == 1  # the round that arrived
+    assert any(i.value.startswith("Stopped: what had arrived") for i in at.info)
+    assert any("rounds 2–3 are missing" in c.value for c in at.caption)
+    assert calls[("regret stream", "started")] == 1  # not restarted by itself
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
     assert not at.exception and not at.error and len(at.get("plotly_chart")) == 3
-    assert len(cache.REGRET_RUNS) == 1 and calls[("run_regret", "finished")] == 1
+    assert len(cache.REGRET_RUNS) == 1 and calls[("regret stream", "finished")] == 1
+
+
+@pytest.mark.slow  # over 1.5 s: outside the quick run
+def test_a_stopped_learning_run_keeps_the_instances_that_arrived(
+    monkeypatch, stop_after_first_tick
+):
+    monkeypatch.setattr(progress, "SHOW_AFTER", 0.0)  # the bar at the first part
+    query = {"n": "40", "labeled": "5", "instances": "8", "test_instances": "2", "seed": "109"}
+    at = start("pages/Learn.py", query)
+    assert stop_after_first_tick and not at.exception
+    assert not [k for k in cache.LEARN_RUNS if k[0].seed == 109]
+    at.run()
+    assert not at.exception and len(at.get("plotly_chart")) == 1  # the first instances
+    assert any(i.value.startswith("Stopped: what had arrived") for i in at.info)
+    assert any("instances 3–8" in c.value and "missing" in c.value for c in at.caption)
+    [run] = [b for b in at.button if b.label == "Run"]
+    run.click().run()
+    assert not at.exception and not at.error
+    assert [k for k in cache.LEARN_RUNS if k[0].seed == 109]
 
 
 @pytest.mark.slow  # over 1.5 s: outside the quick run

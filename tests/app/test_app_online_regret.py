@@ -111,7 +111,7 @@ def test_a_setting_fast_mode_does_not_read_reruns_nothing(monkeypatch):
     at = run_small(start())
     shown = chart(at)
     runs = []
-    monkeypatch.setattr("sslviz.problem.run_regret", lambda *a, **k: runs.append(a))
+    monkeypatch.setattr("sslviz.experiment.view_regret_stream", lambda *a, **k: runs.append(a))
     for key, value in (("w_eta", 1.5), ("w_step", 0.1), ("w_max_iter", 50), ("w_root_tol", 0.05)):
         at.number_input(key=key).set_value(value).run()
         assert not at.exception and not at.error and chart(at) == shown, key
