@@ -13,7 +13,8 @@ normalised class-1 score, f_u = G_u1 / (G_u0 + G_u1) (as scikit-learn normalises
 is symmetric positive definite with κ(A) ≤ (1 + α)/(1 − α), and its off-diagonal entries
 are ≤ 0 with ρ(αS) ≤ α < 1: a nonsingular M-matrix, A⁻¹ ≥ 0, so exact scores are
 non-negative and the certificate of docs/method.md §8 proves the sign of G_u1 − G_u0
-(the solution of A z = Y_1 − Y_0) from any iterate.
+(the solution of A z = Y_1 − Y_0) from any iterate. More than two classes: one-vs-all
+through :meth:`SpreadingModel.relabeled`, whose soft labels are G_uc / Σ_c' G_uc'.
 
 S is formed in the log domain (log d_i from the row-scaled weights, docs/method.md §2.2),
 so no scale underflows at small σ. Every solver runs on A itself: 'exact' Cholesky (dense)
@@ -24,6 +25,7 @@ of edges to L scores 0 in both columns: it is held at ½ and reported cut off.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 import numpy as np
@@ -110,16 +112,34 @@ class SpreadingModel(SoftLabelModel):
         self.graph = graph
         self.labeled_idx = np.flatnonzero(labeled)
         self.unlabeled_idx = np.flatnonzero(~labeled)
-        y_l = np.asarray(y)[self.labeled_idx].astype(int)
-        Y = np.zeros((graph.n, 2))
-        Y[self.labeled_idx, y_l] = 1.0
-        self._Y = Y
+        self._Y = self._columns(np.asarray(y, float)[self.labeled_idx])
         self._D2 = graph.sqdist
         self._shift = graph.row_min_sqdist()
         self._structural = systems.unanchored(systems.pattern(self._D2, True), labeled)[
             self.unlabeled_idx
         ]
         systems.freeze(self.labeled_idx, self.unlabeled_idx, self._Y, self._shift)
+
+    def _columns(self, y_l: np.ndarray) -> np.ndarray:
+        """Y of shape (n, 2): the columns 1 − y and y on L (one-hot for binary y), 0 on U."""
+        Y = np.zeros((self.graph.n, 2))
+        Y[self.labeled_idx, 0] = 1.0 - y_l
+        Y[self.labeled_idx, 1] = y_l
+        return Y
+
+    def relabeled(self, y: np.ndarray) -> SpreadingModel:
+        """This model with ``y[labeled_idx]`` as the class-1 column of Y on L and
+        1 − y as its class-0 column (the graph and its pattern shared).
+
+        One-vs-all with y = 1[class c] (:meth:`SoftLabelModel.scores`, docs/method.md
+        §3.4): the two columns are G_c and Σ_{c' ≠ c} G_c', whose sum A⁻¹1_L is the same
+        for every c, so f_c = G_c / Σ_c' G_c' — scikit-learn's normalised
+        ``label_distributions_`` — and the argmax over c is LabelSpreading's prediction.
+        """
+        out = copy.copy(self)
+        out._Y = self._columns(np.asarray(y, float)[self.labeled_idx])
+        systems.freeze(out._Y)
+        return out
 
     @property
     def graph_nonzeros(self) -> int:
