@@ -110,10 +110,45 @@ def test_refuses_what_has_no_gamma(estimator, words):
         ExactGammaSearchCV(estimator).fit(X, y_cv)
 
 
-def test_more_than_two_classes_is_refused_in_words():
+def _three_classes(seed=1, n=66, n_labeled=27):
+    """Three blobs in 3 dimensions, classes 1, 3 and 5; y_cv with −1 off the labeled set."""
+    rng = np.random.default_rng(seed)
+    y = rng.permutation(np.arange(n) % 3) * 2 + 1
+    X = 0.5 * rng.normal(size=(n, 3)) + 1.2 * np.eye(3)[(y - 1) // 2]
+    labeled = np.zeros(n, bool)
+    labeled[rng.choice(n, n_labeled, replace=False)] = True
+    return X, y, np.where(labeled, y, -1)
+
+
+@pytest.mark.parametrize(
+    "estimator", [LabelSpreading(kernel="rbf", alpha=0.5), LabelPropagation(kernel="rbf")]
+)
+@pytest.mark.slow  # 60 γ × 3 folds of scikit-learn's iteration
+def test_three_classes_score_at_is_scikit_learns_transductive_cv(estimator):
+    X, y, y_cv = _three_classes()
+    splitter = StratifiedKFold(3, shuffle=True, random_state=4)
+    search = ExactGammaSearchCV(estimator, gamma_range=(0.1, 30.0), cv=splitter).fit(X, y_cv)
+    labeled = np.flatnonzero(y_cv != -1)
+    folds = [labeled[t] for _, t in splitter.split(labeled[:, None], y_cv[labeled])]
+    brute = {}
+    for gamma in np.geomspace(0.1, 30.0, 60):
+        score = _brute(estimator, X, y, y_cv, folds, gamma)
+        if score is not None:
+            brute[gamma] = score
+    assert len(brute) >= 40  # scikit-learn converged there
+    for gamma, score in brute.items():
+        assert search.score_at(gamma) == pytest.approx(score, abs=1e-12)
+    assert len(set(brute.values())) >= 3  # the curve is not flat on this data
+    assert search.best_score_ >= max(brute.values()) - 1e-12
+    assert search.best_score_ == search.score_at(search.best_gamma_)
+    assert list(search.classes_) == [1, 3, 5] and search.predict_proba(X).shape == (y.size, 3)
+    np.testing.assert_array_equal(search.transduction_, search.best_estimator_.transduction_)
+
+
+def test_one_class_is_refused_in_words():
     X, _, _ = _data(n=30)
-    y = np.r_[np.arange(12) % 3, np.full(18, -1)]
-    with pytest.raises(ValueError, match="two classes for now; y has 3"):
+    y = np.r_[np.full(12, 4), np.full(18, -1)]
+    with pytest.raises(ValueError, match="take 2 to 10 classes; y has 1"):
         ExactGammaSearchCV(LabelSpreading(kernel="rbf")).fit(X, y)
 
 
