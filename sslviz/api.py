@@ -224,15 +224,16 @@ def cv_loss(
     """Each fold's error rate over σ, exactly, and their mean.
 
     For each fold (row indices of labeled points) the fold's labels are hidden, the model is
-    built on every point with the other labels, its exact loss curve is searched on
-    [σ_min, σ_max], and the fold's points are scored piece by piece from that curve's
+    built on every point with the other labels, and its exact loss curve on the fold's
+    points only (:class:`_Nodes`: the search tracks no other node) is searched on
+    [σ_min, σ_max]; the fold's points are scored piece by piece from that curve's
     per-node breakpoints (each breakpoint lists the nodes whose rightness changes there, so
     a fold point's misclassification flips exactly there; docs/method.md §5.1, more than two
     classes the argmax's, §13). The mean over
     folds is :func:`sslviz.learn.average_loss`, exact.
     """
     from sslviz.learn import InstanceLoss, average_loss
-    from sslviz.problem import loss_curve as search
+    from sslviz.truth import multiclass_loss_curve, true_loss_curve
 
     per_fold, complete, solves = [], True, 0
     for rows in folds:
@@ -240,20 +241,58 @@ def cv_loss(
         lab = inputs.labeled.copy()
         lab[rows] = False
         problem = _problem(inputs, settings, lab)
-        model = problem.model
-        curve = search(problem, sigma_min, sigma_max)
+        inst = problem.instance
+        at = np.searchsorted(problem.model.unlabeled_idx, rows)
+        model = _Nodes(problem.model, at)
+        if inst.n_classes > 2:
+            curve = multiclass_loss_curve(model, inst.y, inst.classes, sigma_min, sigma_max)
+        else:
+            curve = true_loss_curve(model, problem.y_unlabeled[at], sigma_min, sigma_max)
         complete &= curve.complete
         solves += curve.solves
-        at = np.searchsorted(model.unlabeled_idx, rows)
-        mine = np.zeros(model.n_unlabeled, bool)
-        mine[at] = True
         wrong = curve.wrong_at_start.copy()
-        counts = [int(wrong[mine].sum())]
+        counts = [int(wrong.sum())]
         for nodes in curve.nodes:
             wrong[nodes] ^= True
-            counts.append(int(wrong[mine].sum()))
+            counts.append(int(wrong.sum()))
         per_fold.append(InstanceLoss(curve.loss.edges, np.array(counts), int(rows.size)))
     return CVLoss(average_loss(per_fold), per_fold, bool(complete), solves)
+
+
+class _Nodes:
+    """A model seen on some of its unlabeled nodes, ``at`` (indices into its
+    ``unlabeled_idx``): the same solves, their soft labels and scores cut to those nodes, so
+    a loss-curve search tracks the crossings of those nodes only (a fold's points)."""
+
+    def __init__(self, model: Any, at: np.ndarray) -> None:
+        self._model, self._at = model, np.asarray(at, np.int64)
+        self.unlabeled_idx = model.unlabeled_idx[self._at]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    @property
+    def n_unlabeled(self) -> int:
+        return int(self._at.size)
+
+    def _cut(self, r: Any) -> Any:
+        from dataclasses import replace
+
+        at = self._at
+        if hasattr(r, "F"):  # Scores
+            dF = None if r.dF is None else r.dF[at]
+            return replace(r, F=r.F[at], dF=dF, degenerate=r.degenerate[at])
+        df = None if r.df is None else r.df[at]
+        return replace(r, f=r.f[at], df=df, degenerate=r.degenerate[at])
+
+    def soft_labels_many(self, sigmas, **kw: Any) -> list:
+        return [self._cut(r) for r in self._model.soft_labels_many(sigmas, **kw)]
+
+    def exact_cholesky_many(self, sigmas) -> list:
+        return [self._cut(r) for r in self._model.exact_cholesky_many(sigmas)]
+
+    def scores(self, sigmas, y: np.ndarray, n_classes: int, **kw: Any) -> list:
+        return [self._cut(r) for r in self._model.scores(sigmas, y, n_classes, **kw)]
 
 
 def label_folds(inputs: Inputs, cv: Any = 5, seed: int = 0) -> list[np.ndarray]:
