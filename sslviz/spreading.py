@@ -37,7 +37,7 @@ from sslviz import systems
 from sslviz._threads import one_thread
 from sslviz._validation import check_option, check_real
 from sslviz.graphs import Graph, build_graph
-from sslviz.labeling import SoftLabelModel, SoftLabels
+from sslviz.labeling import Scores, SoftLabelModel, SoftLabels, _check_sigmas
 from sslviz.solvers import jacobi, positive_supersolution, side_certificate, solve_cg
 from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
@@ -275,6 +275,46 @@ class SpreadingModel(SoftLabelModel):
             dG, more = self._cg(A, self.alpha * (dS @ G), solver, cg_iters, dstart)
             matvecs += more
         return self._labels(sigma, G, dG, 2 + 2 * derivative, matvecs, 0, False)
+
+    @one_thread
+    def scores(
+        self,
+        sigmas,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "exact",
+        cg_iters: int = CG_ITERS,
+        derivative: bool = True,
+    ) -> list[Scores]:
+        """:meth:`SoftLabelModel.scores`; more than two classes with a direct solver: one
+        factorisation of A per σ for all C columns of the one-hot Y, F_U = G_U / Σ_c G_Uc
+        (what the one-vs-all columns of :meth:`relabeled` give, to rounding) and
+        F' = (G' − F Σ_c G'_c) / Σ_c G_c; cut-off nodes at 1/C (docs/method.md §3.4)."""
+        if n_classes <= 2 or solver not in ("exact", "inverse"):
+            return super().scores(
+                sigmas, y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
+            )
+        Y = np.zeros((self.graph.n, n_classes))
+        Y[self.labeled_idx, np.asarray(y)[self.labeled_idx].astype(int)] = 1.0
+        U = self.unlabeled_idx
+        out = []
+        for x in _check_sigmas(sigmas, "scores").tolist():
+            A, dS = self.matrix(x, derivative=derivative)
+            direct = _Direct(A, solver)
+            G_all = direct.solve(Y)
+            G = G_all[U]
+            total = G.sum(axis=1)
+            degenerate = self._structural | (total == 0.0)
+            safe = np.where(degenerate, 1.0, total)[:, None]
+            F = np.where(degenerate[:, None], 1.0 / n_classes, G / safe)
+            dF = None
+            if derivative:
+                dG = direct.solve(self.alpha * (dS @ G_all))[U]
+                dF = np.where(degenerate[:, None], 0.0, (dG - F * dG.sum(1)[:, None]) / safe)
+            solves = n_classes * (1 + derivative)
+            out.append(Scores(x, F, dF, degenerate, solves, 0, 1))
+        return out
 
     @one_thread
     def sides_by_t(self, sigmas, *, solver: str = "cg", iterations: int = CG_ITERS):

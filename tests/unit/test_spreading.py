@@ -311,3 +311,22 @@ def test_command_line_three_classes(tmp_path):
     d = json.loads(out.read_text())
     assert d["settings"]["labeling"] == "spreading" and d["settings"]["classes"] == [0, 1, 2]
     assert d["score"]["missed"] == 0 and d["intervals"]
+
+
+@pytest.mark.parametrize("solver", ["exact", "inverse"])
+@pytest.mark.parametrize("family", ["complete", "knn"])
+def test_three_class_scores_share_one_factorisation_per_sigma(solver, family):
+    """The direct path (one factorisation for all columns) is the one-vs-all columns of
+    SpreadingModel.relabeled, F and F', to rounding."""
+    from sslviz.labeling import SoftLabelModel
+
+    X, labeled, y = _three_classes()
+    model = _model(X, labeled, y, family)
+    sigmas = [0.4, 0.9, 1.7]
+    fast = model.scores(sigmas, y, 3, solver=solver)
+    columns = SoftLabelModel.scores(model, sigmas, y, 3, solver=solver)
+    for a, b in zip(fast, columns, strict=True):
+        assert a.factorizations == 1 and b.factorizations == 3
+        np.testing.assert_allclose(a.F, b.F, atol=1e-12)
+        np.testing.assert_allclose(a.dF, b.dF, atol=1e-10, rtol=1e-9)
+        np.testing.assert_array_equal(a.degenerate, b.degenerate)
