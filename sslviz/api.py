@@ -229,8 +229,8 @@ def cv_loss(
     [σ_min, σ_max]; the fold's points are scored piece by piece from that curve's
     per-node breakpoints (each breakpoint lists the nodes whose rightness changes there, so
     a fold point's misclassification flips exactly there; docs/method.md §5.1, more than two
-    classes the argmax's, §13). The mean over
-    folds is :func:`sslviz.learn.average_loss`, exact.
+    classes the argmax's, §13). The mean over folds is :func:`sslviz.learn.average_loss`,
+    exact.
     """
     from sslviz.learn import InstanceLoss, average_loss
     from sslviz.truth import multiclass_loss_curve, true_loss_curve
@@ -242,7 +242,7 @@ def cv_loss(
         lab[rows] = False
         problem = _problem(inputs, settings, lab)
         inst = problem.instance
-        at = np.searchsorted(problem.model.unlabeled_idx, rows)
+        at = np.searchsorted(problem.model.unlabeled_idx, np.sort(rows))
         model = _Nodes(problem.model, at)
         if inst.n_classes > 2:
             curve = multiclass_loss_curve(model, inst.y, inst.classes, sigma_min, sigma_max)
