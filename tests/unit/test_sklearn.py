@@ -40,13 +40,10 @@ def _brute(estimator, X, y, y_cv, folds, gamma):
     return float(np.mean(scores))
 
 
-@pytest.mark.parametrize(
-    "estimator", [LabelSpreading(kernel="rbf", alpha=0.5), LabelPropagation(kernel="rbf")]
-)
-@pytest.mark.slow  # 60 γ × 4 folds of scikit-learn's iteration
-def test_score_at_is_scikit_learns_transductive_cv_and_beats_every_grid(estimator):
-    X, y, y_cv = _data()
-    splitter = StratifiedKFold(4, shuffle=True, random_state=3)
+def _search_and_brute(estimator, X, y, y_cv, splitter):
+    """The exact search with ``splitter``'s folds, and scikit-learn's transductive CV by
+    brute force at the γ of a 60-point log grid where it converges (at least 40 of them),
+    each equal to ``score_at`` there."""
     search = ExactGammaSearchCV(estimator, gamma_range=(0.1, 30.0), cv=splitter).fit(X, y_cv)
     labeled = np.flatnonzero(y_cv != -1)
     folds = [labeled[t] for _, t in splitter.split(labeled[:, None], y_cv[labeled])]
@@ -58,6 +55,17 @@ def test_score_at_is_scikit_learns_transductive_cv_and_beats_every_grid(estimato
     assert len(brute) >= 40  # scikit-learn converged there
     for gamma, score in brute.items():
         assert search.score_at(gamma) == pytest.approx(score, abs=1e-12)
+    return search, brute
+
+
+@pytest.mark.parametrize(
+    "estimator", [LabelSpreading(kernel="rbf", alpha=0.5), LabelPropagation(kernel="rbf")]
+)
+@pytest.mark.slow  # 60 γ × 4 folds of scikit-learn's iteration
+def test_score_at_is_scikit_learns_transductive_cv_and_beats_every_grid(estimator):
+    X, y, y_cv = _data()
+    splitter = StratifiedKFold(4, shuffle=True, random_state=3)
+    search, brute = _search_and_brute(estimator, X, y, y_cv, splitter)
     assert search.best_score_ >= max(brute.values()) - 1e-12  # means of fractions
     pieces = search.cv_curve_["pieces"]
     assert search.best_score_ == max(p[2] for p in pieces) == search.score_at(search.best_gamma_)
@@ -127,17 +135,7 @@ def _three_classes(seed=1, n=66, n_labeled=27):
 def test_three_classes_score_at_is_scikit_learns_transductive_cv(estimator):
     X, y, y_cv = _three_classes()
     splitter = StratifiedKFold(3, shuffle=True, random_state=4)
-    search = ExactGammaSearchCV(estimator, gamma_range=(0.1, 30.0), cv=splitter).fit(X, y_cv)
-    labeled = np.flatnonzero(y_cv != -1)
-    folds = [labeled[t] for _, t in splitter.split(labeled[:, None], y_cv[labeled])]
-    brute = {}
-    for gamma in np.geomspace(0.1, 30.0, 60):
-        score = _brute(estimator, X, y, y_cv, folds, gamma)
-        if score is not None:
-            brute[gamma] = score
-    assert len(brute) >= 40  # scikit-learn converged there
-    for gamma, score in brute.items():
-        assert search.score_at(gamma) == pytest.approx(score, abs=1e-12)
+    search, brute = _search_and_brute(estimator, X, y, y_cv, splitter)
     assert len(set(brute.values())) >= 3  # the curve is not flat on this data
     assert search.best_score_ >= max(brute.values()) - 1e-12
     assert search.best_score_ == search.score_at(search.best_gamma_)

@@ -220,26 +220,25 @@ def test_alpha_is_a_setting_of_this_model_only():
             ProblemSpec(labeling="spreading", alpha=bad)
 
 
+def _cli(*args):
+    """``sslviz`` run in a subprocess: the finished process, its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "sslviz.cli", *args], capture_output=True, text=True
+    )
+
+
 @pytest.mark.slow  # subprocesses
 def test_command_line_loss_writes_the_usual_json(tmp_path):
     out = tmp_path / "loss.json"
     args = ["loss", "--dataset", "digits", "--classes", "3", "8", "--n", "60", "--family"]
     args += ["knn", "--labeling", "spreading", "--alpha", "0.2", "--no-timings"]
-    run = subprocess.run(
-        [sys.executable, "-m", "sslviz.cli", *args, "--out", str(out)],
-        capture_output=True,
-        text=True,
-    )
+    run = _cli(*args, "--out", str(out))
     assert run.returncode == 0, run.stderr
     d = json.loads(out.read_text())
     assert {"breakpoints", "nodes", "pieces", "best", "degenerate"} <= set(d)
     assert d["settings"]["labeling"] == "spreading" and d["settings"]["alpha"] == 0.2
     assert "LabelSpreading labeling (α = 0.2)" in run.stdout
-    bad = subprocess.run(
-        [sys.executable, "-m", "sslviz.cli", *args[:-3], "--alpha", "1"],
-        capture_output=True,
-        text=True,
-    )
+    bad = _cli(*args[:-3], "--alpha", "1")
     assert bad.returncode == 2 and "--alpha must be a number greater than 0" in bad.stderr
 
 
@@ -302,11 +301,7 @@ def test_command_line_three_classes(tmp_path):
     out = tmp_path / "intervals.json"
     args = ["intervals", "--dataset", "digits", "--classes", "0", "1", "2", "--n", "60"]
     args += ["--labeling", "spreading", "--certify", "--score", "--no-timings"]
-    run = subprocess.run(
-        [sys.executable, "-m", "sslviz.cli", *args, "--out", str(out)],
-        capture_output=True,
-        text=True,
-    )
+    run = _cli(*args, "--out", str(out))
     assert run.returncode == 0, run.stderr
     d = json.loads(out.read_text())
     assert d["settings"]["labeling"] == "spreading" and d["settings"]["classes"] == [0, 1, 2]
