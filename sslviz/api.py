@@ -12,7 +12,8 @@ unknown (y holds −1), the loss is the transductive cross-validated loss over t
 points (``cv`` folds: each fold's labels hidden, the model fit on every point with the other
 labels, the fold's points scored), exact over σ as well (:func:`cv_loss`). The weights are
 sslviz's W = exp(−d²/σ²), so scikit-learn's RBF γ is 1/σ²: every function takes
-``sigma_range`` or ``gamma_range``. Two classes for now.
+``sigma_range`` or ``gamma_range``. More than two classes: one-vs-all, the predicted
+class the argmax of the class scores (docs/method.md §13).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 
 from sslviz._validation import InvalidParameterError
 from sslviz.piecewise import PiecewiseLoss
-from sslviz.specs import ProblemSpec, default
+from sslviz.specs import MAX_CLASSES, ProblemSpec, default
 
 _DEFAULTS = {
     name: default(ProblemSpec, name)
@@ -45,12 +46,13 @@ ARRAYS = "the arrays given in Python"
 
 @dataclass(frozen=True, eq=False)
 class Inputs:
-    """A user's arrays, checked: X (n, p) floats, y01 (n,) in {0, 1} where known (0 where
-    not), ``labeled`` (n,) bool, ``known`` (n,) bool (the label is known), the two original
-    class labels (sorted; the second is class 1)."""
+    """A user's arrays, checked: X (n, p) floats, ``codes`` (n,) the class indices in
+    {0, …, C − 1} where known (0 where not), ``labeled`` (n,) bool, ``known`` (n,) bool (the
+    label is known), the C original class labels (sorted; ``classes[i]`` is index i, so
+    for two classes the second is class 1)."""
 
     X: np.ndarray
-    y01: np.ndarray
+    codes: np.ndarray
     labeled: np.ndarray
     known: np.ndarray
     classes: tuple
@@ -107,17 +109,21 @@ def check_inputs(X: Any, y: Any, labeled: Any = None, *, unlabeled: bool = True)
         if np.any(labeled & ~known):
             raise InvalidParameterError("labeled marks points whose y is −1: give their labels.")
     classes = np.unique(y[known])
-    if classes.size != 2:
+    if not 2 <= classes.size <= MAX_CLASSES:
         raise InvalidParameterError(
-            f"sslviz's curves take two classes for now; y has {classes.size} "
-            f"({', '.join(str(c) for c in classes.tolist())}): keep two of them."
+            f"sslviz's curves take 2 to {MAX_CLASSES} classes; y has {classes.size}"
+            + (f" ({classes[0]})" if classes.size == 1 else "")
+            + (": label points of another class." if classes.size < 2 else ": keep fewer.")
         )
     if not set(classes.tolist()) <= set(np.unique(y[labeled]).tolist()):
-        raise InvalidParameterError("The labeled points must include both classes.")
+        raise InvalidParameterError(
+            "The labeled points must include every class: label a point of each."
+        )
     if unlabeled and labeled.all():
         raise InvalidParameterError("Every point is labeled: leave some unlabeled (y = −1).")
-    y01 = np.where(known, (y == classes[1]).astype(np.int64), 0)
-    return Inputs(X, y01, labeled.copy(), known, tuple(classes.tolist()))
+    codes = np.zeros(y.shape, np.int64)
+    codes[known] = np.searchsorted(classes, y[known])
+    return Inputs(X, codes, labeled.copy(), known, tuple(classes.tolist()))
 
 
 def _unlabeled(value: Any) -> bool:
@@ -151,7 +157,7 @@ def _spec(inputs: Inputs, settings: dict, labeled: np.ndarray):
     whole = all(isinstance(c, int) and c >= 0 for c in inputs.classes)
     return ProblemSpec(
         data_file=ARRAYS,
-        classes=inputs.classes if whole else (0, 1),
+        classes=inputs.classes if whole else tuple(range(len(inputs.classes))),
         n=int(inputs.X.shape[0]),
         n_labeled=int(labeled.sum()),
         pca=0,
@@ -168,10 +174,11 @@ def _problem(inputs: Inputs, settings: dict, labeled: np.ndarray | None = None):
     lab = inputs.labeled if labeled is None else labeled
     spec = _spec(inputs, settings, lab)
     n = inputs.X.shape[0]
-    ds = datasets.Dataset(ARRAYS, inputs.X, inputs.y01, None, {0: "0", 1: "1"}, lab)
-    inst = data.Instance(inputs.X, inputs.y01, lab, np.arange(n), spec.classes, spec.seed)
-    model = make_model(inputs.X, lab, inputs.y01, spec.graph_spec, spec.labeling_spec)
-    return Problem(spec, ds, inst, model, inputs.y01[model.unlabeled_idx])
+    names = {i: str(c) for i, c in enumerate(inputs.classes)}
+    ds = datasets.Dataset(ARRAYS, inputs.X, inputs.codes, None, names, lab)
+    inst = data.Instance(inputs.X, inputs.codes, lab, np.arange(n), spec.classes, spec.seed)
+    model = make_model(inputs.X, lab, inputs.codes, spec.graph_spec, spec.labeling_spec)
+    return Problem(spec, ds, inst, model, inputs.codes[model.unlabeled_idx])
 
 
 def _range(problem, bounds: tuple[float, float] | None) -> tuple[float, float]:
@@ -217,14 +224,16 @@ def cv_loss(
     """Each fold's error rate over σ, exactly, and their mean.
 
     For each fold (row indices of labeled points) the fold's labels are hidden, the model is
-    built on every point with the other labels, its exact loss curve is searched on
-    [σ_min, σ_max], and the fold's points are scored piece by piece from that curve's
-    per-node breakpoints (each breakpoint lists the nodes whose side changes there, so a
-    fold point's misclassification flips exactly there; docs/method.md §5.1). The mean over
-    folds is :func:`sslviz.learn.average_loss`, exact.
+    built on every point with the other labels, and its exact loss curve on the fold's
+    points only (:class:`_Nodes`: the search tracks no other node) is searched on
+    [σ_min, σ_max]; the fold's points are scored piece by piece from that curve's
+    per-node breakpoints (each breakpoint lists the nodes whose rightness changes there, so
+    a fold point's misclassification flips exactly there; docs/method.md §5.1, more than two
+    classes the argmax's, §13). The mean over folds is :func:`sslviz.learn.average_loss`,
+    exact.
     """
     from sslviz.learn import InstanceLoss, average_loss
-    from sslviz.truth import true_loss_curve
+    from sslviz.truth import multiclass_loss_curve, true_loss_curve
 
     per_fold, complete, solves = [], True, 0
     for rows in folds:
@@ -232,20 +241,58 @@ def cv_loss(
         lab = inputs.labeled.copy()
         lab[rows] = False
         problem = _problem(inputs, settings, lab)
-        model = problem.model
-        curve = true_loss_curve(model, problem.y_unlabeled, sigma_min, sigma_max)
+        inst = problem.instance
+        at = np.searchsorted(problem.model.unlabeled_idx, np.sort(rows))
+        model = _Nodes(problem.model, at)
+        if inst.n_classes > 2:
+            curve = multiclass_loss_curve(model, inst.y, inst.classes, sigma_min, sigma_max)
+        else:
+            curve = true_loss_curve(model, problem.y_unlabeled[at], sigma_min, sigma_max)
         complete &= curve.complete
         solves += curve.solves
-        at = np.searchsorted(model.unlabeled_idx, rows)
-        mine = np.zeros(model.n_unlabeled, bool)
-        mine[at] = True
         wrong = curve.wrong_at_start.copy()
-        counts = [int(wrong[mine].sum())]
+        counts = [int(wrong.sum())]
         for nodes in curve.nodes:
             wrong[nodes] ^= True
-            counts.append(int(wrong[mine].sum()))
+            counts.append(int(wrong.sum()))
         per_fold.append(InstanceLoss(curve.loss.edges, np.array(counts), int(rows.size)))
     return CVLoss(average_loss(per_fold), per_fold, bool(complete), solves)
+
+
+class _Nodes:
+    """A model seen on some of its unlabeled nodes, ``at`` (indices into its
+    ``unlabeled_idx``): the same solves, their soft labels and scores cut to those nodes, so
+    a loss-curve search tracks the crossings of those nodes only (a fold's points)."""
+
+    def __init__(self, model: Any, at: np.ndarray) -> None:
+        self._model, self._at = model, np.asarray(at, np.int64)
+        self.unlabeled_idx = model.unlabeled_idx[self._at]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    @property
+    def n_unlabeled(self) -> int:
+        return int(self._at.size)
+
+    def _cut(self, r: Any) -> Any:
+        from dataclasses import replace
+
+        at = self._at
+        if hasattr(r, "F"):  # Scores
+            dF = None if r.dF is None else r.dF[at]
+            return replace(r, F=r.F[at], dF=dF, degenerate=r.degenerate[at])
+        df = None if r.df is None else r.df[at]
+        return replace(r, f=r.f[at], df=df, degenerate=r.degenerate[at])
+
+    def soft_labels_many(self, sigmas, **kw: Any) -> list:
+        return [self._cut(r) for r in self._model.soft_labels_many(sigmas, **kw)]
+
+    def exact_cholesky_many(self, sigmas) -> list:
+        return [self._cut(r) for r in self._model.exact_cholesky_many(sigmas)]
+
+    def scores(self, sigmas, y: np.ndarray, n_classes: int, **kw: Any) -> list:
+        return [self._cut(r) for r in self._model.scores(sigmas, y, n_classes, **kw)]
 
 
 def label_folds(inputs: Inputs, cv: Any = 5, seed: int = 0) -> list[np.ndarray]:
@@ -255,13 +302,13 @@ def label_folds(inputs: Inputs, cv: Any = 5, seed: int = 0) -> list[np.ndarray]:
     from sklearn.model_selection import KFold, StratifiedKFold
 
     rows = np.flatnonzero(inputs.labeled)
-    y = inputs.y01[rows]
+    y = inputs.codes[rows]
     if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
         if cv < 2 or cv > rows.size:
             raise InvalidParameterError(
                 f"cv = {cv} folds: give between 2 and the number of labeled points ({rows.size})."
             )
-        stratify = np.bincount(y, minlength=2).min() >= cv
+        stratify = np.bincount(y, minlength=len(inputs.classes)).min() >= cv
         cv = (StratifiedKFold if stratify else KFold)(int(cv), shuffle=True, random_state=seed)
     return [rows[test] for _, test in cv.split(np.zeros((rows.size, 1)), y)]
 
@@ -483,7 +530,7 @@ def loss_curve(
     X : array-like of shape (n, p)
         The points, used as given (no PCA): d_ij are their Euclidean distances.
     y : array-like of shape (n,)
-        Integer class labels (two classes), −1 for an unlabeled point.
+        Class labels (2 to 10 classes), −1 for an unlabeled point.
     labeled : array-like of shape (n,), bool, optional
         Which points are labeled, when y gives every label: the loss is then the paper's
         l(σ) on the unlabeled points. Without it, and with −1 in y, the loss is the exact
@@ -606,7 +653,7 @@ def intervals(
     -------
     IntervalsResult
     """
-    from sslviz.algorithm4 import sweep
+    from sslviz.algorithm4 import sweep, sweep_classes
     from sslviz.export import intervals_document
     from sslviz.plots import loss_intervals_figure
     from sslviz.problem import loss_curve as search
@@ -621,9 +668,14 @@ def intervals(
         )
     chosen, problem, (lo, hi) = _instance(inputs, locals())
     settings = SweepSettings(solver=solver, cg_iters=cg_iters, mode=mode, certify=certify)
-    res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
+    inst = problem.instance
+    many = inst.n_classes > 2
+    if many:
+        res = sweep_classes(problem.model, inst.y, inst.classes, lo, hi, settings)
+    else:
+        res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
     truth = search(problem, lo, hi) if score else None
-    sc = score_of(res, truth, model=problem.model) if score else None
+    sc = score_of(res, truth, model=problem.model, y=inst.y if many else None) if score else None
     scoring = ScoreSettings(score=True) if score else None
     doc = intervals_document(problem, res, settings, sc, scoring)
     found = [(iv["lo"], iv["hi"], iv["loss"]) for iv in doc["intervals"]]
@@ -726,6 +778,10 @@ def condition(
     from sslviz.specs import ConditionSettings
 
     inputs = check_inputs(X, y, labeled)
+    if len(inputs.classes) > 2:
+        raise InvalidParameterError(
+            f"condition handles two classes yet, not {len(inputs.classes)}: keep two of them."
+        )
     chosen, problem, (lo, hi) = _instance(inputs, locals())
     view = ConditionSettings(points=points, solver=solver, cg_iters=cg_iters)
     t0 = time.perf_counter()

@@ -13,7 +13,8 @@ normalised class-1 score, f_u = G_u1 / (G_u0 + G_u1) (as scikit-learn normalises
 is symmetric positive definite with κ(A) ≤ (1 + α)/(1 − α), and its off-diagonal entries
 are ≤ 0 with ρ(αS) ≤ α < 1: a nonsingular M-matrix, A⁻¹ ≥ 0, so exact scores are
 non-negative and the certificate of docs/method.md §8 proves the sign of G_u1 − G_u0
-(the solution of A z = Y_1 − Y_0) from any iterate.
+(the solution of A z = Y_1 − Y_0) from any iterate. More than two classes: one-vs-all
+through :meth:`SpreadingModel.relabeled`, whose soft labels are G_uc / Σ_c' G_uc'.
 
 S is formed in the log domain (log d_i from the row-scaled weights, docs/method.md §2.2),
 so no scale underflows at small σ. Every solver runs on A itself: 'exact' Cholesky (dense)
@@ -24,6 +25,7 @@ of edges to L scores 0 in both columns: it is held at ½ and reported cut off.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 import numpy as np
@@ -35,7 +37,7 @@ from sslviz import systems
 from sslviz._threads import one_thread
 from sslviz._validation import check_option, check_real
 from sslviz.graphs import Graph, build_graph
-from sslviz.labeling import SoftLabelModel, SoftLabels
+from sslviz.labeling import Scores, SoftLabelModel, SoftLabels, _check_sigmas
 from sslviz.solvers import jacobi, positive_supersolution, side_certificate, solve_cg
 from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
@@ -110,16 +112,34 @@ class SpreadingModel(SoftLabelModel):
         self.graph = graph
         self.labeled_idx = np.flatnonzero(labeled)
         self.unlabeled_idx = np.flatnonzero(~labeled)
-        y_l = np.asarray(y)[self.labeled_idx].astype(int)
-        Y = np.zeros((graph.n, 2))
-        Y[self.labeled_idx, y_l] = 1.0
-        self._Y = Y
+        self._Y = self._columns(np.asarray(y, float)[self.labeled_idx])
         self._D2 = graph.sqdist
         self._shift = graph.row_min_sqdist()
         self._structural = systems.unanchored(systems.pattern(self._D2, True), labeled)[
             self.unlabeled_idx
         ]
         systems.freeze(self.labeled_idx, self.unlabeled_idx, self._Y, self._shift)
+
+    def _columns(self, y_l: np.ndarray) -> np.ndarray:
+        """Y of shape (n, 2): the columns 1 − y and y on L (one-hot for binary y), 0 on U."""
+        Y = np.zeros((self.graph.n, 2))
+        Y[self.labeled_idx, 0] = 1.0 - y_l
+        Y[self.labeled_idx, 1] = y_l
+        return Y
+
+    def relabeled(self, y: np.ndarray) -> SpreadingModel:
+        """This model with ``y[labeled_idx]`` as the class-1 column of Y on L and
+        1 − y as its class-0 column (the graph and its pattern shared).
+
+        One-vs-all with y = 1[class c] (:meth:`SoftLabelModel.scores`, docs/method.md
+        §3.4): the two columns are G_c and Σ_{c' ≠ c} G_c', whose sum A⁻¹1_L is the same
+        for every c, so f_c = G_c / Σ_c' G_c' — scikit-learn's normalised
+        ``label_distributions_`` — and the argmax over c is LabelSpreading's prediction.
+        """
+        out = copy.copy(self)
+        out._Y = self._columns(np.asarray(y, float)[self.labeled_idx])
+        systems.freeze(out._Y)
+        return out
 
     @property
     def graph_nonzeros(self) -> int:
@@ -255,6 +275,46 @@ class SpreadingModel(SoftLabelModel):
             dG, more = self._cg(A, self.alpha * (dS @ G), solver, cg_iters, dstart)
             matvecs += more
         return self._labels(sigma, G, dG, 2 + 2 * derivative, matvecs, 0, False)
+
+    @one_thread
+    def scores(
+        self,
+        sigmas,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "exact",
+        cg_iters: int = CG_ITERS,
+        derivative: bool = True,
+    ) -> list[Scores]:
+        """:meth:`SoftLabelModel.scores`; more than two classes with a direct solver: one
+        factorisation of A per σ for all C columns of the one-hot Y, F_U = G_U / Σ_c G_Uc
+        (what the one-vs-all columns of :meth:`relabeled` give, to rounding) and
+        F' = (G' − F Σ_c G'_c) / Σ_c G_c; cut-off nodes at 1/C (docs/method.md §3.4)."""
+        if n_classes <= 2 or solver not in ("exact", "inverse"):
+            return super().scores(
+                sigmas, y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
+            )
+        Y = np.zeros((self.graph.n, n_classes))
+        Y[self.labeled_idx, np.asarray(y)[self.labeled_idx].astype(int)] = 1.0
+        U = self.unlabeled_idx
+        out = []
+        for x in _check_sigmas(sigmas, "scores").tolist():
+            A, dS = self.matrix(x, derivative=derivative)
+            direct = _Direct(A, solver)
+            G_all = direct.solve(Y)
+            G = G_all[U]
+            total = G.sum(axis=1)
+            degenerate = self._structural | (total == 0.0)
+            safe = np.where(degenerate, 1.0, total)[:, None]
+            F = np.where(degenerate[:, None], 1.0 / n_classes, G / safe)
+            dF = None
+            if derivative:
+                dG = direct.solve(self.alpha * (dS @ G_all))[U]
+                dF = np.where(degenerate[:, None], 0.0, (dG - F * dG.sum(1)[:, None]) / safe)
+            solves = n_classes * (1 + derivative)
+            out.append(Scores(x, F, dF, degenerate, solves, 0, 1))
+        return out
 
     @one_thread
     def sides_by_t(self, sigmas, *, solver: str = "cg", iterations: int = CG_ITERS):

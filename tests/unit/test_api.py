@@ -150,8 +150,8 @@ def test_cross_validated_loss_is_exact_against_solves(tmp_path):
         lab = labeled.copy()
         lab[rows] = False
         spec = GraphSpec("knn", 5)
-        model = make_model(X, lab, inputs.y01, spec, LabelingSpec("spreading", alpha=0.4))
-        models.append((model, np.searchsorted(model.unlabeled_idx, rows), inputs.y01[rows]))
+        model = make_model(X, lab, inputs.codes, spec, LabelingSpec("spreading", alpha=0.4))
+        models.append((model, np.searchsorted(model.unlabeled_idx, rows), inputs.codes[rows]))
     edges = curve.loss.edges
     mids = np.r_[0.5 * (edges[:-1] + edges[1:]), np.linspace(0.3, 3.0, 25)]
     for s in mids:
@@ -169,12 +169,59 @@ def test_cross_validated_loss_is_exact_against_solves(tmp_path):
     assert [t.name for t in curve.figure().data][-1] == "cross-validated loss"
 
 
+@pytest.mark.parametrize("labeling", ["harmonic", "spreading"])
+def test_three_class_cross_validated_loss_is_exact_against_solves(labeling):
+    """Three classes (1, 3, 5): each fold's error rate is the argmax of the one-vs-all
+    scores of its own exact solves, and the curve their mean; with every label and a mask,
+    the loss on U is the argmax's too."""
+    rng = np.random.default_rng(3)
+    y = rng.permutation(np.arange(48) % 3) * 2 + 1
+    X = 0.5 * rng.normal(size=(48, 3)) + 0.8 * np.eye(3)[(y - 1) // 2]
+    labeled = np.zeros(48, bool)
+    labeled[rng.choice(48, 18, replace=False)] = True
+    y_semi = np.where(labeled, y, -1)
+    args = dict(family="knn", k=5, labeling=labeling, alpha=0.4, sigma_range=(0.3, 3.0))
+    curve = sslviz.loss_curve(X, y_semi, cv=3, **args)
+    on_u = sslviz.loss_curve(X, y, labeled=labeled, **args)
+    assert curve.breakpoints.size >= 2 and on_u.breakpoints.size >= 1
+    inputs = api.check_inputs(X, y_semi)
+    assert inputs.classes == (1, 3, 5)
+    folds = api.label_folds(inputs, 3)
+    spec, lab_spec = GraphSpec("knn", 5), LabelingSpec(labeling, alpha=0.4)
+    codes = (y - 1) // 2
+    whole = make_model(X, labeled, codes, spec, lab_spec)
+    models = []
+    for rows in folds:
+        lab = labeled.copy()
+        lab[rows] = False
+        model = make_model(X, lab, codes, spec, lab_spec)
+        models.append((model, np.searchsorted(model.unlabeled_idx, rows), codes[rows]))
+    edges = curve.loss.edges
+    for s in np.r_[0.5 * (edges[:-1] + edges[1:]), np.linspace(0.3, 3.0, 13)]:
+        if np.min(np.abs(curve.breakpoints - s), initial=1.0) < 1e-6:
+            continue
+        errors = []
+        for model, at, truth in models:
+            (sc,) = model.scores([s], codes, 3, derivative=False)
+            errors.append(np.mean(sc.degenerate[at] | (np.argmax(sc.F[at], 1) != truth)))
+        assert curve.loss_at(s) == pytest.approx(np.mean(errors), abs=1e-12)
+        if np.min(np.abs(on_u.breakpoints - s), initial=1.0) > 1e-6:
+            (sc,) = whole.scores([s], codes, 3, derivative=False)
+            wrong = np.argmax(sc.F, 1) != codes[whole.unlabeled_idx]
+            assert on_u.loss_at(s) == pytest.approx(np.mean(sc.degenerate | wrong), abs=1e-12)
+    assert on_u.to_dict()["settings"]["classes"] == [1, 3, 5]
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [
         (
-            dict(y=np.r_[np.arange(30) % 3, np.full(30, -1)], labeled=None),
-            "two classes for now; y has 3",
+            dict(y=np.r_[np.full(30, 2), np.full(30, -1)], labeled=None),
+            "take 2 to 10 classes; y has 1",
+        ),
+        (
+            dict(y=np.r_[np.arange(11), np.full(49, -1)], labeled=None),
+            "take 2 to 10 classes; y has 11",
         ),
         (dict(X=np.zeros(5)), "X must be a table of points"),
         (dict(sigma_range=(1, 2), gamma_range=(1, 2)), "not both"),

@@ -11,7 +11,7 @@ from sslviz.specs import ProblemSpec
 LO, HI = 1.5, 8.0
 
 
-def problem(classes, family, labeling="harmonic", n=60, labeled=8, seed=0):
+def problem(classes, family, labeling="harmonic", n=60, labeled=8, seed=0, **more):
     spec = ProblemSpec(
         dataset="digits",
         classes=classes,
@@ -22,6 +22,7 @@ def problem(classes, family, labeling="harmonic", n=60, labeled=8, seed=0):
         k=6,
         labeling=labeling,
         subset=25,
+        **more,
     )
     return build_problem(spec)
 
@@ -59,6 +60,7 @@ class Dense:
         else:
             self.U, self.L = m.unlabeled_idx, m.labeled_idx
             self.Y = Y[self.L]
+        self.alpha = p.spec.alpha if p.spec.labeling == "spreading" else None
 
     def scores(self, sigma):
         W = np.exp(-self.D2 / sigma**2)
@@ -68,6 +70,12 @@ class Dense:
             Fs = np.linalg.solve(A, self.lam * self.Y)
             E = np.exp(-self.E2 / sigma**2)
             return (E @ Fs) / E.sum(1, keepdims=True)
+        if self.alpha is not None:  # LabelSpreading: (I − αS) F = Y on every node
+            d = W.sum(1)
+            Y = np.zeros((W.shape[0], self.C))
+            Y[self.L] = self.Y
+            A = np.eye(W.shape[0]) - self.alpha * W / np.sqrt(np.outer(d, d))
+            return np.linalg.solve(A, Y)[self.U]
         Lap = np.diag(W.sum(1)) - W
         return np.linalg.solve(Lap[np.ix_(self.U, self.U)], W[np.ix_(self.U, self.L)] @ self.Y)
 

@@ -220,24 +220,108 @@ def test_alpha_is_a_setting_of_this_model_only():
             ProblemSpec(labeling="spreading", alpha=bad)
 
 
+def _cli(*args):
+    """``sslviz`` run in a subprocess: the finished process, its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "sslviz.cli", *args], capture_output=True, text=True
+    )
+
+
 @pytest.mark.slow  # subprocesses
 def test_command_line_loss_writes_the_usual_json(tmp_path):
     out = tmp_path / "loss.json"
     args = ["loss", "--dataset", "digits", "--classes", "3", "8", "--n", "60", "--family"]
     args += ["knn", "--labeling", "spreading", "--alpha", "0.2", "--no-timings"]
-    run = subprocess.run(
-        [sys.executable, "-m", "sslviz.cli", *args, "--out", str(out)],
-        capture_output=True,
-        text=True,
-    )
+    run = _cli(*args, "--out", str(out))
     assert run.returncode == 0, run.stderr
     d = json.loads(out.read_text())
     assert {"breakpoints", "nodes", "pieces", "best", "degenerate"} <= set(d)
     assert d["settings"]["labeling"] == "spreading" and d["settings"]["alpha"] == 0.2
     assert "LabelSpreading labeling (α = 0.2)" in run.stdout
-    bad = subprocess.run(
-        [sys.executable, "-m", "sslviz.cli", *args[:-3], "--alpha", "1"],
-        capture_output=True,
-        text=True,
-    )
+    bad = _cli(*args[:-3], "--alpha", "1")
     assert bad.returncode == 2 and "--alpha must be a number greater than 0" in bad.stderr
+
+
+# --------------------------------------------------------------------------------------
+# More than two classes (one-vs-all through SpreadingModel.relabeled; docs/method.md §3.4)
+# --------------------------------------------------------------------------------------
+
+
+def _three_classes(seed=2, n=60):
+    """Three Gaussian blobs in 5 dimensions, two labeled points per class."""
+    rng = np.random.default_rng(seed)
+    y = rng.permutation(np.arange(n) % 3)
+    X = 0.35 * (rng.normal(size=(n, 5)) + 1.2 * np.eye(5)[y])
+    labeled = np.zeros(n, bool)
+    for c in range(3):
+        labeled[rng.choice(np.flatnonzero(y == c), 2, replace=False)] = True
+    return X, labeled, y
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+def test_three_class_scores_equal_scikit_learn(family):
+    X, labeled, y = _three_classes()
+    model = _model(X, labeled, y, family)
+    kernel = "rbf" if family == "complete" else None
+    for sigma in (0.4, 0.8, 1.6):
+        (sc,) = model.scores([sigma], y, 3, solver="exact")
+        k = kernel or (lambda A, B, s=sigma: weights(A, s, family, 5))
+        ls = LabelSpreading(kernel=k, gamma=1.0 / sigma**2, alpha=0.2, max_iter=100_000)
+        ls.tol = 1e-15
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a ConvergenceWarning fails the test
+            ls.fit(X, np.where(labeled, y, -1))
+        np.testing.assert_allclose(sc.F, ls.label_distributions_[~labeled], atol=1e-8)
+        np.testing.assert_allclose(sc.F.sum(1), 1.0, atol=1e-12)
+        np.testing.assert_array_equal(np.argmax(sc.F, 1), ls.transduction_[~labeled])
+
+
+@pytest.mark.parametrize(
+    ("family", "classes", "labeled", "pieces"),
+    [("complete", (1, 7, 9), 9, 16), ("knn", (3, 5, 8), 6, 3)],
+)
+def test_three_class_exact_curve_matches_brute_force(family, classes, labeled, pieces):
+    from test_multiclass_truth import check_against_brute_force, problem
+
+    p = problem(classes, family, "spreading", labeled=labeled, alpha=0.8)
+    assert check_against_brute_force(p).breakpoints.size + 1 >= pieces
+
+
+def test_three_class_certified_scores_are_the_exact_top_class():
+    X, labeled, y = _three_classes()
+    model = _model(X, labeled, y)
+    for sigma in (0.5, 1.0):
+        cert = model.certified_scores(sigma, y, 3)
+        (exact,) = model.scores([sigma], y, 3)
+        np.testing.assert_array_equal(np.argmax(cert.F, 1), np.argmax(exact.F, 1))
+
+
+@pytest.mark.slow  # a subprocess
+def test_command_line_three_classes(tmp_path):
+    out = tmp_path / "intervals.json"
+    args = ["intervals", "--dataset", "digits", "--classes", "0", "1", "2", "--n", "60"]
+    args += ["--labeling", "spreading", "--certify", "--score", "--no-timings"]
+    run = _cli(*args, "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    d = json.loads(out.read_text())
+    assert d["settings"]["labeling"] == "spreading" and d["settings"]["classes"] == [0, 1, 2]
+    assert d["score"]["missed"] == 0 and d["intervals"]
+
+
+@pytest.mark.parametrize("solver", ["exact", "inverse"])
+@pytest.mark.parametrize("family", ["complete", "knn"])
+def test_three_class_scores_share_one_factorisation_per_sigma(solver, family):
+    """The direct path (one factorisation for all columns) is the one-vs-all columns of
+    SpreadingModel.relabeled, F and F', to rounding."""
+    from sslviz.labeling import SoftLabelModel
+
+    X, labeled, y = _three_classes()
+    model = _model(X, labeled, y, family)
+    sigmas = [0.4, 0.9, 1.7]
+    fast = model.scores(sigmas, y, 3, solver=solver)
+    columns = SoftLabelModel.scores(model, sigmas, y, 3, solver=solver)
+    for a, b in zip(fast, columns, strict=True):
+        assert a.factorizations == 1 and b.factorizations == 3
+        np.testing.assert_allclose(a.F, b.F, atol=1e-12)
+        np.testing.assert_allclose(a.dF, b.dF, atol=1e-10, rtol=1e-9)
+        np.testing.assert_array_equal(a.degenerate, b.degenerate)
