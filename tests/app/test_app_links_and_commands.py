@@ -209,15 +209,21 @@ def test_b_every_setting_in_the_link_has_a_control(page, tables):
     Before commit 059caac the page controls had widgets but no URL keys; the other way round, a
     row with a URL key and no widget (e.g. a row added to a table later) could only be
     set by editing the link. Every URL key of the page's tables has its control
-    (``w_<url key>``; classes as two selectboxes, the dataset as the source picker).
+    (``w_<url key>``; classes as two selectboxes, the dataset as the source picker). A
+    model's own rows show with that model only: each model with rows of its own is opened once.
     """
     from sslviz import specs as S
     from ui import views
 
-    query = {"labeling": "delalleau", "n": "60", "labeled": "6", "subset": "20"}
-    at = start(PAGES.get(page), query)
-    assert not at.exception and not at.error
-    keys = set(widgets(at))
+    base = {"n": "60", "labeled": "6"}
+    queries = [base | {"labeling": "delalleau", "subset": "20"}]
+    if "ProblemSpec" in tables:  # LabelSpreading's α box shows with that model only
+        queries.append(base | {"labeling": "spreading", "alpha": "0.5"})
+    keys = set()
+    for query in queries:
+        at = start(PAGES.get(page), query)
+        assert not at.exception and not at.error
+        keys |= set(widgets(at))
     special = {"classes": {"w_classes_0", "w_classes_1"}, "dataset": {"w_source"}}
     for name in tables:
         for field, row in S.table(getattr(S, name, None) or getattr(views, name)):
