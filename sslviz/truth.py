@@ -378,21 +378,9 @@ def _assemble(
         w = piece_wrong[-1].copy()
         w[nd] ^= True
         piece_wrong.append(w)
-    inconsistent = _inconsistent(loss, piece_wrong, sig, rtol, ev.wrong, n_u)
-    deg_ranges = _degenerate_ranges(sig, lambda a: int(ev.cache[a][2].sum()))
-    return LossCurve(
-        loss,
-        nodes,
-        start,
-        deg_ranges,
-        sig,
-        ev.solves,
-        ev.matvecs,
-        ev.factorizations,
-        time.perf_counter() - t0,
-        ev.solver,
-        inconsistent,
-        parameter,
+    n_degenerate = lambda a: int(ev.cache[a][2].sum())  # noqa: E731
+    return _curve(
+        ev, loss, nodes, start, piece_wrong, sig, n_degenerate, t0, rtol, n_u, parameter=parameter
     )
 
 
@@ -559,8 +547,18 @@ def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol) -> Lo
     edges.append(hi)
     loss = PiecewiseLoss(np.array(edges), np.array(values))
     sig = np.array(sorted(ev.cache))
+    n_degenerate = lambda a: int(ev.scores[a][1].sum())  # noqa: E731
+    return _curve(
+        ev, loss, nodes, start, piece_wrong, sig, n_degenerate, t0, rtol, n_u, against=against
+    )
+
+
+def _curve(ev, loss, nodes, start, piece_wrong, sig, n_degenerate, t0, rtol, n_u, **more):
+    """The :class:`LossCurve` both assemblies end with: the pieces, every evaluation at
+    ``sig`` checked against them, the degenerate ranges (``n_degenerate(σ)`` cut-off nodes)
+    and the oracle's counts; ``more``: ``parameter`` or ``against``."""
     inconsistent = _inconsistent(loss, piece_wrong, sig, rtol, ev.wrong, n_u)
-    deg_ranges = _degenerate_ranges(sig, lambda a: int(ev.scores[a][1].sum()))
+    deg_ranges = _degenerate_ranges(sig, n_degenerate)
     return LossCurve(
         loss,
         nodes,
@@ -573,7 +571,7 @@ def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol) -> Lo
         time.perf_counter() - t0,
         ev.solver,
         inconsistent,
-        against=against,
+        **more,
     )
 
 
