@@ -6,7 +6,7 @@ import streamlit as st
 
 from sslviz import costs, export, plots, tours
 from sslviz.cli import command_line
-from sslviz.conditioning import TRUST_RULE
+from sslviz.conditioning import TRUST_RULE, classes_words
 from sslviz.specs import ConditionSettings, SigmaRange
 from ui import cache, caps, frame, presenter, progress, url, widgets
 
@@ -27,8 +27,9 @@ def _caption(state) -> str:
     )
 
 
-s = frame.page("Conditioning across σ (Figure 5)", _caption)
+s = frame.page("Conditioning across σ (Figure 5)", _caption, many_classes=True)
 cfg, spec = s.cfg, s.spec
+two = len(cache.problem(spec).instance.classes) == 2  # more classes: no trust curves yet
 lo, hi = s.sigma
 c0, c1, c2 = st.columns([2, 1, 1])
 widgets.widget(c0, ConditionSettings, "families")
@@ -72,27 +73,28 @@ with progress.progress(
                     tick, i / n_fam, (i + 0.5) / n_fam, f"{fam} graph, eigenvalues and CG runs: "
                 ),
             )
-            trusts[fam] = cache.trust(
-                spec_f,
-                lo,
-                hi,
-                settings.solver,
-                settings.cg_iters,
-                settings.points,
-                _progress=cache.scaled(
-                    tick,
-                    (i + 0.5) / n_fam,
-                    (i + 1) / n_fam,
-                    f"{fam} graph, where CG-t can be trusted: ",
-                ),
-            )
+            if two:
+                trusts[fam] = cache.trust(
+                    spec_f,
+                    lo,
+                    hi,
+                    settings.solver,
+                    settings.cg_iters,
+                    settings.points,
+                    _progress=cache.scaled(
+                        tick,
+                        (i + 0.5) / n_fam,
+                        (i + 1) / n_fam,
+                        f"{fam} graph, where CG-t can be trusted: ",
+                    ),
+                )
         except (ValueError, TypeError, FileNotFoundError) as exc:
             st.error(f"{fam}: {exc}")
             continue
-        with_trust = settings.replace(trust=True)
+        with_trust = settings.replace(trust=two)
         docs[f"condition_{fam}.json"] = export.download_text(
             export.condition_document(
-                cache.problem(spec_f), curves[fam], with_trust, seconds, trusts[fam]
+                cache.problem(spec_f), curves[fam], with_trust, seconds, trusts.get(fam)
             )
         )
         lines.append(
@@ -102,6 +104,8 @@ with progress.progress(
         )
 if not curves:
     st.stop()
+if line := classes_words(next(iter(curves.values()))):
+    st.caption(line)
 presenter.tour_facts(tours.condition_facts(curves, trusts))
 drawn = ("cond", spec, lo, hi, settings, tuple(curves))  # the settings the charts draw
 widgets.chart(st, cache.figure(drawn, lambda: plots.condition_figure(curves)), key="cond_chart")

@@ -190,12 +190,15 @@ def _problem(a: argparse.Namespace):
     return build_problem(spec)
 
 
-def _two_classes(problem, what: str) -> None:
-    """``what`` (a command, or one of its options) handles two classes only so far."""
+def _two_classes(
+    problem, what: str, instead: str = " (sslviz loss and sslviz intervals take more)"
+) -> None:
+    """``what`` (a command, or one of its options) handles two classes only so far;
+    ``instead``: the end of the line (what else the user may do)."""
     if problem.instance.n_classes > 2:
         raise _UsageError(
             f"{what} handles two classes yet, not {problem.instance.n_classes}: give "
-            "--classes two classes (sslviz loss and sslviz intervals take more)"
+            f"--classes two classes{instead}"
         )
 
 
@@ -250,13 +253,15 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
     grid = _sigma_grid(a.sigmas) if a.sigmas else None
     problem = _problem(a)
     _gaussian(problem, "condition")
-    _two_classes(problem, "sslviz condition")
+    inst = problem.instance
     if grid is not None:
         settings = S.from_options(a, S.ConditionSettings, points=grid[2])
         sigmas = np.linspace(*grid)
     else:
         settings = S.from_options(a, S.ConditionSettings)
         sigmas = np.linspace(*_range(a, problem), settings.points)
+    if settings.trust:
+        _two_classes(problem, "sslviz condition --trust", ", or leave out --trust")
     t0 = time.perf_counter()
     curve = condition_curve(
         problem.model,
@@ -264,6 +269,8 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
         solver=settings.solver,
         cg_iters=settings.cg_iters,
         rtol=settings.rtol,
+        y=inst.y,
+        classes=inst.classes,
     )
     trust = None
     if settings.trust:

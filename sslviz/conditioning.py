@@ -57,6 +57,10 @@ class ConditionCurve:
         ``iterations_needed`` is the cap, a lower bound ("> cap"), not a measurement.
     iteration_cap : ndarray of int
         The cap 10·m of that σ's solve (m: the unknowns, cut-off nodes excluded).
+    classes : tuple of int or None
+        More than two classes (docs/method.md §13.8): their labels; ``iterations_needed``,
+        ``reached`` and ``cg_error`` are then the worst of the one-vs-all columns. None for
+        the binary problem.
     """
 
     sigma: np.ndarray
@@ -71,6 +75,7 @@ class ConditionCurve:
     rtol: float
     reached: np.ndarray | None = None
     iteration_cap: np.ndarray | None = None
+    classes: tuple[int, ...] | None = None
 
     def iterations_words(self, i: int) -> str:
         """The iterations needed at grid point ``i`` in words: "412"; "more than 900" where
@@ -157,6 +162,8 @@ def condition_curve(
     rtol: float = default(ConditionSettings, "rtol"),
     dense_max: int = 2000,
     progress: Progress | None = None,
+    y: np.ndarray | None = None,
+    classes: Sequence[int] | None = None,
 ) -> ConditionCurve:
     """κ, CG iterations needed and t-iteration CG error at each σ in ``sigmas``.
 
@@ -172,9 +179,23 @@ def condition_curve(
     progress : callable, optional
         ``progress(fraction, message)`` after each σ ("σ 3 of 40"): fractions in [0, 1],
         non-decreasing, the last 1. Changes no number.
+    y : ndarray of shape (n,), optional
+        Class indices in {0, …, C − 1} (only the labeled entries are read); with
+        ``classes``.
+    classes : sequence of int, optional
+        More than two class labels (docs/method.md §13.8): κ and its eigenvalues are the
+        same (the matrix does not read the labels); the iterations needed and the CG-t
+        error are measured on each one-vs-all column (the labels 1[y = c] on L) and the
+        worst is reported. None, or two classes: the model's own labels, as always.
     """
     caller = "condition_curve"
     sig, cg_iters = _check_grid(sigmas, solver, cg_iters, caller)
+    columns = [model]
+    if classes is not None and len(classes) > 2:
+        if y is None:
+            raise ValueError(f"{caller}: more than two classes need y, the class of each point.")
+        y = np.asarray(y)
+        columns = [model.relabeled((y == c).astype(float)) for c in range(len(classes))]
     rtol = check_real("rtol", rtol, caller, low=0.0, closed="neither")
     report = _reporter(progress, caller)
     out = {k: np.zeros(sig.size) for k in ("kappa", "lmin", "lmax", "err")}
@@ -193,11 +214,17 @@ def condition_curve(
             iters[i] = -1
         else:
             pre = jacobi(M) if solver == "pcg" else None
-            r = solve_cg(M, b, rtol=rtol, M=pre)
-            iters[i], reached[i], caps[i] = r.iterations, r.converged, 10 * M.shape[0]
-        exact = model.soft_labels(float(s), solver="exact", derivative=False).f
-        approx = model.soft_labels(float(s), solver=solver, cg_iters=cg_iters, derivative=False).f
-        out["err"][i] = float(np.max(np.abs(approx - exact))) if exact.size else 0.0
+            for col in columns:  # the same M: only the right-hand side reads the labels
+                b = b if col is model else _system(col, float(s))[2]
+                r = solve_cg(M, b, rtol=rtol, M=pre)
+                iters[i] = max(iters[i], r.iterations)
+                reached[i] &= r.converged
+            caps[i] = 10 * M.shape[0]
+        for col in columns:
+            exact = col.soft_labels(float(s), solver="exact", derivative=False).f
+            approx = col.soft_labels(float(s), solver=solver, cg_iters=cg_iters, derivative=False)
+            err = float(np.max(np.abs(approx.f - exact))) if exact.size else 0.0
+            out["err"][i] = max(out["err"][i], err)
         report((i + 1) / sig.size, f"σ {i + 1} of {sig.size}")
     return ConditionCurve(
         sig,
@@ -212,6 +239,22 @@ def condition_curve(
         rtol,
         reached,
         caps,
+        None if len(columns) == 1 else tuple(int(c) for c in classes),
+    )
+
+
+def classes_words(curve: ConditionCurve) -> str | None:
+    """The one line the conditioning views add for more than two classes (docs/method.md
+    §13.8): what the labels change in ``curve``, and what is shown for two classes yet;
+    None for the binary problem."""
+    if curve.classes is None:
+        return None
+    return (
+        f"{len(curve.classes)} classes: κ and its eigenvalues do not depend on the labels or "
+        "the number of classes (the system's matrix is the same); the iterations needed and "
+        f"{solver_label(curve.solver, curve.cg_iters)}'s error are the worst of the "
+        f"{len(curve.classes)} one-vs-all columns, and where CG-t can be trusted is shown "
+        "for two classes yet."
     )
 
 

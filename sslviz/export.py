@@ -366,7 +366,7 @@ def _condition_dict(c, problem=None) -> dict:
         "solver": c.solver,
         "cg_iters": c.cg_iters,
         "rtol": c.rtol,
-    }
+    } | ({} if c.classes is None else {"classes": list(c.classes)})
 
 
 def _condition_frame(c, problem=None):

@@ -307,13 +307,16 @@ def conditioning(
 ) -> tuple[ConditionCurve, float]:
     """κ, CG iterations needed and t-iteration CG error on a σ grid, and the seconds taken."""
     t0 = time.perf_counter()
+    p = problem(spec)
     curve = condition_curve(
-        problem(spec).model,
+        p.model,
         np.linspace(lo, hi, settings.points),
         solver=settings.solver,
         cg_iters=settings.cg_iters,
         rtol=settings.rtol,
         progress=unrecorded(_progress),
+        y=p.instance.y,
+        classes=p.instance.classes,
     )
     return curve, time.perf_counter() - t0
 

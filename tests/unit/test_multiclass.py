@@ -135,7 +135,7 @@ def test_cli_errors_say_what_to_change(tmp_path, capsys):
 @pytest.mark.parametrize(
     "command, extra, said",
     [
-        ("condition", [], "sslviz condition handles two classes yet"),
+        ("condition", ["--trust"], "sslviz condition --trust handles two classes yet"),
         ("regret", ["--rounds", "3"], "sslviz regret handles two classes yet"),
         ("learn", ["--instances", "2"], "sslviz learn handles two classes yet"),
         ("intervals", ["--mode", "paper"], "--mode paper handles two classes yet"),

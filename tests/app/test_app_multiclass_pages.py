@@ -1,0 +1,28 @@
+"""The pages opened to more than two classes (docs/method.md §13.8), with classes=0,1,2 in
+the link: each works and draws, never a traceback, and says what one-vs-all changes."""
+
+from apptest_helpers import chart, code_lines, download, run_cli
+from apptest_helpers import start as _start
+
+QUERY = {"classes": "0,1,2", "n": "60", "labeled": "6"}
+
+
+def start(page: str, **extra):
+    return _start(page, QUERY | extra)
+
+
+def test_conditioning_page_with_three_classes(tmp_path):
+    at = start("pages/Conditioning.py", points="5")
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 2  # √κ, CG: no trust charts for three classes yet
+    assert [t["name"] for t in chart(at)["data"]] == ["√κ (complete)", "√κ (knn)"]
+    (line,) = [c.value for c in at.caption if c.value.startswith("3 classes:")]
+    assert "do not depend on the labels or the number of classes" in line
+    lines = code_lines(at)
+    assert len(lines) == 2 and all("--classes 0 1 2" in x and "--trust" not in x for x in lines)
+    doc = run_cli(lines[0], tmp_path / "c.json")  # the download is the command's JSON
+    assert doc["classes"] == [0, 1, 2]
+    assert (
+        download(at, "cond_dl_condition_complete.json").decode()
+        == (tmp_path / "c.json").read_text()
+    )

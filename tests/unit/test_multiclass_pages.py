@@ -1,0 +1,91 @@
+"""More than two classes on the other views (docs/method.md §13.8): conditioning, the
+CG-iterations scrubber, regret and learning, each checked against the same numbers
+computed directly on the 3-class instance."""
+
+import json
+
+import numpy as np
+import pytest
+
+from sslviz.cli import main
+from sslviz.conditioning import classes_words, condition_curve
+from sslviz.problem import build_problem, make_model
+from sslviz.specs import ProblemSpec
+
+CLASSES = (3, 5, 8)
+
+
+def problem(classes=CLASSES, family="complete", n=70, labeled=6, seed=0):
+    spec = ProblemSpec(
+        dataset="digits", classes=classes, n=n, n_labeled=labeled, seed=seed, family=family, k=6
+    )
+    return build_problem(spec)
+
+
+def cli_json(args: list[str], capsys) -> dict:
+    assert main([*args, "--json", "--no-timings"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def cli_error(args: list[str], capsys) -> str:
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("sslviz: error: ")
+    return err
+
+
+# -- conditioning ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+def test_condition_numbers_are_the_matrix_and_the_worst_column(family):
+    p = problem(family=family)
+    inst, sig = p.instance, np.linspace(1.0, 6.0, 5)
+    curve = condition_curve(p.model, sig, cg_iters=4, y=inst.y, classes=inst.classes)
+    assert curve.classes == CLASSES
+    # κ: the matrix of the same points and labeled set with any binary labels
+    binary = make_model(inst.X, inst.labeled, inst.y == 0, p.spec.graph_spec)
+    direct = condition_curve(binary, sig, cg_iters=4)
+    assert np.array_equal(curve.kappa, direct.kappa)
+    assert np.array_equal(curve.lambda_min, direct.lambda_min)
+    # iterations needed and CG-4's error: the worst of the three one-vs-all columns
+    cols = [
+        condition_curve(
+            make_model(inst.X, inst.labeled, inst.y == c, p.spec.graph_spec), sig, cg_iters=4
+        )
+        for c in range(3)
+    ]
+    assert np.array_equal(curve.iterations_needed, np.max([c.iterations_needed for c in cols], 0))
+    assert np.array_equal(curve.cg_error, np.max([c.cg_error for c in cols], 0))
+    assert np.array_equal(curve.reached, np.all([c.reached for c in cols], 0))
+    # and each column's error is that of a dense solve of L_UU f = W_UL 1[y = c]
+    U, L = p.model.unlabeled_idx, p.model.labeled_idx
+    for x, err in zip(sig, curve.cg_error, strict=True):
+        W = p.graph.kernel(x)
+        W = W.toarray() if hasattr(W, "toarray") else np.asarray(W)
+        A = np.diag(W[U].sum(1)) - W[np.ix_(U, U)]
+        worst = 0.0
+        for c in range(3):
+            f = np.linalg.solve(A, W[np.ix_(U, L)] @ (inst.y[L] == c))
+            t = p.model.relabeled(inst.y == c).soft_labels(x, solver="cg", cg_iters=4).f
+            worst = max(worst, float(np.max(np.abs(t - f))))
+        assert err == pytest.approx(worst, rel=1e-6, abs=1e-9)
+    assert "do not depend on the labels or the number of classes" in classes_words(curve)
+    assert classes_words(direct) is None
+
+
+def test_cli_condition_three_classes(capsys):
+    args = ["condition", "--classes", "3", "5", "8", "--n", "70", "--labeled", "6"]
+    doc = cli_json([*args, "--sigmas", "1:6:5", "--cg-iters", "4"], capsys)
+    p = problem()
+    curve = condition_curve(
+        p.model, np.linspace(1, 6, 5), cg_iters=4, y=p.instance.y, classes=CLASSES
+    )
+    assert doc["classes"] == list(CLASSES)
+    assert doc["kappa"] == curve.kappa.tolist()
+    assert doc["iterations_needed"] == curve.iterations_needed.tolist()
+    assert doc["cg_error"] == curve.cg_error.tolist()
+    two = cli_json(["condition", "--classes", "3", "5", "--n", "70", "--sigmas", "1:6:3"], capsys)
+    assert "classes" not in {k for k in two if k != "settings"}
+    err = cli_error([*args, "--trust"], capsys)
+    assert "two classes yet" in err and "leave out --trust" in err
