@@ -17,7 +17,10 @@ from __future__ import annotations
 import bisect
 import math
 import textwrap
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -692,3 +695,273 @@ def event_rows(events: Sequence, rows: Sequence[int] | None = None) -> list[dict
             }
         )
     return out
+
+
+# -- the t-scrubber for more than two classes (docs/method.md §13.8) -----------------------
+
+CLASS_STEPS = 8
+"""Most t values of the scrubber for more than two classes: each is a whole one-vs-all
+sweep per solver (seconds each), not a read of one run."""
+
+
+def class_steps(iterations: int, t: int, most: int = CLASS_STEPS) -> list[int]:
+    """The t of the scrubber's frames for more than two classes: about ``most`` t spread
+    geometrically over 1..``iterations`` (1 and T included), and ``t`` (the sidebar's, if
+    at most T), sorted."""
+    if iterations < 1 or most < 2:
+        raise ValueError(
+            f"class_steps: iterations must be at least 1 and most at least 2. Got "
+            f"{iterations} and {most}."
+        )
+    spread = np.unique(np.rint(np.geomspace(1, iterations, min(most, iterations))).astype(int))
+    return sorted({int(v) for v in spread} | ({t} if 1 <= t <= iterations else set()))
+
+
+@dataclass(frozen=True, eq=False)
+class ClassConvergence:
+    """Algorithm 4 one-vs-all at each t of ``steps`` (:func:`class_convergence`).
+
+    Attributes
+    ----------
+    truth : sslviz.truth.LossCurve
+        The exact multi-class curve on the range.
+    steps : list of int
+        The t values, increasing.
+    sweeps : dict
+        Per solver ('cg', 'pcg'), one :class:`sslviz.algorithm4.Sweep` per t of ``steps``:
+        the fast mode's intervals of ``sslviz intervals --cg-iters t``.
+    missed : dict
+        Per solver, the true breakpoints each sweep misses (scored within ``tol``).
+    tol : float
+    seconds : float
+    """
+
+    truth: Any
+    steps: list[int]
+    sweeps: dict[str, list[Any]]
+    missed: dict[str, list[int]]
+    tol: float
+    seconds: float
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        return tuple(self.sweeps)
+
+
+def class_convergence(
+    model,
+    y: np.ndarray,
+    classes: tuple[int, ...],
+    truth,
+    settings,
+    steps: Sequence[int],
+    *,
+    solvers: Sequence[str] = ("cg", "pcg"),
+    tol: float | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> ClassConvergence:
+    """Algorithm 4 one-vs-all (:func:`sslviz.algorithm4.sweep_classes`, fast mode) on the
+    range of ``truth`` with ``settings``' other choices and each solver of ``solvers`` at
+    each t of ``steps``, each scored against ``truth``.
+
+    Parameters
+    ----------
+    model : SoftLabelModel
+    y : ndarray of shape (n,)
+        Class indices of every point.
+    classes : tuple of int
+    truth : sslviz.truth.LossCurve
+        :func:`sslviz.truth.multiclass_loss_curve` on the range.
+    settings : sslviz.specs.SweepSettings
+        The sweep's other settings (ε, the certificate is dropped: it would prove every t).
+    steps : sequence of int
+        The t values (each at least 1).
+    solvers : sequence of {'cg', 'pcg'}
+    tol : float, optional
+        The scoring tolerance (default: :class:`sslviz.specs.ScoreSettings`').
+    progress : callable, optional
+        ``progress(fraction, message)`` after each sweep. Changes no number.
+    """
+    from sslviz.algorithm4 import sweep_classes
+    from sslviz.scoring import score
+    from sslviz.specs import ScoreSettings, default
+
+    tol = default(ScoreSettings, "tol") if tol is None else tol
+    steps = sorted({int(t) for t in steps})
+    if not steps or steps[0] < 1:
+        raise ValueError(f"class_convergence: every t must be at least 1. Got {steps}.")
+    lo, hi = float(truth.loss.edges[0]), float(truth.loss.edges[-1])
+    t0 = time.perf_counter()
+    sweeps: dict[str, list[Any]] = {}
+    missed: dict[str, list[int]] = {}
+    total = len(solvers) * len(steps)
+    for i, sv in enumerate(solvers):
+        sweeps[sv], missed[sv] = [], []
+        for j, t in enumerate(steps):
+            s = settings.replace(mode="fast", solver=sv, cg_iters=t, certify=False)
+            res = sweep_classes(model, y, classes, lo, hi, s)
+            sweeps[sv].append(res)
+            missed[sv].append(int(score(res, truth, tol=tol, y=y).missed))
+            if progress is not None:
+                progress((i * len(steps) + j + 1) / total, f"{s.label}: done")
+    return ClassConvergence(truth, steps, sweeps, missed, tol, time.perf_counter() - t0)
+
+
+CLASSES_CAPTION = (
+    "More than two classes, one-vs-all: black, the exact loss l(σ); blue (CG) and dashed "
+    "orange (Jacobi-PCG), the loss l̃_t(σ) of the intervals Algorithm 4's fast mode finds "
+    "on t-iteration scores, each class's column solved by t iterations from zero, at a few "
+    "t. Bottom: the true breakpoints those intervals miss, against t. Drag the slider or "
+    "press play: every t shown was computed once, so nothing is computed while you scrub."
+)
+"""The CG-iterations page's caption for more than two classes."""
+
+
+def class_steps_words(cc: ClassConvergence) -> str:
+    """The line under the scrubber for more than two classes: the t shown, what each frame
+    is (the command that gives it) and the time the sweeps took."""
+    ts = ", ".join(map(str, cc.steps))
+    return (
+        f"t = {ts}: each frame is the intervals of sslviz intervals --cg-iters t (and --solver "
+        f"pcg), {len(cc.steps) * len(cc.solvers)} sweeps in {cc.seconds:.1f} s; a miss is a "
+        f"true breakpoint with no interval end within {cc.tol:g}."
+    )
+
+
+def class_convergence_figure(
+    cc: ClassConvergence, *, start: int | None = None, as_dict: bool = False
+) -> go.Figure | dict:
+    """The t-scrubber for more than two classes: Algorithm 4's one-vs-all l̃_t(σ) of CG
+    and Jacobi-PCG against the exact l(σ), one frame per t of ``cc.steps``.
+
+    Returns
+    -------
+    go.Figure or dict
+        Top (σ axis): ``'exact loss l(σ)'``, then per solver ``'<solver> l̃_t(σ)'`` (the
+        intervals' losses, a step line); bottom (t axis, logarithmic): per solver
+        ``'<solver> misses'`` against t and ``'t'`` (the current t). Frames ``'t<t>'``
+        move the l̃_t and the t line and annotation 0 (the breakpoints each misses).
+    """
+    steps = cc.steps
+    t0 = steps[0] if start is None else start
+    if t0 not in steps:
+        raise ValueError(f"class_convergence_figure: start must be one of {steps}. Got {t0}.")
+    e, v = cc.truth.loss.edges, cc.truth.loss.values
+    most = max(1, *(max(m) for m in cc.missed.values()))
+    top = float(np.max(v)) if v.size else 0.0
+
+    def step_line(pieces) -> tuple[list, list]:
+        edges, values = pieces.edges, pieces.values
+        return list(edges), [*values.tolist(), values[-1] if values.size else None]
+
+    def counter(k: int) -> str:
+        said = ", ".join(f"{_SOLVER_STYLE[s][0]} {cc.missed[s][k]}" for s in cc.solvers)
+        return (
+            f"<b>t = {steps[k]}</b> · breakpoints Algorithm 4 one-vs-all misses: {said} of "
+            f"{cc.truth.breakpoints.size}"
+        )
+
+    def moving(k: int) -> list[dict]:
+        out = []
+        for s in cc.solvers:
+            x, y = step_line(cc.sweeps[s][k].estimated_loss())
+            out.append(dict(type="scatter", x=x, y=y))
+        out.append(dict(type="scatter", x=[steps[k]] * 2, y=[0, 1.08 * most]))
+        return out
+
+    def note(k: int) -> list[dict]:
+        return [
+            dict(
+                text=counter(k),
+                x=0,
+                y=1.0,
+                xref="paper",
+                yref="paper",
+                xanchor="left",
+                yanchor="bottom",
+                yshift=6,
+                showarrow=False,
+                font=dict(size=16, color="#111111"),
+            )
+        ]
+
+    k0 = steps.index(t0)
+    fig = new_figure(rows=2, cols=1, vertical_spacing=0.16, row_heights=[0.62, 0.38])
+    x, y = step_line(cc.truth.loss)
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="lines",
+            line_shape="hv",
+            name="exact loss l(σ)",
+            line=dict(color="black", width=2.5),
+            hovertemplate="σ = %{x:.5g}<br>l(σ) = %{y:.4f}<extra></extra>",
+        ),
+        1,
+        1,
+    )
+    first = [go.Scatter(d) for d in moving(k0)]
+    animated = []
+    for i, s in enumerate(cc.solvers):
+        name, color, dash, _ = _SOLVER_STYLE[s]
+        first[i].update(
+            mode="lines",
+            line_shape="hv",
+            name=f"{name} l̃_t(σ)",
+            line=dict(color=color, width=2, dash=dash),
+            hovertemplate="σ = %{x:.5g}<br>" + name + " l̃_t = %{y:.4f}<extra></extra>",
+        )
+        fig.add_trace(first[i], 1, 1)
+        animated.append(len(fig.data) - 1)
+    for s in cc.solvers:
+        name, color, dash, symbol = _SOLVER_STYLE[s]
+        fig.add_trace(
+            go.Scatter(
+                x=steps,
+                y=cc.missed[s],
+                mode="lines+markers",
+                name=f"{name} misses",
+                line=dict(color=color, dash=dash),
+                marker=dict(symbol=symbol, size=9, color=color),
+                hovertemplate="t = %{x}: " + name + " misses %{y}<extra></extra>",
+                showlegend=False,
+            ),
+            2,
+            1,
+        )
+    first[-1].update(
+        mode="lines",
+        name="t",
+        line=dict(color="#555555", width=2),
+        hoverinfo="skip",
+        showlegend=False,
+    )
+    fig.add_trace(first[-1], 2, 1)
+    animated.append(len(fig.data) - 1)
+    lo, hi = float(e[0]), float(e[-1])
+    pad = 0.02 * (hi - lo)
+    fig.update_xaxes(title_text=SIGMA_TITLE, range=[lo - pad, hi + pad], row=1, col=1)
+    fig.update_xaxes(title_text="t (iterations)", type="log", row=2, col=1)
+    fig.update_yaxes(title_text="loss", range=[0, 1.1 * max(top, 0.05)], row=1, col=1)
+    fig.update_yaxes(title_text="misses", range=[0, 1.08 * most], row=2, col=1)
+    buttons = [
+        dict(label="▶ play", method="animate", args=[None, _play(SPEEDS["1×"])]),
+        dict(label="■ pause", method="animate", args=[[None], _STILL]),
+        dict(label=f"◀◀ t = {steps[0]}", method="animate", args=[[f"t{steps[0]}"], _STILL]),
+    ]
+    fig.update_layout(
+        hovermode="closest",
+        annotations=note(k0),
+        legend=dict(orientation="h", x=0, y=-0.1, yanchor="top"),
+        height=640,
+        margin=dict(l=70, r=20, t=130, b=80),
+        **_controls(
+            buttons, [(str(t), f"t{t}") for t in steps], above=34, active=k0, font=dict(size=10)
+        ),
+    )
+    frames = [
+        dict(name=f"t{t}", data=moving(k), traces=animated, layout=dict(annotations=note(k)))
+        for k, t in enumerate(steps)
+    ]
+    return _finish(fig, frames, as_dict)

@@ -371,6 +371,38 @@ def _convergence(spec: ProblemSpec, lo: float, hi: float, iterations: int) -> di
 
 
 @cached(16)
+def class_convergence(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    iterations: int,
+    _progress: Tick | None = None,
+) -> dict:
+    """The CG-iterations page for more than two classes: ``result``
+    (:func:`sslviz.animation.class_convergence` at the t of
+    :func:`sslviz.animation.class_steps`, against :func:`truth`) and ``figure`` (its
+    scrubber's dict, opening at the sidebar's t)."""
+    p = problem(spec)
+    steps = animation.class_steps(iterations, settings.cg_iters)
+    result = animation.class_convergence(
+        p.model,
+        p.instance.y,
+        p.instance.classes,
+        truth(spec, lo, hi),
+        settings,
+        steps,
+        progress=unrecorded(_progress),
+    )
+    start = settings.cg_iters if settings.cg_iters in steps else steps[-1]
+    return {
+        "result": result,
+        "figure": animation.class_convergence_figure(result, start=start, as_dict=True),
+        "start": start,
+    }
+
+
+@cached(16)
 def convergence_view(spec: ProblemSpec, lo: float, hi: float, iterations: int, t: int) -> dict:
     """The CG-iterations page: ``result`` (:class:`sslviz.convergence.Convergence` against
     :func:`truth`), ``figure`` (the t-scrubber's dict, opening at ``start``: t, or T when t

@@ -4,6 +4,8 @@ the link: each works and draws, never a traceback, and says what one-vs-all chan
 from apptest_helpers import chart, code_lines, download, run_cli
 from apptest_helpers import start as _start
 
+from sslviz.animation import class_steps
+
 QUERY = {"classes": "0,1,2", "n": "60", "labeled": "6"}
 
 
@@ -26,3 +28,13 @@ def test_conditioning_page_with_three_classes(tmp_path):
         download(at, "cond_dl_condition_complete.json").decode()
         == (tmp_path / "c.json").read_text()
     )
+
+
+def test_cg_iterations_page_with_three_classes():
+    at = start("pages/CG_iterations.py", t_max="10")
+    assert not at.exception and not at.error
+    fig = chart(at)
+    assert [f["name"] for f in fig["frames"]] == [f"t{t}" for t in class_steps(10, 20)]
+    names = [t.get("name") for t in fig["data"]]
+    assert names[:3] == ["exact loss l(σ)", "CG l̃_t(σ)", "Jacobi-PCG l̃_t(σ)"]
+    assert any("sslviz intervals --cg-iters t" in c.value for c in at.caption)

@@ -7,10 +7,16 @@ import json
 import numpy as np
 import pytest
 
+from sslviz.animation import (
+    class_convergence,
+    class_convergence_figure,
+    class_steps,
+    class_steps_words,
+)
 from sslviz.cli import main
 from sslviz.conditioning import classes_words, condition_curve
-from sslviz.problem import build_problem, make_model
-from sslviz.specs import ProblemSpec
+from sslviz.problem import build_problem, loss_curve, make_model
+from sslviz.specs import ProblemSpec, SweepSettings
 
 CLASSES = (3, 5, 8)
 
@@ -89,3 +95,51 @@ def test_cli_condition_three_classes(capsys):
     assert "classes" not in {k for k in two if k != "settings"}
     err = cli_error([*args, "--trust"], capsys)
     assert "two classes yet" in err and "leave out --trust" in err
+
+
+# -- the CG-iterations scrubber -------------------------------------------------------------
+
+LO, HI = 1.5, 8.0
+BASE = ["--classes", "3", "5", "8", "--n", "70", "--labeled", "6"]
+
+
+def test_class_steps_spread_over_t_and_hold_the_sidebar_t():
+    assert class_steps(100, 20) == [1, 2, 4, 7, 14, 20, 27, 52, 100]
+    assert class_steps(3, 20) == [1, 2, 3]
+    assert class_steps(1, 1) == [1]
+
+
+def test_each_scrubber_frame_is_the_intervals_command(capsys):
+    p = problem()
+    steps = [1, 3, 10]
+    truth = loss_curve(p, LO, HI)
+    cc = class_convergence(p.model, p.instance.y, p.instance.classes, truth, SweepSettings(), steps)
+    fig = class_convergence_figure(cc, start=3, as_dict=True)
+    frames = {f["name"]: f for f in fig["frames"]}
+    assert list(frames) == ["t1", "t3", "t10"]
+    for k, t in enumerate(steps):
+        for i, sv in enumerate(("cg", "pcg")):
+            doc = cli_json(
+                [
+                    "intervals",
+                    *BASE,
+                    "--sigma-min",
+                    "1.5",
+                    "--sigma-max",
+                    "8",
+                    "--solver",
+                    sv,
+                    "--cg-iters",
+                    str(t),
+                    "--score",
+                ],
+                capsys,
+            )
+            ivs = doc["intervals"]
+            trace = frames[f"t{t}"]["data"][i]
+            assert trace["x"] == [ivs[0]["lo"], *[iv["hi"] for iv in ivs]]
+            assert trace["y"][:-1] == [iv["loss"] for iv in ivs]
+            assert cc.missed[sv][k] == doc["score"]["missed"]
+        text = frames[f"t{t}"]["layout"]["annotations"][0]["text"]
+        assert f"t = {t}</b>" in text and f"of {truth.breakpoints.size}" in text
+    assert "sslviz intervals --cg-iters t" in class_steps_words(cc)
