@@ -4,23 +4,36 @@ import streamlit as st
 
 from sslviz import costs, export, plots
 from sslviz.cli import command_line
+from sslviz.experiment import classes_words
 from sslviz.specs import GAUSSIAN_FAMILIES, RegretSettings, SigmaRange
 from ui import cache, caps, frame, progress, url, widgets
 from ui.views import RegretView
 
 s = frame.page(
     "Online tuning of σ: regret (Algorithm 1)",
-    "Each round draws a new instance (same settings, new seed); the learner picks σ_t from its "
-    "density, suffers l_t(σ_t) and updates on the feedback: approx = the interval Algorithm 4 "
-    "finds around σ_t, exact = the true constant-loss interval, full = the whole approximate "
-    "loss, uniform = no learning. Regret R_t is against the best fixed σ in hindsight. The "
-    "sidebar's seed seeds the stream and the learners.",
+    (
+        "Each round draws a new instance (same settings, new seed); the learner picks σ_t from its "
+        "density, suffers l_t(σ_t) and updates on the feedback: approx = the interval Algorithm 4 "
+        "finds around σ_t, exact = the true constant-loss interval, full = the whole approximate "
+        "loss, uniform = no learning. Regret R_t is against the best fixed σ in hindsight. The "
+        "sidebar's seed seeds the stream and the learners."
+    ),
+    many_classes=True,
 )
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 if not spec.gaussian:
     st.error(f"Online regret needs a Gaussian family ({', '.join(GAUSSIAN_FAMILIES)}).")
     st.stop()
+classes = cache.problem(spec).instance.classes
+if line := classes_words(classes):
+    if settings.mode != "fast":
+        st.info(
+            f"Paper-mode feedback handles two classes yet: set the mode to fast in the sidebar "
+            f"for {len(classes)} classes."
+        )
+        st.stop()
+    st.caption(line)
 c = st.columns([1, 1, 2, 1])
 widgets.widget(c[0], RegretSettings, "rounds")
 widgets.widget(c[1], RegretSettings, "repeats")
@@ -125,7 +138,7 @@ st.caption(
 )
 with st.expander("Table, export and the command line"):
     widgets.table(st, export.regret_summary_frame(exp))
-    doc = export.regret_document(spec, (lo, hi), settings, regret, exp)
+    doc = export.regret_document(spec, (lo, hi), settings, regret, exp, classes)
     widgets.downloads(
         "reg",
         {

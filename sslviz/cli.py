@@ -328,14 +328,17 @@ def cmd_regret(a) -> tuple[dict, Summarize]:
     regret = S.from_options(a, S.RegretSettings)
     problem = _problem(a)  # fails fast, with a clear message, before starting workers
     _gaussian(problem, "regret")
-    _two_classes(problem, "sslviz regret")
+    if settings.mode != "fast":
+        _two_classes(problem, f"sslviz regret --mode {settings.mode}", ", or use --mode fast")
     lo, hi = _range(a, problem)
 
     def progress(done, total):
         print(f"repetition {done}/{total} done", file=sys.stderr)
 
     exp = run_regret(problem.spec, (lo, hi), settings, regret, progress=progress)
-    return regret_document(problem.spec, (lo, hi), settings, regret, exp), regret_summary
+    classes = problem.instance.classes
+    doc = regret_document(problem.spec, (lo, hi), settings, regret, exp, classes)
+    return doc, regret_summary
 
 
 def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:

@@ -490,3 +490,17 @@ def view_regret_stream(
         seed=seed,
         n_jobs=regret.jobs if n_jobs is None else n_jobs,
     )
+
+
+def classes_words(classes: Sequence[int]) -> str | None:
+    """The line an online experiment on C ≥ 3 classes adds (docs/method.md §13.8): what its
+    rounds are; None for two classes."""
+    if len(classes) <= 2:
+        return None
+    C = len(classes)
+    return (
+        f"{C} classes ({', '.join(map(str, classes[:-1]))} and {classes[-1]}), one-vs-all: "
+        f"each round draws a {C}-class instance, its labeled set holding every class; l_t is "
+        "its exact one-vs-all loss (a node is wrong when its top score is not its class's) "
+        "and the approx feedback is the interval of Algorithm 4's one-vs-all fast mode."
+    )

@@ -749,15 +749,22 @@ def convergence_document(problem, convergence, sigma_range: tuple[float, float])
     }
 
 
-def regret_document(spec, sigma_range, sweep_settings, regret_settings, experiment) -> dict:
-    """``sslviz regret``: regret curves of each feedback model and their settings."""
+def regret_document(
+    spec, sigma_range, sweep_settings, regret_settings, experiment, classes=None
+) -> dict:
+    """``sslviz regret``: regret curves of each feedback model and their settings; with
+    more than two ``classes`` (the instances' labels) also ``classes``, as ``sslviz loss``
+    writes them (docs/method.md §13.8)."""
     lo, hi = sigma_range
     reg = regret_settings.to_dict()
     for local in ("jobs", "dask"):  # how it ran, not what it computed
         reg.pop(local, None)
-    return to_dict(experiment) | {
-        "settings": settings_dict(spec, sweep_settings, sigma_min=lo, sigma_max=hi) | reg
-    }
+    many = {} if classes is None or len(classes) <= 2 else {"classes": [int(c) for c in classes]}
+    return (
+        to_dict(experiment)
+        | many
+        | {"settings": settings_dict(spec, sweep_settings, sigma_min=lo, sigma_max=hi) | reg}
+    )
 
 
 def speed_row(problem, sweep, timing=None) -> dict:

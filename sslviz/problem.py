@@ -208,10 +208,14 @@ def _true_curve(spec: ProblemSpec, lo: float, hi: float, round_seed: int) -> Pie
 
 def _fast_curve(spec: ProblemSpec, lo: float, hi: float, fast, round_seed: int) -> PiecewiseLoss:
     """The estimated loss of the round's fast-mode sweep with the effective settings
-    ``fast`` (:meth:`sslviz.specs.SweepSettings.effective`)."""
-    from sslviz.algorithm4 import sweep
+    ``fast`` (:meth:`sslviz.specs.SweepSettings.effective`); one-vs-all for more than two
+    classes (docs/method.md §13.8)."""
+    from sslviz.algorithm4 import sweep, sweep_classes
 
     problem = _round_problem(spec, round_seed)
+    inst = problem.instance
+    if inst.n_classes > 2:
+        return sweep_classes(problem.model, inst.y, inst.classes, lo, hi, fast).estimated_loss()
     return sweep(problem.model, problem.y_unlabeled, lo, hi, fast).estimated_loss()
 
 
@@ -309,6 +313,10 @@ class GraphRounds(RoundProvider):
         from sslviz.algorithm4 import feedback_set
 
         problem = build_problem(self.spec.with_seed(int(round_seed)))
+        if problem.instance.n_classes > 2:
+            raise InvalidParameterError(
+                "Paper-mode feedback handles two classes yet: use the fast mode for more."
+            )
         iv = feedback_set(
             problem.model, problem.y_unlabeled, sigma, self.sigma_min, self.sigma_max, self.settings
         )

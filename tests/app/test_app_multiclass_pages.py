@@ -38,3 +38,22 @@ def test_cg_iterations_page_with_three_classes():
     names = [t.get("name") for t in fig["data"]]
     assert names[:3] == ["exact loss l(σ)", "CG l̃_t(σ)", "Jacobi-PCG l̃_t(σ)"]
     assert any("sslviz intervals --cg-iters t" in c.value for c in at.caption)
+
+
+def test_online_regret_page_with_three_classes(tmp_path):
+    at = start("pages/Online_regret.py", rounds="3", repeats="2", feedback="approx,exact")
+    at.button(key="reg_run").click()
+    at = at.run()
+    assert not at.exception and not at.error
+    assert chart(at)["data"]  # the regret chart
+    assert any(c.value.startswith("3 classes (0, 1 and 2), one-vs-all") for c in at.caption)
+    (line,) = code_lines(at)
+    doc = run_cli(line.replace("--jobs -1", "--jobs 1"), tmp_path / "r.json")
+    assert doc["classes"] == [0, 1, 2]
+    assert download(at, "reg_dl_regret.json").decode() == (tmp_path / "r.json").read_text()
+
+
+def test_online_regret_page_paper_mode_says_fast_mode():
+    at = start("pages/Online_regret.py", mode="paper")
+    assert not at.exception and not at.error
+    assert any("set the mode to fast" in i.value for i in at.info)

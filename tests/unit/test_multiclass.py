@@ -136,7 +136,7 @@ def test_cli_errors_say_what_to_change(tmp_path, capsys):
     "command, extra, said",
     [
         ("condition", ["--trust"], "sslviz condition --trust handles two classes yet"),
-        ("regret", ["--rounds", "3"], "sslviz regret handles two classes yet"),
+        ("regret", ["--mode", "paper"], "sslviz regret --mode paper handles two classes yet"),
         ("learn", ["--instances", "2"], "sslviz learn handles two classes yet"),
         ("intervals", ["--mode", "paper"], "--mode paper handles two classes yet"),
         ("loss", ["--family", "threshold"], "The threshold family handles two classes yet"),

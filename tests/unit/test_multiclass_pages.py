@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from sslviz import export
 from sslviz.animation import (
     class_convergence,
     class_convergence_figure,
@@ -15,8 +16,17 @@ from sslviz.animation import (
 )
 from sslviz.cli import main
 from sslviz.conditioning import classes_words, condition_curve
-from sslviz.problem import build_problem, loss_curve, make_model
-from sslviz.specs import ProblemSpec, SweepSettings
+from sslviz.experiment import _repetition_seeds, view_regret_stream
+from sslviz.problem import (
+    GraphRounds,
+    build_problem,
+    clear_round_memo,
+    loss_curve,
+    make_model,
+    run_regret,
+)
+from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
+from sslviz.truth import multiclass_loss_curve
 
 CLASSES = (3, 5, 8)
 
@@ -143,3 +153,49 @@ def test_each_scrubber_frame_is_the_intervals_command(capsys):
         text = frames[f"t{t}"]["layout"]["annotations"][0]["text"]
         assert f"t = {t}</b>" in text and f"of {truth.breakpoints.size}" in text
     assert "sslviz intervals --cg-iters t" in class_steps_words(cc)
+
+
+# -- regret ---------------------------------------------------------------------------------
+
+
+def test_regret_rounds_are_three_class_instances_and_the_stream_is_the_one_shot_run():
+    spec = ProblemSpec(
+        dataset="digits", classes=CLASSES, n=50, n_labeled=6, family="knn", k=5, seed=2
+    )
+    lo, hi, settings = 1.5, 6.0, SweepSettings(cg_iters=5)
+    regret = RegretSettings(rounds=5, repeats=2, feedback=("approx", "exact", "full"))
+    clear_round_memo()
+    one = run_regret(spec, (lo, hi), settings, regret)
+    for r in range(regret.repeats):
+        _, seeds = _repetition_seeds(spec.seed, r, regret.rounds)
+        for t, s in enumerate(seeds):  # each round: a 3-class instance, its exact curve
+            p = build_problem(spec.with_seed(s))
+            assert p.instance.classes == CLASSES
+            assert set(p.instance.y[p.instance.labeled].tolist()) == {0, 1, 2}
+            truth = multiclass_loss_curve(p.model, p.instance.y, CLASSES, lo, hi).loss
+            for model in one.models.values():
+                run = model.runs[r]
+                assert run.losses_played[t] == truth(run.sigmas[t])
+    clear_round_memo()
+    parts = list(view_regret_stream(GraphRounds(spec, lo, hi, settings), regret, seed=2))
+    assert parts[-1].complete
+    docs = [
+        export.download_text(
+            export.without_timings(
+                export.regret_document(spec, (lo, hi), settings, regret, e, CLASSES)
+            )
+        )
+        for e in (parts[-1].experiment, one)
+    ]
+    assert docs[0] == docs[1] and json.loads(docs[0])["classes"] == list(CLASSES)
+    for m, n in zip(parts[-1].experiment.models.values(), one.models.values(), strict=True):
+        for a, b in zip(m.runs, n.runs, strict=True):
+            assert np.array_equal(a.sigmas, b.sigmas) and np.array_equal(a.regret, b.regret)
+
+
+def test_cli_regret_three_classes(capsys):
+    args = ["regret", *BASE, "--sigma-min", "1.5", "--sigma-max", "6", "--rounds", "3"]
+    doc = cli_json([*args, "--repeats", "1", "--feedback", "exact"], capsys)
+    assert doc["classes"] == list(CLASSES) and doc["settings"]["classes"] == list(CLASSES)
+    err = cli_error([*args, "--mode", "paper"], capsys)
+    assert "two classes yet" in err and "--mode fast" in err
