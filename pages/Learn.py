@@ -5,7 +5,7 @@ import streamlit as st
 
 from sslviz import costs, export, families, plots
 from sslviz.cli import command_line
-from sslviz.learn import compared, readings
+from sslviz.learn import classes_words, compared, readings
 from sslviz.specs import LearnSettings, SigmaRange
 from ui import cache, caps, frame, progress, widgets
 
@@ -15,6 +15,7 @@ s = frame.page(
     "n, |L| and graph; new points and labeled nodes per seed). Its loss l_i(σ) is exact and "
     "piecewise constant, so the training average, its ERM set (every σ interval where the "
     "average is smallest), σ̂ and its loss on held-out instances are exact too.",
+    many_classes=True,
 )
 spec = s.spec
 lo, hi = s.sigma
@@ -44,6 +45,15 @@ if settings.k_values is not None and not spec.graph_family.learns_k:
         "the k range or switch the family."
     )
     st.stop()
+classes = cache.problem(spec).instance.classes
+if line := classes_words(classes):
+    if settings.mode != "fast":
+        st.info(
+            f"Paper-mode estimates handle two classes yet: set the mode to fast in the sidebar "
+            f"for {len(classes)} classes."
+        )
+        st.stop()
+    st.caption(line)
 approx = compared(settings) if spec.gaussian else ()
 key = (spec, lo, hi, settings, approx)
 result = cache.LEARN_RUNS.get(key)
@@ -105,7 +115,7 @@ if result.approximate and "approximate" in said:
     widgets.table(st, export.learn_frame(result))
     st.caption(said["approximate"])
 with st.expander("Export and the command line"):
-    doc = export.learn_document(result, spec, settings)
+    doc = export.learn_document(result, spec, settings, classes=classes)
     widgets.downloads("learn", {"learn.json": export.download_text(doc)})
     widgets.commands(
         command_line("learn", spec, SigmaRange(lo, hi), settings.replace(jobs=-1), out="learn.json")

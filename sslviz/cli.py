@@ -341,9 +341,10 @@ def cmd_regret(a) -> tuple[dict, Summarize]:
     return doc, regret_summary
 
 
-def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
-    """Each learning instance file exists, reads, fixes its labeled set and labels both
-    classes in it (checked before any work starts)."""
+def _instance_files(paths: list[str], classes: tuple[int, ...]) -> None:
+    """Each learning instance file exists, reads, fixes its labeled set and labels every
+    class of ``classes`` in it (``all``: every class its points have; checked before any
+    work starts)."""
     from sslviz.datasets import load_file
 
     for path in paths:
@@ -358,12 +359,17 @@ def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
                 "as given, so its file must fix the labeled set"
             )
         seen = sorted({int(c) for c in ds.y[ds.labeled]})
-        if not set(classes) <= set(seen):
+        wanted = classes or tuple(sorted({int(c) for c in ds.y}))
+        if not set(wanted) <= set(seen):
             held = _either([str(c) for c in seen]) or "none"
+            every = (
+                f"both classes {wanted[0]} and {wanted[1]}"
+                if len(wanted) == 2
+                else f"every class ({', '.join(map(str, wanted[:-1]))} and {wanted[-1]})"
+            )
             raise _UsageError(
                 f"{path}: its labeled nodes hold class{'es' * (len(seen) != 1)} {held}; label "
-                f"nodes of both classes {classes[0]} and {classes[1]}, or choose --classes "
-                "among the labeled ones"
+                f"nodes of {every}, or choose --classes among the labeled ones"
             )
 
 
@@ -378,10 +384,10 @@ def cmd_learn(a) -> tuple[dict, Summarize]:
 
     settings = S.from_options(a, S.LearnSettings)
     base = S.from_options(a, S.ProblemSpec, data_file=None)
-    if len(base.classes) != 2:
+    if len(base.classes) != 2 and settings.mode != "fast":
         raise _UsageError(
-            "sslviz learn handles two classes yet: give --classes two classes (sslviz loss "
-            "and sslviz intervals take more)"
+            f"sslviz learn --mode {settings.mode} handles two classes yet: give --classes two "
+            "classes, or use --mode fast"
         )
     files, test_files = a.data_file or [], a.test_file or []
     if files:
@@ -440,7 +446,8 @@ def cmd_learn(a) -> tuple[dict, Summarize]:
         dask=settings.dask,
         progress=progress,
     )
-    return learn_document(result, base, settings, files, test_files), learn_summary
+    doc = learn_document(result, base, settings, files, test_files, first.instance.classes)
+    return doc, learn_summary
 
 
 HANDLERS = {

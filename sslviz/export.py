@@ -886,12 +886,14 @@ def learn_frame(result):
     return _frame(rows, list(exact))
 
 
-def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict:
+def learn_document(result, spec, settings, data_files=(), test_files=(), classes=None) -> dict:
     """``sslviz learn``: the training average, ERM and σ̂ of the learner ``settings`` asks
     for (exact, or Algorithm 4's estimate with ``--solver cg``/``pcg``: then ``exact``
     holds exact ERM's and ``exact_loss_at_sigma_hat`` the exact training average at the
     estimate's σ̂), σ̂'s true held-out loss, every approximate learner beside exact ERM
-    (``approximate``), and (as asked) the (k, σ) grid and the learning curve."""
+    (``approximate``), and (as asked) the (k, σ) grid and the learning curve; with more than
+    two ``classes`` (the instances' labels) also ``classes``, as ``sslviz loss`` writes them
+    (docs/method.md §13.8)."""
     from sslviz.learn import SIGMA_HAT_RULE
 
     r = result
@@ -925,6 +927,8 @@ def learn_document(result, spec, settings, data_files=(), test_files=()) -> dict
         "test_instances": r.test_instances,
         "pseudo_dimension_bound": registry.family(r.family).pseudo_dimension,
     }
+    if classes is not None and len(classes) > 2:
+        out["classes"] = [int(c) for c in classes]
     if r.grid:
         out["grid"] = [
             {"k": row.k, "average_loss": _average_dict(row.average), "erm": _erm_dict(row.erm)}

@@ -214,8 +214,9 @@ def instance_curves(
     exact: bool = True,
 ) -> InstanceCurves:
     """Build the instance of ``spec`` and compute its exact loss over ``sigma_range`` (unless
-    ``exact`` is False), and Algorithm 4's estimated loss with each of ``approx``."""
-    from sslviz.algorithm4 import sweep
+    ``exact`` is False), and Algorithm 4's estimated loss with each of ``approx`` (one-vs-all
+    for more than two classes: docs/method.md §13.8)."""
+    from sslviz.algorithm4 import sweep, sweep_classes
     from sslviz.problem import build_problem, loss_curve
 
     lo, hi = sigma_range
@@ -227,7 +228,11 @@ def instance_curves(
     estimates, seconds = [], []
     for settings in approx:
         t0 = time.perf_counter()
-        res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
+        inst = problem.instance
+        if inst.n_classes > 2:
+            res = sweep_classes(problem.model, inst.y, inst.classes, lo, hi, settings)
+        else:
+            res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
         estimates.append(InstanceLoss.from_loss(_estimate_everywhere(res.estimated_loss()), n_u))
         seconds.append(time.perf_counter() - t0)
     found = InstanceLoss.from_loss(curve.loss, n_u) if curve is not None else None
@@ -654,6 +659,20 @@ def drawn_instances(
             fresh = instance_seeds(spec.seed, most - len(first), CURVE, r)
             pools.append(first + [spec.with_seed(s) for s in fresh])
     return train, test, pools
+
+
+def classes_words(classes: Sequence[int]) -> str | None:
+    """The line learning on C ≥ 3 classes adds (docs/method.md §13.8): what its instances
+    and losses are; None for two classes."""
+    if len(classes) <= 2:
+        return None
+    C = len(classes)
+    return (
+        f"{C} classes ({', '.join(map(str, classes[:-1]))} and {classes[-1]}), one-vs-all: "
+        f"every instance is a {C}-class draw whose labeled set holds every class; l_i(σ) is "
+        "its exact one-vs-all loss (a node is wrong when its top score is not its class's), "
+        "and the estimates are Algorithm 4's one-vs-all fast mode."
+    )
 
 
 def _pct(x: float) -> str:

@@ -57,3 +57,14 @@ def test_online_regret_page_paper_mode_says_fast_mode():
     at = start("pages/Online_regret.py", mode="paper")
     assert not at.exception and not at.error
     assert any("set the mode to fast" in i.value for i in at.info)
+
+
+def test_learn_page_with_three_classes(tmp_path):
+    at = start("pages/Learn.py", instances="2", test_instances="1", curve="")
+    assert not at.exception and not at.error
+    assert chart(at)["data"]
+    assert any(c.value.startswith("3 classes (0, 1 and 2), one-vs-all") for c in at.caption)
+    (line,) = code_lines(at)
+    doc = run_cli(line.replace("--jobs -1", "--jobs 1"), tmp_path / "l.json")
+    assert doc["classes"] == [0, 1, 2]
+    assert download(at, "learn_dl_learn.json").decode() == (tmp_path / "l.json").read_text()

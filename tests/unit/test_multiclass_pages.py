@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sslviz import export
+from sslviz.algorithm4 import sweep_classes
 from sslviz.animation import (
     class_convergence,
     class_convergence_figure,
@@ -17,6 +18,7 @@ from sslviz.animation import (
 from sslviz.cli import main
 from sslviz.conditioning import classes_words, condition_curve
 from sslviz.experiment import _repetition_seeds, view_regret_stream
+from sslviz.learn import clear_instance_memo, drawn_instances, learn
 from sslviz.problem import (
     GraphRounds,
     build_problem,
@@ -199,3 +201,47 @@ def test_cli_regret_three_classes(capsys):
     assert doc["classes"] == list(CLASSES) and doc["settings"]["classes"] == list(CLASSES)
     err = cli_error([*args, "--mode", "paper"], capsys)
     assert "two classes yet" in err and "--mode fast" in err
+
+
+# -- learning from instances ----------------------------------------------------------------
+
+
+def test_learn_on_a_three_class_domain_averages_the_exact_curves():
+    spec = ProblemSpec(
+        dataset="digits", classes=CLASSES, n=50, n_labeled=6, family="knn", k=5, seed=4
+    )
+    lo, hi = 1.5, 6.0
+    train, test, _ = drawn_instances(spec, 3, 2)
+    cg = SweepSettings(solver="cg", cg_iters=4)
+    clear_instance_memo()
+    result = learn(train, test, (lo, hi), approx=(cg,), n_jobs=1)
+    problems = [build_problem(sp) for sp in train]
+    assert all(p.instance.classes == CLASSES for p in problems)
+    exact = [multiclass_loss_curve(p.model, p.instance.y, CLASSES, lo, hi).loss for p in problems]
+    approx = [
+        sweep_classes(p.model, p.instance.y, CLASSES, lo, hi, cg).estimated_loss() for p in problems
+    ]
+    sig = np.r_[np.linspace(lo, hi, 41)[:-1], result.erm.sigma_hat]
+    for s in sig:
+        assert result.average.loss(s) == pytest.approx(np.mean([c(s) for c in exact]), abs=1e-12)
+        got = result.approximate[0].average.loss(s)
+        assert got == pytest.approx(np.mean([c(s) for c in approx]), abs=1e-12)
+    assert result.average.loss(result.erm.sigma_hat) == pytest.approx(result.erm.loss)
+
+
+def test_cli_learn_three_classes(tmp_path, capsys):
+    args = ["learn", *BASE, "--sigma-min", "1.5", "--sigma-max", "6", "--dataset", "digits"]
+    doc = cli_json([*args, "--instances", "2", "--test-instances", "1", "--jobs", "1"], capsys)
+    assert doc["classes"] == list(CLASSES) and doc["instances"] == 2
+    err = cli_error([*args, "--instances", "2", "--mode", "paper"], capsys)
+    assert "two classes yet" in err and "--mode fast" in err
+    # instance files must label every class
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 20)
+    X = rng.normal(size=(60, 3)) + 2.0 * np.eye(3)[y]
+    labeled = np.zeros(60, bool)
+    labeled[[0, 1, 20, 21]] = True  # classes 0 and 1 only
+    np.savez(tmp_path / "a.npz", X=X, y=y, labeled=labeled)
+    base = ["learn", "--classes", "0", "1", "2", "--pca", "0", "--sigma-min", "0.5"]
+    err = cli_error([*base, "--sigma-max", "2", "--data-file", str(tmp_path / "a.npz")], capsys)
+    assert "label nodes of every class (0, 1 and 2)" in err
