@@ -47,12 +47,6 @@ if settings.k_values is not None and not spec.graph_family.learns_k:
     st.stop()
 classes = cache.problem(spec).instance.classes
 if line := classes_words(classes):
-    if settings.mode != "fast":
-        st.info(
-            f"Paper-mode estimates handle two classes yet: set the mode to fast in the sidebar "
-            f"for {len(classes)} classes."
-        )
-        st.stop()
     st.caption(line)
 approx = compared(settings) if spec.gaussian else ()
 key = (spec, lo, hi, settings, approx)

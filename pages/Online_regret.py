@@ -27,12 +27,6 @@ if not spec.gaussian:
     st.stop()
 classes = cache.problem(spec).instance.classes
 if line := classes_words(classes):
-    if settings.mode != "fast":
-        st.info(
-            f"Paper-mode feedback handles two classes yet: set the mode to fast in the sidebar "
-            f"for {len(classes)} classes."
-        )
-        st.stop()
     st.caption(line)
 c = st.columns([1, 1, 2, 1])
 widgets.widget(c[0], RegretSettings, "rounds")

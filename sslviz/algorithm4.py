@@ -30,13 +30,13 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from sslviz import _kernels
 from sslviz._threads import one_thread
 from sslviz._validation import (
-    InvalidParameterError,
     check_int,
     check_option,
     check_real,
@@ -421,8 +421,66 @@ def _oracle(model, settings: SweepSettings) -> LabelOracle:
 
 
 def _wrong_fraction(sl, y_u: np.ndarray) -> float:
-    wrong = sl.degenerate | ((sl.f > 0.5) != (y_u == 1))
+    if isinstance(sl, TopTwo):
+        wrong = sl.degenerate | (sl.top != y_u)
+    else:
+        wrong = sl.degenerate | ((sl.f > 0.5) != (y_u == 1))
     return float(wrong.mean()) if wrong.size else 0.0
+
+
+class TopTwo(NamedTuple):
+    """Paper mode's reading of C ≥ 3 one-vs-all scores at one σ (docs/method.md §13.8), one
+    entry per unlabeled node: ``f`` = ½ + (F_ua − F_ub), a the top class and b the
+    runner-up at that σ, so (f − ½)² = g_u; ``df`` = F'_ua − F'_ub; ``top`` = a (the
+    prediction); ``runner_up`` = b; ``degenerate`` as the scores'."""
+
+    f: np.ndarray
+    df: np.ndarray
+    degenerate: np.ndarray
+    top: np.ndarray
+    runner_up: np.ndarray
+
+
+def top_two(scores) -> TopTwo:
+    """:class:`TopTwo` of one σ's :class:`sslviz.labeling.Scores` (ties: the first of equal
+    scores wins, as the argmax; a cut-off node's gap is 0)."""
+    F, dF = scores.F, scores.dF
+    order = np.argsort(-F, axis=1, kind="stable")
+    a, b = order[:, 0], order[:, 1]
+    rows = np.arange(F.shape[0])
+    gap = F[rows, a] - F[rows, b]
+    dgap = dF[rows, a] - dF[rows, b]
+    return TopTwo(0.5 + gap, dgap, scores.degenerate, a, b)
+
+
+class _TopTwoOracle:
+    """Algorithm 4's paper-mode oracle for C ≥ 3 classes: the one-vs-all scores of
+    ``settings``' solver (t iterations per column for CG/PCG) read as :class:`TopTwo`, so the
+    binary iteration runs on g_u = (F_ua − F_ub)² unchanged, the runner-up re-read at every
+    σ; the work counted as :class:`sslviz.oracle.LabelOracle` counts it."""
+
+    def __init__(self, model, y: np.ndarray, n_classes: int, settings: SweepSettings) -> None:
+        self.model, self.y, self.n_classes, self.s = model, np.asarray(y), n_classes, settings
+        self.solves = self.matvecs = self.factorizations = 0
+
+    def labels_many(self, sigmas) -> list[TopTwo]:
+        out = []
+        for sc in self.model.scores(
+            np.atleast_1d(np.asarray(sigmas, float)),
+            self.y,
+            self.n_classes,
+            solver=self.s.solver,
+            cg_iters=self.s.cg_iters,
+            derivative=True,
+        ):
+            self.solves += sc.solves
+            self.matvecs += sc.matvecs
+            self.factorizations += sc.factorizations
+            out.append(top_two(sc))
+        return out
+
+    def labels(self, sigma: float) -> TopTwo:
+        return self.labels_many([sigma])[0]
 
 
 class _NodeIterations:
@@ -715,13 +773,46 @@ def feedback_set(
     return _feedback_set(model, y_unlabeled, sigma0, sigma_min, sigma_max, settings)
 
 
-def _feedback_set(model, y_unlabeled, sigma0, sigma_min, sigma_max, settings, rec=None):
-    """:func:`feedback_set`, its steps recorded by ``rec`` when given."""
+@one_thread
+def feedback_set_classes(
+    model: SoftLabelModel,
+    y: np.ndarray,
+    classes: tuple[int, ...],
+    sigma0: float,
+    sigma_min: float,
+    sigma_max: float,
+    settings: SweepSettings | None = None,
+) -> Interval:
+    """:func:`feedback_set` for C ≥ 3 classes (docs/method.md §13.8): every node iterates on
+    g_u = (F_ua − F_ub)², a its top class and b the runner-up at the current σ
+    (:class:`TopTwo`); l̃ is the share of U whose argmax at σ0 is not its class.
+
+    Parameters
+    ----------
+    model : SoftLabelModel
+    y : ndarray of shape (n,)
+        Class indices of every point (the instance's ``y``).
+    classes : tuple of int
+    sigma0, sigma_min, sigma_max, settings
+        As :func:`feedback_set`.
+    """
+    y = np.asarray(y)
+    classes_ = (y, len(classes))
+    return _feedback_set(
+        model, y[model.unlabeled_idx], sigma0, sigma_min, sigma_max, settings, None, classes_
+    )
+
+
+def _feedback_set(
+    model, y_unlabeled, sigma0, sigma_min, sigma_max, settings, rec=None, classes=None
+):
+    """:func:`feedback_set`, its steps recorded by ``rec`` when given; ``classes`` = (y of
+    every point, C) for C ≥ 3 one-vs-all (:class:`_TopTwoOracle`)."""
     t0 = time.perf_counter()
     s = SweepSettings(mode="paper") if settings is None else settings
     lo, hi = check_sigma_range(sigma_min, sigma_max, "feedback_set")
     sigma0 = check_real("sigma0", sigma0, "feedback_set", low=lo, high=hi)
-    oracle = _oracle(model, s)
+    oracle = _oracle(model, s) if classes is None else _TopTwoOracle(model, *classes, s)
     first = oracle.labels(sigma0)
     window = _WINDOW if model.batches(s.solver) else 1
     lo, hi, lo_node, hi_node = _bracket(oracle, sigma0, lo, hi, s, first, window=window, rec=rec)
@@ -797,6 +888,12 @@ def sweep(
             **rtol,
         )
         return _sweep_from_curve(curve, lo, hi, s, t0, rec)
+    return _paper_sweep(model, y_u, lo, hi, s, t0, progress, max_seconds, rec)
+
+
+def _paper_sweep(model, y_u, lo, hi, s, t0, progress, max_seconds, rec, classes=None) -> Sweep:
+    """Paper mode's intervals from σ_min, each restarting at the last σ_h + step
+    (``classes``: as :func:`_feedback_set`'s)."""
     intervals: list[Interval] = []
     sigma0 = lo
     complete = True
@@ -806,7 +903,7 @@ def sweep(
         if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
             complete = False
             break
-        iv = _feedback_set(model, y_u, sigma0, lo, hi, s, rec)
+        iv = _feedback_set(model, y_u, sigma0, lo, hi, s, rec, classes)
         intervals.append(iv)
         if rec is not None:
             rec.interval(iv, len(intervals))
@@ -842,7 +939,9 @@ def sweep_classes(
     or PCG-t per column, or certified scores (``settings.certify``: every node's top class
     proven at every σ evaluated, so nothing the exact search finds is missed); the intervals
     are the pieces between consecutive approximate breakpoints, each with its l̃ (the share
-    of U whose argmax of the scores is not its class). Paper mode handles two classes yet.
+    of U whose argmax of the scores is not its class). Paper mode (docs/method.md §13.8):
+    Algorithm 4's per-node iteration on g_u = (F_ua − F_ub)², a the top class and b the
+    runner-up at the current σ (:class:`TopTwo`), restarted at σ_h + step.
 
     Parameters
     ----------
@@ -857,12 +956,11 @@ def sweep_classes(
     """
     s = SweepSettings() if settings is None else settings
     lo, hi = check_sigma_range(sigma_min, sigma_max, "sweep_classes")
-    if s.mode != "fast":
-        raise InvalidParameterError(
-            "Paper mode handles two classes yet: use the fast mode (--mode fast) for more "
-            "than two classes."
-        )
     t0 = time.perf_counter()
+    if s.mode == "paper":
+        y = np.asarray(y)
+        y_u = y[model.unlabeled_idx]
+        return _paper_sweep(model, y_u, lo, hi, s, t0, progress, None, None, (y, len(classes)))
     rtol = {"rtol": min(1e-3, s.epsilon / hi)} if not s.certify else {}
     curve = multiclass_loss_curve(
         model,

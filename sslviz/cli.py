@@ -295,11 +295,6 @@ def cmd_intervals(a) -> tuple[dict, Summarize]:
     lo, hi = _range(a, problem)
     inst = problem.instance
     if inst.n_classes > 2:
-        if settings.mode != "fast":
-            raise _UsageError(
-                f"--mode {settings.mode} handles two classes yet: use --mode fast for "
-                f"{inst.n_classes} classes"
-            )
         res = sweep_classes(problem.model, inst.y, inst.classes, lo, hi, settings)
     else:
         res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
@@ -328,8 +323,6 @@ def cmd_regret(a) -> tuple[dict, Summarize]:
     regret = S.from_options(a, S.RegretSettings)
     problem = _problem(a)  # fails fast, with a clear message, before starting workers
     _gaussian(problem, "regret")
-    if settings.mode != "fast":
-        _two_classes(problem, f"sslviz regret --mode {settings.mode}", ", or use --mode fast")
     lo, hi = _range(a, problem)
 
     def progress(done, total):
@@ -384,11 +377,6 @@ def cmd_learn(a) -> tuple[dict, Summarize]:
 
     settings = S.from_options(a, S.LearnSettings)
     base = S.from_options(a, S.ProblemSpec, data_file=None)
-    if len(base.classes) != 2 and settings.mode != "fast":
-        raise _UsageError(
-            f"sslviz learn --mode {settings.mode} handles two classes yet: give --classes two "
-            "classes, or use --mode fast"
-        )
     files, test_files = a.data_file or [], a.test_file or []
     if files:
         _instance_files(files + test_files, base.classes)

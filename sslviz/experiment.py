@@ -502,5 +502,7 @@ def classes_words(classes: Sequence[int]) -> str | None:
         f"{C} classes ({', '.join(map(str, classes[:-1]))} and {classes[-1]}), one-vs-all: "
         f"each round draws a {C}-class instance, its labeled set holding every class; l_t is "
         "its exact one-vs-all loss (a node is wrong when its top score is not its class's) "
-        "and the approx feedback is the interval of Algorithm 4's one-vs-all fast mode."
+        "and the approx feedback is the interval Algorithm 4 one-vs-all finds around σ_t "
+        "(fast mode: the search on the class gaps; paper mode: each node's iteration on the "
+        "gap of its top two classes)."
     )

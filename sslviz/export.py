@@ -716,8 +716,11 @@ def loss_document(problem, curve, sigma_range: tuple[float, float]) -> dict:
 
 
 def intervals_document(problem, sweep, settings, score=None, score_settings=None) -> dict:
-    """``sslviz intervals``: Algorithm 4's intervals, their work, and optionally the score."""
+    """``sslviz intervals``: Algorithm 4's intervals, their work, and optionally the score;
+    for more than two classes also ``classes``, as ``sslviz loss`` writes them."""
     out = to_dict(sweep, problem)
+    if problem.instance.n_classes > 2:
+        out["classes"] = [int(c) for c in problem.instance.classes]
     specs = (problem.spec, settings) + ((score_settings,) if score_settings else ())
     out["settings"] = settings_dict(*specs, sigma_min=sweep.sigma_min, sigma_max=sweep.sigma_max)
     if score is not None:

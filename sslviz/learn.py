@@ -671,7 +671,8 @@ def classes_words(classes: Sequence[int]) -> str | None:
         f"{C} classes ({', '.join(map(str, classes[:-1]))} and {classes[-1]}), one-vs-all: "
         f"every instance is a {C}-class draw whose labeled set holds every class; l_i(σ) is "
         "its exact one-vs-all loss (a node is wrong when its top score is not its class's), "
-        "and the estimates are Algorithm 4's one-vs-all fast mode."
+        "and the estimates are Algorithm 4 one-vs-all (fast mode: the search on the class "
+        "gaps; paper mode: each node's iteration on the gap of its top two classes)."
     )
 
 

@@ -310,13 +310,21 @@ class GraphRounds(RoundProvider):
     def approx_feedback(self, round_seed: int, sigma: float) -> tuple[float, float, float]:
         if self.settings.mode == "fast":
             return self.approx_loss(round_seed).piece(sigma)
-        from sslviz.algorithm4 import feedback_set
+        from sslviz.algorithm4 import feedback_set, feedback_set_classes
 
         problem = build_problem(self.spec.with_seed(int(round_seed)))
-        if problem.instance.n_classes > 2:
-            raise InvalidParameterError(
-                "Paper-mode feedback handles two classes yet: use the fast mode for more."
+        inst = problem.instance
+        if inst.n_classes > 2:  # one-vs-all (docs/method.md §13.8)
+            iv = feedback_set_classes(
+                problem.model,
+                inst.y,
+                inst.classes,
+                sigma,
+                self.sigma_min,
+                self.sigma_max,
+                self.settings,
             )
+            return iv.lo, iv.hi, iv.loss
         iv = feedback_set(
             problem.model, problem.y_unlabeled, sigma, self.sigma_min, self.sigma_max, self.settings
         )

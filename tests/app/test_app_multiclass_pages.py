@@ -53,12 +53,6 @@ def test_online_regret_page_with_three_classes(tmp_path):
     assert download(at, "reg_dl_regret.json").decode() == (tmp_path / "r.json").read_text()
 
 
-def test_online_regret_page_paper_mode_says_fast_mode():
-    at = start("pages/Online_regret.py", mode="paper")
-    assert not at.exception and not at.error
-    assert any("set the mode to fast" in i.value for i in at.info)
-
-
 def test_learn_page_with_three_classes(tmp_path):
     at = start("pages/Learn.py", instances="2", test_instances="1", curve="")
     assert not at.exception and not at.error

@@ -136,9 +136,6 @@ def test_cli_errors_say_what_to_change(tmp_path, capsys):
     "command, extra, said",
     [
         ("condition", ["--trust"], "sslviz condition --trust handles two classes yet"),
-        ("regret", ["--mode", "paper"], "sslviz regret --mode paper handles two classes yet"),
-        ("learn", ["--instances", "2", "--mode", "paper"], "learn --mode paper handles two"),
-        ("intervals", ["--mode", "paper"], "--mode paper handles two classes yet"),
         ("loss", ["--family", "threshold"], "The threshold family handles two classes yet"),
     ],
 )

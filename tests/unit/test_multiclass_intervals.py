@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-from sslviz._validation import InvalidParameterError
 from sslviz.algorithm4 import sweep_classes
 from sslviz.attribution import CAUSES
 from sslviz.cli import main
@@ -150,12 +149,6 @@ def test_every_miss_names_its_pair_of_classes():
     assert all(m.evidence["error"] >= 0 and "approx_margin" in m.evidence for m in solver_misses)
 
 
-def test_paper_mode_says_it_handles_two_classes_yet():
-    p = problem()
-    with pytest.raises(InvalidParameterError, match="Paper mode handles two classes yet"):
-        run(p, mode="paper")
-
-
 def test_cli_intervals_certify_score(tmp_path):
     out = tmp_path / "o.json"
     args = ["intervals", "--dataset", "digits", "--classes", "3", "5", "8", "--n", "70"]
@@ -167,4 +160,3 @@ def test_cli_intervals_certify_score(tmp_path):
     assert main([*args, "--score"]) == 0
     d = json.loads(out.read_text())
     assert all(m["classes"][0] in (3, 5, 8) for m in d["score"]["misses"])
-    assert main([*args, "--mode", "paper"]) == 2

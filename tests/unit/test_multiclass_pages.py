@@ -2,13 +2,15 @@
 CG-iterations scrubber, regret and learning, each checked against the same numbers
 computed directly on the 3-class instance."""
 
+import itertools
 import json
 
 import numpy as np
 import pytest
+from reference import algorithm4
 
 from sslviz import export
-from sslviz.algorithm4 import sweep_classes
+from sslviz.algorithm4 import feedback_set_classes, sweep, sweep_classes, top_two
 from sslviz.animation import (
     class_convergence,
     class_convergence_figure,
@@ -199,8 +201,21 @@ def test_cli_regret_three_classes(capsys):
     args = ["regret", *BASE, "--sigma-min", "1.5", "--sigma-max", "6", "--rounds", "3"]
     doc = cli_json([*args, "--repeats", "1", "--feedback", "exact"], capsys)
     assert doc["classes"] == list(CLASSES) and doc["settings"]["classes"] == list(CLASSES)
-    err = cli_error([*args, "--mode", "paper"], capsys)
-    assert "two classes yet" in err and "--mode fast" in err
+
+
+def test_regret_paper_mode_feedback_is_the_paper_mode_interval_around_the_sigma_played():
+    spec = ProblemSpec(dataset="digits", classes=CLASSES, n=40, n_labeled=6, seed=1)
+    settings = SweepSettings(mode="paper", cg_iters=6)
+    rounds = GraphRounds(spec, 2.0, 4.0, settings)
+    for seed, x in ((3, 2.5), (4, 3.1)):
+        p = build_problem(spec.with_seed(seed))
+        iv = feedback_set_classes(p.model, p.instance.y, CLASSES, x, 2.0, 4.0, settings)
+        assert rounds.approx_feedback(seed, x) == (iv.lo, iv.hi, iv.loss)
+        assert iv.lo <= x <= iv.hi
+        whole = sweep_classes(p.model, p.instance.y, CLASSES, 2.0, 4.0, settings)
+        first = whole.intervals[0]
+        again = feedback_set_classes(p.model, p.instance.y, CLASSES, 2.0, 2.0, 4.0, settings)
+        assert (again.lo, again.hi, again.loss) == (first.lo, first.hi, first.loss)
 
 
 # -- learning from instances ----------------------------------------------------------------
@@ -233,8 +248,6 @@ def test_cli_learn_three_classes(tmp_path, capsys):
     args = ["learn", *BASE, "--sigma-min", "1.5", "--sigma-max", "6", "--dataset", "digits"]
     doc = cli_json([*args, "--instances", "2", "--test-instances", "1", "--jobs", "1"], capsys)
     assert doc["classes"] == list(CLASSES) and doc["instances"] == 2
-    err = cli_error([*args, "--instances", "2", "--mode", "paper"], capsys)
-    assert "two classes yet" in err and "--mode fast" in err
     # instance files must label every class
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1, 2], 20)
@@ -245,3 +258,101 @@ def test_cli_learn_three_classes(tmp_path, capsys):
     base = ["learn", "--classes", "0", "1", "2", "--pca", "0", "--sigma-min", "0.5"]
     err = cli_error([*base, "--sigma-max", "2", "--data-file", str(tmp_path / "a.npz")], capsys)
     assert "label nodes of every class (0, 1 and 2)" in err
+
+
+# -- paper mode -----------------------------------------------------------------------------
+
+
+def dense_scores(p, x: float) -> tuple[np.ndarray, np.ndarray]:
+    """F (n_u × C) and ∂F/∂σ of the harmonic model at σ by dense numpy solves (eqs. (1), (9))."""
+    U, L = p.model.unlabeled_idx, p.model.labeled_idx
+    D2 = p.graph.sqdist
+    D2 = D2.toarray() if hasattr(D2, "toarray") else np.asarray(D2)
+    W = np.exp(-D2 / x**2)
+    np.fill_diagonal(W, 0.0)
+    dW = W * 2.0 * D2 / x**3
+    Y = (p.instance.y[L, None] == np.arange(3)).astype(float)
+    A = np.diag(W[U].sum(1)) - W[np.ix_(U, U)]
+    dA = np.diag(dW[U].sum(1)) - dW[np.ix_(U, U)]
+    F = np.linalg.solve(A, W[np.ix_(U, L)] @ Y)
+    dF = np.linalg.solve(A, dW[np.ix_(U, L)] @ Y - dA @ F)
+    return F, dF
+
+
+def test_top_two_is_the_gap_of_the_winner_and_the_runner_up():
+    p = problem(n=50)
+    for x in (1.5, 2.5, 4.0):
+        (sc,) = p.model.scores([x], p.instance.y, 3)
+        tt = top_two(sc)
+        F, dF = dense_scores(p, x)
+        srt = np.sort(F, axis=1)
+        assert np.allclose(tt.f - 0.5, srt[:, -1] - srt[:, -2], atol=1e-10)
+        assert np.array_equal(tt.top, np.argmax(F, axis=1))
+        rows = np.arange(F.shape[0])
+        assert np.allclose(tt.df, dF[rows, tt.top] - dF[rows, tt.runner_up], atol=1e-8)
+        assert np.all(tt.f >= 0.5) and np.all(tt.top != tt.runner_up)
+
+
+@pytest.mark.parametrize("solver", ["exact", "cg"])
+def test_paper_mode_is_algorithm_4_node_by_node_on_the_top_two_gap(solver):
+    """Each interval of the paper-mode sweep is the node-by-node loop of the paper (the plain
+    reference of tests/reference.py) on g_u = (F_ua − F_ub)², the runner-up re-read at every
+    σ, and its l̃ the argmax loss at σ0."""
+    p = problem(n=40)
+    y, y_u = p.instance.y, p.y_unlabeled
+    s = SweepSettings(mode="paper", solver=solver, cg_iters=8)
+    res = sweep_classes(p.model, y, CLASSES, 2.0, 4.0, s)
+
+    def labels_at(x):
+        (sc,) = p.model.scores([x], y, 3, solver=solver, cg_iters=8)
+        tt = top_two(sc)
+        return tt.f, tt.df, tt.degenerate
+
+    assert res.intervals[0].lo == 2.0
+    for iv in res.intervals:
+        ref = algorithm4(
+            labels_at,
+            p.model.n_unlabeled,
+            iv.sigma0,
+            2.0,
+            4.0,
+            s.epsilon,
+            s.eta,
+            s.max_iter,
+            s.root_tol,
+        )
+        assert (iv.lo, iv.hi) == ref
+        (sc,) = p.model.scores([iv.sigma0], y, 3, solver=solver, cg_iters=8)
+        assert iv.loss == np.mean(np.argmax(sc.F, axis=1) != y_u)
+    for a, b in itertools.pairwise(res.intervals):
+        assert b.sigma0 == a.hi + s.step
+
+
+def test_paper_mode_endpoints_are_top_two_roots_and_two_classes_are_unchanged(capsys):
+    """With the exact solver every interval end inside the range is where its node's two
+    top scores meet (|F_ua − F_ub| ≤ root_tol, from dense solves); the command line takes
+    paper mode for three classes, and for two it is the binary sweep."""
+    p = problem(n=40)
+    s = SweepSettings(mode="paper", solver="exact")
+    res = sweep_classes(p.model, p.instance.y, CLASSES, 2.0, 4.0, s)
+    ends = [(iv.lo, iv.lo_node) for iv in res.intervals if iv.lo_node >= 0]
+    ends += [(iv.hi, iv.hi_node) for iv in res.intervals if iv.hi_node >= 0]
+    assert ends
+    for x, u in ends:
+        F, _ = dense_scores(p, x)
+        top = np.sort(F[u])
+        assert top[-1] - top[-2] <= s.root_tol
+    args = ["--n", "40", "--labeled", "6", "--sigma-min", "2", "--sigma-max", "4"]
+    args += ["--mode", "paper", "--solver"]
+    doc = cli_json(["intervals", "--classes", "3", "5", "8", *args, "exact"], capsys)
+    assert doc["classes"] == list(CLASSES)
+    assert [(iv["lo"], iv["hi"], iv["loss"]) for iv in doc["intervals"]] == [
+        (iv.lo, iv.hi, iv.loss) for iv in res.intervals
+    ]
+    two = ProblemSpec(dataset="digits", classes=(3, 5), n=40, n_labeled=6, seed=0, k=6)
+    q = build_problem(two)
+    binary = sweep(q.model, q.y_unlabeled, 2.0, 4.0, s)
+    doc = cli_json(["intervals", *args, "exact", "--classes", "3", "5"], capsys)
+    assert [(iv["lo"], iv["hi"], iv["loss"]) for iv in doc["intervals"]] == [
+        (iv.lo, iv.hi, iv.loss) for iv in binary.intervals
+    ]
