@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from sslviz import costs
+from sslviz import animation, costs
 from ui import cache, caps, frame, player, progress, url, widgets
 
-s = frame.page("Algorithm 4, step by step", stop_on_errors=False)
+s = frame.page("Algorithm 4, step by step", stop_on_errors=False, many_classes=True)
 st.markdown(
     "Algorithm 4 finds the constant-loss interval around a start **σ0**: every unlabeled node "
     "u iterates on g_u(σ) = (f_u(σ) − ½)² with the smaller of a gradient and a Newton step; a "
@@ -19,6 +19,10 @@ if not s.show_errors():
     st.stop()
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
+many = len(cache.problem(spec).instance.classes) > 2
+modes = player.CLASS_MODES if many else player.MODES
+if many:
+    st.caption(animation.PLAYER_CLASSES)
 if not spec.gaussian:
     st.info(
         f"The {spec.graph_family.label} family has no Algorithm 4: its loss over r changes "
@@ -28,13 +32,16 @@ if not spec.gaussian:
     st.stop()
 
 # The replay follows the sidebar's mode until changed here (paper mode tells the per-node story).
+opening = settings.mode if settings.mode in modes else modes[0]
 if st.session_state.get("player_sidebar_mode") != settings.mode:
     st.session_state["player_sidebar_mode"] = settings.mode
-    st.session_state["player_mode"] = settings.mode
-url.carry("replay", "player_mode", player.MODES, default=settings.mode)  # in the link
+    st.session_state["player_mode"] = opening
+if st.session_state.get("player_mode") not in modes:
+    st.session_state["player_mode"] = opening
+url.carry("replay", "player_mode", modes, default=opening)  # in the link
 mode = st.radio(
     "replay",
-    player.MODES,
+    modes,
     key="player_mode",
     horizontal=True,
     format_func=lambda m: f"{m} mode" + (" (sidebar)" if m == settings.mode else ""),

@@ -37,6 +37,7 @@ import numpy as np
 from sslviz import _kernels
 from sslviz._threads import one_thread
 from sslviz._validation import (
+    InvalidParameterError,
     check_int,
     check_option,
     check_real,
@@ -176,8 +177,9 @@ class _Recorder:
     """Builds a sweep's :class:`Event` list (paper mode from :func:`_bracket`, fast mode
     from :func:`sslviz.truth.true_loss_curve`'s ``on_event``)."""
 
-    def __init__(self, y_u: np.ndarray) -> None:
+    def __init__(self, y_u: np.ndarray, gap: bool = False) -> None:
         self.y_u = y_u
+        self.gap = gap  # C ≥ 3 paper mode: the nodes' f is ½ + their top-two gap (TopTwo)
         self.events: list[Event] = []
         self.sigma0 = math.nan
         self.intervals = 0
@@ -268,7 +270,8 @@ class _Recorder:
                     else f"{i}'s waiting iterate σ = {_g(x)} is outside the bracket",
                     "ignored": f"{i}'s root at σ = {_g(x)} does not count (not inside the "
                     "bracket, or its iterates left it)",
-                    "stalled": f"{i} stalled at σ = {_g(x)}, away from 1/2",
+                    "stalled": f"{i} stalled at σ = {_g(x)}, away from "
+                    + ("a root of its top-two gap" if self.gap else "1/2"),
                     "cap": f"{i} hit the iteration cap at σ = {_g(x)}",
                     "flat": f"{i} stopped at σ = {_g(x)}: g' = 0",
                     "degenerate": f"{i} is cut off from L",
@@ -278,8 +281,10 @@ class _Recorder:
             parts.append(f"{len(notes) + extra - 2} more stopped or settled")
         if stepped == 1 and run.u.size == 1 and not notes:
             names.append(run.u[0])
-            f0 = float(run.f[0]) if abs(run.f[0]) >= 5e-5 else 0.0
-            head = f"{{{len(names) - 1}}} steps to σ = {_g(run.sigma[0])} (f = {f0:.4f})"
+            f0 = float(run.f[0]) - 0.5 * self.gap
+            f0 = f0 if abs(f0) >= 5e-5 else 0.0
+            said = "F_ua − F_ub" if self.gap else "f"
+            head = f"{{{len(names) - 1}}} steps to σ = {_g(run.sigma[0])} ({said} = {f0:.4f})"
         else:
             head = (
                 f"{stepped} nodes step"
@@ -933,6 +938,7 @@ def sweep_classes(
     settings: SweepSettings | None = None,
     *,
     progress: Callable[[float, str], None] | None = None,
+    record: bool = False,
 ) -> Sweep:
     """Algorithm 4 one-vs-all for C ≥ 3 classes (docs/method.md §13): the fast mode's shared
     search (:func:`sslviz.truth.multiclass_loss_curve`) on the chosen solver's scores, CG-t
@@ -953,6 +959,9 @@ def sweep_classes(
     settings : SweepSettings, default=SweepSettings()
     progress : callable, optional
         As :func:`sweep`.
+    record : bool, default=False
+        Paper mode only: keep the event log, as :func:`sweep` does; each node's ``f`` in it
+        is ½ + its top-two gap (:class:`TopTwo`).
     """
     s = SweepSettings() if settings is None else settings
     lo, hi = check_sigma_range(sigma_min, sigma_max, "sweep_classes")
@@ -960,7 +969,12 @@ def sweep_classes(
     if s.mode == "paper":
         y = np.asarray(y)
         y_u = y[model.unlabeled_idx]
-        return _paper_sweep(model, y_u, lo, hi, s, t0, progress, None, None, (y, len(classes)))
+        rec = _Recorder(y_u, gap=True) if record else None
+        return _paper_sweep(model, y_u, lo, hi, s, t0, progress, None, rec, (y, len(classes)))
+    if record:
+        raise InvalidParameterError(
+            "The fast mode's replay handles two classes yet: record the paper mode for more."
+        )
     rtol = {"rtol": min(1e-3, s.epsilon / hi)} if not s.certify else {}
     curve = multiclass_loss_curve(
         model,

@@ -40,6 +40,15 @@ _EVAL = "#7f7f7f"
 _INTERVAL = "#1f77b4"
 
 
+PLAYER_CLASSES = (
+    "More than two classes, one-vs-all (docs/method.md §13.8): paper mode only; each node "
+    "iterates on g_u = (F_ua − F_ub)², the gap between its top class a and its runner-up b at "
+    "its current σ (re-read at every step), so the top chart shows that gap, whose roots are "
+    "at 0: where the node's predicted class changes."
+)
+"""The Algorithm 4 page's line for more than two classes."""
+
+
 def frame_steps(events: Sequence, max_frames: int = MAX_FRAMES) -> list[int]:
     """Which events become frames: at most ``max_frames`` indices into ``events``, sorted.
 
@@ -169,6 +178,7 @@ def player_figure(
     title: str = "Algorithm 4, step by step",
     at_step: int | None = None,
     as_dict: bool = False,
+    gap: bool = False,
 ) -> go.Figure | dict:
     """An animation of a recorded sweep, one frame per kept step (:func:`frame_steps`), or
     with ``at_step`` (0-based, any of the log's steps) that one step, still.
@@ -191,11 +201,16 @@ def player_figure(
     as_dict : bool, default=False
         Return the figure's dict, its frames never made into Plotly objects (the app
         draws it as it is).
+    gap : bool, default=False
+        A paper-mode log of C ≥ 3 classes (``sweep_classes(..., record=True)``): the top
+        row shows each node's top-two gap F_ua − F_ub (its ``f`` − ½), whose roots are at
+        0, in one colour (the gap is never negative).
 
     Returns
     -------
     go.Figure or dict
-        Two rows sharing σ: soft labels f_u (top) and loss (bottom). Traces, in order:
+        Two rows sharing σ: soft labels f_u (top; with ``gap`` the top-two gaps) and loss
+        (bottom). Traces, in order:
         ``'true loss l(σ)'`` (only with ``truth``), then the animated ones
         ``'bracket [σ_l, σ_h]'`` (top) and its bottom copy (no legend), ``'σ0'`` (paper) or
         ``'σ evaluated'`` (fast), ``'running nodes'`` (x = σ, y = f_u, ``customdata`` =
@@ -235,6 +250,8 @@ def player_figure(
         loss_top, *(iv.loss for _, iv in ivs), *(v for *_, v in evals if math.isfinite(v)), 0.05
     )
     y_loss = 1.12 * loss_top
+    half = 0.5 if gap else 0.0  # shown: f − ½, the top-two gap, for C ≥ 3 classes
+    said = "gap" if gap else "f"
 
     def state(e) -> list[dict]:
         k = bisect.bisect_right
@@ -243,7 +260,7 @@ def player_figure(
         bx2, by2 = _band(b0, b1, 0.0, y_loss)
         mark = e.sigma0 if paper else e.at
         mx = [mark, mark] if math.isfinite(mark) else [None]
-        f = np.asarray(e.f, float)
+        f = np.asarray(e.f, float) - half
         txt = [_name(int(u), rows) for u in e.nodes]
         focus = [i for i, u in enumerate(e.nodes) if int(u) == e.node]
         fx = [float(e.sigma[i]) for i in focus] or [None]
@@ -261,10 +278,10 @@ def player_figure(
                 y=list(map(float, f)) or [None],
                 text=txt or [None],
                 customdata=[int(u) for u in e.nodes] or [None],
-                marker=dict(color=[_NODE_COLORS[int(v > 0.5)] for v in f] or None),
+                marker=dict(color=[_NODE_COLORS[int(gap or v > 0.5)] for v in f] or None),
             ),
             dict(type="scatter", x=fx, y=fy),
-            dict(type="scatter", x=cr or [None], y=[0.5] * len(cr) or [None]),
+            dict(type="scatter", x=cr or [None], y=[0.5 - half] * len(cr) or [None]),
             # float32 typed arrays: this trace grows with every frame (display only)
             dict(
                 type="scatter",
@@ -366,7 +383,7 @@ def player_figure(
                 name="running nodes" if paper else "nodes (f_u at σ)",
                 mode="markers",
                 marker=dict(size=9, line=dict(color="white", width=0.5)),
-                hovertemplate="%{text}: σ = %{x:.5g}, f = %{y:.4f}<extra></extra>",
+                hovertemplate="%{text}: σ = %{x:.5g}, " + said + " = %{y:.4f}<extra></extra>",
             ),
         ),
         (
@@ -414,11 +431,12 @@ def player_figure(
         tr.update(**style)
         fig.add_trace(tr, row, 1)
     animated = list(range(static, static + len(styles)))
-    fig.add_hline(y=0.5, line=dict(color="black", width=1, dash="dot"), row=1, col=1)
+    fig.add_hline(y=0.5 - half, line=dict(color="black", width=1, dash="dot"), row=1, col=1)
     pad = 0.02 * (hi - lo)
     fig.update_xaxes(range=[lo - pad, hi + pad])
     fig.update_xaxes(title_text=SIGMA_TITLE, row=2, col=1)
-    fig.update_yaxes(title_text="soft label f_u", range=[-0.05, 1.05], row=1, col=1)
+    top = "top-two gap F_ua − F_ub" if gap else "soft label f_u"
+    fig.update_yaxes(title_text=top, range=[-0.05, 1.05], row=1, col=1)
     fig.update_yaxes(title_text="loss", range=[0, y_loss], row=2, col=1)
     layout = dict(
         hovermode="closest",

@@ -15,11 +15,14 @@ from dataclasses import replace
 import pandas as pd
 
 from sslviz import animation
+from sslviz.algorithm4 import sweep_classes
 from sslviz.intervals import Sweep, sweep
 from sslviz.specs import ProblemSpec, SweepSettings
 from ui import cache
 
 MODES = ("paper", "fast")
+CLASS_MODES = ("paper",)
+"""The replays of more than two classes (the fast mode's one-vs-all search records no log)."""
 _RECORDED = cache.Memo(4)  # a paper-mode log on a complete graph: ~30,000 events, ~10 MB
 
 
@@ -46,7 +49,13 @@ def record(
     if found is not None:
         return found
     p = cache.problem(spec)
-    res = sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=progress, record=True)
+    inst = p.instance
+    if inst.n_classes > 2:  # paper mode on the top-two gaps (docs/method.md §13.8)
+        res = sweep_classes(
+            p.model, inst.y, inst.classes, lo, hi, settings, progress=progress, record=True
+        )
+    else:
+        res = sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=progress, record=True)
     _RECORDED.put(key, res)
     return res
 
@@ -68,6 +77,7 @@ def view(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> di
         title=f"Algorithm 4, {settings.mode} mode, {settings.label}: {len(res.intervals)} interval"
         + "s" * (len(res.intervals) != 1),
         as_dict=True,
+        gap=p.instance.n_classes > 2,
     )
     return {
         "figure": fig,
@@ -95,4 +105,5 @@ def step_figure(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings
         at_step=step,
         title=f"Algorithm 4, {settings.mode} mode, {settings.label}, one step at a time",
         as_dict=True,
+        gap=p.instance.n_classes > 2,
     )

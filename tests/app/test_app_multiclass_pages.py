@@ -62,3 +62,12 @@ def test_learn_page_with_three_classes(tmp_path):
     doc = run_cli(line.replace("--jobs -1", "--jobs 1"), tmp_path / "l.json")
     assert doc["classes"] == [0, 1, 2]
     assert download(at, "learn_dl_learn.json").decode() == (tmp_path / "l.json").read_text()
+
+
+def test_algorithm_4_page_with_three_classes():
+    at = start("pages/Algorithm_4.py", n="30", sigma_min="2", sigma_max="3")
+    assert not at.exception and not at.error
+    assert [r.options for r in at.radio if r.label == "replay"] == [["paper mode"]]
+    fig = chart(at)
+    assert fig["layout"]["yaxis"]["title"]["text"] == "top-two gap F_ua − F_ub"
+    assert any("(F_ua − F_ub)²" in c.value for c in at.caption)

@@ -8,7 +8,7 @@ from apptest_helpers import HOME, PAGES, start
 from ui.frame import two_classes_yet
 
 QUERY = {"classes": "0,1,2", "n": "60", "labeled": "6"}
-MANY = {"conditioning", "cg_iterations", "regret", "learn"}
+MANY = {"conditioning", "cg_iterations", "regret", "learn", "algorithm4"}
 """Pages that take more classes (tests/app/test_app_multiclass_pages.py)."""
 
 

@@ -10,12 +10,14 @@ import pytest
 from reference import algorithm4
 
 from sslviz import export
+from sslviz._validation import InvalidParameterError
 from sslviz.algorithm4 import feedback_set_classes, sweep, sweep_classes, top_two
 from sslviz.animation import (
     class_convergence,
     class_convergence_figure,
     class_steps,
     class_steps_words,
+    player_figure,
 )
 from sslviz.cli import main
 from sslviz.conditioning import classes_words, condition_curve
@@ -356,3 +358,25 @@ def test_paper_mode_endpoints_are_top_two_roots_and_two_classes_are_unchanged(ca
     assert [(iv["lo"], iv["hi"], iv["loss"]) for iv in doc["intervals"]] == [
         (iv.lo, iv.hi, iv.loss) for iv in binary.intervals
     ]
+
+
+def test_recorded_paper_mode_replays_the_top_two_gaps():
+    p = problem(n=30)
+    y = p.instance.y
+    s = SweepSettings(mode="paper", solver="cg", cg_iters=8)
+    plain = sweep_classes(p.model, y, CLASSES, 2.0, 4.0, s)
+    rec = sweep_classes(p.model, y, CLASSES, 2.0, 4.0, s, record=True)
+    assert [(iv.lo, iv.hi, iv.loss) for iv in rec.intervals] == [
+        (iv.lo, iv.hi, iv.loss) for iv in plain.intervals
+    ]
+    assert sum(e.kind == "interval" for e in rec.events) == len(rec.intervals)
+    fig = player_figure(rec.events, (2.0, 4.0), at_step=3, gap=True, as_dict=True)
+    e = rec.events[3]
+    nodes = next(t for t in fig["data"] if t.get("name") == "running nodes")
+    for x, g, u in zip(nodes["x"], nodes["y"], nodes["customdata"], strict=True):
+        (sc,) = p.model.scores([x], y, 3, solver="cg", cg_iters=8)
+        assert g == pytest.approx(top_two(sc).f[u] - 0.5, abs=1e-12)
+    assert fig["layout"]["yaxis"]["title"]["text"] == "top-two gap F_ua − F_ub"
+    assert len(nodes["x"]) == e.nodes.size
+    with pytest.raises(InvalidParameterError, match="paper mode"):
+        sweep_classes(p.model, y, CLASSES, 2.0, 4.0, SweepSettings(), record=True)
