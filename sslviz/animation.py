@@ -294,18 +294,7 @@ def player_figure(
     def notes(e) -> list[dict]:
         counter = f"<b>step {e.step + 1} / {n}</b> · {e.kind}"
         return [
-            dict(
-                text=counter,
-                x=0,
-                y=1.0,
-                xref="paper",
-                yref="paper",
-                xanchor="left",
-                yanchor="bottom",
-                yshift=44,
-                showarrow=False,
-                font=dict(size=16, color="#111111"),
-            ),
+            _counter_note(counter, yshift=44),
             dict(
                 text=_wrap(e.describe(rows)),
                 x=0,
@@ -495,6 +484,35 @@ _SOLVER_STYLE = {  # name (sslviz.convergence.SOLVER_NAMES), colour, dash, miss 
 }
 
 
+def _counter_note(text: str, yshift: int = 6) -> dict:
+    """The players' counter line above the chart (annotation 0), ``yshift`` px up."""
+    return dict(
+        text=text,
+        x=0,
+        y=1.0,
+        xref="paper",
+        yref="paper",
+        xanchor="left",
+        yanchor="bottom",
+        yshift=yshift,
+        showarrow=False,
+        font=dict(size=16, color="#111111"),
+    )
+
+
+def _exact_trace(x, y) -> go.Scatter:
+    """The scrubbers' exact loss l(σ), a black step line."""
+    return go.Scatter(
+        x=x,
+        y=y,
+        mode="lines",
+        line_shape="hv",
+        name="exact loss l(σ)",
+        line=dict(color="black", width=2.5),
+        hovertemplate="σ = %{x:.5g}<br>l(σ) = %{y:.4f}<extra></extra>",
+    )
+
+
 def convergence_counter(conv, t: int) -> str:
     """The scrubber's line for step t: the breakpoints each solver's own t-iteration labels
     miss at t (docs/method.md §1.1: not Algorithm 4's count, which the sentence under the
@@ -575,36 +593,10 @@ def convergence_figure(
     ]
 
     def notes(t: int) -> list[dict]:
-        return [
-            dict(
-                text=convergence_counter(conv, t),
-                x=0,
-                y=1.0,
-                xref="paper",
-                yref="paper",
-                xanchor="left",
-                yanchor="bottom",
-                yshift=6,
-                showarrow=False,
-                font=dict(size=16, color="#111111"),
-            ),
-            *marks,
-        ]
+        return [_counter_note(convergence_counter(conv, t)), *marks]
 
     fig = new_figure(rows=2, cols=1, vertical_spacing=0.16, row_heights=[0.62, 0.38])
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=conv.exact,
-            mode="lines",
-            line_shape="hv",
-            name="exact loss l(σ)",
-            line=dict(color="black", width=2.5),
-            hovertemplate="σ = %{x:.5g}<br>l(σ) = %{y:.4f}<extra></extra>",
-        ),
-        1,
-        1,
-    )
+    fig.add_trace(_exact_trace(x, conv.exact), 1, 1)
     first = [go.Scatter(d) for d in moving(t0)]
     animated = []
     for i, s in enumerate(conv.solvers):
@@ -888,37 +880,12 @@ def class_convergence_figure(
         return out
 
     def note(k: int) -> list[dict]:
-        return [
-            dict(
-                text=counter(k),
-                x=0,
-                y=1.0,
-                xref="paper",
-                yref="paper",
-                xanchor="left",
-                yanchor="bottom",
-                yshift=6,
-                showarrow=False,
-                font=dict(size=16, color="#111111"),
-            )
-        ]
+        return [_counter_note(counter(k))]
 
     k0 = steps.index(t0)
     fig = new_figure(rows=2, cols=1, vertical_spacing=0.16, row_heights=[0.62, 0.38])
     x, y = step_line(cc.truth.loss)
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=y,
-            mode="lines",
-            line_shape="hv",
-            name="exact loss l(σ)",
-            line=dict(color="black", width=2.5),
-            hovertemplate="σ = %{x:.5g}<br>l(σ) = %{y:.4f}<extra></extra>",
-        ),
-        1,
-        1,
-    )
+    fig.add_trace(_exact_trace(x, y), 1, 1)
     first = [go.Scatter(d) for d in moving(k0)]
     animated = []
     for i, s in enumerate(cc.solvers):
