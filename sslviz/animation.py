@@ -766,6 +766,7 @@ def class_convergence(
     settings,
     steps: Sequence[int],
     *,
+    score: Callable[..., Any],
     solvers: Sequence[str] = ("cg", "pcg"),
     tol: float | None = None,
     progress: Callable[[float, str], None] | None = None,
@@ -786,6 +787,9 @@ def class_convergence(
         The sweep's other settings (ε, the certificate is dropped: it would prove every t).
     steps : sequence of int
         The t values (each at least 1).
+    score : callable
+        :func:`sslviz.scoring.score` (passed in: scoring sits above this module), called as
+        ``score(sweep, truth, tol=tol, y=y)``; its ``missed`` is each sweep's count.
     solvers : sequence of {'cg', 'pcg'}
     tol : float, optional
         The scoring tolerance (default: :class:`sslviz.specs.ScoreSettings`').
@@ -793,7 +797,6 @@ def class_convergence(
         ``progress(fraction, message)`` after each sweep. Changes no number.
     """
     from sslviz.algorithm4 import sweep_classes
-    from sslviz.scoring import score
     from sslviz.specs import ScoreSettings, default
 
     tol = default(ScoreSettings, "tol") if tol is None else tol

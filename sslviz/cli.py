@@ -190,9 +190,7 @@ def _problem(a: argparse.Namespace):
     return build_problem(spec)
 
 
-def _two_classes(
-    problem, what: str, instead: str = " (sslviz loss and sslviz intervals take more)"
-) -> None:
+def _two_classes(problem, what: str, instead: str) -> None:
     """``what`` (a command, or one of its options) handles two classes only so far;
     ``instead``: the end of the line (what else the user may do)."""
     if problem.instance.n_classes > 2:
@@ -282,9 +280,8 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
 
 
 def cmd_intervals(a) -> tuple[dict, Summarize]:
-    from sslviz.algorithm4 import sweep, sweep_classes
     from sslviz.export import intervals_document
-    from sslviz.problem import loss_curve
+    from sslviz.problem import loss_curve, problem_sweep
     from sslviz.scoring import score
     from sslviz.summary import intervals_summary
 
@@ -294,10 +291,7 @@ def cmd_intervals(a) -> tuple[dict, Summarize]:
     _gaussian(problem, "intervals")
     lo, hi = _range(a, problem)
     inst = problem.instance
-    if inst.n_classes > 2:
-        res = sweep_classes(problem.model, inst.y, inst.classes, lo, hi, settings)
-    else:
-        res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
+    res = problem_sweep(problem, lo, hi, settings)
     sc = (
         score(
             res,

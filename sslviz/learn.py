@@ -216,8 +216,7 @@ def instance_curves(
     """Build the instance of ``spec`` and compute its exact loss over ``sigma_range`` (unless
     ``exact`` is False), and Algorithm 4's estimated loss with each of ``approx`` (one-vs-all
     for more than two classes: docs/method.md §13.8)."""
-    from sslviz.algorithm4 import sweep, sweep_classes
-    from sslviz.problem import build_problem, loss_curve
+    from sslviz.problem import build_problem, loss_curve, problem_sweep
 
     lo, hi = sigma_range
     problem = build_problem(spec)
@@ -228,11 +227,7 @@ def instance_curves(
     estimates, seconds = [], []
     for settings in approx:
         t0 = time.perf_counter()
-        inst = problem.instance
-        if inst.n_classes > 2:
-            res = sweep_classes(problem.model, inst.y, inst.classes, lo, hi, settings)
-        else:
-            res = sweep(problem.model, problem.y_unlabeled, lo, hi, settings)
+        res = problem_sweep(problem, lo, hi, settings)
         estimates.append(InstanceLoss.from_loss(_estimate_everywhere(res.estimated_loss()), n_u))
         seconds.append(time.perf_counter() - t0)
     found = InstanceLoss.from_loss(curve.loss, n_u) if curve is not None else None

@@ -139,6 +139,42 @@ def loss_curve(
     )
 
 
+def problem_sweep(
+    problem: Problem,
+    sigma_min: float,
+    sigma_max: float,
+    settings: SweepSettings,
+    *,
+    progress: Callable[[float, str], None] | None = None,
+    record: bool = False,
+):
+    """Algorithm 4 on ``problem`` with ``settings`` (:func:`sslviz.algorithm4.sweep`), one-vs-all
+    for more than two classes (:func:`sslviz.algorithm4.sweep_classes`, docs/method.md §13)."""
+    from sslviz.algorithm4 import sweep, sweep_classes
+
+    inst = problem.instance
+    if inst.n_classes > 2:
+        return sweep_classes(
+            problem.model,
+            inst.y,
+            inst.classes,
+            sigma_min,
+            sigma_max,
+            settings,
+            progress=progress,
+            record=record,
+        )
+    return sweep(
+        problem.model,
+        problem.y_unlabeled,
+        sigma_min,
+        sigma_max,
+        settings,
+        progress=progress,
+        record=record,
+    )
+
+
 def sigma_range(problem: Problem, rng: SigmaRange) -> tuple[float, float]:
     """The range ``rng`` asks for; an end left as None comes from the suggested range."""
     if rng.sigma_min is not None and rng.sigma_max is not None:
@@ -210,13 +246,7 @@ def _fast_curve(spec: ProblemSpec, lo: float, hi: float, fast, round_seed: int) 
     """The estimated loss of the round's fast-mode sweep with the effective settings
     ``fast`` (:meth:`sslviz.specs.SweepSettings.effective`); one-vs-all for more than two
     classes (docs/method.md §13.8)."""
-    from sslviz.algorithm4 import sweep, sweep_classes
-
-    problem = _round_problem(spec, round_seed)
-    inst = problem.instance
-    if inst.n_classes > 2:
-        return sweep_classes(problem.model, inst.y, inst.classes, lo, hi, fast).estimated_loss()
-    return sweep(problem.model, problem.y_unlabeled, lo, hi, fast).estimated_loss()
+    return problem_sweep(_round_problem(spec, round_seed), lo, hi, fast).estimated_loss()
 
 
 _true_round = memoised(1024)(_true_curve)

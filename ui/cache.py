@@ -392,6 +392,7 @@ def class_convergence(
         truth(spec, lo, hi),
         settings,
         steps,
+        score=score,
         progress=unrecorded(_progress),
     )
     start = settings.cg_iters if settings.cg_iters in steps else steps[-1]

@@ -15,8 +15,8 @@ from dataclasses import replace
 import pandas as pd
 
 from sslviz import animation
-from sslviz.algorithm4 import sweep_classes
 from sslviz.intervals import Sweep, sweep
+from sslviz.problem import problem_sweep
 from sslviz.specs import ProblemSpec, SweepSettings
 from ui import cache
 
@@ -49,11 +49,8 @@ def record(
     if found is not None:
         return found
     p = cache.problem(spec)
-    inst = p.instance
-    if inst.n_classes > 2:  # paper mode on the top-two gaps (docs/method.md §13.8)
-        res = sweep_classes(
-            p.model, inst.y, inst.classes, lo, hi, settings, progress=progress, record=True
-        )
+    if p.instance.n_classes > 2:  # paper mode on the top-two gaps (docs/method.md §13.8)
+        res = problem_sweep(p, lo, hi, settings, progress=progress, record=True)
     else:
         res = sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=progress, record=True)
     _RECORDED.put(key, res)

@@ -31,6 +31,7 @@ from sslviz.problem import (
     make_model,
     run_regret,
 )
+from sslviz.scoring import score
 from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
 from sslviz.truth import multiclass_loss_curve
 
@@ -129,7 +130,9 @@ def test_each_scrubber_frame_is_the_intervals_command(capsys):
     p = problem()
     steps = [1, 3, 10]
     truth = loss_curve(p, LO, HI)
-    cc = class_convergence(p.model, p.instance.y, p.instance.classes, truth, SweepSettings(), steps)
+    cc = class_convergence(
+        p.model, p.instance.y, p.instance.classes, truth, SweepSettings(), steps, score=score
+    )
     fig = class_convergence_figure(cc, start=3, as_dict=True)
     frames = {f["name"]: f for f in fig["frames"]}
     assert list(frames) == ["t1", "t3", "t10"]
