@@ -43,8 +43,9 @@ _INTERVAL = "#1f77b4"
 PLAYER_CLASSES = (
     "More than two classes, one-vs-all (docs/method.md §13.8): paper mode only; each node "
     "iterates on g_u = (F_ua − F_ub)², the gap between its top class a and its runner-up b at "
-    "its current σ (re-read at every step), so the top chart shows that gap, whose roots are "
-    "at 0: where the node's predicted class changes."
+    "its current σ (re-read at every step), so the top chart shows that gap in place of the "
+    "soft label, in one colour (it is never negative), its roots at 0: where the node's "
+    "predicted class changes."
 )
 """The Algorithm 4 page's line for more than two classes."""
 
