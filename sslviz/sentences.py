@@ -13,7 +13,7 @@ from sslviz.scoring import Score
 from sslviz.specs import SweepSettings
 from sslviz.words import CAUSE_WORDS, NOT_EXAMINED, cause_words, plain_text
 
-__all__ = ["CAUSE_WORDS", "cause_words", "explain_miss", "verdict"]
+__all__ = ["CAUSE_WORDS", "cause_words", "class_pair", "explain_miss", "verdict"]
 
 # -- the one-line verdict ------------------------------------------------------------------------
 
@@ -65,11 +65,23 @@ def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> st
         else f"{s.label}'s nearest estimated endpoint is at σ = {near:.5g}, "
         f"{abs(near - record.sigma):.2g} away (the tolerance is {score.tol:g})"
     )
-    out = (
-        f"Missed breakpoint of {node}: its exact soft label crosses ½ at σ = "
-        f"{record.sigma:.5g}; {est}."
-    )
-    if "error" in ev:
+    if "classes" in ev:  # more than two classes: the pair that met (docs/method.md §13.6)
+        out = (
+            f"Missed breakpoint of {class_pair(node, ev['classes'])}: its exact score margin "
+            f"changes sign at σ = {record.sigma:.5g}; {est}."
+        )
+        if "error" in ev:
+            out += (
+                f" There {s.label} gives the margin {ev['approx_margin']:.3g} against the "
+                f"exact {ev['exact_margin']:.3g}: an error of {ev['error']:.2g} against a "
+                f"margin |m| of {ev['margin']:.2g}."
+            )
+    else:
+        out = (
+            f"Missed breakpoint of {node}: its exact soft label crosses ½ at σ = "
+            f"{record.sigma:.5g}; {est}."
+        )
+    if "error" in ev and "classes" not in ev:
         out += (
             f" There {s.label} gives f = {ev['approx_value']:.4g} against the exact "
             f"{ev['exact_value']:.4g}: an error of {ev['error']:.2g} against a margin "
@@ -84,6 +96,13 @@ def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> st
     else:
         out += f": {plain_text(record.detail)}."
     return out
+
+
+def class_pair(node: str, classes) -> str:
+    """A miss's node and the pair of classes that met there (more than two classes), e.g.
+    "node 17 (true 3): 3 against 8"; "node 17 (true 3)" when the rival is not known."""
+    own, rival = classes
+    return f"{node} (true {own})" + (f": {own} against {rival}" if rival is not None else "")
 
 
 def _beyond_grid(sigmas, trust) -> str:
