@@ -385,7 +385,7 @@ TOURS: tuple[Tour, ...] = (
         "most often there: {top_pair}. Hover a red cross for its pair, e.g. {pair_example}.",
         ask="Switch the graph family to kNN: why does the loss stop climbing with σ on the "
         "kNN graph, and why are its misses fewer?",
-        controls=("family", "t", "classes", "node"),
+        controls=("family", "t", "node"),
     ),
 )
 

@@ -80,9 +80,9 @@ COLUMN_WORDS: dict[str, str] = {
     "error": "error |f_t − f|",
     "margin": "margin |f − ½|",
     "t_needed": "t needed",
-    "classes": "classes met (its own against the rival)",
-    "score_error": "error |m_t − m| of the score margin",
-    "score_margin": "score margin |m|",
+    "classes": "classes met (own against rival)",
+    "score_error": "error |m_t − m|",
+    "score_margin": "margin |m| (own score − best rival's)",
     "distance": "distance to the other crossing",
     "detail": "what happened",
     # conditioning and the trust panel (sslviz.conditioning)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from sslviz.plots.node import mark_miss
 from sslviz.plots.style import (
     LAYOUT,
     SIGMA_TITLE,
@@ -20,26 +21,37 @@ from sslviz.plots.style import (
 )
 
 
-def winner_bands(sigmas: np.ndarray, F: np.ndarray) -> list[tuple[float, float, int]]:
+def winner_bands(
+    sigmas: np.ndarray, F: np.ndarray, breakpoints: Sequence[float] = ()
+) -> list[tuple[float, float, int]]:
     """The runs of σ where one class has the top score, ``[(lo, hi, class index), ...]``
-    in σ order, each run's ends halfway between the grid σ where the winner changes (the
-    grid's ends at the ends).
+    in σ order. Where the winner changes between two grid σ, the run ends at a true
+    breakpoint of the node lying between them (where its own class starts or stops
+    winning: exact), else halfway between them; the grid's ends at the ends.
 
     Parameters
     ----------
     sigmas : ndarray of shape (G,)
     F : ndarray of shape (G, C)
         The node's scores on the grid.
+    breakpoints : sequence of float
+        The node's true breakpoints.
     """
     s = np.asarray(sigmas, float)
     win = np.argmax(np.asarray(F, float), axis=1)
+    bps = np.sort(np.asarray(list(breakpoints), float))
+
+    def edge(i: int) -> float:  # the winner changes between s[i - 1] and s[i]
+        inside = bps[(bps > s[i - 1]) & (bps < s[i])]
+        return float(inside[0]) if inside.size else float(0.5 * (s[i - 1] + s[i]))
+
     out: list[tuple[float, float, int]] = []
     start = 0
     for i in range(1, s.size + 1):
         if i == s.size or win[i] != win[start]:
-            lo = s[0] if start == 0 else 0.5 * (s[start - 1] + s[start])
-            hi = s[-1] if i == s.size else 0.5 * (s[i - 1] + s[i])
-            out.append((float(lo), float(hi), int(win[start])))
+            lo = float(s[0]) if start == 0 else edge(start)
+            hi = float(s[-1]) if i == s.size else edge(i)
+            out.append((lo, hi, int(win[start])))
             start = i
     return out
 
@@ -51,7 +63,7 @@ def winners_text(curves: dict, breakpoints: Sequence[float] = ()) -> str:
     (the node's true class is 3; it is wrong where another class wins). Its true
     breakpoints: σ ≈ 1.417." """
     classes = list(curves["classes"])
-    bands = winner_bands(curves["sigma"], curves["F_exact"])
+    bands = winner_bands(curves["sigma"], curves["F_exact"], breakpoints)
     parts = []
     for i, (lo, hi, c) in enumerate(bands):
         where = (
@@ -66,7 +78,8 @@ def winners_text(curves: dict, breakpoints: Sequence[float] = ()) -> str:
         parts.append(f"class {classes[c]} {where}")
     bps = ", ".join(f"{b:.4g}" for b in breakpoints)
     return (
-        f"Top exact score (on the {len(curves['sigma'])}-σ grid): {', '.join(parts)}. The node's "
+        f"Top exact score (on a grid of {len(curves['sigma'])} σ; a band ends at the node's "
+        f"breakpoint where one lies there): {', '.join(parts)}. The node's "
         f"true class is {curves['true_class']}: it is misclassified where another class wins. "
         + (f"Its true breakpoints: σ ≈ {bps}." if bps else "It has no true breakpoint here.")
     )
@@ -141,7 +154,8 @@ def class_scores_figure(
         ),
     )
     layout = subplot_layout(**grid)
-    layout["shapes"] = [shade(lo, hi, rgba(colors[c], 0.13)) for lo, hi, c in winner_bands(s, Fe)]
+    bands = winner_bands(s, Fe, breakpoints)
+    layout["shapes"] = [shade(lo, hi, rgba(colors[c], 0.13)) for lo, hi, c in bands]
     data: list[dict] = []
     approx = F is not None and label != "exact"
     for c in range(C):
@@ -271,42 +285,6 @@ def class_miss_figure(
         true_class=curves["true_class"],
         breakpoints=[sigma_true],
     )
-    for row in (1, 2):
-        fig.add_vrect(
-            x0=sigma_true - tol,
-            x1=sigma_true + tol,
-            fillcolor="rgba(214,39,40,0.15)",
-            line_width=0,
-            layer="below",
-            row=row,
-            col=1,
-        )
-    fig.add_trace(
-        go.Scatter(
-            x=[None],
-            y=[None],
-            mode="markers",
-            name=f"tolerance ± {tol:g}",
-            marker=dict(symbol="square", size=12, color="rgba(214,39,40,0.3)"),
-        ),
-        row=1,
-        col=1,
+    return mark_miss(
+        fig, u=u, sigma_true=sigma_true, tol=tol, estimate=estimate, label=curves["label"]
     )
-    if estimate is not None:
-        for row in (1, 2):
-            fig.add_vline(
-                x=estimate, line=dict(color="#1f77b4", dash="dot", width=2), row=row, col=1
-            )
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="lines",
-                name=f"estimated endpoint ({curves['label']})",
-                line=dict(color="#1f77b4", dash="dot", width=2),
-            ),
-            row=1,
-            col=1,
-        )
-    fig.update_layout(height=480, title=dict(text=f"The miss up close: {u}"))
-    return fig

@@ -4,13 +4,21 @@ trust panel, the downloads and commands, the C-score drill-down; what handles tw
 yet says so in one line."""
 
 import json
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
-from apptest_helpers import chart, code_lines, download_json, metrics, open_tab, run_cli, values
+from apptest_helpers import (
+    chart,
+    clicked,
+    code_lines,
+    download_json,
+    metrics,
+    open_tab,
+    run_cli,
+    values,
+)
 from apptest_helpers import start as _start
-from streamlit.testing.v1 import AppTest, element_tree
+from streamlit.testing.v1 import AppTest
 
 from sslviz.class_trust import class_trust_curve
 from sslviz.problem import build_problem, loss_curve
@@ -69,7 +77,7 @@ def test_three_classes_draw_figure_3_the_trust_panel_and_the_drill_down(tmp_path
     assert node["layout"]["shapes"]  # the bands where each class wins
     # the missed breakpoints: each with the pair of classes that met
     table = open_tab(at, "Missed breakpoints").dataframe[0].value
-    met = table["classes met (its own against the rival)"].tolist()
+    met = table["classes met (own against rival)"].tolist()
     assert len(met) == int(m["missed"]) and all(" against " in x for x in met)
     # downloads and commands: the intervals command gives the page's JSON
     at = open_tab(at, "Export")
@@ -114,37 +122,6 @@ def test_what_handles_two_classes_yet_says_so_in_one_line():
     (line,) = [i.value for i in at.info]
     assert line.startswith("The threshold") and "family handles two classes yet: pick a" in line
     assert not at.get("plotly_chart")
-
-
-@contextmanager
-def clicked(at: AppTest, trace: str, index: int):
-    """Click point ``index`` of the loss chart's trace ``trace`` (its selection sent on
-    every run from here, as the browser sends it)."""
-    fig = chart(at)
-    cd = next(t for t in fig["data"] if t["name"] == trace)["customdata"][index]
-    point = {
-        "curve_number": [d["name"] for d in fig["data"]].index(trace),
-        "point_number": index,
-        "point_index": index,
-        "x": cd[2],
-        "y": 0.0,
-        "customdata": cd,
-    }
-    state = {"selection": {"points": [point], "point_indices": [index], "box": [], "lasso": []}}
-    chart_id = at.get("plotly_chart")[0].proto.id
-    original = element_tree.ElementTree.get_widget_states
-
-    def with_selection(self):
-        states = original(self)
-        w = states.widgets.add()
-        w.id, w.string_value = chart_id, json.dumps(state)
-        return states
-
-    element_tree.ElementTree.get_widget_states = with_selection
-    try:
-        yield cd
-    finally:
-        element_tree.ElementTree.get_widget_states = original
 
 
 def test_a_clicked_miss_names_the_two_classes_that_met():

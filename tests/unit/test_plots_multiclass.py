@@ -52,6 +52,9 @@ def test_winner_bands_against_the_grid():
     expected = [(0.0, 0.35, 2), (0.35, 0.75, 0), (0.75, 1.0, 1)]
     assert np.allclose(np.array(winner_bands(s, F)), np.array(expected), rtol=0, atol=1e-15)
     assert [b[2] for b in winner_bands(s, F)] == [2, 0, 1]
+    # a band ends at a breakpoint of the node between the two grid σ (exact), else halfway
+    snapped = winner_bands(s, F, breakpoints=[0.33, 0.9])
+    assert np.allclose(np.array(snapped), [(0.0, 0.33, 2), (0.33, 0.75, 0), (0.75, 1.0, 1)])
     assert margin_of(F, 0).tolist() == [-1] * 4 + [1] * 4 + [-1] * 3
 
 
@@ -83,7 +86,7 @@ def test_drill_down_draws_the_c_scores_bands_and_breakpoints(three):
     m = next(t for t in fig.data if t.name == "margin m, exact")
     assert list(m.y) == pytest.approx(margin_of(exact, inst.classes.index(own)).tolist())
     assert "true breakpoint" in names and "dashed: CG-3" in names
-    bands = winner_bands(s, exact)
+    bands = winner_bands(s, exact, [1.5])
     rects = [sh for sh in fig.layout.shapes if sh.type == "rect"]
     assert [(r.x0, r.x1) for r in rects] == [(lo, hi) for lo, hi, _ in bands]
     exact_only = plots.class_scores_figure(
