@@ -11,7 +11,7 @@ import numpy as np
 from sslviz.attribution import CAUSES, Miss, SpuriousEndpoint
 from sslviz.scoring import Score
 from sslviz.specs import SweepSettings
-from sslviz.words import CAUSE_WORDS, NOT_EXAMINED, cause_words, plain_text
+from sslviz.words import CAUSE_WORDS, NOT_EXAMINED, cause_words, class_pair, plain_text
 
 __all__ = ["CAUSE_WORDS", "cause_words", "class_pair", "explain_miss", "verdict"]
 
@@ -81,12 +81,12 @@ def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> st
             f"Missed breakpoint of {node}: its exact soft label crosses ½ at σ = "
             f"{record.sigma:.5g}; {est}."
         )
-    if "error" in ev and "classes" not in ev:
-        out += (
-            f" There {s.label} gives f = {ev['approx_value']:.4g} against the exact "
-            f"{ev['exact_value']:.4g}: an error of {ev['error']:.2g} against a margin "
-            f"|f − ½| of {ev['margin']:.2g}."
-        )
+        if "error" in ev:
+            out += (
+                f" There {s.label} gives f = {ev['approx_value']:.4g} against the exact "
+                f"{ev['exact_value']:.4g}: an error of {ev['error']:.2g} against a margin "
+                f"|f − ½| of {ev['margin']:.2g}."
+            )
     out += f" Cause: {words}"
     t = ev.get("t_needed")
     if record.cause == "solver" and t is not None:
@@ -96,13 +96,6 @@ def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> st
     else:
         out += f": {plain_text(record.detail)}."
     return out
-
-
-def class_pair(node: str, classes) -> str:
-    """A miss's node and the pair of classes that met there (more than two classes), e.g.
-    "node 17 (true 3): 3 against 8"; "node 17 (true 3)" when the rival is not known."""
-    own, rival = classes
-    return f"{node} (true {own})" + (f": {own} against {rival}" if rival is not None else "")
 
 
 def _beyond_grid(sigmas, trust) -> str:

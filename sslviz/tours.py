@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from sslviz.words import class_pair
+
 
 @dataclass(frozen=True)
 class Tour:
@@ -500,9 +502,7 @@ def loss_facts(
 def _class_facts(truth, score, problem, n_u: int | None) -> dict[str, str]:
     """The facts of more than two classes (docs/method.md §13): how many classes, the
     lowest and highest loss (of |U|), where the misses lie, the pair of classes that met
-    at the most misses and one miss in words (:func:`sslviz.sentences.class_pair`)."""
-    from sslviz.sentences import class_pair
-
+    at the most misses and one miss in words (:func:`sslviz.words.class_pair`)."""
     out = {"classes_count": f"{len(truth.classes)}"}
     values = np.asarray(truth.loss.values, float)
     if n_u:

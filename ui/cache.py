@@ -276,20 +276,28 @@ def _node_curve(
 ) -> np.ndarray:
     """f_u(σ) of ``solver`` (``cg_iters`` iterations where iterative) on an even grid."""
     model = problem(spec).model
-    tick = unrecorded(_progress)
-    grid = np.linspace(lo, hi, n_grid)
-    f = np.empty(n_grid)
-    for i in range(0, n_grid, NODE_CHUNK):
-        if tick is not None:
-            tick(i / n_grid, f"σ {i + 1}–{min(i + NODE_CHUNK, n_grid)} of {n_grid}")
-        part = grid[i : i + NODE_CHUNK]
+
+    def solve(part: np.ndarray) -> list:
         sls = model.soft_labels_many(part, solver=solver, cg_iters=cg_iters, derivative=False)
-        f[i : i + part.size] = [sl.f[u] for sl in sls]
-    return f
+        return [sl.f[u] for sl in sls]
+
+    return np.array(_on_grid(lo, hi, n_grid, unrecorded(_progress), solve))
 
 
 NODE_CHUNK = 10
 """σ per progress step of :func:`node_curves`."""
+
+
+def _on_grid(lo: float, hi: float, n_grid: int, tick: Tick | None, solve: Callable) -> list:
+    """``solve(σ's)`` over an even grid of ``n_grid`` σ on [lo, hi], :data:`NODE_CHUNK` σ
+    per call and progress step: the values of every call, in grid order."""
+    grid = np.linspace(lo, hi, n_grid)
+    out: list = []
+    for i in range(0, n_grid, NODE_CHUNK):
+        if tick is not None:
+            tick(i / n_grid, f"σ {i + 1}–{min(i + NODE_CHUNK, n_grid)} of {n_grid}")
+        out += solve(grid[i : i + NODE_CHUNK])
+    return out
 
 
 def class_node_curves(
@@ -339,23 +347,13 @@ def _class_node_curve(
 ) -> np.ndarray:
     """F_u·(σ) of ``solver`` on an even grid, shape (n_grid, C)."""
     p = problem(spec)
-    tick = unrecorded(_progress)
-    grid = np.linspace(lo, hi, n_grid)
-    F = np.empty((n_grid, p.instance.n_classes))
-    for i in range(0, n_grid, NODE_CHUNK):
-        if tick is not None:
-            tick(i / n_grid, f"σ {i + 1}–{min(i + NODE_CHUNK, n_grid)} of {n_grid}")
-        part = grid[i : i + NODE_CHUNK]
-        scs = p.model.scores(
-            part,
-            p.instance.y,
-            p.instance.n_classes,
-            solver=solver,
-            cg_iters=cg_iters,
-            derivative=False,
-        )
-        F[i : i + part.size] = [sc.F[u] for sc in scs]
-    return F
+    y, C = p.instance.y, p.instance.n_classes
+
+    def solve(part: np.ndarray) -> list:
+        scs = p.model.scores(part, y, C, solver=solver, cg_iters=cg_iters, derivative=False)
+        return [sc.F[u] for sc in scs]
+
+    return np.array(_on_grid(lo, hi, n_grid, unrecorded(_progress), solve))
 
 
 @cached(64)
