@@ -2,6 +2,7 @@
 happened, where CG-t can be trusted, and a node drill-down (Figure 2)."""
 
 from contextlib import ExitStack
+from dataclasses import replace
 
 import streamlit as st
 
@@ -26,13 +27,46 @@ _GAUSSIAN_CAPTION = (
     "chart), and the t that puts every node on its exact side (CG, Jacobi-PCG). Grey: σ "
     "where some unlabeled nodes are cut off from L."
 )
-s = frame.page(
-    "Constant-loss intervals (Figure 3)",
-    lambda state: _GAUSSIAN_CAPTION if url.family_of(state.cfg).gaussian else _THRESHOLD_CAPTION,
+_CLASS_CAPTION = (
+    "More than two classes, one-vs-all: a node is predicted its top score of C, one per "
+    "class. Top chart, black line: the exact loss l(σ) (share of U misclassified). Blue: "
+    "Algorithm 4's intervals (fast mode) at their estimated loss. Small markers by cause: "
+    "missed true breakpoints (filled) and spurious endpoints (open); hover for the pair of "
+    "classes that met, click one for its node's drill-down further down. The two panels "
+    "under it: t-iteration CG's largest score error against half the smallest top-two "
+    "margin, and the t that puts every node's top class right (CG, Jacobi-PCG)."
 )
+_PAPER_MODE_LINE = (
+    "Paper mode handles two classes yet (docs/method.md §13.4): the intervals below are "
+    "Algorithm 4's fast mode, one-vs-all."
+)
+_OTHER_MODE_LINE = (
+    "The comparison with the other mode handles two classes yet (paper mode is binary): "
+    "choose fewer or more CG iterations, or the exact solver."
+)
+
+
+def _caption(state) -> str:
+    if not url.family_of(state.cfg).gaussian:
+        return _THRESHOLD_CAPTION
+    return _GAUSSIAN_CAPTION if len(state.cfg.get("classes", (0, 1))) == 2 else _CLASS_CAPTION
+
+
+s = frame.page("Constant-loss intervals (Figure 3)", _caption, many_classes=True)
 spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 threshold = not spec.gaussian
+many = cache.many_classes(spec)  # more than two classes: one-vs-all (docs/method.md §13)
+if many and threshold:
+    st.info(
+        f"The {spec.graph_family.label} family handles two classes yet: pick a Gaussian graph "
+        "family in the sidebar for more classes.",
+        icon=":material/info:",
+    )
+    st.stop()
+if many and settings.mode != "fast":
+    st.info(_PAPER_MODE_LINE, icon=":material/info:")
+    settings = replace(settings, mode="fast")
 other = "paper mode" if settings.mode == "fast" else "fast mode"
 c0, c1 = st.columns([3, 1])
 widgets.widget(
@@ -46,6 +80,9 @@ widgets.widget(c1, ConditionSettings, "points", label="trust panel σ points", d
 view = widgets.controls(LossView)
 points = widgets.controls(ConditionSettings).points  # one σ grid: the conditioning page's
 cmp_settings = cache.comparison(settings, view.compare)
+if many and view.compare == "other mode":
+    st.caption(_OTHER_MODE_LINE)
+    cmp_settings = None
 param = "r" if threshold else "σ"
 
 
@@ -253,12 +290,12 @@ if record is not None:  # the clicked miss, up close, right under the chart
         st.markdown(sentences.explain_miss(record, sc, rows))
         b, near = record.sigma, record.evidence.get("estimated_endpoint")
         half = max(2.5 * abs(near - b) if near is not None else 0.0, 4 * sc.tol, 0.005 * (hi - lo))
-        zoom = cache.node_curves(
-            spec, max(lo, b - half), min(hi, b + half), settings, rows.index(focus[0]), 81
-        )
+        window = (spec, max(lo, b - half), min(hi, b + half), settings, rows.index(focus[0]), 81)
+        up_close = plots.class_miss_figure if many else plots.miss_figure
+        zoom = (cache.class_node_curves if many else cache.node_curves)(*window)
         widgets.chart(
             st,
-            plots.miss_figure(zoom, u=f"node {focus[0]}", sigma_true=b, tol=sc.tol, estimate=near),
+            up_close(zoom, u=f"node {focus[0]}", sigma_true=b, tol=sc.tol, estimate=near),
             key="li_miss_chart",
         )
         st.button("close", key="li_focus_close", on_click=_close_focus, type="tertiary")
@@ -278,7 +315,7 @@ else:
         )
         + trust.stated()
         + " "
-        + TRUST_RULE.format(label=trust.label, t=trust.cg_iters)
+        + getattr(trust, "rule", TRUST_RULE).format(label=trust.label, t=trust.cg_iters)
     )
     # two rows, so every label and value fits its column at 1400 px (and on a projector)
     widgets.metrics(
@@ -348,20 +385,21 @@ def _tables() -> None:
             lines.append(
                 command_line("intervals", spec, rng, settings, scoring, out="intervals.json")
             )
-            lines.append(
-                command_line(
-                    "condition",
-                    spec,
-                    rng,
-                    ConditionSettings(
-                        points=points,
-                        solver=cache.trust_solver(settings),
-                        cg_iters=settings.cg_iters,
-                        trust=True,
-                    ),
-                    out="trust.json",
+            if not many:  # sslviz condition's trust panel reads two classes
+                lines.append(
+                    command_line(
+                        "condition",
+                        spec,
+                        rng,
+                        ConditionSettings(
+                            points=points,
+                            solver=cache.trust_solver(settings),
+                            cg_iters=settings.cg_iters,
+                            trust=True,
+                        ),
+                        out="trust.json",
+                    )
                 )
-            )
             if cmp_res is not None:
                 lines.append(
                     command_line(
@@ -371,6 +409,11 @@ def _tables() -> None:
         with t4:
             widgets.downloads("li", files)
             widgets.commands(*lines)
+            if many and sc is not None:
+                st.caption(
+                    "The trust panel of more than two classes has no command yet: its numbers "
+                    "are in trust.csv and trust_panel.json."
+                )
 
 
 _tables()
@@ -378,7 +421,11 @@ _tables()
 drawing.close()
 if threshold:
     st.stop()
-st.subheader("Drill-down: one node's soft label (Figure 2)")
+st.subheader(
+    "Drill-down: one node's scores, one per class (Figure 2)"
+    if many
+    else "Drill-down: one node's soft label (Figure 2)"
+)
 order, missed_rows = cache.drill_down_nodes(problem, sc)
 
 
@@ -399,6 +446,40 @@ widgets.widget(
 row = st.session_state["cfg"]["node"]
 u = rows.index(row)
 node_bps = [b for b, nd in zip(truth.breakpoints, truth.nodes, strict=True) if u in set(nd)]
+if many:
+    c1.caption(
+        "Algorithm 4's paper-mode iterations from a start σ0 handle two classes yet: the "
+        "chart shows the node's scores and where each class wins."
+    )
+    try:
+        with progress.progress(
+            f"Row {row}:", key=("class node", spec, lo, hi, settings, u)
+        ) as tick:
+            curves = cache.class_node_curves(
+                spec, lo, hi, settings, u, _progress=cache.scaled(tick, 0.0, 1.0, "F_u(σ), ")
+            )
+    except (ValueError, TypeError) as exc:
+        st.error(widgets.readable(exc))
+        st.stop()
+    widgets.chart(
+        st,
+        cache.figure(
+            ("class node", spec, lo, hi, settings.solver, settings.cg_iters, u),
+            lambda: plots.class_scores_figure(
+                curves["sigma"],
+                curves["F_exact"],
+                F=curves["F"],
+                label=curves["label"],
+                u=f"row {row}",
+                classes=curves["classes"],
+                true_class=curves["true_class"],
+                breakpoints=node_bps,
+            ),
+        ),
+        key="li_node_chart",
+    )
+    st.caption(plots.winners_text(curves, node_bps))
+    st.stop()
 if not lo <= (st.session_state["cfg"].get("sigma0") or -1.0) <= hi:
     st.session_state["cfg"]["sigma0"] = cache.default_sigma0(node_bps, lo, hi)
     st.session_state.pop("w_sigma0", None)

@@ -345,6 +345,18 @@ def _score_frame(sc, problem=None):
         "how",
         "detail",
     ]
+    if any("classes" in m.evidence for m in sc.miss_records):  # more than two classes
+        for r, m in zip(records, sc.miss_records, strict=True):
+            own, rival = m.evidence.get("classes", (None, None))
+            r["classes"] = (
+                None if own is None else f"{own}" + f" against {rival}" * (rival is not None)
+            )
+            r["score_error"], r["score_margin"] = r.pop("error"), r.pop("margin")
+        cols[cols.index("node_u") + 1 : cols.index("t_needed")] = [
+            "classes",
+            "score_error",
+            "score_margin",
+        ]
     frame = _frame(records, cols)
     frame.attrs["settings"] = sc.settings  # the words of a "solver" cause (shown_frame)
     return frame

@@ -11,9 +11,9 @@ import numpy as np
 from sslviz.attribution import CAUSES, Miss, SpuriousEndpoint
 from sslviz.scoring import Score
 from sslviz.specs import SweepSettings
-from sslviz.words import CAUSE_WORDS, NOT_EXAMINED, cause_words, plain_text
+from sslviz.words import CAUSE_WORDS, NOT_EXAMINED, cause_words, class_pair, plain_text
 
-__all__ = ["CAUSE_WORDS", "cause_words", "explain_miss", "verdict"]
+__all__ = ["CAUSE_WORDS", "cause_words", "class_pair", "explain_miss", "verdict"]
 
 # -- the one-line verdict ------------------------------------------------------------------------
 
@@ -65,16 +65,28 @@ def explain_miss(record: Miss | SpuriousEndpoint, score: Score, rows=None) -> st
         else f"{s.label}'s nearest estimated endpoint is at σ = {near:.5g}, "
         f"{abs(near - record.sigma):.2g} away (the tolerance is {score.tol:g})"
     )
-    out = (
-        f"Missed breakpoint of {node}: its exact soft label crosses ½ at σ = "
-        f"{record.sigma:.5g}; {est}."
-    )
-    if "error" in ev:
-        out += (
-            f" There {s.label} gives f = {ev['approx_value']:.4g} against the exact "
-            f"{ev['exact_value']:.4g}: an error of {ev['error']:.2g} against a margin "
-            f"|f − ½| of {ev['margin']:.2g}."
+    if "classes" in ev:  # more than two classes: the pair that met (docs/method.md §13.6)
+        out = (
+            f"Missed breakpoint of {class_pair(node, ev['classes'])}: its exact score margin "
+            f"changes sign at σ = {record.sigma:.5g}; {est}."
         )
+        if "error" in ev:
+            out += (
+                f" There {s.label} gives the margin {ev['approx_margin']:.3g} against the "
+                f"exact {ev['exact_margin']:.3g}: an error of {ev['error']:.2g} against a "
+                f"margin |m| of {ev['margin']:.2g}."
+            )
+    else:
+        out = (
+            f"Missed breakpoint of {node}: its exact soft label crosses ½ at σ = "
+            f"{record.sigma:.5g}; {est}."
+        )
+        if "error" in ev:
+            out += (
+                f" There {s.label} gives f = {ev['approx_value']:.4g} against the exact "
+                f"{ev['exact_value']:.4g}: an error of {ev['error']:.2g} against a margin "
+                f"|f − ½| of {ev['margin']:.2g}."
+            )
     out += f" Cause: {words}"
     t = ev.get("t_needed")
     if record.cause == "solver" and t is not None:

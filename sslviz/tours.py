@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from sslviz.words import class_pair
+
 
 @dataclass(frozen=True)
 class Tour:
@@ -343,6 +345,50 @@ TOURS: tuple[Tour, ...] = (
         "that the exact curves rank so badly?",
         controls=("instances", "test_instances", "curve", "compare_t"),
     ),
+    # Chosen by measurement (digits, all ten classes, seed 0, PCA 45, CG-20 fast mode, the
+    # suggested σ range; `sslviz intervals --dataset digits --classes all --n N --labeled L
+    # --family F --score --json`, 2-core machine shared with other work):
+    #   complete, n = 100, |L| = 10, σ in [0.72, 4.4]: 87 true breakpoints, CG-20 misses 17
+    #     (every one a solver miss, all at σ from 0.791 to 1.27), 15 spurious; the loss runs
+    #     from 25.6 % to 87.8 % (14.9 s for the command, attribution included).
+    #   kNN-6, n = 100, |L| = 10: 24 breakpoints, 12 missed (10 of them below σ = 1.5),
+    #     the loss between 20 % and 33 % (11.3 s).
+    #   complete, n = 200, |L| = 20, σ in [0.66, 3.9]: 152 breakpoints, 22 missed (all at
+    #     σ ≤ 1.07), loss 6.1 % to 82.2 % (37.3 s: too slow for a tour's first view).
+    #   kNN-6, n = 200, |L| = 20: 13 breakpoints, 11 missed (σ 0.673 to 3.58), 5.6-11 % (15.7 s).
+    # n = 100 on the complete graph: CG-20's one-vs-all misses sit at small σ, where the
+    # trust panel shades, and the loss climbs with σ; switching to kNN flattens it.
+    Tour(
+        id="ten-digits",
+        title="Ten digits at once",
+        teaser="One-vs-all: one harmonic solve per class, the top score wins. Where CG-20 "
+        "loses breakpoints at small σ, and what the kNN graph changes.",
+        page="pages/Loss_intervals.py",
+        settings=_INSTANCE
+        | {
+            "classes": "0,1,2,3,4,5,6,7,8,9",
+            "n": "100",
+            "labeled": "10",
+            "family": "complete",
+            "t": "20",
+            "compare": "nothing",
+            "sigma_min": "0.72",
+            "sigma_max": "4.4",
+        },
+        text="The paper's algorithms extend to more classes by the one-vs-all trick: the "
+        "harmonic system is solved once per class (the same matrix, one right-hand side per "
+        "class) and each node is predicted its top score. Its prediction is right while its "
+        "own class's score beats every rival's, so l(σ) steps where a gap between a node's "
+        "true class and a rival closes. Algorithm 4 runs CG-t on every column.",
+        look="All {classes_count} digits: the black staircase has {breakpoints} over [{lo}, "
+        "{hi}], from {loss_lo} to {loss_hi} unlabeled nodes misclassified. {label} "
+        "misses {missed} of the {true} true breakpoints, at {miss_span}; the trust panel "
+        "shades {trust_where} (CG needs {t_needed} on its grid). The pair of classes met "
+        "most often there: {top_pair}. Hover a red cross for its pair, e.g. {pair_example}.",
+        ask="Switch the graph family to kNN: why does the loss stop climbing with σ on the "
+        "kNN graph, and why are its misses fewer?",
+        controls=("family", "t", "node"),
+    ),
 )
 
 # -- the numbers of the tour texts, from the results the page draws --------------------------
@@ -447,6 +493,44 @@ def loss_facts(
     if trust is not None:
         out["trust_where"] = trust.where_untrusted() or "nowhere"
         out["trust_grid"] = trust.grid_words()
+        out["t_needed"] = trust.needed_words("cg")
+    if getattr(truth, "classes", None) is not None:
+        out |= _class_facts(truth, score, problem, n_u)
+    return out
+
+
+def _class_facts(truth, score, problem, n_u: int | None) -> dict[str, str]:
+    """The facts of more than two classes (docs/method.md §13): how many classes, the
+    lowest and highest loss (of |U|), where the misses lie, the pair of classes that met
+    at the most misses and one miss in words (:func:`sslviz.words.class_pair`)."""
+    out = {"classes_count": f"{len(truth.classes)}"}
+    values = np.asarray(truth.loss.values, float)
+    if n_u:
+        out["loss_lo"] = f"{round(values.min() * n_u)}"
+        out["loss_hi"] = f"{round(values.max() * n_u)} of the {n_u}"
+    recs = [] if score is None else list(score.miss_records)
+    if recs:
+        where = [r.sigma for r in recs]
+        out["miss_span"] = (
+            f"σ = {_g(where[0])}"
+            if len(where) == 1
+            else f"σ from {_g(min(where))} to {_g(max(where))}"
+        )
+        pairs = [
+            tuple(sorted(r.evidence["classes"]))
+            for r in recs
+            if r.evidence.get("classes", [None, None])[1] is not None
+        ]
+        if pairs:
+            (a, b), k = max(
+                ((p, pairs.count(p)) for p in dict.fromkeys(pairs)), key=lambda pk: pk[1]
+            )
+            out["top_pair"] = f"{a} and {b} ({k} of the {len(recs)} misses)"
+        first = recs[0]
+        u = first.evidence.get("node", -1)
+        if problem is not None and u is not None and u >= 0 and "classes" in first.evidence:
+            row = problem.rows([u])[0]
+            out["pair_example"] = class_pair(f"node {row}", first.evidence["classes"])
     return out
 
 

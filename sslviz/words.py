@@ -63,6 +63,13 @@ def plain_text(text: str) -> str:
     return _SETTING_NAME.sub(lambda m: _SETTING_NAMES[m.group(1)], text)
 
 
+def class_pair(node: str, classes) -> str:
+    """A miss's node and the pair of classes that met there (more than two classes), e.g.
+    "node 17 (true 3): 3 against 8"; "node 17 (true 3)" when the rival is not known."""
+    own, rival = classes
+    return f"{node} (true {own})" + (f": {own} against {rival}" if rival is not None else "")
+
+
 COLUMN_WORDS: dict[str, str] = {
     # pieces of a loss curve, Algorithm 4's intervals (sslviz.truth, sslviz.algorithm4)
     "lo": "lower end",
@@ -80,6 +87,9 @@ COLUMN_WORDS: dict[str, str] = {
     "error": "error |f_t − f|",
     "margin": "margin |f − ½|",
     "t_needed": "t needed",
+    "classes": "classes met (own against rival)",
+    "score_error": "error |m_t − m|",
+    "score_margin": "margin |m| (own score − best rival's)",
     "distance": "distance to the other crossing",
     "detail": "what happened",
     # conditioning and the trust panel (sslviz.conditioning)

@@ -5,11 +5,12 @@ import base64
 import json
 import shlex
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import AppTest, element_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -155,3 +156,35 @@ def run_cli(line: str, out: Path, *extra: str) -> dict:
         argv += ["--out", str(out)]
     assert main(argv + list(extra)) == 0, line
     return json.loads(Path(out).read_text())
+
+
+@contextmanager
+def clicked(at: AppTest, trace: str, index: int):
+    """Click point ``index`` of the loss chart's trace named ``trace``: from here on every
+    run sends the chart's selection as the browser does (its JSON widget state)."""
+    fig = chart(at)
+    t = next(t for t in fig["data"] if t["name"] == trace)
+    cd = t["customdata"][index]
+    chart_id = at.get("plotly_chart")[0].proto.id
+    point = {
+        "curve_number": [d["name"] for d in fig["data"]].index(trace),
+        "point_number": index,
+        "point_index": index,
+        "x": cd[2],
+        "y": 0.0,
+        "customdata": cd,
+    }
+    state = {"selection": {"points": [point], "point_indices": [index], "box": [], "lasso": []}}
+    original = element_tree.ElementTree.get_widget_states
+
+    def with_selection(self):
+        states = original(self)
+        w = states.widgets.add()
+        w.id, w.string_value = chart_id, json.dumps(state)
+        return states
+
+    element_tree.ElementTree.get_widget_states = with_selection
+    try:
+        yield cd
+    finally:
+        element_tree.ElementTree.get_widget_states = original

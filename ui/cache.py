@@ -32,6 +32,8 @@ import streamlit as st
 
 from sslviz import animation, costs, export
 from sslviz._memo import Memo
+from sslviz.algorithm4 import sweep_classes
+from sslviz.class_trust import ClassTrustCurve, class_trust_curve
 from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, trust_curve
 from sslviz.convergence import convergence
 from sslviz.datasets import Dataset, load_dataset, load_file
@@ -168,8 +170,21 @@ def _intervals(
     settings: SweepSettings,
     _progress: Tick | None = None,
 ) -> Sweep:
-    p = problem(spec)
-    return sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=unrecorded(_progress))
+    return _sweep(problem(spec), lo, hi, settings, unrecorded(_progress))
+
+
+def _sweep(p: Problem, lo: float, hi: float, settings: SweepSettings, progress=None) -> Sweep:
+    """Algorithm 4 on ``p``: the binary sweep, or one-vs-all (fast mode) for more classes."""
+    inst = p.instance
+    if inst.n_classes > 2:
+        return sweep_classes(p.model, inst.y, inst.classes, lo, hi, settings, progress=progress)
+    return sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=progress)
+
+
+def many_classes(spec: ProblemSpec) -> bool:
+    """Whether ``spec`` asks for more than two classes (one-vs-all, docs/method.md §13;
+    no classes named: every class of its dataset)."""
+    return len(spec.classes or dataset(spec.dataset, spec.data_file).classes) > 2
 
 
 def scored(
@@ -197,12 +212,14 @@ def _scored(
     max_attributed: int | None = None,
     _progress: Tick | None = None,
 ) -> Score:
+    p = problem(spec)
     return score(
         intervals(spec, lo, hi, settings),
         truth(spec, lo, hi),
-        model=problem(spec).model,
+        model=p.model,
         max_attributed=max_attributed,
         progress=unrecorded(_progress),
+        **({"y": p.instance.y} if p.instance.n_classes > 2 else {}),
     )
 
 
@@ -259,20 +276,84 @@ def _node_curve(
 ) -> np.ndarray:
     """f_u(σ) of ``solver`` (``cg_iters`` iterations where iterative) on an even grid."""
     model = problem(spec).model
-    tick = unrecorded(_progress)
-    grid = np.linspace(lo, hi, n_grid)
-    f = np.empty(n_grid)
-    for i in range(0, n_grid, NODE_CHUNK):
-        if tick is not None:
-            tick(i / n_grid, f"σ {i + 1}–{min(i + NODE_CHUNK, n_grid)} of {n_grid}")
-        part = grid[i : i + NODE_CHUNK]
+
+    def solve(part: np.ndarray) -> list:
         sls = model.soft_labels_many(part, solver=solver, cg_iters=cg_iters, derivative=False)
-        f[i : i + part.size] = [sl.f[u] for sl in sls]
-    return f
+        return [sl.f[u] for sl in sls]
+
+    return np.array(_on_grid(lo, hi, n_grid, unrecorded(_progress), solve))
 
 
 NODE_CHUNK = 10
 """σ per progress step of :func:`node_curves`."""
+
+
+def _on_grid(lo: float, hi: float, n_grid: int, tick: Tick | None, solve: Callable) -> list:
+    """``solve(σ's)`` over an even grid of ``n_grid`` σ on [lo, hi], :data:`NODE_CHUNK` σ
+    per call and progress step: the values of every call, in grid order."""
+    grid = np.linspace(lo, hi, n_grid)
+    out: list = []
+    for i in range(0, n_grid, NODE_CHUNK):
+        if tick is not None:
+            tick(i / n_grid, f"σ {i + 1}–{min(i + NODE_CHUNK, n_grid)} of {n_grid}")
+        out += solve(grid[i : i + NODE_CHUNK])
+    return out
+
+
+def class_node_curves(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    settings: SweepSettings,
+    u: int,
+    n_grid: int = 120,
+    _progress: Tick | None = None,
+) -> dict:
+    """:func:`node_curves` of more than two classes: node u's C scores F_uc(σ) on a grid,
+    ``F`` from the chosen solver and ``F_exact`` (each of shape (n_grid, C)), the solver's
+    name, the class labels and the node's true class (its label)."""
+    F = _class_node_curve(
+        spec,
+        lo,
+        hi,
+        settings.solver,
+        settings.cg_iters,
+        u,
+        n_grid,
+        _progress=scaled(_progress, 0, 0.5),
+    )
+    Fe = _class_node_curve(spec, lo, hi, "exact", 1, u, n_grid, _progress=scaled(_progress, 0.5, 1))
+    inst = problem(spec).instance
+    return {
+        "sigma": np.linspace(lo, hi, n_grid),
+        "F": F,
+        "F_exact": Fe,
+        "label": settings.label,
+        "classes": inst.classes,
+        "true_class": inst.classes[int(problem(spec).y_unlabeled[u])],
+    }
+
+
+@cached(64)
+def _class_node_curve(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    solver: str,
+    cg_iters: int,
+    u: int,
+    n_grid: int,
+    _progress: Tick | None = None,
+) -> np.ndarray:
+    """F_u·(σ) of ``solver`` on an even grid, shape (n_grid, C)."""
+    p = problem(spec)
+    y, C = p.instance.y, p.instance.n_classes
+
+    def solve(part: np.ndarray) -> list:
+        scs = p.model.scores(part, y, C, solver=solver, cg_iters=cg_iters, derivative=False)
+        return [sc.F[u] for sc in scs]
+
+    return np.array(_on_grid(lo, hi, n_grid, unrecorded(_progress), solve))
 
 
 @cached(64)
@@ -334,6 +415,8 @@ def trust(
     """Where ``solver`` with ``cg_iters`` iterations can be trusted, on ``points`` evenly
     spaced σ over [lo, hi] (error against margin, t needed by CG and PCG). The t needed
     come from :func:`_trust_base`: a change of t or of CG/PCG does not search them again."""
+    if many_classes(spec):
+        return _class_trust(spec, lo, hi, solver, cg_iters, points, _progress=_progress)
     base = _trust_base(spec, lo, hi, points, _progress=_progress)
     if (solver, cg_iters) == (base.solver, base.cg_iters):
         return base
@@ -343,6 +426,29 @@ def trust(
         solver=solver,
         cg_iters=cg_iters,
         reuse=base,
+    )
+
+
+@cached(32)
+def _class_trust(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    solver: str,
+    cg_iters: int,
+    points: int,
+    _progress: Tick | None = None,
+) -> ClassTrustCurve:
+    """The trust panel of more than two classes (:func:`sslviz.class_trust.class_trust_curve`)."""
+    p = problem(spec)
+    return class_trust_curve(
+        p.model,
+        p.instance.y,
+        p.instance.classes,
+        np.linspace(lo, hi, points),
+        solver=solver,
+        cg_iters=cg_iters,
+        progress=unrecorded(_progress),
     )
 
 
@@ -622,7 +728,7 @@ def sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSetting
     def take():
         p = problem(spec)
         return timed(
-            lambda: sweep(p.model, p.y_unlabeled, lo, hi, effective),
+            lambda: _sweep(p, lo, hi, effective),
             budget=SPEED_BUDGET,
             min_repeats=TIMING_RUNS,
             max_repeats=TIMING_RUNS,

@@ -12,6 +12,8 @@ loss_intervals_figure    true l(σ), estimated intervals, misses and spurious en
                          cause, optionally the trust panel under it (Figure 3)
 soft_label_figure        exact and approximate f_u(σ), g_u(σ) and the iterates of each step
                          rule (Figure 2)
+class_scores_figure      more than two classes: a node's C scores F_uc(σ), the bands where
+                         each class wins, its margin (Figure 2, one-vs-all)
 condition_figure         √κ against σ, one panel per graph family (Figure 5)
 cg_figure                CG iterations needed and t-iteration CG error against σ
 trust_figure             where t-iteration CG can be trusted: error against margin, σ bands
@@ -26,6 +28,7 @@ density_figure           the learner's density over σ across rounds (heatmap)
 speed_figure             time per interval and M per configuration (Table 1)
 """
 
+from sslviz.plots.classes import class_miss_figure, class_scores_figure, winners_text
 from sslviz.plots.conditioning import cg_figure, condition_figure
 from sslviz.plots.instance import instance_figure, samples_figure
 from sslviz.plots.learn import k_sigma_figure, learn_figure, learning_curve_figure
@@ -57,6 +60,8 @@ __all__ = [
     "algorithm4_start",
     "average_regret_figure",
     "cg_figure",
+    "class_miss_figure",
+    "class_scores_figure",
     "condition_figure",
     "density_figure",
     "instance_figure",
@@ -73,4 +78,5 @@ __all__ = [
     "soft_label_figure",
     "speed_figure",
     "trust_figure",
+    "winners_text",
 ]

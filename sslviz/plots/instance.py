@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from sslviz.plots.style import COLORS, LAYOUT, new_figure, wrap
+from sslviz.plots.style import LAYOUT, class_colors, new_figure, wrap
 
 
 def samples_figure(
@@ -80,12 +80,28 @@ def instance_figure(
     labeled: np.ndarray,
     class_names: Sequence[str] = ("class 0", "class 1"),
 ) -> go.Figure:
-    """The instance's points on their first two features (PCA components)."""
+    """The instance's points on their first two features (PCA components), one colour per
+    class (:func:`~sslviz.plots.style.class_colors`: two classes blue and red, more a
+    qualitative palette of up to ten), labeled points as stars.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+        Class indices 0 … C − 1.
+    labeled : ndarray of shape (n,), bool
+    class_names : sequence of str
+        One name per class index (the legend's); classes past its end are named
+        ``'class <index>'``.
+    """
     X = np.asarray(X, float)
     x0 = X[:, 0]
     x1 = X[:, 1] if X.shape[1] > 1 else np.zeros_like(x0)
+    n_classes = max(int(np.max(y)) + 1 if np.size(y) else 0, 2)
+    colors = class_colors(n_classes)
+    names = [*class_names, *(f"class {c}" for c in range(len(class_names), n_classes))]
     fig = new_figure()
-    for c in (0, 1):
+    for c in range(n_classes):
         for lab, sym, size in ((False, "circle-open", 7), (True, "star", 13)):
             m = (np.asarray(y) == c) & (np.asarray(labeled) == lab)
             fig.add_trace(
@@ -93,8 +109,8 @@ def instance_figure(
                     x=x0[m],
                     y=x1[m],
                     mode="markers",
-                    name=f"{class_names[c]} ({'labeled' if lab else 'unlabeled'})",
-                    marker=dict(symbol=sym, size=size, color=COLORS[c]),
+                    name=f"{names[c]} ({'labeled' if lab else 'unlabeled'})",
+                    marker=dict(symbol=sym, size=size, color=colors[c]),
                 )
             )
     fig.update_layout(**LAYOUT, title="The instance (first two PCA components)")

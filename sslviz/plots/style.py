@@ -25,6 +25,34 @@ LOSS_TITLE = "loss l(σ) (share of U misclassified)"
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
 
 
+CLASS_COLORS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+"""A qualitative palette of ten colours (Tableau 10, Plotly's D3), one per class when there
+are more than two (docs/method.md §13)."""
+
+
+def class_colors(n_classes: int) -> tuple[str, ...]:
+    """The colour of each of ``n_classes`` classes: two classes keep :data:`COLORS`' first
+    two (blue, red), more take :data:`CLASS_COLORS` in order (at most ten)."""
+    if n_classes <= 2:
+        return COLORS[:2]
+    if n_classes > len(CLASS_COLORS):
+        raise ValueError(
+            f"class_colors: at most {len(CLASS_COLORS)} classes have a colour, not {n_classes}"
+        )
+    return CLASS_COLORS[:n_classes]
+
+
 LAYOUT = dict(
     # l: room for a y axis's title and tick labels in Streamlit's font: when they fit,
     # Plotly's automargin has nothing to push and lays the chart out once, not twice

@@ -30,6 +30,23 @@ TRUST = {
 }
 
 
+_BINARY_WORDS = {
+    "error": "largest soft-label error",
+    "margin": "smallest margin |f_u − ½|",
+    "wrong": "nodes on the wrong side of ½",
+    "error_legend": "error max|f_t − f|",
+    "margin_legend": "margin min|f − ½|",
+}
+_CLASS_WORDS = {  # more than two classes (sslviz.class_trust)
+    "error": "largest score error (every class column)",
+    "margin": "half the smallest top-two margin",
+    "wrong": "nodes whose top class is not the exact one",
+    "error_legend": "error max|F_t − F|",
+    "margin_legend": "half the top-two margin",
+}
+"""The trust panel's words for two classes and, one-vs-all, for more."""
+
+
 def trust_traces(
     data: list[dict],
     layout: dict,
@@ -49,9 +66,10 @@ def trust_traces(
     err = np.maximum(np.asarray(trust.error, float), 1e-17)
     margin = np.asarray(trust.margin, float)
     margin = np.where(np.isfinite(margin), np.maximum(margin, 1e-17), np.nan)
+    words = _CLASS_WORDS if getattr(trust, "classes", None) else _BINARY_WORDS
     hover = [
-        f"σ = {x:.4g}<br>largest soft-label error of {label}: {e:.2g}<br>smallest margin "
-        f"|f_u − ½|: {m:.2g}<br>nodes on the wrong side of ½ with t = {trust.cg_iters}: {w}"
+        f"σ = {x:.4g}<br>{words['error']} of {label}: {e:.2g}<br>{words['margin']}: {m:.2g}"
+        f"<br>{words['wrong']} with t = {trust.cg_iters}: {w}"
         + (f"<br>{d} nodes cut off from L" if d else "")
         + (f"<br>{q} nodes underflow for CG" if q else "")
         for x, e, m, w, d, q in zip(
@@ -84,8 +102,8 @@ def trust_traces(
         )
     )
     for y, name, line in (
-        (err, f"{label} error max|f_t − f|", dict(color=TRUST["error"], width=2)),
-        (margin, "margin min|f − ½|", dict(color=TRUST["margin"], width=2, dash="dash")),
+        (err, f"{label} {words['error_legend']}", dict(color=TRUST["error"], width=2)),
+        (margin, words["margin_legend"], dict(color=TRUST["margin"], width=2, dash="dash")),
     ):
         data.append(
             dict(

@@ -2,20 +2,20 @@
 the node drill-down), with streamlit.testing."""
 
 import json
-from contextlib import contextmanager
 
 import pytest
 from apptest_helpers import (
     INVALID,
     assert_refuses,
     chart,
+    clicked,
     code_lines,
     metrics,
     open_tab,
     values,
 )
 from apptest_helpers import start as _start
-from streamlit.testing.v1 import AppTest, element_tree
+from streamlit.testing.v1 import AppTest
 
 from sslviz import specs as S
 from sslviz.words import CAUSE_WORDS
@@ -204,38 +204,6 @@ def test_misses_show_verdict_causes_and_trust_panel():
     at.selectbox(key="w_node").set_value(other).run()
     assert not at.exception and len(at.get("plotly_chart")) == 2
     assert at.query_params["node"] == str(other)
-
-
-@contextmanager
-def clicked(at: AppTest, trace: str, index: int):
-    """Click point ``index`` of the loss chart's trace named ``trace``: from here on every
-    run sends the chart's selection as the browser does (its JSON widget state)."""
-    fig = chart(at)
-    t = next(t for t in fig["data"] if t["name"] == trace)
-    cd = t["customdata"][index]
-    chart_id = at.get("plotly_chart")[0].proto.id
-    point = {
-        "curve_number": [d["name"] for d in fig["data"]].index(trace),
-        "point_number": index,
-        "point_index": index,
-        "x": cd[2],
-        "y": 0.0,
-        "customdata": cd,
-    }
-    state = {"selection": {"points": [point], "point_indices": [index], "box": [], "lasso": []}}
-    original = element_tree.ElementTree.get_widget_states
-
-    def with_selection(self):
-        states = original(self)
-        w = states.widgets.add()
-        w.id, w.string_value = chart_id, json.dumps(state)
-        return states
-
-    element_tree.ElementTree.get_widget_states = with_selection
-    try:
-        yield cd
-    finally:
-        element_tree.ElementTree.get_widget_states = original
 
 
 def drill_down_row(at: AppTest) -> int:

@@ -17,6 +17,8 @@ import pytest
 
 from sslviz import export, tours
 from sslviz import specs as S
+from sslviz.algorithm4 import sweep_classes
+from sslviz.class_trust import class_trust_curve
 from sslviz.conditioning import condition_curve, trust_curve
 from sslviz.convergence import compare_misses, convergence
 from sslviz.intervals import score, sweep
@@ -50,11 +52,23 @@ def _loss_view(tour: tours.Tour) -> tuple[dict, dict]:
     lo, hi = cfg["sigma_min"], cfg["sigma_max"]
     p = build_problem(spec)
     truth = loss_curve(p, lo, hi)
-    res = sweep(p.model, p.y_unlabeled, lo, hi, settings)
-    sc = score(res, truth, model=p.model)
+    many = p.instance.n_classes > 2  # one-vs-all (docs/method.md §13)
+    y = {"y": p.instance.y} if many else {}
+    res = (
+        sweep_classes(p.model, p.instance.y, p.instance.classes, lo, hi, settings)
+        if many
+        else sweep(p.model, p.y_unlabeled, lo, hi, settings)
+    )
+    sc = score(res, truth, model=p.model, **y)
     grid = np.linspace(lo, hi, points)
-    trust = trust_curve(
-        p.model, grid, solver=cache.trust_solver(settings), cg_iters=settings.cg_iters
+    trust = (
+        class_trust_curve(
+            p.model, p.instance.y, p.instance.classes, grid, cg_iters=settings.cg_iters
+        )
+        if many
+        else trust_curve(
+            p.model, grid, solver=cache.trust_solver(settings), cg_iters=settings.cg_iters
+        )
     )
     cmp_settings = cache.comparison(settings, view.compare)
     cmp_res = cmp_sc = None
@@ -133,8 +147,26 @@ REGISTRY = {  # field → the JSON numbers it may state
         [len(j["trust"]["sigma"]), j["trust"]["sigma"][0]] + [j["trust"]["sigma"][-1]]
     ),
     "subset": lambda j: [j["settings"]["subset"]],
+    "t_needed": lambda j: j["trust"]["t_needed_cg"] + [j["trust"]["t_max"]],
+    # more than two classes (docs/method.md §13)
+    "classes_count": lambda j: [len(j["truth"]["classes"])],
+    "loss_lo": _pieces,
+    "loss_hi": lambda j: _pieces(j) + [j["truth"]["n_unlabeled"]],
+    "miss_span": lambda j: [m["sigma"] for m in j["score"]["misses"]],
+    "top_pair": lambda j: (
+        [c for m in j["score"]["misses"] for c in m["classes"] if c is not None]
+        + _pair_counts(j)
+        + [len(j["score"]["misses"])]
+    ),
+    "pair_example": lambda j: [x for m in j["score"]["misses"] for x in (m["node"], *m["classes"])],
     "unknowns": lambda j: [j["settings"]["subset"] + j["settings"]["labeled"]],
 }
+
+
+def _pair_counts(j: dict) -> list[int]:
+    """How many misses each unordered pair of classes met at."""
+    pairs = [tuple(sorted(m["classes"])) for m in j["score"]["misses"] if None not in m["classes"]]
+    return [pairs.count(p) for p in set(pairs)]
 
 
 def _fields(tour: tours.Tour) -> set[str]:

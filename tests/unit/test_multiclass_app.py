@@ -1,6 +1,7 @@
 """The app with more than two classes (docs/method.md §13): every page either works or
 says in one line that it handles two classes yet, never a traceback; the sidebar's
-multiselect takes the settings back to two classes."""
+multiselect takes the settings back to two classes. The loss page works with more classes
+(tests/app/test_app_multiclass.py)."""
 
 import pytest
 from apptest_helpers import HOME, PAGES, start
@@ -8,8 +9,9 @@ from apptest_helpers import HOME, PAGES, start
 from ui.frame import two_classes_yet
 
 QUERY = {"classes": "0,1,2", "n": "60", "labeled": "6"}
-MANY = {"conditioning", "cg_iterations", "regret", "learn", "algorithm4"}
-"""Pages that take more classes (tests/app/test_app_multiclass_pages.py)."""
+MANY = {"loss", "conditioning", "cg_iterations", "regret", "learn", "algorithm4"}
+"""Pages that take more classes (tests/app/test_app_multiclass.py,
+tests/app/test_app_multiclass_pages.py)."""
 
 
 @pytest.mark.parametrize("page", sorted(f for k, f in PAGES.items() if k not in MANY))
@@ -28,7 +30,7 @@ def test_home_page_works_with_three_classes():
 
 
 def test_all_classes_are_named_in_the_line():
-    at = start(PAGES["loss"], {"classes": "all"})
+    at = start(PAGES["speed"], {"classes": "all"})
     assert not at.exception
     assert [i.value for i in at.info] == [two_classes_yet(tuple(range(10)))]
 
