@@ -2,7 +2,6 @@
 happened, where CG-t can be trusted, and a node drill-down (Figure 2)."""
 
 from contextlib import ExitStack
-from dataclasses import replace
 
 import streamlit as st
 
@@ -30,19 +29,11 @@ _GAUSSIAN_CAPTION = (
 _CLASS_CAPTION = (
     "More than two classes, one-vs-all: a node is predicted its top score of C, one per "
     "class. Top chart, black line: the exact loss l(σ) (share of U misclassified). Blue: "
-    "Algorithm 4's intervals (fast mode) at their estimated loss. Small markers by cause: "
+    "Algorithm 4's intervals at their estimated loss. Small markers by cause: "
     "missed true breakpoints (filled) and spurious endpoints (open); hover for the pair of "
     "classes that met, click one for its node's drill-down further down. The two panels "
     "under it: t-iteration CG's largest score error against half the smallest top-two "
     "margin, and the t that puts every node's top class right (CG, Jacobi-PCG)."
-)
-_PAPER_MODE_LINE = (
-    "Paper mode handles two classes yet (docs/method.md §13.4): the intervals below are "
-    "Algorithm 4's fast mode, one-vs-all."
-)
-_OTHER_MODE_LINE = (
-    "The comparison with the other mode handles two classes yet (paper mode is binary): "
-    "choose fewer or more CG iterations, or the exact solver."
 )
 
 
@@ -64,9 +55,6 @@ if many and threshold:
         icon=":material/info:",
     )
     st.stop()
-if many and settings.mode != "fast":
-    st.info(_PAPER_MODE_LINE, icon=":material/info:")
-    settings = replace(settings, mode="fast")
 other = "paper mode" if settings.mode == "fast" else "fast mode"
 c0, c1 = st.columns([3, 1])
 widgets.widget(
@@ -80,9 +68,6 @@ widgets.widget(c1, ConditionSettings, "points", label="trust panel σ points", d
 view = widgets.controls(LossView)
 points = widgets.controls(ConditionSettings).points  # one σ grid: the conditioning page's
 cmp_settings = cache.comparison(settings, view.compare)
-if many and view.compare == "other mode":
-    st.caption(_OTHER_MODE_LINE)
-    cmp_settings = None
 param = "r" if threshold else "σ"
 
 

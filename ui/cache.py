@@ -32,13 +32,12 @@ import streamlit as st
 
 from sslviz import animation, costs, export
 from sslviz._memo import Memo
-from sslviz.algorithm4 import sweep_classes
 from sslviz.class_trust import ClassTrustCurve, class_trust_curve
 from sslviz.conditioning import ConditionCurve, TrustCurve, condition_curve, trust_curve
 from sslviz.convergence import convergence
 from sslviz.datasets import Dataset, load_dataset, load_file
-from sslviz.intervals import Score, Sweep, node_trace, score, sweep
-from sslviz.problem import Problem, build_problem, loss_curve, suggest_sigma_range
+from sslviz.intervals import Score, Sweep, node_trace, score
+from sslviz.problem import Problem, build_problem, loss_curve, problem_sweep, suggest_sigma_range
 from sslviz.settings import Spec
 from sslviz.specs import (
     ConditionSettings,
@@ -170,15 +169,7 @@ def _intervals(
     settings: SweepSettings,
     _progress: Tick | None = None,
 ) -> Sweep:
-    return _sweep(problem(spec), lo, hi, settings, unrecorded(_progress))
-
-
-def _sweep(p: Problem, lo: float, hi: float, settings: SweepSettings, progress=None) -> Sweep:
-    """Algorithm 4 on ``p``: the binary sweep, or one-vs-all (fast mode) for more classes."""
-    inst = p.instance
-    if inst.n_classes > 2:
-        return sweep_classes(p.model, inst.y, inst.classes, lo, hi, settings, progress=progress)
-    return sweep(p.model, p.y_unlabeled, lo, hi, settings, progress=progress)
+    return problem_sweep(problem(spec), lo, hi, settings, progress=unrecorded(_progress))
 
 
 def many_classes(spec: ProblemSpec) -> bool:
@@ -728,7 +719,7 @@ def sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSetting
     def take():
         p = problem(spec)
         return timed(
-            lambda: _sweep(p, lo, hi, effective),
+            lambda: problem_sweep(p, lo, hi, effective),
             budget=SPEED_BUDGET,
             min_repeats=TIMING_RUNS,
             max_repeats=TIMING_RUNS,

@@ -105,15 +105,19 @@ def test_all_ten_classes_draw_the_page():
     ]
 
 
-def test_what_handles_two_classes_yet_says_so_in_one_line():
-    at = start(THREE | {"mode": "paper"})
+def test_paper_mode_and_the_other_mode_comparison_run_one_vs_all(tmp_path):
+    """Paper mode one-vs-all (docs/method.md §13.8) on the page: its intervals are the
+    shown command's; the other-mode comparison draws paper mode's intervals."""
+    at = start(THREE | {"mode": "paper", "n": "40"})
     assert not at.exception and not at.error
-    assert any(i.value.startswith("Paper mode handles two classes yet") for i in at.info)
-    assert "--mode paper" not in " ".join(code_lines(open_tab(at, "Export")))
-    at = start(THREE | {"compare": "other mode"})
+    at = open_tab(at, "Export")
+    line = next(x for x in code_lines(at) if x.startswith("sslviz intervals"))
+    assert "--mode paper" in line and "--classes 0 1 2" in line
+    cli_doc = run_cli(line, tmp_path / "paper.json", "--no-timings")
+    assert cli_doc["intervals"] == download_json(at, "li_dl_intervals.json")["intervals"]
+    at = start(THREE | {"compare": "other mode", "n": "40"})
     assert not at.exception and not at.error
-    assert any(c.value.startswith("The comparison with the other mode") for c in at.caption)
-    assert not [t for t in chart(at)["data"] if t["name"].startswith("compare")]
+    assert [t["name"] for t in chart(at)["data"]].count("compare: other mode") == 1
     at = start(THREE | {"compare": "CG t = 5"})
     assert not at.exception and not at.error
     assert [t["name"] for t in chart(at)["data"]].count("compare: CG t = 5") == 1
