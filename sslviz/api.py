@@ -295,6 +295,203 @@ class _Nodes:
         return [self._cut(r) for r in self._model.scores(sigmas, y, n_classes, **kw)]
 
 
+def _in_gamma(sigma_edges: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A piecewise-constant function of σ as one of γ = 1/σ² (edges increasing)."""
+    return 1.0 / np.asarray(sigma_edges, float)[::-1] ** 2, np.asarray(values, float)[::-1]
+
+
+@dataclass(frozen=True, eq=False)
+class GammaSearch:
+    """The exact cross-validated accuracy over γ = 1/σ² and its best γ (:func:`gamma_search`):
+    what ``ExactGammaSearchCV``, ``sslviz cv`` and the app's cross-validated γ view show.
+
+    Attributes
+    ----------
+    cv : CVLoss
+        The folds' exact losses over σ and their mean.
+    best_score : float
+        The largest cross-validated accuracy.
+    best_gamma : float
+        The geometric middle √(γ_lo γ_hi) of the widest (on a log axis) maximal γ interval
+        of ``best_score`` (the rule of σ̂, docs/method.md §10.2).
+    best_interval : (float, float)
+        That interval, in γ.
+    """
+
+    cv: CVLoss
+    best_score: float
+    best_gamma: float
+    best_interval: tuple[float, float]
+
+    @property
+    def n_folds(self) -> int:
+        """The number of folds."""
+        return len(self.cv.folds)
+
+    @property
+    def sigma_range(self) -> tuple[float, float]:
+        """The σ range searched."""
+        loss = self.cv.average.loss
+        return float(loss.lo), float(loss.hi)
+
+    @property
+    def gamma_range(self) -> tuple[float, float]:
+        """The γ range searched, 1/σ_max² to 1/σ_min²."""
+        lo, hi = self.sigma_range
+        return 1.0 / hi**2, 1.0 / lo**2
+
+    def curve(self, axis: str = "gamma") -> tuple[np.ndarray, np.ndarray]:
+        """``(edges, accuracy)``: the range ends and breakpoints, increasing, shape
+        (pieces + 1,), and the accuracy on each piece, over γ (or ``axis='sigma'``)."""
+        loss = self.cv.average.loss
+        if axis == "sigma":
+            return np.asarray(loss.edges, float), 1.0 - np.asarray(loss.values, float)
+        return _in_gamma(loss.edges, 1.0 - loss.values)
+
+    def fold_curves(self, axis: str = "gamma") -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Each fold's ``(size, edges, accuracy)``, as :meth:`curve`."""
+        out = []
+        for f in self.cv.folds:
+            acc = 1.0 - f.wrong / f.n_unlabeled
+            e, a = (f.edges, acc) if axis == "sigma" else _in_gamma(f.edges, acc)
+            out.append((int(f.n_unlabeled), np.asarray(e, float), np.asarray(a, float)))
+        return out
+
+    def score_at(self, gamma: float) -> float:
+        """The exact cross-validated accuracy at γ (inside :attr:`gamma_range`)."""
+        gamma = float(gamma)
+        if not np.isfinite(gamma) or gamma <= 0:
+            raise ValueError(f"γ must be a positive number, not {gamma!r}.")
+        sigma = 1.0 / np.sqrt(gamma)
+        lo, hi = self.sigma_range
+        if not lo * (1 - 1e-12) <= sigma <= hi * (1 + 1e-12):
+            g_lo, g_hi = self.gamma_range
+            raise ValueError(
+                f"γ = {gamma:.6g} is outside the range searched, [{g_lo:.6g}, {g_hi:.6g}]."
+            )
+        return 1.0 - float(self.cv.average.loss(min(max(sigma, lo), hi)))
+
+    def document(self, settings: dict, seconds: float | None = None) -> dict:
+        """The JSON document (``sslviz cv``'s): breakpoints in γ and σ, the pieces over γ
+        (``lo``, ``hi``, ``score``), the best γ, its interval and score, each fold's curve,
+        and ``settings``."""
+        edges, acc = self.curve()
+        sigma_edges = self.curve("sigma")[0]
+        doc = {
+            "parameter": "gamma",
+            "measure": "cross-validated accuracy on the labeled points",
+            "breakpoints": edges[1:-1].tolist(),
+            "sigma_breakpoints": sigma_edges[1:-1].tolist(),
+            "pieces": [
+                {"lo": float(a), "hi": float(b), "score": float(v)}
+                for a, b, v in zip(edges[:-1], edges[1:], acc, strict=True)
+            ],
+            "best_gamma": self.best_gamma,
+            "best_score": self.best_score,
+            "best_interval": {"lo": self.best_interval[0], "hi": self.best_interval[1]},
+            "folds": [
+                {"size": size, "edges": e.tolist(), "scores": a.tolist()}
+                for size, e, a in self.fold_curves()
+            ],
+            "complete": self.cv.complete,
+            "solves": self.cv.solves,
+            "settings": settings,
+        }
+        return doc | ({} if seconds is None else {"seconds": seconds})
+
+
+def cv_summary(doc: dict) -> list[str]:
+    """What a cross-validated γ document (:meth:`GammaSearch.document`) says, in a few
+    lines, every number read off it (``sslviz cv``'s summary and the app's caption)."""
+    iv, pieces = doc["best_interval"], doc["pieces"]
+    n = len(doc["breakpoints"])
+    return [
+        f"{len(doc['folds'])}-fold cross-validated accuracy over γ in "
+        f"[{pieces[0]['lo']:.4g}, {pieces[-1]['hi']:.4g}]: {_count(n, 'breakpoint')}, "
+        f"{_count(len(pieces), 'piece')}",
+        f"best accuracy {doc['best_score']:.4f} at γ = {doc['best_gamma']:.4g} "
+        f"(σ = {doc['best_gamma'] ** -0.5:.4g}), the middle of its widest interval, γ in "
+        f"[{iv['lo']:.4g}, {iv['hi']:.4g}]",
+    ] + ([] if doc["complete"] else ["some fold's search stopped at its evaluation budget"])
+
+
+def problem_search(problem: Any, cv: Any = 5, bounds: tuple[float, float] | None = None):
+    """:func:`gamma_search` on the instance of ``problem`` (a :class:`sslviz.problem.Problem`:
+    the command line's and the app's), its unlabeled points' labels unread, ``cv`` folds of
+    its labeled points as :func:`label_folds` (seed 0: ExactGammaSearchCV's)."""
+    inst = problem.instance
+    lab = np.asarray(inst.labeled, bool)
+    inputs = Inputs(np.asarray(inst.X, float), np.asarray(inst.y), lab, lab.copy(), inst.classes)
+    settings = instance_settings(**{name: getattr(problem.spec, name) for name in _DEFAULTS})
+    return gamma_search(inputs, settings, label_folds(inputs, cv), bounds)
+
+
+def sklearn_snippet(spec: Any, gamma_range: tuple[float, float], folds: int) -> str | None:
+    """The Python that reproduces a cross-validated γ view with scikit-learn's estimator
+    (``ExactGammaSearchCV`` on the instance of ``spec``, a :class:`sslviz.specs.ProblemSpec`,
+    over ``gamma_range`` with ``folds`` folds); None where scikit-learn has no estimator of
+    its model on its graph (only the complete graph is scikit-learn's RBF kernel)."""
+    from dataclasses import fields
+
+    from sslviz import registry
+    from sslviz.sklearn import _rbf_family
+
+    model = registry.MODELS.get(spec.labeling)
+    name = getattr(model, "sklearn_estimator", None)
+    if name is None or spec.family != _rbf_family():
+        return None
+    skip = ("family", "labeling", "alpha")  # the estimator's
+    args = ", ".join(
+        f"{f.name}={getattr(spec, f.name)!r}"
+        for f in fields(spec)
+        if f.name not in skip and getattr(spec, f.name) != f.default
+    )
+    params = 'kernel="rbf"' + (f", alpha={spec.alpha!r}" if "alpha" in model.reads else "")
+    lo, hi = (float(g) for g in gamma_range)
+    return "\n".join(
+        [
+            "import numpy as np",
+            f"from sklearn.semi_supervised import {name}",
+            "",
+            "from sslviz.problem import build_problem",
+            "from sslviz.sklearn import ExactGammaSearchCV",
+            "from sslviz.specs import ProblemSpec",
+            "",
+            f"inst = build_problem(ProblemSpec({args})).instance",
+            "y = np.where(inst.labeled, np.asarray(inst.classes)[inst.y], -1)  # -1: unlabeled",
+            "search = ExactGammaSearchCV(",
+            f"    {name}({params}), gamma_range=({lo!r}, {hi!r}), cv={int(folds)}",
+            ").fit(inst.X, y)",
+            "print(search.best_gamma_, search.best_score_, search.best_interval_)",
+        ]
+    )
+
+
+def gamma_search(
+    inputs: Inputs,
+    settings: dict,
+    folds: Sequence[np.ndarray],
+    bounds: tuple[float, float] | None = None,
+) -> GammaSearch:
+    """The exact cross-validated accuracy of ``settings``' model over σ in ``bounds`` (None:
+    the range suggested by X, as for any fold's instance) and its best γ (:class:`GammaSearch`).
+    """
+    from sslviz.learn import erm
+
+    first = inputs.labeled.copy()  # any fold's instance: the suggested range reads X only
+    first[folds[0]] = False
+    lo, hi = _range(_problem(inputs, settings, first), bounds)
+    cvl = cv_loss(inputs, settings, lo, hi, folds)
+    best = erm(cvl.average)
+    widest = max(best.intervals, key=lambda iv: np.log(iv[1] / iv[0]))
+    return GammaSearch(
+        cvl,
+        1.0 - float(best.loss),
+        1.0 / best.sigma_hat**2,
+        (1.0 / widest[1] ** 2, 1.0 / widest[0] ** 2),
+    )
+
+
 def label_folds(inputs: Inputs, cv: Any = 5, seed: int = 0) -> list[np.ndarray]:
     """The labeled rows split into folds by ``cv``: an int (stratified k-fold where each
     class has that many labeled points, else k-fold; shuffled with ``seed``) or any

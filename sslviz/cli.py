@@ -5,6 +5,7 @@
     sslviz intervals  Algorithm 4 (paper or fast mode), optionally scored against the truth
     sslviz regret     online Exp3-Set tuning of σ: regret of each feedback model
     sslviz learn      σ (and k) learned by ERM over many instances, measured on held-out ones
+    sslviz cv         the exact cross-validated accuracy over γ = 1/σ² and the best γ
 
 Every option is generated from the settings tables of :mod:`sslviz.specs` (:data:`COMMANDS`
 says which tables each command takes), and :func:`command_line` writes the command that
@@ -84,6 +85,7 @@ COMMANDS: dict[str, tuple[str, tuple[type, ...]]] = {
         "σ (and k) learned from many instances",
         (S.ProblemSpec, S.SigmaRange, S.LearnSettings),
     ),
+    "cv": ("exact cross-validated accuracy over γ = 1/σ²", (S.ProblemSpec, S.SigmaRange)),
 }
 """Each command: its help line and the settings tables its options come from."""
 
@@ -134,6 +136,24 @@ def build_parser() -> argparse.ArgumentParser:
                 help="σ grid shorthand: COUNT values from X to Y (sets --sigma-min, "
                 "--sigma-max, --points)",
             )
+        if name == "cv":
+            q.add_argument(
+                "--cv",
+                type=int,
+                default=CV_FOLDS,
+                metavar="FOLDS",
+                help="folds of the labeled points (stratified k-fold, shuffled with seed 0, "
+                "where every class has that many labeled points, else k-fold; as "
+                f"ExactGammaSearchCV's cv; default {CV_FOLDS})",
+            )
+            q.add_argument(
+                "--gamma-range",
+                nargs=2,
+                type=float,
+                metavar=("LOW", "HIGH"),
+                help="the γ range searched (γ = 1/σ²), instead of --sigma-min/--sigma-max "
+                "(default: the range suggested by the data)",
+            )
         q.add_argument(
             "--out",
             metavar="FILE",
@@ -159,10 +179,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def command_line(
-    command: str, *specs: S.Spec, out: str | None = None, timings: bool = False
+    command: str,
+    *specs: S.Spec,
+    out: str | None = None,
+    timings: bool = False,
+    extra: tuple[str, ...] = (),
 ) -> str:
-    """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``):
-    with ``--no-timings`` unless ``timings``, so its output is the app's download, byte for
+    """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``)
+    and the command's own options ``extra`` (``sslviz cv``'s ``--cv FOLDS``): with
+    ``--no-timings`` unless ``timings``, so its output is the app's download, byte for
     byte."""
     tables = COMMANDS[command][1]
     args = ["sslviz", command]
@@ -175,7 +200,7 @@ def command_line(
             )
         args += S.to_command(spec)
     return shlex.join(
-        args + ([] if timings else ["--no-timings"]) + (["--out", out] if out else [])
+        args + list(extra) + ([] if timings else ["--no-timings"]) + (["--out", out] if out else [])
     )
 
 
@@ -433,12 +458,43 @@ def cmd_learn(a) -> tuple[dict, Summarize]:
     return learn_document(result, base, settings, files, test_files), learn_summary
 
 
+CV_FOLDS = 5
+"""``sslviz cv``'s default number of folds (ExactGammaSearchCV's)."""
+
+
+def cmd_cv(a) -> tuple[dict, Summarize]:
+    from sslviz import api
+    from sslviz.export import settings_dict
+
+    given = S.given_options(a, S.SigmaRange)
+    if a.gamma_range is not None and given:
+        raise _UsageError("give --gamma-range or --sigma-min/--sigma-max, not both")
+    problem = _problem(a)
+    _gaussian(problem, "cv")
+    if a.gamma_range is not None:
+        bounds = api.sigma_bounds(None, a.gamma_range)
+    elif given:
+        bounds = _range(a, problem)
+    else:
+        bounds = None
+    t0 = time.perf_counter()
+    search = api.problem_search(problem, a.cv, bounds)
+    lo, hi = search.sigma_range
+    doc = search.document(
+        settings_dict(problem.spec, sigma_min=lo, sigma_max=hi, cv=search.n_folds),
+        time.perf_counter() - t0,
+    )
+
+    return doc, api.cv_summary
+
+
 HANDLERS = {
     "loss": cmd_loss,
     "condition": cmd_condition,
     "intervals": cmd_intervals,
     "regret": cmd_regret,
     "learn": cmd_learn,
+    "cv": cmd_cv,
 }
 
 
