@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from sslviz.plots.style import COLORS, new_figure
 
-CV_TITLE = "cross-validated accuracy (share of the fold's points right)"
+CV_TITLE = "cross-validated accuracy (mean over the folds)"
 
 AXIS_TITLES = {"gamma": "γ = 1/σ² (scikit-learn's RBF gamma)", "sigma": "σ = 1/√γ (bandwidth)"}
 """The x axis's title, by axis."""
