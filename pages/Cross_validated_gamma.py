@@ -18,6 +18,7 @@ s = frame.page(
     "mean, the cross-validated accuracy: every breakpoint here is exact, where a grid over "
     "γ can step over a narrow piece. The unlabeled points' labels are never read.",
     many_classes=True,
+    unknown_labels=True,
 )
 spec = s.spec
 lo, hi = s.sigma

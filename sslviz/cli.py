@@ -204,15 +204,34 @@ def command_line(
     )
 
 
-def _problem(a: argparse.Namespace):
+def _problem(a: argparse.Namespace, *, unknown_ok: bool = False):
+    """The problem of the options; ``unknown_ok``: a file whose y marks unlabeled points
+    with −1 (their labels unknown) is taken (``sslviz cv`` reads the labeled points only)."""
+    return checked_problem(S.from_options(a, S.ProblemSpec), unknown_ok=unknown_ok)
+
+
+def checked_problem(spec: S.ProblemSpec, *, unknown_ok: bool = False):
+    """The problem of ``spec``, its data file checked (:func:`_problem`; the Python API's)."""
     from sslviz.problem import build_problem
 
-    spec = S.from_options(a, S.ProblemSpec)
     if spec.data_file is not None and not Path(spec.data_file).is_file():
         raise _UsageError(
             f"--data-file {spec.data_file}: no such file; give an existing .npz or .csv"
         )
-    return build_problem(spec)
+    problem = build_problem(spec)
+    if problem.instance.unknown and not unknown_ok:
+        raise _UsageError(unknown_labels(Path(spec.data_file).name, problem.instance.unknown))
+    return problem
+
+
+def unknown_labels(name: str, count: int, where: str = "sslviz cv") -> str:
+    """Why a view that measures the loss on the unlabeled points refuses a file whose y
+    marks ``count`` of them with −1, and where such a file is read."""
+    return (
+        f"{name} marks {count:,} points unlabeled with y = −1, so their labels are unknown "
+        f"and the loss on them cannot be measured: {where} scores the labeled points by "
+        "cross-validation (or give every label in y and a boolean 'labeled' array)"
+    )
 
 
 def _two_classes(problem, what: str) -> None:
@@ -338,22 +357,35 @@ def cmd_intervals(a) -> tuple[dict, Summarize]:
 
 
 def cmd_regret(a) -> tuple[dict, Summarize]:
-    from sslviz.export import regret_document
-    from sslviz.problem import run_regret
     from sslviz.summary import regret_summary
 
-    settings = S.from_options(a, S.SweepSettings)
-    regret = S.from_options(a, S.RegretSettings)
     problem = _problem(a)  # fails fast, with a clear message, before starting workers
-    _gaussian(problem, "regret")
-    _two_classes(problem, "sslviz regret")
-    lo, hi = _range(a, problem)
 
     def progress(done, total):
         print(f"repetition {done}/{total} done", file=sys.stderr)
 
+    doc, _ = regret_run(
+        problem,
+        S.from_options(a, S.SigmaRange),
+        S.from_options(a, S.SweepSettings),
+        S.from_options(a, S.RegretSettings),
+        progress,
+    )
+    return doc, regret_summary
+
+
+def regret_run(
+    problem, sigma: S.SigmaRange, settings, regret, progress=None
+) -> tuple[dict, object]:
+    """``sslviz regret``'s document and experiment on ``problem`` (the Python API's too)."""
+    from sslviz.export import regret_document
+    from sslviz.problem import run_regret, sigma_range
+
+    _gaussian(problem, "regret")
+    _two_classes(problem, "sslviz regret")
+    lo, hi = sigma_range(problem, sigma)
     exp = run_regret(problem.spec, (lo, hi), settings, regret, progress=progress)
-    return regret_document(problem.spec, (lo, hi), settings, regret, exp), regret_summary
+    return regret_document(problem.spec, (lo, hi), settings, regret, exp), exp
 
 
 def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
@@ -383,28 +415,51 @@ def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
 
 
 def cmd_learn(a) -> tuple[dict, Summarize]:
+    from sslviz.summary import learn_summary
+
+    base = S.from_options(a, S.ProblemSpec, data_file=None)
+    drawn = "dataset" in S.given_options(a, S.ProblemSpec)
+    doc, _ = learn_run(
+        base,
+        S.from_options(a, S.LearnSettings),
+        S.from_options(a, S.SigmaRange),
+        a.data_file or [],
+        a.test_file or [],
+        drawn=drawn,
+    )
+    return doc, learn_summary
+
+
+def learn_run(
+    base: S.ProblemSpec,
+    settings: S.LearnSettings,
+    sigma: S.SigmaRange,
+    files: list[str] = (),
+    test_files: list[str] = (),
+    *,
+    drawn: bool = True,
+) -> tuple[dict, object]:
+    """``sslviz learn``'s document and result: instances from ``files`` (one .npz each) or,
+    with ``drawn``, drawn from ``base``'s domain (the Python API's too)."""
     from dataclasses import replace
 
     from sslviz import families
     from sslviz.export import learn_document
     from sslviz.learn import CURVE, compared, drawn_instances, learn
-    from sslviz.problem import build_problem
-    from sslviz.summary import learn_summary
+    from sslviz.problem import build_problem, sigma_range
 
-    settings = S.from_options(a, S.LearnSettings)
-    base = S.from_options(a, S.ProblemSpec, data_file=None)
+    files, test_files = list(files), list(test_files)
     if len(base.classes) != 2:
         raise _UsageError(
             "sslviz learn handles two classes yet: give --classes two classes (sslviz loss "
             "and sslviz intervals take more)"
         )
-    files, test_files = a.data_file or [], a.test_file or []
     if files:
         _instance_files(files + test_files, base.classes)
         train = [replace(base, data_file=f) for f in files]
         test = [replace(base, data_file=f) for f in test_files]
         pools = []
-    elif "dataset" in S.given_options(a, S.ProblemSpec):
+    elif drawn:
         if test_files:
             raise _UsageError(
                 "--test-file goes with --data-file; with --dataset the test "
@@ -427,7 +482,7 @@ def cmd_learn(a) -> tuple[dict, Summarize]:
             f"family ({', '.join(S.GAUSSIAN_FAMILIES)}); use --solver exact"
         )
     first = build_problem(train[0])
-    lo, hi = _range(a, first)
+    lo, hi = sigma_range(first, sigma)
     sizes = [m for m in settings.curve if not files or m <= len(files)] if test else []
     if files and sizes:  # a fresh order of the files for each repetition
         keys = [
@@ -455,7 +510,7 @@ def cmd_learn(a) -> tuple[dict, Summarize]:
         dask=settings.dask,
         progress=progress,
     )
-    return learn_document(result, base, settings, files, test_files), learn_summary
+    return learn_document(result, base, settings, files, test_files), result
 
 
 CV_FOLDS = 5
@@ -469,7 +524,7 @@ def cmd_cv(a) -> tuple[dict, Summarize]:
     given = S.given_options(a, S.SigmaRange)
     if a.gamma_range is not None and given:
         raise _UsageError("give --gamma-range or --sigma-min/--sigma-max, not both")
-    problem = _problem(a)
+    problem = _problem(a, unknown_ok=True)
     _gaussian(problem, "cv")
     if a.gamma_range is not None:
         bounds = api.sigma_bounds(None, a.gamma_range)

@@ -53,6 +53,11 @@ class Instance:
         The original labels (c0, c1, …), C of them (2 ≤ C ≤ 10).
     seed : int
         The seed the points were drawn with.
+    known : ndarray of shape (n,), dtype bool
+        Whether each point's label is known: every point's, but for a file whose y marks
+        unlabeled points with −1 (scikit-learn's convention, :func:`unlabeled_marks`); its
+        unknown points' ``y`` is 0, never read by cross-validation, and the loss on the
+        unlabeled points cannot be measured (:attr:`unknown`).
 
     All arrays are read-only.
     """
@@ -63,6 +68,7 @@ class Instance:
     rows: np.ndarray
     classes: tuple[int, ...]
     seed: int
+    known: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         X = np.asarray(self.X, dtype=np.float64)
@@ -96,12 +102,21 @@ class Instance:
                 f"{int(labeled.sum())} labeled of {n}."
             )
         classes = tuple(int(c) for c in self.classes)
+        known = np.ones(n, bool) if self.known is None else np.asarray(self.known, bool)
+        if known.shape != (n,) or not known[labeled].all():
+            raise InvalidParameterError("Instance.known must be true at every labeled point.")
+        object.__setattr__(self, "known", readonly(known))
         object.__setattr__(self, "X", readonly(X))
         object.__setattr__(self, "y", readonly(y))
         object.__setattr__(self, "labeled", readonly(labeled))
         object.__setattr__(self, "rows", readonly(rows.astype(np.int64)))
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "seed", int(self.seed))
+
+    @property
+    def unknown(self) -> int:
+        """How many points' labels are unknown (y = −1 in a file)."""
+        return int(np.count_nonzero(~self.known))
 
     @property
     def n_classes(self) -> int:
@@ -384,6 +399,8 @@ def make_instance(
     in_pool = np.isin(dataset.y, cls)
 
     if dataset.labeled is not None:
+        unknown = dataset.y == UNLABELED
+        in_pool |= unknown
         if not in_pool.all():
             others = sorted(set(np.unique(dataset.y[~in_pool]).tolist()))
             raise InvalidParameterError(
@@ -408,7 +425,13 @@ def make_instance(
         pca = _check_pca(pca, rows.size, dataset, cls)
         pool = _pool(dataset, cls, rows, pca)
         return Instance(
-            X=pool.Z, y=pool.y, labeled=dataset.labeled, rows=pool.rows, classes=cls, seed=seed
+            X=pool.Z,
+            y=np.where(unknown, 0, pool.y),
+            labeled=dataset.labeled,
+            rows=pool.rows,
+            classes=cls,
+            seed=seed,
+            known=~unknown,
         )
 
     rows = np.flatnonzero(in_pool).astype(np.int64)
@@ -449,6 +472,45 @@ def make_instance(
         classes=cls,
         seed=seed,
     )
+
+
+UNLABELED = -1
+"""scikit-learn's mark of an unlabeled point in y, whose label is unknown."""
+
+
+def unlabeled_marks(y: np.ndarray, where: str) -> np.ndarray | None:
+    """The labeled mask of a file whose ``y`` follows scikit-learn's convention (−1 for an
+    unlabeled point, whose label is unknown; a class a whole number 0 or above), or None
+    when y holds no −1 (every label known).
+
+    Raises
+    ------
+    InvalidParameterError
+        y holds other negative values, no point is labeled, or the labeled points are of one
+        class: one line saying what to change.
+    """
+    y = np.asarray(y)
+    marked = y == UNLABELED
+    if not marked.any():
+        return None
+    others = sorted({int(v) for v in y[(y < 0) & ~marked]})
+    if others:
+        raise InvalidParameterError(
+            f"{where}: y holds {options_text([f'−{-v}' for v in others], 'and')}: mark an "
+            "unlabeled point with −1 and a class with a whole number 0 or above."
+        )
+    if marked.all():
+        raise InvalidParameterError(
+            f"{where}: no point is labeled (every y is −1): give at least one point of each "
+            "class its label."
+        )
+    seen = np.unique(y[~marked])
+    if seen.size < 2:
+        raise InvalidParameterError(
+            f"{where}: every labeled point is of class {int(seen[0])}: label at least one "
+            "point of another class."
+        )
+    return ~marked
 
 
 def _stratified(rng: np.random.Generator, y: np.ndarray, n_classes: int, n_labeled: int):

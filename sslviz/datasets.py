@@ -225,8 +225,8 @@ class Dataset:
 
     @property
     def classes(self) -> tuple[int, ...]:
-        """The class labels present, sorted."""
-        return tuple(int(c) for c in np.unique(self.y))
+        """The class labels present, sorted (−1, an unlabeled point's mark, is none)."""
+        return tuple(int(c) for c in np.unique(self.y) if c != -1)
 
     def __repr__(self) -> str:
         return (
@@ -565,7 +565,12 @@ def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any
             f"{where}: X holds {int(bad.sum())} non-finite values (first at row {r}, column {c})."
         )
     y = as_labels(y, f"{where}: y")
-    if labeled is not None:
+    given = labeled is not None
+    if not given:  # scikit-learn's −1 for an unlabeled point: the labeled mask
+        from sslviz.data import unlabeled_marks
+
+        labeled = unlabeled_marks(y, where)
+    if given:
         labeled = np.asarray(labeled)
         if labeled.shape != y.shape:
             raise InvalidParameterError(
@@ -583,6 +588,10 @@ def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any
                     f"{where}: labeled must hold true/false values (or 0 and 1); it holds {holds}."
                 )
             labeled = labeled.astype(bool)
+        if np.any(y[labeled] == -1):
+            raise InvalidParameterError(
+                f"{where}: labeled marks points whose y is −1 (unlabeled): give their labels."
+            )
     if image_shape is not None:
         shape = np.asarray(image_shape)
         if (

@@ -137,7 +137,10 @@ def _data_source(sb, out: AppSettings):
                 "link: whoever opens it must upload the same file."
             )
         else:
-            out.errors.append("Upload an .npz (arrays X, y) or .csv file, or pick a dataset.")
+            out.errors.append(
+                "Upload an .npz (arrays X, y) or .csv file (a y column), y = −1 marking an "
+                "unlabeled point as in scikit-learn, or pick a dataset."
+            )
             return None
     else:
         cfg["dataset"], cfg["data_file"], cfg["data_file_name"] = ds, None, None

@@ -95,3 +95,41 @@ def test_download_is_the_json_of_the_view_without_timings():
     doc = download_json(at, "cv_dl_cv.json")
     assert "seconds" not in json.dumps(doc)
     assert doc["settings"]["cv"] == 3 and doc["settings"]["sigma_min"] == 0.5
+
+
+def _semi_file(tmp_path):
+    """A scikit-learn-style upload: y holds −1 for the unlabeled points."""
+    rng = np.random.default_rng(8)
+    y = rng.permutation(np.arange(60) % 2)
+    X = 0.6 * rng.normal(size=(60, 3)) + 0.5 * y[:, None]
+    y[rng.permutation(60)[20:]] = -1
+    path = tmp_path / "semi.npz"
+    np.savez(path, X=X, y=y)
+    return path, X, y
+
+
+@pytest.mark.slow  # over 2 s: outside the quick run
+def test_an_upload_with_minus_one_is_cross_validated_and_refused_elsewhere(tmp_path):
+    from sklearn.semi_supervised import LabelSpreading
+
+    from sslviz.sklearn import ExactGammaSearchCV
+
+    path, X, y = _semi_file(tmp_path)
+    cfg = {"data_file": str(path), "data_file_name": "semi.npz", "pca": 0, "classes": (0, 1)}
+    cfg |= {"labeling": "spreading", "cv": 3}
+    at = _start(PAGE, None, cfg)
+    assert not at.exception and not at.error
+    doc = download_json(at, "cv_dl_cv.json")
+    lo, hi = doc["settings"]["sigma_min"], doc["settings"]["sigma_max"]
+    search = ExactGammaSearchCV(LabelSpreading(kernel="rbf"), gamma_range=(hi**-2, lo**-2), cv=3)
+    search.fit(X, y)
+    assert doc["best_score"] == search.best_score_
+    assert doc["best_gamma"] == pytest.approx(search.best_gamma_, rel=1e-9)
+    assert sum(f["size"] for f in doc["folds"]) == 20
+    # a page that measures the loss on the unlabeled points says why it cannot, in one line
+    assert doc["settings"]["labeling"] == "spreading" and doc["settings"]["cv"] == 3
+    loss = _start("pages/Loss_intervals.py", None, cfg)
+    assert not loss.exception and not loss.get("plotly_chart")
+    said = [i.value for i in loss.info]
+    assert any(s.startswith("semi.npz marks 40 points unlabeled with y = −1") for s in said)
+    assert any("the Cross-validated γ page scores the labeled points" in s for s in said)
