@@ -998,3 +998,268 @@ def condition(
         doc,
         lambda: condition_figure({problem.spec.family: curve}),
     )
+
+
+# --------------------------------------------------------------------------------------
+# Regret and learn: the command line's experiments, on arrays or the dataset options
+# --------------------------------------------------------------------------------------
+
+
+def _arrays_file(X: Any, y: Any, labeled: Any) -> str:
+    """The arrays as an ``.npz`` the command line reads (``--data-file``), named by their
+    content (the same arrays, the same file) in the system's temporary folder."""
+    import hashlib
+    import tempfile
+    from pathlib import Path
+
+    arrays = {"X": np.asarray(X, dtype=float), "y": np.asarray(y)}
+    if labeled is not None:
+        arrays["labeled"] = np.asarray(labeled)
+    digest = hashlib.sha256()
+    for name, a in arrays.items():
+        digest.update(f"{name}{a.dtype.str}{a.shape}".encode())
+        digest.update(np.ascontiguousarray(a).tobytes())
+    folder = Path(tempfile.gettempdir()) / "sslviz_arrays"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{digest.hexdigest()[:20]}.npz"
+    if not path.is_file():
+        np.savez(path, **arrays)
+    return str(path)
+
+
+def _command_specs(
+    command: str, X: Any, y: Any, labeled: Any, given: dict, ranges: tuple
+) -> tuple[list, Any]:
+    """The settings of ``sslviz command`` from keyword arguments named as its options'
+    fields (``n_labeled``, ``rounds``, ``cg_iters``, …): one spec per table of the command
+    (the range from ``ranges``, ``(sigma_range, gamma_range)``); with arrays X, y, they are
+    the data file (``pca`` 0 and ``classes`` every class of y unless given: X as given)."""
+    from dataclasses import fields
+
+    from sslviz import cli
+    from sslviz import specs as S
+
+    tables = [cls for cls in cli.COMMANDS[command][1] if cls is not S.SigmaRange]
+    names = {f.name: cls for cls in tables for f in fields(cls)}
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise TypeError(
+            f"{command}() takes no setting {', '.join(map(repr, unknown))}; its settings are "
+            f"{', '.join(sorted(names))} (sslviz {command} --help says what each means)."
+        )
+    if X is not None or y is not None:
+        if X is None or y is None:
+            raise InvalidParameterError("Give both X and y (or neither, and dataset=...).")
+        if "dataset" in given or "data_file" in given:
+            raise InvalidParameterError("Give arrays X, y or dataset=..., not both.")
+        classes = tuple(int(c) for c in np.unique(np.asarray(y)) if c != -1)
+        given = {"pca": 0, "classes": classes} | given
+        given |= {"data_file": _arrays_file(X, y, labeled)}
+    specs = [cls(**{k: v for k, v in given.items() if names[k] is cls}) for cls in tables]
+    bounds = sigma_bounds(*ranges)
+    sigma = S.SigmaRange(*(bounds if bounds is not None else (None, None)))
+    return specs, sigma
+
+
+def _run(command: str, run: Any) -> Any:
+    """``run()``, the command line's refusals as this API's errors (one line each)."""
+    from sslviz import cli
+
+    try:
+        return run()
+    except cli._UsageError as exc:
+        raise InvalidParameterError(str(exc)) from None
+
+
+def _summary_table(rows: list[tuple], head: tuple[str, ...]) -> str:
+    """An HTML table: ``head`` and ``rows`` (already written as text)."""
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    cells = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows
+    )
+    return f"<table><tr>{th}</tr>{cells}</table>"
+
+
+@dataclass(frozen=True, eq=False)
+class RegretResult:
+    """An online Exp3-Set experiment (:func:`regret`), as a notebook shows it.
+
+    Attributes
+    ----------
+    document : dict
+        ``sslviz regret``'s JSON document (:meth:`to_dict`).
+    experiment : sslviz.experiment.RegretExperiment
+        The runs.
+    """
+
+    document: dict = field(repr=False)
+    experiment: Any = field(repr=False)
+
+    @property
+    def final_regret(self) -> dict[str, float]:
+        """Each feedback model's mean cumulative regret after the last round."""
+        return {m: float(v["regret_mean"][-1]) for m, v in self.document["models"].items()}
+
+    def figure(self):
+        """Cumulative regret per feedback model with its band (the regret page's figure)."""
+        from sslviz.plots import regret_figure
+
+        return regret_figure(self.experiment)
+
+    def to_dict(self) -> dict:
+        return self.document
+
+    def __repr__(self) -> str:
+        d = self.document
+        final = ", ".join(f"{m} {v:.4g}" for m, v in self.final_regret.items())
+        return (
+            f"RegretResult({d['rounds']} rounds × {_count(d['repeats'], 'repetition')}; "
+            f"final regret: {final})"
+        )
+
+    def _repr_html_(self) -> str:
+        models = self.document["models"]
+        rows = [
+            (m, f"{final:.4g}", "[{:.4g}, {:.4g}]".format(*models[m]["best_sigma"]))
+            for m, final in self.final_regret.items()
+        ]
+        head = ("feedback model", "final regret (mean over repetitions)", "best fixed σ")
+        return f"<p>{html.escape(repr(self))}</p>" + _summary_table(rows, head)
+
+
+def regret(
+    X: Any = None,
+    y: Any = None,
+    *,
+    labeled: Any = None,
+    sigma_range: Sequence[float] | None = None,
+    gamma_range: Sequence[float] | None = None,
+    **settings: Any,
+) -> RegretResult:
+    """The online tuning of σ by Exp3-Set (Algorithm 1, docs/method.md §8): each feedback
+    model's regret, as ``sslviz regret`` computes it.
+
+    Parameters
+    ----------
+    X, y : array-like of shape (n, p) and (n,), optional
+        The instance (every label known, ``labeled`` the mask of those given; X used as
+        given, ``pca`` 0). Without them, the dataset options draw the rounds' instances.
+    labeled : array-like of shape (n,), bool, optional
+    sigma_range, gamma_range : (low, high), optional
+        The range, in σ or γ = 1/σ²; default the suggested one.
+    **settings
+        The command's settings by their field names: the instance's (``dataset``,
+        ``classes``, ``n``, ``n_labeled``, ``seed``, ``pca``, ``family``, ``k``,
+        ``labeling``, ``alpha``, …), Algorithm 4's (``solver``, ``cg_iters``, ``mode``, …)
+        and the experiment's (``rounds``, ``repeats``, ``feedback``, ``lr``, ``jobs``);
+        defaults the command line's.
+
+    Returns
+    -------
+    RegretResult
+        ``to_dict()`` is ``sslviz regret``'s document for the same settings.
+    """
+    from sslviz import cli
+
+    def run():
+        (spec, sweep, reg), sigma = _command_specs(
+            "regret", X, y, labeled, settings, (sigma_range, gamma_range)
+        )
+        return cli.regret_run(cli.checked_problem(spec), sigma, sweep, reg)
+
+    doc, exp = _run("regret", run)
+    return RegretResult(doc, exp)
+
+
+@dataclass(frozen=True, eq=False)
+class LearnResult:
+    """σ (and k) learned by exact ERM over many instances (:func:`learn`).
+
+    Attributes
+    ----------
+    document : dict
+        ``sslviz learn``'s JSON document (:meth:`to_dict`).
+    result : sslviz.learn.LearnResult
+    """
+
+    document: dict = field(repr=False)
+    result: Any = field(repr=False)
+
+    @property
+    def sigma_hat(self) -> float:
+        """σ̂: the geometric middle of the widest ERM interval."""
+        return float(self.document["sigma_hat"])
+
+    def figure(self):
+        """The training losses, their average and its ERM set (the learn page's figure)."""
+        from sslviz.plots import learn_figure
+
+        return learn_figure(self.result)
+
+    def to_dict(self) -> dict:
+        return self.document
+
+    def __repr__(self) -> str:
+        d = self.document
+        test = d.get("test")
+        held = f"; held-out loss at σ̂ {test['loss_at_sigma_hat']:.4g}" if test else ""
+        return (
+            f"LearnResult(σ̂ = {self.sigma_hat:.4g} from {_count(d['instances'], 'instance')}, "
+            f"training loss {d['erm']['loss']:.4g}{held})"
+        )
+
+    def _repr_html_(self) -> str:
+        rows = [
+            (a["solver"], f"{a['sigma_hat']:.4g}", f"{a['test_loss']:.4g}")
+            for a in self.document.get("approximate", [])
+            if a.get("test_loss") is not None
+        ]
+        head = ("learner", "σ̂", "held-out loss at σ̂")
+        table = _summary_table(rows, head) if rows else ""
+        return f"<p>{html.escape(repr(self))}</p>" + table
+
+
+def learn(
+    X: Any = None,
+    y: Any = None,
+    *,
+    labeled: Any = None,
+    sigma_range: Sequence[float] | None = None,
+    gamma_range: Sequence[float] | None = None,
+    **settings: Any,
+) -> LearnResult:
+    """σ (and k) learned by exact ERM over many instances drawn from one domain, measured
+    on held-out instances (the paper's §2 and §4, docs/method.md §10), as ``sslviz learn``
+    computes it.
+
+    Parameters
+    ----------
+    X, y, labeled : optional
+        One instance as arrays (then it is the one training instance); without them the
+        dataset options draw ``instances`` training and ``test_instances`` held-out ones.
+    sigma_range, gamma_range : (low, high), optional
+    **settings
+        The command's settings by their field names: the instance's (``dataset``,
+        ``classes``, ``n``, ``n_labeled``, ``seed``, ``family``, …) and the learning's
+        (``instances``, ``test_instances``, ``k_range``, ``solver``, ``compare_t``,
+        ``curve``, ``repeats``, ``jobs``); defaults the command line's.
+
+    Returns
+    -------
+    LearnResult
+        ``to_dict()`` is ``sslviz learn``'s document for the same settings.
+    """
+    from dataclasses import replace
+
+    from sslviz import cli
+
+    def run():
+        (spec, learning), sigma = _command_specs(
+            "learn", X, y, labeled, settings, (sigma_range, gamma_range)
+        )
+        files = [spec.data_file] if spec.data_file is not None else []
+        base = replace(spec, data_file=None)
+        return cli.learn_run(base, learning, sigma, files, drawn=not files)
+
+    doc, result = _run("learn", run)
+    return LearnResult(doc, result)
