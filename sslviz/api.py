@@ -649,34 +649,21 @@ class IntervalsResult:
         return f"<p>{html.escape(repr(self))}</p>" + _table(self.intervals, "estimated loss")
 
 
-def curve_figure(edges, values, *, x_title: str, y_title: str, name: str, folds=(), mark=None):
-    """A step curve (folds faint under it), its x axis logarithmic, ``mark`` a vertical
-    line (the chosen value)."""
+def curve_figure(edges, values, *, x_title: str, y_title: str, name: str, folds=()):
+    """A step curve over a logarithmic x axis, ``folds`` (``(size, edges, values)`` each)
+    faint under it."""
     import plotly.graph_objects as go
 
+    from sslviz.plots.cv import add_folds
     from sslviz.plots.style import new_figure
 
     fig = new_figure()
-    for i, (e, v) in enumerate(folds):
-        fig.add_trace(
-            go.Scatter(
-                x=e,
-                y=np.r_[v, v[-1]],
-                mode="lines",
-                line=dict(color="#9e9e9e", width=1, shape="hv"),
-                opacity=0.5,
-                name="folds",
-                legendgroup="folds",
-                showlegend=i == 0,
-            )
-        )
+    add_folds(fig, folds)
     fig.add_trace(
         go.Scatter(
             x=edges, y=np.r_[values, values[-1]], mode="lines", line=dict(shape="hv"), name=name
         )
     )
-    if mark is not None:
-        fig.add_vline(x=mark, line_dash="dash", annotation_text=f"{mark:.4g}")
     fig.update_xaxes(type="log", title=x_title)
     fig.update_yaxes(title=y_title)
     return fig
@@ -782,7 +769,7 @@ def loss_curve(
             x_title="σ",
             y_title="cross-validated loss",
             name="cross-validated loss",
-            folds=[(f.edges, f.wrong / f.n_unlabeled) for f in cvl.folds],
+            folds=[(f.n_unlabeled, f.edges, f.wrong / f.n_unlabeled) for f in cvl.folds],
         )
 
     return LossCurveResult(loss, what, doc, figure)

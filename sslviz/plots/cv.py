@@ -20,14 +20,10 @@ def _steps(edges: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return np.asarray(edges, float), np.r_[values, values[-1]]
 
 
-def cv_figure(search: Any, *, axis: str = "gamma") -> go.Figure:
-    """The exact cross-validated accuracy of ``search`` (a :class:`sslviz.api.GammaSearch`)
-    over γ or σ (``axis``), each fold's accuracy faintly under it, the best γ's widest
-    interval shaded and the best γ marked. Both axes are logarithmic in the parameter."""
-    if axis not in AXIS_TITLES:
-        raise ValueError(f"axis must be 'gamma' or 'sigma', not {axis!r}.")
-    fig = new_figure()
-    for i, (size, e, a) in enumerate(search.fold_curves(axis)):
+def add_folds(fig: go.Figure, folds: Any) -> None:
+    """Each fold's step curve, ``(size, edges, values)`` (edges increasing, one value per
+    piece), faint grey, under one legend entry "each fold"."""
+    for i, (size, e, a) in enumerate(folds):
         x, y = _steps(e, a)
         fig.add_trace(
             go.Scatter(
@@ -42,6 +38,16 @@ def cv_figure(search: Any, *, axis: str = "gamma") -> go.Figure:
                 hovertemplate=f"fold {i + 1} ({size} points): %{{y:.3f}}<extra></extra>",
             )
         )
+
+
+def cv_figure(search: Any, *, axis: str = "gamma") -> go.Figure:
+    """The exact cross-validated accuracy of ``search`` (a :class:`sslviz.api.GammaSearch`)
+    over γ or σ (``axis``), each fold's accuracy faintly under it, the best γ's widest
+    interval shaded and the best γ marked. Both axes are logarithmic in the parameter."""
+    if axis not in AXIS_TITLES:
+        raise ValueError(f"axis must be 'gamma' or 'sigma', not {axis!r}.")
+    fig = new_figure()
+    add_folds(fig, search.fold_curves(axis))
     x, y = _steps(*search.curve(axis))
     fig.add_trace(
         go.Scatter(
