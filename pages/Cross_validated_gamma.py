@@ -60,8 +60,8 @@ with st.expander("Export, Python and the command line", expanded=True):
     if snippet is None:
         st.caption(
             f"scikit-learn has no estimator for the {spec.labeling} model on the {spec.family} "
-            "graph (its RBF kernel is the complete graph, with LabelSpreading or "
-            "LabelPropagation): the command line reproduces this view."
+            "graph (its RBF kernel is the complete graph, with its label spreading or label "
+            "propagation estimator): the command line reproduces this view."
         )
     else:
         st.caption("Reproduce in Python, with scikit-learn's estimator:")

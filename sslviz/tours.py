@@ -352,8 +352,8 @@ TOURS: tuple[Tour, ...] = (
     # needing 24 iterations at 0.3. α = 0.9 puts the ceiling where √κ is readable.
     Tour(
         id="spreading-alpha",
-        title="What α does in LabelSpreading",
-        teaser="LabelSpreading's α trades the graph against the given labels, and caps the "
+        title="What α does in label spreading",
+        teaser="Label spreading's α trades the graph against the given labels, and caps the "
         "condition number of its system whatever σ is.",
         page="pages/Conditioning.py",
         settings=_DIGITS_38
@@ -366,7 +366,8 @@ TOURS: tuple[Tour, ...] = (
             "families": "complete,knn",
             "cond_solver": "cg",
         },
-        text="LabelSpreading (Zhou et al.) solves (I − αS) F = (1 − α) Y with "
+        text="Label spreading (Zhou et al., scikit-learn's label spreading estimator) solves "
+        "(I − αS) F = (1 − α) Y with "
         "S = D^(−1/2) W D^(−1/2): α weighs what the graph spreads against the labels given, "
         "and every label is held softly. S's eigenvalues lie in [−1, 1], so those of I − αS "
         "lie in [1 − α, 1 + α] and κ(I − αS) ≤ (1 + α)/(1 − α) at every σ, where the "
