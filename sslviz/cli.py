@@ -404,6 +404,9 @@ def _instance_files(paths: list[str], classes: tuple[int, int]) -> None:
                 f"{path}: no boolean 'labeled' array; a learning instance is used exactly "
                 "as given, so its file must fix the labeled set"
             )
+        unknown = int(np.count_nonzero(ds.y == -1))
+        if unknown:
+            raise _UsageError(unknown_labels(Path(path).name, unknown))
         seen = sorted({int(c) for c in ds.y[ds.labeled]})
         if not set(classes) <= set(seen):
             held = _either([str(c) for c in seen]) or "none"

@@ -104,3 +104,11 @@ def test_views_of_the_loss_on_u_refuse_the_file_in_one_line(tmp_path, capsys, co
     err = capsys.readouterr().err.strip()
     assert err.startswith("sslviz: error: semi.npz marks 42 points unlabeled with y = −1")
     assert "sslviz cv scores the labeled points" in err and "\n" not in err
+
+
+def test_learn_refuses_an_instance_file_with_unknown_labels(tmp_path, capsys):
+    X, y = _arrays()
+    path = _npz(tmp_path, X, y)
+    assert main(["learn", "--data-file", str(path), "--pca", "0", "--classes", "0", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("sslviz: error: semi.npz marks 42 points unlabeled with y = −1")
