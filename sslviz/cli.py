@@ -530,6 +530,9 @@ def cmd_cv(a) -> tuple[dict, Summarize]:
     problem = _problem(a, unknown_ok=True)
     _gaussian(problem, "cv")
     if a.gamma_range is not None:
+        g_lo, g_hi = a.gamma_range
+        if not (np.isfinite(g_lo) and np.isfinite(g_hi) and 0 < g_lo < g_hi):
+            raise _UsageError("--gamma-range LOW HIGH: give two positive numbers, LOW below HIGH")
         bounds = api.sigma_bounds(None, a.gamma_range)
     elif given:
         bounds = _range(a, problem)
@@ -542,7 +545,6 @@ def cmd_cv(a) -> tuple[dict, Summarize]:
         settings_dict(problem.spec, sigma_min=lo, sigma_max=hi, cv=search.n_folds),
         time.perf_counter() - t0,
     )
-
     return doc, api.cv_summary
 
 

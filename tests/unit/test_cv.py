@@ -101,7 +101,7 @@ def test_cv_sigma_range_and_knn_family(tmp_path):
     ("args", "said"),
     [
         (["--gamma-range", "1", "2", "--sigma-min", "1"], "not both"),
-        (["--gamma-range", "2", "1"], "gamma_range must be two positive numbers"),
+        (["--gamma-range", "2", "1"], "--gamma-range LOW HIGH: give two positive numbers"),
         (["--cv", "1"], "cv = 1 folds"),
         (["--family", "threshold"], "cv needs a Gaussian family"),
     ],
