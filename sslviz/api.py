@@ -426,6 +426,13 @@ def problem_search(problem: Any, cv: Any = 5, bounds: tuple[float, float] | None
     return gamma_search(inputs, settings, label_folds(inputs, cv), bounds)
 
 
+def rbf_family() -> str:
+    """The Gaussian family whose pattern is every pair (dense): scikit-learn's RBF graph."""
+    from sslviz import registry
+
+    return next(f.name for f in registry.FAMILIES.values() if f.gaussian and not f.sparse)
+
+
 def sklearn_snippet(spec: Any, gamma_range: tuple[float, float], folds: int) -> str | None:
     """The Python that reproduces a cross-validated γ view with scikit-learn's estimator
     (``ExactGammaSearchCV`` on the instance of ``spec``, a :class:`sslviz.specs.ProblemSpec`,
@@ -434,11 +441,10 @@ def sklearn_snippet(spec: Any, gamma_range: tuple[float, float], folds: int) -> 
     from dataclasses import fields
 
     from sslviz import registry
-    from sslviz.sklearn import _rbf_family
 
     model = registry.MODELS.get(spec.labeling)
     name = getattr(model, "sklearn_estimator", None)
-    if name is None or spec.family != _rbf_family():
+    if name is None or spec.family != rbf_family():
         return None
     skip = ("family", "labeling", "alpha")  # the estimator's
     args = ", ".join(
@@ -1023,10 +1029,12 @@ def _command_specs(
     the data file (``pca`` 0 and ``classes`` every class of y unless given: X as given)."""
     from dataclasses import fields
 
-    from sslviz import cli
     from sslviz import specs as S
 
-    tables = [cls for cls in cli.COMMANDS[command][1] if cls is not S.SigmaRange]
+    tables = {
+        "regret": [S.ProblemSpec, S.SweepSettings, S.RegretSettings],
+        "learn": [S.ProblemSpec, S.LearnSettings],
+    }[command]  # the tables of the command's options but its range (sslviz.cli.COMMANDS)
     names = {f.name: cls for cls in tables for f in fields(cls)}
     unknown = sorted(set(given) - set(names))
     if unknown:
@@ -1050,11 +1058,11 @@ def _command_specs(
 
 def _run(command: str, run: Any) -> Any:
     """``run()``, the command line's refusals as this API's errors (one line each)."""
-    from sslviz import cli
+    from sslviz.runs import CommandError
 
     try:
         return run()
-    except cli._UsageError as exc:
+    except CommandError as exc:
         raise InvalidParameterError(str(exc)) from None
 
 
@@ -1146,13 +1154,13 @@ def regret(
     RegretResult
         ``to_dict()`` is ``sslviz regret``'s document for the same settings.
     """
-    from sslviz import cli
+    from sslviz import runs
 
     def run():
         (spec, sweep, reg), sigma = _command_specs(
             "regret", X, y, labeled, settings, (sigma_range, gamma_range)
         )
-        return cli.regret_run(cli.checked_problem(spec), sigma, sweep, reg)
+        return runs.regret_run(runs.checked_problem(spec), sigma, sweep, reg)
 
     doc, exp = _run("regret", run)
     return RegretResult(doc, exp)
@@ -1238,7 +1246,7 @@ def learn(
     """
     from dataclasses import replace
 
-    from sslviz import cli
+    from sslviz import runs
 
     def run():
         (spec, learning), sigma = _command_specs(
@@ -1246,7 +1254,7 @@ def learn(
         )
         files = [spec.data_file] if spec.data_file is not None else []
         base = replace(spec, data_file=None)
-        return cli.learn_run(base, learning, sigma, files, drawn=not files)
+        return runs.learn_run(base, learning, sigma, files, drawn=not files)
 
     doc, result = _run("learn", run)
     return LearnResult(doc, result)

@@ -26,7 +26,7 @@ from sslviz._validation import (
     rule_text,
     value_text,
 )
-from sslviz.datasets import Dataset, as_labels, readonly
+from sslviz.datasets import UNLABELED, Dataset, as_labels, readonly
 from sslviz.settings import SettingError, SettingTypeError, esc, table
 from sslviz.specs import ALL_CLASSES, MAX_CLASSES, ProblemSpec, default
 
@@ -55,9 +55,10 @@ class Instance:
         The seed the points were drawn with.
     known : ndarray of shape (n,), dtype bool
         Whether each point's label is known: every point's, but for a file whose y marks
-        unlabeled points with −1 (scikit-learn's convention, :func:`unlabeled_marks`); its
-        unknown points' ``y`` is 0, never read by cross-validation, and the loss on the
-        unlabeled points cannot be measured (:attr:`unknown`).
+        unlabeled points with −1 (scikit-learn's convention,
+        :func:`sslviz.datasets.unlabeled_marks`); its unknown points' ``y`` is 0, never
+        read by cross-validation, and the loss on the unlabeled points cannot be measured
+        (:attr:`unknown`).
 
     All arrays are read-only.
     """
@@ -472,45 +473,6 @@ def make_instance(
         classes=cls,
         seed=seed,
     )
-
-
-UNLABELED = -1
-"""scikit-learn's mark of an unlabeled point in y, whose label is unknown."""
-
-
-def unlabeled_marks(y: np.ndarray, where: str) -> np.ndarray | None:
-    """The labeled mask of a file whose ``y`` follows scikit-learn's convention (−1 for an
-    unlabeled point, whose label is unknown; a class a whole number 0 or above), or None
-    when y holds no −1 (every label known).
-
-    Raises
-    ------
-    InvalidParameterError
-        y holds other negative values, no point is labeled, or the labeled points are of one
-        class: one line saying what to change.
-    """
-    y = np.asarray(y)
-    marked = y == UNLABELED
-    if not marked.any():
-        return None
-    others = sorted({int(v) for v in y[(y < 0) & ~marked]})
-    if others:
-        raise InvalidParameterError(
-            f"{where}: y holds {options_text([f'−{-v}' for v in others], 'and')}: mark an "
-            "unlabeled point with −1 and a class with a whole number 0 or above."
-        )
-    if marked.all():
-        raise InvalidParameterError(
-            f"{where}: no point is labeled (every y is −1): give at least one point of each "
-            "class its label."
-        )
-    seen = np.unique(y[~marked])
-    if seen.size < 2:
-        raise InvalidParameterError(
-            f"{where}: every labeled point is of class {int(seen[0])}: label at least one "
-            "point of another class."
-        )
-    return ~marked
 
 
 def _stratified(rng: np.random.Generator, y: np.ndarray, n_classes: int, n_labeled: int):

@@ -741,9 +741,11 @@ class _CallableModule(type(registry)):
     is that function wherever this module was imported first)."""
 
     def __call__(self, *args, **kwargs):
-        from sslviz.api import learn
+        # The API sits above this module (it reads the exact averages here): it is looked up
+        # when called, not imported by this module.
+        import importlib
 
-        return learn(*args, **kwargs)
+        return importlib.import_module("sslviz.api").learn(*args, **kwargs)
 
 
 import sys as _sys  # noqa: E402

@@ -48,13 +48,6 @@ def _model_of(estimator: Any) -> Any:
     )
 
 
-def _rbf_family() -> str:
-    """The Gaussian family whose pattern is every pair (dense): scikit-learn's RBF graph."""
-    from sslviz import registry
-
-    return next(f.name for f in registry.FAMILIES.values() if f.gaussian and not f.sparse)
-
-
 class ExactGammaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """The RBF γ of a LabelSpreading or LabelPropagation, chosen by exact transductive
     cross-validation.
@@ -114,7 +107,7 @@ class ExactGammaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"The estimator's kernel is {params.get('kernel')!r}: only the RBF kernel has "
                 "a γ (a kNN kernel has none). Use kernel='rbf'."
             )
-        out = {"family": _rbf_family(), "labeling": model.name}
+        out = {"family": api.rbf_family(), "labeling": model.name}
         return out | ({"alpha": params["alpha"]} if "alpha" in model.reads else {})
 
     def fit(self, X: Any, y: Any) -> ExactGammaSearchCV:

@@ -73,15 +73,11 @@ def page(
             st.stop()
     if stop_on_errors and not state.show_errors():
         st.stop()
-    if not unknown_labels and state.spec is not None and state.spec.data_file is not None:
-        from pathlib import Path
+    if not unknown_labels and state.unknown:
+        from sslviz.runs import unknown_labels as line
 
-        from sslviz.cli import unknown_labels as line
-        from ui import cache
-
-        count = cache.problem(state.spec).instance.unknown
-        if count:
-            name = state.cfg.get("data_file_name") or Path(state.spec.data_file).name
-            st.info(line(name, count, "the Cross-validated γ page") + ".", icon=":material/info:")
-            st.stop()
+        name = state.cfg.get("data_file_name") or "The file"
+        text = line(name, state.unknown, "the Cross-validated γ page") + "."
+        st.info(text, icon=":material/info:")
+        st.stop()
     return state

@@ -37,6 +37,7 @@ class AppSettings:
     sigma_range: SigmaRange | None = None
     suggested: tuple[float, float] | None = None
     errors: list[str] = field(default_factory=list)
+    unknown: int = 0  # points of the data file whose y is −1 (their labels unknown)
 
     @property
     def ok(self) -> bool:
@@ -468,6 +469,7 @@ def sidebar() -> AppSettings:
                     show_time=True,
                 ):
                     out.suggested = cache.suggested_range(out.spec)
+                    out.unknown = cache.problem(out.spec).instance.unknown
         except (ValueError, TypeError, FileNotFoundError) as exc:
             out.errors.append(widgets.readable(exc))
             out.spec = None
