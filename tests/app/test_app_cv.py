@@ -133,3 +133,11 @@ def test_an_upload_with_minus_one_is_cross_validated_and_refused_elsewhere(tmp_p
     said = [i.value for i in loss.info]
     assert any(s.startswith("semi.npz marks 40 points unlabeled with y = −1") for s in said)
     assert any("the Cross-validated γ page scores the labeled points" in s for s in said)
+
+
+def test_three_classes_are_cross_validated():
+    at = _start(PAGE, {"classes": "0,1,2", "n": "60", "labeled": "12", "cv": "3"})
+    assert not at.exception and not at.error and not at.info
+    doc = download_json(at, "cv_dl_cv.json")
+    assert doc["settings"]["classes"] == [0, 1, 2] and len(doc["folds"]) == 3
+    assert 0 <= doc["best_score"] <= 1 and at.get("plotly_chart")
