@@ -38,8 +38,8 @@ export        every result → dict / DataFrame: one JSON schema for the CLI and
 plots         Plotly figure builders, one module per view; animation: the players
 summary       what a command computed, in a few plain lines read off its JSON document
 cli           the ``sslviz`` command, options generated from the specs
-api           the Python API on arrays: ``sslviz.loss_curve``, ``intervals``, ``condition``
-              (imported on first use; docs/python.md)
+api           the Python API on arrays: ``sslviz.loss_curve``, ``intervals``, ``condition``,
+              ``regret``, ``learn`` (imported on first use; docs/python.md)
 sklearn       ExactGammaSearchCV, scikit-learn's γ chosen by exact cross-validation
 
 Nothing here imports Streamlit, torch, scikit-learn or Numba at import time (Numba at the
@@ -57,7 +57,7 @@ __version__ = "0.1.0"
 
 _pin_process()
 
-_API = ("loss_curve", "intervals", "condition")
+_API = ("loss_curve", "intervals", "condition", "regret", "learn")
 """The Python API's functions (:mod:`sslviz.api`), imported on first use."""
 
 
@@ -66,6 +66,10 @@ def __getattr__(name: str):
         import sslviz.intervals
 
         return sslviz.intervals
+    if name == "learn":  # the module of that name, callable as api.learn
+        import sslviz.learn
+
+        return sslviz.learn
     if name in _API:
         from sslviz import api
 

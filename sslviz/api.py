@@ -295,6 +295,209 @@ class _Nodes:
         return [self._cut(r) for r in self._model.scores(sigmas, y, n_classes, **kw)]
 
 
+def _in_gamma(sigma_edges: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A piecewise-constant function of σ as one of γ = 1/σ² (edges increasing)."""
+    return 1.0 / np.asarray(sigma_edges, float)[::-1] ** 2, np.asarray(values, float)[::-1]
+
+
+@dataclass(frozen=True, eq=False)
+class GammaSearch:
+    """The exact cross-validated accuracy over γ = 1/σ² and its best γ (:func:`gamma_search`):
+    what ``ExactGammaSearchCV``, ``sslviz cv`` and the app's cross-validated γ view show.
+
+    Attributes
+    ----------
+    cv : CVLoss
+        The folds' exact losses over σ and their mean.
+    best_score : float
+        The largest cross-validated accuracy.
+    best_gamma : float
+        The geometric middle √(γ_lo γ_hi) of the widest (on a log axis) maximal γ interval
+        of ``best_score`` (the rule of σ̂, docs/method.md §10.2).
+    best_interval : (float, float)
+        That interval, in γ.
+    """
+
+    cv: CVLoss
+    best_score: float
+    best_gamma: float
+    best_interval: tuple[float, float]
+
+    @property
+    def n_folds(self) -> int:
+        """The number of folds."""
+        return len(self.cv.folds)
+
+    @property
+    def sigma_range(self) -> tuple[float, float]:
+        """The σ range searched."""
+        loss = self.cv.average.loss
+        return float(loss.lo), float(loss.hi)
+
+    @property
+    def gamma_range(self) -> tuple[float, float]:
+        """The γ range searched, 1/σ_max² to 1/σ_min²."""
+        lo, hi = self.sigma_range
+        return 1.0 / hi**2, 1.0 / lo**2
+
+    def curve(self, axis: str = "gamma") -> tuple[np.ndarray, np.ndarray]:
+        """``(edges, accuracy)``: the range ends and breakpoints, increasing, shape
+        (pieces + 1,), and the accuracy on each piece, over γ (or ``axis='sigma'``)."""
+        loss = self.cv.average.loss
+        if axis == "sigma":
+            return np.asarray(loss.edges, float), 1.0 - np.asarray(loss.values, float)
+        return _in_gamma(loss.edges, 1.0 - loss.values)
+
+    def fold_curves(self, axis: str = "gamma") -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Each fold's ``(size, edges, accuracy)``, as :meth:`curve`."""
+        out = []
+        for f in self.cv.folds:
+            acc = 1.0 - f.wrong / f.n_unlabeled
+            e, a = (f.edges, acc) if axis == "sigma" else _in_gamma(f.edges, acc)
+            out.append((int(f.n_unlabeled), np.asarray(e, float), np.asarray(a, float)))
+        return out
+
+    def score_at(self, gamma: float) -> float:
+        """The exact cross-validated accuracy at γ (inside :attr:`gamma_range`)."""
+        gamma = float(gamma)
+        if not np.isfinite(gamma) or gamma <= 0:
+            raise ValueError(f"γ must be a positive number, not {gamma!r}.")
+        sigma = 1.0 / np.sqrt(gamma)
+        lo, hi = self.sigma_range
+        if not lo * (1 - 1e-12) <= sigma <= hi * (1 + 1e-12):
+            g_lo, g_hi = self.gamma_range
+            raise ValueError(
+                f"γ = {gamma:.6g} is outside the range searched, [{g_lo:.6g}, {g_hi:.6g}]."
+            )
+        return 1.0 - float(self.cv.average.loss(min(max(sigma, lo), hi)))
+
+    def document(self, settings: dict, seconds: float | None = None) -> dict:
+        """The JSON document (``sslviz cv``'s): breakpoints in γ and σ, the pieces over γ
+        (``lo``, ``hi``, ``score``), the best γ, its interval and score, each fold's curve,
+        and ``settings``."""
+        edges, acc = self.curve()
+        sigma_edges = self.curve("sigma")[0]
+        doc = {
+            "parameter": "gamma",
+            "measure": "cross-validated accuracy on the labeled points",
+            "breakpoints": edges[1:-1].tolist(),
+            "sigma_breakpoints": sigma_edges[1:-1].tolist(),
+            "pieces": [
+                {"lo": float(a), "hi": float(b), "score": float(v)}
+                for a, b, v in zip(edges[:-1], edges[1:], acc, strict=True)
+            ],
+            "best_gamma": self.best_gamma,
+            "best_score": self.best_score,
+            "best_interval": {"lo": self.best_interval[0], "hi": self.best_interval[1]},
+            "folds": [
+                {"size": size, "edges": e.tolist(), "scores": a.tolist()}
+                for size, e, a in self.fold_curves()
+            ],
+            "complete": self.cv.complete,
+            "solves": self.cv.solves,
+            "settings": settings,
+        }
+        return doc | ({} if seconds is None else {"seconds": seconds})
+
+
+def cv_summary(doc: dict) -> list[str]:
+    """What a cross-validated γ document (:meth:`GammaSearch.document`) says, in a few
+    lines, every number read off it (``sslviz cv``'s summary and the app's caption)."""
+    iv, pieces = doc["best_interval"], doc["pieces"]
+    n = len(doc["breakpoints"])
+    return [
+        f"{len(doc['folds'])}-fold cross-validated accuracy over γ in "
+        f"[{pieces[0]['lo']:.4g}, {pieces[-1]['hi']:.4g}]: {_count(n, 'breakpoint')}, "
+        f"{_count(len(pieces), 'piece')}",
+        f"best accuracy {doc['best_score']:.4f} at γ = {doc['best_gamma']:.4g} "
+        f"(σ = {doc['best_gamma'] ** -0.5:.4g}), the middle of its widest interval, γ in "
+        f"[{iv['lo']:.4g}, {iv['hi']:.4g}]",
+    ] + ([] if doc["complete"] else ["some fold's search stopped at its evaluation budget"])
+
+
+def problem_search(problem: Any, cv: Any = 5, bounds: tuple[float, float] | None = None):
+    """:func:`gamma_search` on the instance of ``problem`` (a :class:`sslviz.problem.Problem`:
+    the command line's and the app's), its unlabeled points' labels unread, ``cv`` folds of
+    its labeled points as :func:`label_folds` (seed 0: ExactGammaSearchCV's)."""
+    inst = problem.instance
+    lab = np.asarray(inst.labeled, bool)
+    inputs = Inputs(np.asarray(inst.X, float), np.asarray(inst.y), lab, lab.copy(), inst.classes)
+    settings = instance_settings(**{name: getattr(problem.spec, name) for name in _DEFAULTS})
+    return gamma_search(inputs, settings, label_folds(inputs, cv), bounds)
+
+
+def rbf_family() -> str:
+    """The Gaussian family whose pattern is every pair (dense): scikit-learn's RBF graph."""
+    from sslviz import registry
+
+    return next(f.name for f in registry.FAMILIES.values() if f.gaussian and not f.sparse)
+
+
+def sklearn_snippet(spec: Any, gamma_range: tuple[float, float], folds: int) -> str | None:
+    """The Python that reproduces a cross-validated γ view with scikit-learn's estimator
+    (``ExactGammaSearchCV`` on the instance of ``spec``, a :class:`sslviz.specs.ProblemSpec`,
+    over ``gamma_range`` with ``folds`` folds); None where scikit-learn has no estimator of
+    its model on its graph (only the complete graph is scikit-learn's RBF kernel)."""
+    from dataclasses import fields
+
+    from sslviz import registry
+
+    model = registry.MODELS.get(spec.labeling)
+    name = getattr(model, "sklearn_estimator", None)
+    if name is None or spec.family != rbf_family():
+        return None
+    skip = ("family", "labeling", "alpha")  # the estimator's
+    args = ", ".join(
+        f"{f.name}={getattr(spec, f.name)!r}"
+        for f in fields(spec)
+        if f.name not in skip and getattr(spec, f.name) != f.default
+    )
+    params = 'kernel="rbf"' + (f", alpha={spec.alpha!r}" if "alpha" in model.reads else "")
+    lo, hi = (float(g) for g in gamma_range)
+    return "\n".join(
+        [
+            "import numpy as np",
+            f"from sklearn.semi_supervised import {name}",
+            "",
+            "from sslviz.problem import build_problem",
+            "from sslviz.sklearn import ExactGammaSearchCV",
+            "from sslviz.specs import ProblemSpec",
+            "",
+            f"inst = build_problem(ProblemSpec({args})).instance",
+            "y = np.where(inst.labeled, np.asarray(inst.classes)[inst.y], -1)  # -1: unlabeled",
+            "search = ExactGammaSearchCV(",
+            f"    {name}({params}), gamma_range=({lo!r}, {hi!r}), cv={int(folds)}",
+            ").fit(inst.X, y)",
+            "print(search.best_gamma_, search.best_score_, search.best_interval_)",
+        ]
+    )
+
+
+def gamma_search(
+    inputs: Inputs,
+    settings: dict,
+    folds: Sequence[np.ndarray],
+    bounds: tuple[float, float] | None = None,
+) -> GammaSearch:
+    """The exact cross-validated accuracy of ``settings``' model over σ in ``bounds`` (None:
+    the range suggested by X, as for any fold's instance) and its best γ (:class:`GammaSearch`).
+    """
+    from sslviz.learn import erm
+
+    first = inputs.labeled.copy()  # any fold's instance: the suggested range reads X only
+    first[folds[0]] = False
+    lo, hi = _range(_problem(inputs, settings, first), bounds)
+    cvl = cv_loss(inputs, settings, lo, hi, folds)
+    best = erm(cvl.average)
+    widest = max(best.intervals, key=lambda iv: np.log(iv[1] / iv[0]))
+    return GammaSearch(
+        cvl,
+        1.0 - float(best.loss),
+        1.0 / best.sigma_hat**2,
+        (1.0 / widest[1] ** 2, 1.0 / widest[0] ** 2),
+    )
+
+
 def label_folds(inputs: Inputs, cv: Any = 5, seed: int = 0) -> list[np.ndarray]:
     """The labeled rows split into folds by ``cv``: an int (stratified k-fold where each
     class has that many labeled points, else k-fold; shuffled with ``seed``) or any
@@ -452,34 +655,21 @@ class IntervalsResult:
         return f"<p>{html.escape(repr(self))}</p>" + _table(self.intervals, "estimated loss")
 
 
-def curve_figure(edges, values, *, x_title: str, y_title: str, name: str, folds=(), mark=None):
-    """A step curve (folds faint under it), its x axis logarithmic, ``mark`` a vertical
-    line (the chosen value)."""
+def curve_figure(edges, values, *, x_title: str, y_title: str, name: str, folds=()):
+    """A step curve over a logarithmic x axis, ``folds`` (``(size, edges, values)`` each)
+    faint under it."""
     import plotly.graph_objects as go
 
+    from sslviz.plots.cv import add_folds
     from sslviz.plots.style import new_figure
 
     fig = new_figure()
-    for i, (e, v) in enumerate(folds):
-        fig.add_trace(
-            go.Scatter(
-                x=e,
-                y=np.r_[v, v[-1]],
-                mode="lines",
-                line=dict(color="#9e9e9e", width=1, shape="hv"),
-                opacity=0.5,
-                name="folds",
-                legendgroup="folds",
-                showlegend=i == 0,
-            )
-        )
+    add_folds(fig, folds)
     fig.add_trace(
         go.Scatter(
             x=edges, y=np.r_[values, values[-1]], mode="lines", line=dict(shape="hv"), name=name
         )
     )
-    if mark is not None:
-        fig.add_vline(x=mark, line_dash="dash", annotation_text=f"{mark:.4g}")
     fig.update_xaxes(type="log", title=x_title)
     fig.update_yaxes(title=y_title)
     return fig
@@ -585,7 +775,7 @@ def loss_curve(
             x_title="σ",
             y_title="cross-validated loss",
             name="cross-validated loss",
-            folds=[(f.edges, f.wrong / f.n_unlabeled) for f in cvl.folds],
+            folds=[(f.n_unlabeled, f.edges, f.wrong / f.n_unlabeled) for f in cvl.folds],
         )
 
     return LossCurveResult(loss, what, doc, figure)
@@ -801,3 +991,270 @@ def condition(
         doc,
         lambda: condition_figure({problem.spec.family: curve}),
     )
+
+
+# --------------------------------------------------------------------------------------
+# Regret and learn: the command line's experiments, on arrays or the dataset options
+# --------------------------------------------------------------------------------------
+
+
+def _arrays_file(X: Any, y: Any, labeled: Any) -> str:
+    """The arrays as an ``.npz`` the command line reads (``--data-file``), named by their
+    content (the same arrays, the same file) in the system's temporary folder."""
+    import hashlib
+    import tempfile
+    from pathlib import Path
+
+    arrays = {"X": np.asarray(X, dtype=float), "y": np.asarray(y)}
+    if labeled is not None:
+        arrays["labeled"] = np.asarray(labeled)
+    digest = hashlib.sha256()
+    for name, a in arrays.items():
+        digest.update(f"{name}{a.dtype.str}{a.shape}".encode())
+        digest.update(np.ascontiguousarray(a).tobytes())
+    folder = Path(tempfile.gettempdir()) / "sslviz_arrays"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{digest.hexdigest()[:20]}.npz"
+    if not path.is_file():
+        np.savez(path, **arrays)
+    return str(path)
+
+
+def _command_specs(
+    command: str, X: Any, y: Any, labeled: Any, given: dict, ranges: tuple
+) -> tuple[list, Any]:
+    """The settings of ``sslviz command`` from keyword arguments named as its options'
+    fields (``n_labeled``, ``rounds``, ``cg_iters``, …): one spec per table of the command
+    (the range from ``ranges``, ``(sigma_range, gamma_range)``); with arrays X, y, they are
+    the data file (``pca`` 0 and ``classes`` every class of y unless given: X as given)."""
+    from dataclasses import fields
+
+    from sslviz import specs as S
+
+    tables = {
+        "regret": [S.ProblemSpec, S.SweepSettings, S.RegretSettings],
+        "learn": [S.ProblemSpec, S.LearnSettings],
+    }[command]  # the tables of the command's options but its range (sslviz.cli.COMMANDS)
+    names = {f.name: cls for cls in tables for f in fields(cls)}
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise TypeError(
+            f"{command}() takes no setting {', '.join(map(repr, unknown))}; its settings are "
+            f"{', '.join(sorted(names))} (sslviz {command} --help says what each means)."
+        )
+    if X is not None or y is not None:
+        if X is None or y is None:
+            raise InvalidParameterError("Give both X and y (or neither, and dataset=...).")
+        if "dataset" in given or "data_file" in given:
+            raise InvalidParameterError("Give arrays X, y or dataset=..., not both.")
+        classes = tuple(int(c) for c in np.unique(np.asarray(y)) if c != -1)
+        given = {"pca": 0, "classes": classes} | given
+        given |= {"data_file": _arrays_file(X, y, labeled)}
+    specs = [cls(**{k: v for k, v in given.items() if names[k] is cls}) for cls in tables]
+    bounds = sigma_bounds(*ranges)
+    sigma = S.SigmaRange(*(bounds if bounds is not None else (None, None)))
+    return specs, sigma
+
+
+def _run(command: str, run: Any) -> Any:
+    """``run()``, the command line's refusals as this API's errors (one line each)."""
+    from sslviz.runs import CommandError
+
+    try:
+        return run()
+    except CommandError as exc:
+        raise InvalidParameterError(str(exc)) from None
+
+
+def _summary_table(rows: list[tuple], head: tuple[str, ...]) -> str:
+    """An HTML table: ``head`` and ``rows`` (already written as text)."""
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    cells = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows
+    )
+    return f"<table><tr>{th}</tr>{cells}</table>"
+
+
+@dataclass(frozen=True, eq=False)
+class RegretResult:
+    """An online Exp3-Set experiment (:func:`regret`), as a notebook shows it.
+
+    Attributes
+    ----------
+    document : dict
+        ``sslviz regret``'s JSON document (:meth:`to_dict`).
+    experiment : sslviz.experiment.RegretExperiment
+        The runs.
+    """
+
+    document: dict = field(repr=False)
+    experiment: Any = field(repr=False)
+
+    @property
+    def final_regret(self) -> dict[str, float]:
+        """Each feedback model's mean cumulative regret after the last round."""
+        return {m: float(v["regret_mean"][-1]) for m, v in self.document["models"].items()}
+
+    def figure(self):
+        """Cumulative regret per feedback model with its band (the regret page's figure)."""
+        from sslviz.plots import regret_figure
+
+        return regret_figure(self.experiment)
+
+    def to_dict(self) -> dict:
+        return self.document
+
+    def __repr__(self) -> str:
+        d = self.document
+        final = ", ".join(f"{m} {v:.4g}" for m, v in self.final_regret.items())
+        return (
+            f"RegretResult({d['rounds']} rounds × {_count(d['repeats'], 'repetition')}; "
+            f"final regret: {final})"
+        )
+
+    def _repr_html_(self) -> str:
+        models = self.document["models"]
+        rows = [
+            (m, f"{final:.4g}", "[{:.4g}, {:.4g}]".format(*models[m]["best_sigma"]))
+            for m, final in self.final_regret.items()
+        ]
+        head = ("feedback model", "final regret (mean over repetitions)", "best fixed σ")
+        return f"<p>{html.escape(repr(self))}</p>" + _summary_table(rows, head)
+
+
+def regret(
+    X: Any = None,
+    y: Any = None,
+    *,
+    labeled: Any = None,
+    sigma_range: Sequence[float] | None = None,
+    gamma_range: Sequence[float] | None = None,
+    **settings: Any,
+) -> RegretResult:
+    """The online tuning of σ by Exp3-Set (Algorithm 1, docs/method.md §8): each feedback
+    model's regret, as ``sslviz regret`` computes it.
+
+    Parameters
+    ----------
+    X, y : array-like of shape (n, p) and (n,), optional
+        The instance (every label known, ``labeled`` the mask of those given; X used as
+        given, ``pca`` 0). Without them, the dataset options draw the rounds' instances.
+    labeled : array-like of shape (n,), bool, optional
+    sigma_range, gamma_range : (low, high), optional
+        The range, in σ or γ = 1/σ²; default the suggested one.
+    **settings
+        The command's settings by their field names: the instance's (``dataset``,
+        ``classes``, ``n``, ``n_labeled``, ``seed``, ``pca``, ``family``, ``k``,
+        ``labeling``, ``alpha``, …), Algorithm 4's (``solver``, ``cg_iters``, ``mode``, …)
+        and the experiment's (``rounds``, ``repeats``, ``feedback``, ``lr``, ``jobs``);
+        defaults the command line's.
+
+    Returns
+    -------
+    RegretResult
+        ``to_dict()`` is ``sslviz regret``'s document for the same settings.
+    """
+    from sslviz import runs
+
+    def run():
+        (spec, sweep, reg), sigma = _command_specs(
+            "regret", X, y, labeled, settings, (sigma_range, gamma_range)
+        )
+        return runs.regret_run(runs.checked_problem(spec), sigma, sweep, reg)
+
+    doc, exp = _run("regret", run)
+    return RegretResult(doc, exp)
+
+
+@dataclass(frozen=True, eq=False)
+class LearnResult:
+    """σ (and k) learned by exact ERM over many instances (:func:`learn`).
+
+    Attributes
+    ----------
+    document : dict
+        ``sslviz learn``'s JSON document (:meth:`to_dict`).
+    result : sslviz.learn.LearnResult
+    """
+
+    document: dict = field(repr=False)
+    result: Any = field(repr=False)
+
+    @property
+    def sigma_hat(self) -> float:
+        """σ̂: the geometric middle of the widest ERM interval."""
+        return float(self.document["sigma_hat"])
+
+    def figure(self):
+        """The training losses, their average and its ERM set (the learn page's figure)."""
+        from sslviz.plots import learn_figure
+
+        return learn_figure(self.result)
+
+    def to_dict(self) -> dict:
+        return self.document
+
+    def __repr__(self) -> str:
+        d = self.document
+        test = d.get("test")
+        held = f"; held-out loss at σ̂ {test['loss_at_sigma_hat']:.4g}" if test else ""
+        return (
+            f"LearnResult(σ̂ = {self.sigma_hat:.4g} from {_count(d['instances'], 'instance')}, "
+            f"training loss {d['erm']['loss']:.4g}{held})"
+        )
+
+    def _repr_html_(self) -> str:
+        rows = [
+            (a["solver"], f"{a['sigma_hat']:.4g}", f"{a['test_loss']:.4g}")
+            for a in self.document.get("approximate", [])
+            if a.get("test_loss") is not None
+        ]
+        head = ("learner", "σ̂", "held-out loss at σ̂")
+        table = _summary_table(rows, head) if rows else ""
+        return f"<p>{html.escape(repr(self))}</p>" + table
+
+
+def learn(
+    X: Any = None,
+    y: Any = None,
+    *,
+    labeled: Any = None,
+    sigma_range: Sequence[float] | None = None,
+    gamma_range: Sequence[float] | None = None,
+    **settings: Any,
+) -> LearnResult:
+    """σ (and k) learned by exact ERM over many instances drawn from one domain, measured
+    on held-out instances (the paper's §2 and §4, docs/method.md §10), as ``sslviz learn``
+    computes it.
+
+    Parameters
+    ----------
+    X, y, labeled : optional
+        One instance as arrays (then it is the one training instance); without them the
+        dataset options draw ``instances`` training and ``test_instances`` held-out ones.
+    sigma_range, gamma_range : (low, high), optional
+    **settings
+        The command's settings by their field names: the instance's (``dataset``,
+        ``classes``, ``n``, ``n_labeled``, ``seed``, ``family``, …) and the learning's
+        (``instances``, ``test_instances``, ``k_range``, ``solver``, ``compare_t``,
+        ``curve``, ``repeats``, ``jobs``); defaults the command line's.
+
+    Returns
+    -------
+    LearnResult
+        ``to_dict()`` is ``sslviz learn``'s document for the same settings.
+    """
+    from dataclasses import replace
+
+    from sslviz import runs
+
+    def run():
+        (spec, learning), sigma = _command_specs(
+            "learn", X, y, labeled, settings, (sigma_range, gamma_range)
+        )
+        files = [spec.data_file] if spec.data_file is not None else []
+        base = replace(spec, data_file=None)
+        return runs.learn_run(base, learning, sigma, files, drawn=not files)
+
+    doc, result = _run("learn", run)
+    return LearnResult(doc, result)

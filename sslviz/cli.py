@@ -5,6 +5,7 @@
     sslviz intervals  Algorithm 4 (paper or fast mode), optionally scored against the truth
     sslviz regret     online Exp3-Set tuning of σ: regret of each feedback model
     sslviz learn      σ (and k) learned by ERM over many instances, measured on held-out ones
+    sslviz cv         the exact cross-validated accuracy over γ = 1/σ² and the best γ
 
 Every option is generated from the settings tables of :mod:`sslviz.specs` (:data:`COMMANDS`
 says which tables each command takes), and :func:`command_line` writes the command that
@@ -27,15 +28,18 @@ import numpy as np
 
 from sslviz import __version__, registry
 from sslviz import specs as S
+from sslviz.runs import (
+    _either,
+    _gaussian,
+    _two_classes,
+    checked_problem,
+    learn_run,
+    regret_run,
+)
 
 
 class _UsageError(Exception):
     pass
-
-
-def _either(names: list[str]) -> str:
-    """``['a', 'b', 'c']`` as "a, b or c"."""
-    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def _choices(quoted: str) -> str:
@@ -84,6 +88,7 @@ COMMANDS: dict[str, tuple[str, tuple[type, ...]]] = {
         "σ (and k) learned from many instances",
         (S.ProblemSpec, S.SigmaRange, S.LearnSettings),
     ),
+    "cv": ("exact cross-validated accuracy over γ = 1/σ²", (S.ProblemSpec, S.SigmaRange)),
 }
 """Each command: its help line and the settings tables its options come from."""
 
@@ -134,6 +139,24 @@ def build_parser() -> argparse.ArgumentParser:
                 help="σ grid shorthand: COUNT values from X to Y (sets --sigma-min, "
                 "--sigma-max, --points)",
             )
+        if name == "cv":
+            q.add_argument(
+                "--cv",
+                type=int,
+                default=CV_FOLDS,
+                metavar="FOLDS",
+                help="folds of the labeled points (stratified k-fold, shuffled with seed 0, "
+                "where every class has that many labeled points, else k-fold; as "
+                f"ExactGammaSearchCV's cv; default {CV_FOLDS})",
+            )
+            q.add_argument(
+                "--gamma-range",
+                nargs=2,
+                type=float,
+                metavar=("LOW", "HIGH"),
+                help="the γ range searched (γ = 1/σ²), instead of --sigma-min/--sigma-max "
+                "(default: the range suggested by the data)",
+            )
         q.add_argument(
             "--out",
             metavar="FILE",
@@ -159,10 +182,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def command_line(
-    command: str, *specs: S.Spec, out: str | None = None, timings: bool = False
+    command: str,
+    *specs: S.Spec,
+    out: str | None = None,
+    timings: bool = False,
+    extra: tuple[str, ...] = (),
 ) -> str:
-    """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``):
-    with ``--no-timings`` unless ``timings``, so its output is the app's download, byte for
+    """The ``sslviz`` command that reproduces ``specs`` (each must be a table of ``command``)
+    and the command's own options ``extra`` (``sslviz cv``'s ``--cv FOLDS``): with
+    ``--no-timings`` unless ``timings``, so its output is the app's download, byte for
     byte."""
     tables = COMMANDS[command][1]
     args = ["sslviz", command]
@@ -175,43 +203,20 @@ def command_line(
             )
         args += S.to_command(spec)
     return shlex.join(
-        args + ([] if timings else ["--no-timings"]) + (["--out", out] if out else [])
+        args + list(extra) + ([] if timings else ["--no-timings"]) + (["--out", out] if out else [])
     )
 
 
-def _problem(a: argparse.Namespace):
-    from sslviz.problem import build_problem
-
-    spec = S.from_options(a, S.ProblemSpec)
-    if spec.data_file is not None and not Path(spec.data_file).is_file():
-        raise _UsageError(
-            f"--data-file {spec.data_file}: no such file; give an existing .npz or .csv"
-        )
-    return build_problem(spec)
-
-
-def _two_classes(problem, what: str, instead: str) -> None:
-    """``what`` (a command, or one of its options) handles two classes only so far;
-    ``instead``: the end of the line (what else the user may do)."""
-    if problem.instance.n_classes > 2:
-        raise _UsageError(
-            f"{what} handles two classes yet, not {problem.instance.n_classes}: give "
-            f"--classes two classes{instead}"
-        )
+def _problem(a: argparse.Namespace, *, unknown_ok: bool = False):
+    """The problem of the options; ``unknown_ok``: a file whose y marks unlabeled points
+    with −1 (their labels unknown) is taken (``sslviz cv`` reads the labeled points only)."""
+    return checked_problem(S.from_options(a, S.ProblemSpec), unknown_ok=unknown_ok)
 
 
 def _range(a: argparse.Namespace, problem) -> tuple[float, float]:
     from sslviz.problem import sigma_range
 
     return sigma_range(problem, S.from_options(a, S.SigmaRange))
-
-
-def _gaussian(problem, command: str) -> None:
-    if not problem.spec.gaussian:
-        name = problem.spec.family
-        extra = f"; the {name} family's exact loss is in sslviz loss" * (command != "regret")
-        families = _either(list(S.GAUSSIAN_FAMILIES))
-        raise _UsageError(f"{command} needs a Gaussian family: use --family {families}{extra}")
 
 
 def _sigma_grid(text: str) -> tuple[float, float, int]:
@@ -309,127 +314,69 @@ def cmd_intervals(a) -> tuple[dict, Summarize]:
 
 
 def cmd_regret(a) -> tuple[dict, Summarize]:
-    from sslviz.export import regret_document
-    from sslviz.problem import run_regret
     from sslviz.summary import regret_summary
 
-    settings = S.from_options(a, S.SweepSettings)
-    regret = S.from_options(a, S.RegretSettings)
     problem = _problem(a)  # fails fast, with a clear message, before starting workers
-    _gaussian(problem, "regret")
-    lo, hi = _range(a, problem)
 
     def progress(done, total):
         print(f"repetition {done}/{total} done", file=sys.stderr)
 
-    exp = run_regret(problem.spec, (lo, hi), settings, regret, progress=progress)
-    classes = problem.instance.classes
-    doc = regret_document(problem.spec, (lo, hi), settings, regret, exp, classes)
+    doc, _ = regret_run(
+        problem,
+        S.from_options(a, S.SigmaRange),
+        S.from_options(a, S.SweepSettings),
+        S.from_options(a, S.RegretSettings),
+        progress,
+    )
     return doc, regret_summary
 
 
-def _instance_files(paths: list[str], classes: tuple[int, ...]) -> None:
-    """Each learning instance file exists, reads, fixes its labeled set and labels every
-    class of ``classes`` in it (``all``: every class its points have; checked before any
-    work starts)."""
-    from sslviz.datasets import load_file
-
-    for path in paths:
-        if not Path(path).is_file():
-            raise _UsageError(
-                f"--data-file/--test-file {path}: no such file; give an .npz per instance"
-            )
-        ds = load_file(path)
-        if ds.labeled is None:
-            raise _UsageError(
-                f"{path}: no boolean 'labeled' array; a learning instance is used exactly "
-                "as given, so its file must fix the labeled set"
-            )
-        seen = sorted({int(c) for c in ds.y[ds.labeled]})
-        wanted = classes or tuple(sorted({int(c) for c in ds.y}))
-        if not set(wanted) <= set(seen):
-            held = _either([str(c) for c in seen]) or "none"
-            every = (
-                f"both classes {wanted[0]} and {wanted[1]}"
-                if len(wanted) == 2
-                else f"every class ({', '.join(map(str, wanted[:-1]))} and {wanted[-1]})"
-            )
-            raise _UsageError(
-                f"{path}: its labeled nodes hold class{'es' * (len(seen) != 1)} {held}; label "
-                f"nodes of {every}, or choose --classes among the labeled ones"
-            )
-
-
 def cmd_learn(a) -> tuple[dict, Summarize]:
-    from dataclasses import replace
-
-    from sslviz import families
-    from sslviz.export import learn_document
-    from sslviz.learn import CURVE, compared, drawn_instances, learn
-    from sslviz.problem import build_problem
     from sslviz.summary import learn_summary
 
-    settings = S.from_options(a, S.LearnSettings)
     base = S.from_options(a, S.ProblemSpec, data_file=None)
-    files, test_files = a.data_file or [], a.test_file or []
-    if files:
-        _instance_files(files + test_files, base.classes)
-        train = [replace(base, data_file=f) for f in files]
-        test = [replace(base, data_file=f) for f in test_files]
-        pools = []
-    elif "dataset" in S.given_options(a, S.ProblemSpec):
-        if test_files:
-            raise _UsageError(
-                "--test-file goes with --data-file; with --dataset the test "
-                "instances are drawn (--test-instances)"
-            )
-        train, test, pools = drawn_instances(
-            base, settings.instances, settings.test_instances, settings.curve, settings.repeats
-        )
-    else:
-        raise _UsageError(
-            "learn needs training instances: give --data-file FILE.npz once "
-            "per instance, or --dataset NAME with --instances M"
-        )
-    if settings.k_values is not None and not base.graph_family.learns_k:
-        learners = families.named(lambda f: f.learns_k)
-        raise _UsageError(f"--k-range needs the {learners} family, not {base.family}")
-    if settings.solver != "exact" and not base.gaussian:
-        raise _UsageError(
-            "--solver cg/pcg learns on Algorithm 4's estimate, which needs a Gaussian "
-            f"family ({', '.join(S.GAUSSIAN_FAMILIES)}); use --solver exact"
-        )
-    first = build_problem(train[0])
-    lo, hi = _range(a, first)
-    sizes = [m for m in settings.curve if not files or m <= len(files)] if test else []
-    if files and sizes:  # a fresh order of the files for each repetition
-        keys = [
-            np.random.SeedSequence(base.seed, spawn_key=(CURVE, r)) for r in range(settings.repeats)
-        ]
-        pools = [
-            [train[i] for i in np.random.default_rng(key).permutation(len(train))] for key in keys
-        ]
-    shown = [-1.0]
-
-    def progress(fraction: float, message: str) -> None:
-        if fraction - shown[0] >= 0.1 or fraction == 1.0:
-            shown[0] = fraction
-            print(f"{message} done", file=sys.stderr)
-
-    result = learn(
-        train,
-        test,
-        (lo, hi),
-        k_values=settings.k_values,
-        approx=compared(settings) if base.gaussian else (),
-        curve_sizes=sizes,
-        curve_pools=pools,
-        n_jobs=settings.jobs,
-        dask=settings.dask,
-        progress=progress,
+    drawn = "dataset" in S.given_options(a, S.ProblemSpec)
+    doc, _ = learn_run(
+        base,
+        S.from_options(a, S.LearnSettings),
+        S.from_options(a, S.SigmaRange),
+        a.data_file or [],
+        a.test_file or [],
+        drawn=drawn,
     )
-    doc = learn_document(result, base, settings, files, test_files, first.instance.classes)
     return doc, learn_summary
+
+
+CV_FOLDS = 5
+"""``sslviz cv``'s default number of folds (ExactGammaSearchCV's)."""
+
+
+def cmd_cv(a) -> tuple[dict, Summarize]:
+    from sslviz import api
+    from sslviz.export import settings_dict
+
+    given = S.given_options(a, S.SigmaRange)
+    if a.gamma_range is not None and given:
+        raise _UsageError("give --gamma-range or --sigma-min/--sigma-max, not both")
+    problem = _problem(a, unknown_ok=True)
+    _gaussian(problem, "cv")
+    if a.gamma_range is not None:
+        g_lo, g_hi = a.gamma_range
+        if not (np.isfinite(g_lo) and np.isfinite(g_hi) and 0 < g_lo < g_hi):
+            raise _UsageError("--gamma-range LOW HIGH: give two positive numbers, LOW below HIGH")
+        bounds = api.sigma_bounds(None, a.gamma_range)
+    elif given:
+        bounds = _range(a, problem)
+    else:
+        bounds = None
+    t0 = time.perf_counter()
+    search = api.problem_search(problem, a.cv, bounds)
+    lo, hi = search.sigma_range
+    doc = search.document(
+        settings_dict(problem.spec, sigma_min=lo, sigma_max=hi, cv=search.n_folds),
+        time.perf_counter() - t0,
+    )
+    return doc, api.cv_summary
 
 
 HANDLERS = {
@@ -438,6 +385,7 @@ HANDLERS = {
     "intervals": cmd_intervals,
     "regret": cmd_regret,
     "learn": cmd_learn,
+    "cv": cmd_cv,
 }
 
 

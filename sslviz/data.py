@@ -26,7 +26,7 @@ from sslviz._validation import (
     rule_text,
     value_text,
 )
-from sslviz.datasets import Dataset, as_labels, readonly
+from sslviz.datasets import UNLABELED, Dataset, as_labels, readonly
 from sslviz.settings import SettingError, SettingTypeError, esc, table
 from sslviz.specs import ALL_CLASSES, MAX_CLASSES, ProblemSpec, default
 
@@ -53,6 +53,12 @@ class Instance:
         The original labels (c0, c1, …), C of them (2 ≤ C ≤ 10).
     seed : int
         The seed the points were drawn with.
+    known : ndarray of shape (n,), dtype bool
+        Whether each point's label is known: every point's, but for a file whose y marks
+        unlabeled points with −1 (scikit-learn's convention,
+        :func:`sslviz.datasets.unlabeled_marks`); its unknown points' ``y`` is 0, never
+        read by cross-validation, and the loss on the unlabeled points cannot be measured
+        (:attr:`unknown`).
 
     All arrays are read-only.
     """
@@ -63,6 +69,7 @@ class Instance:
     rows: np.ndarray
     classes: tuple[int, ...]
     seed: int
+    known: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         X = np.asarray(self.X, dtype=np.float64)
@@ -96,12 +103,21 @@ class Instance:
                 f"{int(labeled.sum())} labeled of {n}."
             )
         classes = tuple(int(c) for c in self.classes)
+        known = np.ones(n, bool) if self.known is None else np.asarray(self.known, bool)
+        if known.shape != (n,) or not known[labeled].all():
+            raise InvalidParameterError("Instance.known must be true at every labeled point.")
+        object.__setattr__(self, "known", readonly(known))
         object.__setattr__(self, "X", readonly(X))
         object.__setattr__(self, "y", readonly(y))
         object.__setattr__(self, "labeled", readonly(labeled))
         object.__setattr__(self, "rows", readonly(rows.astype(np.int64)))
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "seed", int(self.seed))
+
+    @property
+    def unknown(self) -> int:
+        """How many points' labels are unknown (y = −1 in a file)."""
+        return int(np.count_nonzero(~self.known))
 
     @property
     def n_classes(self) -> int:
@@ -384,6 +400,8 @@ def make_instance(
     in_pool = np.isin(dataset.y, cls)
 
     if dataset.labeled is not None:
+        unknown = dataset.y == UNLABELED
+        in_pool |= unknown
         if not in_pool.all():
             others = sorted(set(np.unique(dataset.y[~in_pool]).tolist()))
             raise InvalidParameterError(
@@ -408,7 +426,13 @@ def make_instance(
         pca = _check_pca(pca, rows.size, dataset, cls)
         pool = _pool(dataset, cls, rows, pca)
         return Instance(
-            X=pool.Z, y=pool.y, labeled=dataset.labeled, rows=pool.rows, classes=cls, seed=seed
+            X=pool.Z,
+            y=np.where(unknown, 0, pool.y),
+            labeled=dataset.labeled,
+            rows=pool.rows,
+            classes=cls,
+            seed=seed,
+            known=~unknown,
         )
 
     rows = np.flatnonzero(in_pool).astype(np.int64)

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from sslviz._validation import InvalidParameterError, check_option, value_text
+from sslviz._validation import InvalidParameterError, check_option, options_text, value_text
 from sslviz.specs import DATASETS, ProblemSpec, default
 
 __all__ = [
@@ -225,8 +225,8 @@ class Dataset:
 
     @property
     def classes(self) -> tuple[int, ...]:
-        """The class labels present, sorted."""
-        return tuple(int(c) for c in np.unique(self.y))
+        """The class labels present, sorted (−1, an unlabeled point's mark, is none)."""
+        return tuple(int(c) for c in np.unique(self.y) if c != -1)
 
     def __repr__(self) -> str:
         return (
@@ -541,6 +541,45 @@ def load_file(path: str | os.PathLike[str]) -> Dataset:
         return _DATASET_CACHE.setdefault(key, dataset)
 
 
+UNLABELED = -1
+"""scikit-learn's mark of an unlabeled point in y, whose label is unknown."""
+
+
+def unlabeled_marks(y: np.ndarray, where: str) -> np.ndarray | None:
+    """The labeled mask of a file whose ``y`` follows scikit-learn's convention (−1 for an
+    unlabeled point, whose label is unknown; a class a whole number 0 or above), or None
+    when y holds no −1 (every label known).
+
+    Raises
+    ------
+    InvalidParameterError
+        y holds other negative values, no point is labeled, or the labeled points are of one
+        class: one line saying what to change.
+    """
+    y = np.asarray(y)
+    marked = y == UNLABELED
+    if not marked.any():
+        return None
+    others = sorted({int(v) for v in y[(y < 0) & ~marked]})
+    if others:
+        raise InvalidParameterError(
+            f"{where}: y holds {options_text([f'−{-v}' for v in others], 'and')}: mark an "
+            "unlabeled point with −1 and a class with a whole number 0 or above."
+        )
+    if marked.all():
+        raise InvalidParameterError(
+            f"{where}: no point is labeled (every y is −1): give at least one point of each "
+            "class its label."
+        )
+    seen = np.unique(y[~marked])
+    if seen.size < 2:
+        raise InvalidParameterError(
+            f"{where}: every labeled point is of class {int(seen[0])}: label at least one "
+            "point of another class."
+        )
+    return ~marked
+
+
 def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any = None) -> Dataset:
     where = p.name  # the file as its user named it: never this machine's path
     X = np.asarray(X)
@@ -565,7 +604,10 @@ def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any
             f"{where}: X holds {int(bad.sum())} non-finite values (first at row {r}, column {c})."
         )
     y = as_labels(y, f"{where}: y")
-    if labeled is not None:
+    given = labeled is not None
+    if not given:  # scikit-learn's −1 for an unlabeled point: the labeled mask
+        labeled = unlabeled_marks(y, where)
+    if given:
         labeled = np.asarray(labeled)
         if labeled.shape != y.shape:
             raise InvalidParameterError(
@@ -583,6 +625,10 @@ def _file_dataset(p: Path, X: Any, y: Any, labeled: Any = None, image_shape: Any
                     f"{where}: labeled must hold true/false values (or 0 and 1); it holds {holds}."
                 )
             labeled = labeled.astype(bool)
+        if np.any(y[labeled] == -1):
+            raise InvalidParameterError(
+                f"{where}: labeled marks points whose y is −1 (unlabeled): give their labels."
+            )
     if image_shape is not None:
         shape = np.asarray(image_shape)
         if (

@@ -749,3 +749,20 @@ def readings(result: LearnResult) -> dict[str, str]:
             f"{_pct(r.erm.loss)}, at k̂ = {r.k} and σ̂ = {r.erm.sigma_hat:.3g}."
         )
     return out
+
+
+class _CallableModule(type(registry)):
+    """This module, callable as the Python API's :func:`sslviz.api.learn` (``sslviz.learn(...)``
+    is that function wherever this module was imported first)."""
+
+    def __call__(self, *args, **kwargs):
+        # The API sits above this module (it reads the exact averages here): it is looked up
+        # when called, not imported by this module.
+        import importlib
+
+        return importlib.import_module("sslviz.api").learn(*args, **kwargs)
+
+
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _CallableModule

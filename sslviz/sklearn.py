@@ -48,13 +48,6 @@ def _model_of(estimator: Any) -> Any:
     )
 
 
-def _rbf_family() -> str:
-    """The Gaussian family whose pattern is every pair (dense): scikit-learn's RBF graph."""
-    from sslviz import registry
-
-    return next(f.name for f in registry.FAMILIES.values() if f.gaussian and not f.sparse)
-
-
 class ExactGammaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """The RBF γ of a LabelSpreading or LabelPropagation, chosen by exact transductive
     cross-validation.
@@ -114,7 +107,7 @@ class ExactGammaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"The estimator's kernel is {params.get('kernel')!r}: only the RBF kernel has "
                 "a γ (a kNN kernel has none). Use kernel='rbf'."
             )
-        out = {"family": _rbf_family(), "labeling": model.name}
+        out = {"family": api.rbf_family(), "labeling": model.name}
         return out | ({"alpha": params["alpha"]} if "alpha" in model.reads else {})
 
     def fit(self, X: Any, y: Any) -> ExactGammaSearchCV:
@@ -131,31 +124,21 @@ class ExactGammaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         inputs = api.check_inputs(X, y, unlabeled=False)
         folds = api.label_folds(inputs, self.cv)
-        first = inputs.labeled.copy()  # any fold's instance: the suggested range reads X only
-        first[folds[0]] = False
-        lo, hi = api._range(
-            api._problem(inputs, settings, first), api.sigma_bounds(None, self.gamma_range)
-        )
-        cvl = api.cv_loss(inputs, settings, lo, hi, folds)
-        from sslviz.learn import erm
-
-        best = erm(cvl.average)
-        self._loss = cvl.average.loss  # in σ: score_at reads it
+        search = api.gamma_search(inputs, settings, folds, api.sigma_bounds(None, self.gamma_range))
+        self._search = search  # score_at and figure read it
         self.n_splits_ = len(folds)
-        self.complete_ = cvl.complete
-        self.best_score_ = 1.0 - float(best.loss)
-        self.best_gamma_ = 1.0 / best.sigma_hat**2
-        widest = max(best.intervals, key=lambda iv: np.log(iv[1] / iv[0]))
-        self.best_interval_ = (1.0 / widest[1] ** 2, 1.0 / widest[0] ** 2)
-        edges, acc = _in_gamma(self._loss.edges, 1.0 - self._loss.values)
+        self.complete_ = search.cv.complete
+        self.best_score_ = search.best_score
+        self.best_gamma_ = search.best_gamma
+        self.best_interval_ = search.best_interval
+        edges, acc = search.curve()
         self.cv_curve_ = {
             "breakpoints": edges[1:-1],
             "pieces": list(zip(edges[:-1].tolist(), edges[1:].tolist(), acc.tolist(), strict=True)),
         }
-        self.cv_folds_ = []
-        for f in cvl.folds:
-            e, a = _in_gamma(f.edges, 1.0 - f.wrong / f.n_unlabeled)
-            self.cv_folds_.append({"size": f.n_unlabeled, "edges": e, "accuracy": a})
+        self.cv_folds_ = [
+            {"size": size, "edges": e, "accuracy": a} for size, e, a in search.fold_curves()
+        ]
         self.best_estimator_ = clone(self.estimator).set_params(gamma=self.best_gamma_)
         self.best_estimator_.fit(X, y)
         self.classes_ = self.best_estimator_.classes_
@@ -166,17 +149,7 @@ class ExactGammaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def score_at(self, gamma: float) -> float:
         """The exact cross-validated accuracy at γ (inside ``gamma_range``)."""
         check_is_fitted(self)
-        gamma = float(gamma)
-        if not np.isfinite(gamma) or gamma <= 0:
-            raise ValueError(f"γ must be a positive number, not {gamma!r}.")
-        sigma = 1.0 / np.sqrt(gamma)
-        lo, hi = self._loss.lo, self._loss.hi
-        if not lo * (1 - 1e-12) <= sigma <= hi * (1 + 1e-12):
-            raise ValueError(
-                f"γ = {gamma:.6g} is outside the range searched, [{1 / hi**2:.6g}, "
-                f"{1 / lo**2:.6g}]."
-            )
-        return 1.0 - float(self._loss(min(max(sigma, lo), hi)))
+        return self._search.score_at(gamma)
 
     def predict(self, X: Any) -> np.ndarray:
         """The refit estimator's predictions."""
@@ -192,26 +165,6 @@ class ExactGammaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """The cross-validated accuracy against γ (``axis='sigma'``: σ = 1/√γ), the folds'
         faintly, ``best_gamma_`` marked."""
         check_is_fitted(self)
-        if axis not in ("gamma", "sigma"):
-            raise ValueError(f"axis must be 'gamma' or 'sigma', not {axis!r}.")
-        edges, acc = _in_gamma(self._loss.edges, 1.0 - self._loss.values)
-        folds = [(f["edges"], f["accuracy"]) for f in self.cv_folds_]
-        mark = self.best_gamma_
-        if axis == "sigma":
-            edges, acc = self._loss.edges, 1.0 - self._loss.values
-            folds = [(1.0 / np.sqrt(e[::-1]), a[::-1]) for e, a in folds]
-            mark = 1.0 / np.sqrt(mark)
-        return api.curve_figure(
-            edges,
-            acc,
-            x_title="γ" if axis == "gamma" else "σ = 1/√γ",
-            y_title="cross-validated accuracy",
-            name="cross-validated accuracy",
-            folds=folds,
-            mark=mark,
-        )
+        from sslviz.plots.cv import cv_figure
 
-
-def _in_gamma(sigma_edges: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A piecewise-constant function of σ as one of γ = 1/σ² (edges increasing)."""
-    return 1.0 / np.asarray(sigma_edges, float)[::-1] ** 2, np.asarray(values, float)[::-1]
+        return cv_figure(self._search, axis=axis)

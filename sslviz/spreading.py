@@ -82,7 +82,7 @@ class SpreadingModel(SoftLabelModel):
     """
 
     name = "spreading"
-    label = "LabelSpreading"
+    label = "spreading"
     help = "LabelSpreading (Zhou et al. 2004: F = (1 − α)(I − αS)⁻¹Y, S = D^-½ W D^-½)"
     reads = ("alpha",)
     requirement = "a Gaussian graph family"

@@ -389,6 +389,42 @@ TOURS: tuple[Tour, ...] = (
         "kNN graph, and why are its misses fewer?",
         controls=("family", "t", "node"),
     ),
+    # Chosen by measurement: `sslviz condition --dataset digits --classes 3 8 --n 100
+    # --labeled 10 --seed 0 --pca 45 --family knn --labeling spreading --alpha A --sigmas
+    # 0.3:3.4:12` gives κ(I − αS) from 1.5 down to 1.37 for A = 0.2, 19.0 down to 14.2 for
+    # A = 0.9, 199 down to 147 for A = 0.99 (the harmonic model's κ(I − P_UU): 1.3e9 at
+    # σ = 0.3, 25.6 at 3.4); with --sigmas 0.3:3.4:40 and A = 0.9, κ is 19.0 at σ = 0.3 on
+    # both families (its largest value) and 10.2 (complete) or 14.4 (knn) at 3.4, CG
+    # needing 24 iterations at 0.3. α = 0.9 puts the ceiling where √κ is readable.
+    Tour(
+        id="spreading-alpha",
+        title="What α does in label spreading",
+        teaser="Label spreading's α trades the graph against the given labels, and caps the "
+        "condition number of its system whatever σ is.",
+        page="pages/Conditioning.py",
+        settings=_DIGITS_38
+        | {
+            "family": "knn",
+            "labeling": "spreading",
+            "alpha": "0.9",
+            "sigma_min": "0.3",
+            "sigma_max": "3.4",
+            "families": "complete,knn",
+            "cond_solver": "cg",
+        },
+        text="Label spreading (Zhou et al., scikit-learn's label spreading estimator) solves "
+        "(I − αS) F = (1 − α) Y with "
+        "S = D^(−1/2) W D^(−1/2): α weighs what the graph spreads against the labels given, "
+        "and every label is held softly. S's eigenvalues lie in [−1, 1], so those of I − αS "
+        "lie in [1 − α, 1 + α] and κ(I − αS) ≤ (1 + α)/(1 − α) at every σ, where the "
+        "harmonic model's κ(I − P_UU) grows without bound as σ → 0.",
+        look="At σ = {lo}, √κ is {sqrt_kappa_lo}, at its ceiling √((1 + α)/(1 − α)), and "
+        "CG needs {iterations_lo} iterations; at σ = {hi}, √κ is {sqrt_kappa_hi} and CG "
+        "needs {iterations_hi}.",
+        ask="Move α towards 1 in the sidebar: what happens to the ceiling, and what does a "
+        "value of α near 0 leave of the graph's influence on the unlabeled points?",
+        controls=("alpha", "families", "t", "sigma_min"),
+    ),
 )
 
 # -- the numbers of the tour texts, from the results the page draws --------------------------

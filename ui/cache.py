@@ -860,3 +860,12 @@ def speed_autorun(
         out.append(c)
         total += cost(c)
     return [c for c in configs if c in out]
+
+
+@cached(16)
+def cv_search(spec: ProblemSpec, lo: float, hi: float, folds: int) -> Any:
+    """The exact cross-validated accuracy over γ of the instance's labeled points on σ in
+    [lo, hi] with ``folds`` folds (:func:`sslviz.api.problem_search`)."""
+    from sslviz import api
+
+    return api.problem_search(problem(spec), folds, (lo, hi))

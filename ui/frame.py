@@ -51,12 +51,15 @@ def page(
     *,
     stop_on_errors: bool = True,
     many_classes: bool = False,
+    unknown_labels: bool = False,
 ) -> Any:
     """The frame every page shares: the sidebar (with the open tour and presenter mode),
     the page's ``heading`` and ``caption`` (a text, or a function of the sidebar's state;
     placed by :func:`ui.presenter.heading`) and, unless ``stop_on_errors`` is False, the
     sidebar's errors, which stop the page. A page that does not handle more than two
-    classes (``many_classes`` False) stops there with one line (:func:`two_classes_yet`).
+    classes (``many_classes`` False) stops there with one line (:func:`two_classes_yet`); one
+    that measures the loss on the unlabeled points (``unknown_labels`` False) stops with one
+    line on a file whose y marks them with −1.
     Returns the sidebar's state (:func:`ui.sidebar.sidebar`)."""
     _freeze_long_lived()
     nav.ensure_declared()
@@ -69,5 +72,12 @@ def page(
             st.info(line, icon=":material/info:")
             st.stop()
     if stop_on_errors and not state.show_errors():
+        st.stop()
+    if not unknown_labels and state.unknown:
+        from sslviz.runs import unknown_labels as line
+
+        name = state.cfg.get("data_file_name") or "The file"
+        text = line(name, state.unknown, "the Cross-validated γ page") + "."
+        st.info(text, icon=":material/info:")
         st.stop()
     return state

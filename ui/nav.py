@@ -115,6 +115,14 @@ NAV: tuple[Page, ...] = (
         "cg_iterations",
         S.ConvergenceView,
     ),
+    Page(
+        "pages/Cross_validated_gamma.py",
+        "Cross-validated γ",
+        ":material/tune:",
+        "cv",
+        views.CVView,
+        ("cv_figure",),
+    ),
 )
 """The app's pages in navigation order, one row each: a new page is its file and its row
 here (the navigation, the page list, the tours' checks, the tests and the figure cache's

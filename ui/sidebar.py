@@ -37,6 +37,7 @@ class AppSettings:
     sigma_range: SigmaRange | None = None
     suggested: tuple[float, float] | None = None
     errors: list[str] = field(default_factory=list)
+    unknown: int = 0  # points of the data file whose y is −1 (their labels unknown)
 
     @property
     def ok(self) -> bool:
@@ -137,7 +138,10 @@ def _data_source(sb, out: AppSettings):
                 "link: whoever opens it must upload the same file."
             )
         else:
-            out.errors.append("Upload an .npz (arrays X, y) or .csv file, or pick a dataset.")
+            out.errors.append(
+                "Upload an .npz (arrays X, y) or .csv file (a y column), y = −1 marking an "
+                "unlabeled point as in scikit-learn, or pick a dataset."
+            )
             return None
     else:
         cfg["dataset"], cfg["data_file"], cfg["data_file_name"] = ds, None, None
@@ -465,6 +469,7 @@ def sidebar() -> AppSettings:
                     show_time=True,
                 ):
                     out.suggested = cache.suggested_range(out.spec)
+                    out.unknown = cache.problem(out.spec).instance.unknown
         except (ValueError, TypeError, FileNotFoundError) as exc:
             out.errors.append(widgets.readable(exc))
             out.spec = None

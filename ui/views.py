@@ -92,6 +92,28 @@ class SpeedGrid(Spec):
     ).field()
 
 
-PAGE_SPECS = (LossView, RegretView, SpeedGrid)
+@dataclass(frozen=True)
+class CVView(Spec):
+    """Page controls of the cross-validated γ view (URL and widgets only)."""
+
+    folds: int = Setting(
+        5,
+        Int(2, 20),
+        "Folds of the labeled points: each fold's labels are hidden in turn, the model is "
+        "fit on every point with the others, and the fold's points are scored (stratified "
+        "k-fold, shuffled with seed 0, where every class has that many labeled points).",
+        url="cv",
+        label="folds",
+    ).field()
+    axis: str = Setting(
+        "gamma",
+        Choice(("gamma", "sigma")),
+        "The curve over scikit-learn's RBF γ, or over the bandwidth σ = 1/√γ.",
+        url="cv_axis",
+        label="axis",
+    ).field()
+
+
+PAGE_SPECS = (LossView, RegretView, SpeedGrid, CVView)
 ALL_SPECS = S.ALL_SPECS + PAGE_SPECS
 """Every settings table the app reads from a link: sslviz's and the pages' own."""

@@ -26,10 +26,13 @@ regret_figure            cumulative regret with 95% bands and the theoretical ra
 average_regret_figure    R_t / t
 density_figure           the learner's density over σ across rounds (heatmap)
 speed_figure             time per interval and M per configuration (Table 1)
+cv_figure                the exact cross-validated accuracy over γ (or σ), the folds faintly,
+                         the best γ and its widest interval (Cross-validated γ)
 """
 
 from sslviz.plots.classes import class_miss_figure, class_scores_figure, winners_text
 from sslviz.plots.conditioning import cg_figure, condition_figure
+from sslviz.plots.cv import cv_figure
 from sslviz.plots.instance import instance_figure, samples_figure
 from sslviz.plots.learn import k_sigma_figure, learn_figure, learning_curve_figure
 from sslviz.plots.loss import (
@@ -63,6 +66,7 @@ __all__ = [
     "class_miss_figure",
     "class_scores_figure",
     "condition_figure",
+    "cv_figure",
     "density_figure",
     "instance_figure",
     "k_sigma_figure",

@@ -389,8 +389,8 @@ def test_an_out_folder_that_does_not_exist_is_refused_before_any_work(tmp_path):
 @pytest.mark.parametrize(
     "args, said",
     [
-        (["nope"], "nope is not a command: choose loss, condition, intervals, regret or learn"),
-        ([], "give a command: loss, condition, intervals, regret or learn"),
+        (["nope"], "nope is not a command: choose loss, condition, intervals, regret, learn or cv"),
+        ([], "give a command: loss, condition, intervals, regret, learn or cv"),
         (["loss", "--family", "x"], "--family x: choose complete, knn, mutual-knn or threshold"),
         (["loss", "--n", "abc"], "--n abc: not a whole number"),
         (["loss", "--classes", "1"], "--classes must name 2 to 10 different classes"),

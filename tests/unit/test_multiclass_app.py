@@ -9,9 +9,9 @@ from apptest_helpers import HOME, PAGES, start
 from ui.frame import two_classes_yet
 
 QUERY = {"classes": "0,1,2", "n": "60", "labeled": "6"}
-MANY = {"loss", "conditioning", "cg_iterations", "regret", "learn", "algorithm4"}
+MANY = {"loss", "conditioning", "cg_iterations", "regret", "learn", "algorithm4", "cv"}
 """Pages that take more classes (tests/app/test_app_multiclass.py,
-tests/app/test_app_multiclass_pages.py)."""
+tests/app/test_app_multiclass_pages.py, tests/app/test_app_cv.py)."""
 
 
 @pytest.mark.parametrize("page", sorted(f for k, f in PAGES.items() if k not in MANY))

@@ -91,9 +91,15 @@ def test_the_curve_its_folds_and_the_figure():
         mid = np.sqrt(lo * hi)
         folds = [f["accuracy"][np.searchsorted(f["edges"], mid) - 1] for f in search.cv_folds_]
         assert acc == pytest.approx(np.mean(folds), abs=1e-12)
-    names = [t.name for t in search.figure().data]
-    assert names == ["folds", "folds", "folds", "cross-validated accuracy"]
-    assert search.figure(axis="sigma").layout.xaxis.title.text == "σ = 1/√γ"
+    fig = search.figure()
+    names = [t.name for t in fig.data]
+    best = f"best γ {search.best_gamma_:.4g} (accuracy {search.best_score_:.4f})"
+    assert names == ["each fold"] * 3 + ["cross-validated accuracy", best]
+    assert fig.data[-1].x[0] == search.best_gamma_ and fig.data[-1].y[0] == search.best_score_
+    assert (fig.layout.shapes[0].x0, fig.layout.shapes[0].x1) == search.best_interval_
+    sigma = search.figure(axis="sigma")
+    assert sigma.layout.xaxis.title.text.startswith("σ = 1/√γ")
+    assert sigma.data[-1].x[0] == pytest.approx(search.best_gamma_**-0.5, rel=1e-12)
 
 
 def test_conventions_clone_and_params():

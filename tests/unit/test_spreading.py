@@ -237,7 +237,7 @@ def test_command_line_loss_writes_the_usual_json(tmp_path):
     d = json.loads(out.read_text())
     assert {"breakpoints", "nodes", "pieces", "best", "degenerate"} <= set(d)
     assert d["settings"]["labeling"] == "spreading" and d["settings"]["alpha"] == 0.2
-    assert "LabelSpreading labeling (α = 0.2)" in run.stdout
+    assert "spreading labeling (α = 0.2)" in run.stdout
     bad = _cli(*args[:-3], "--alpha", "1")
     assert bad.returncode == 2 and "--alpha must be a number greater than 0" in bad.stderr
 
