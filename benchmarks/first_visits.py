@@ -94,6 +94,12 @@ def serve(root: Path = ROOT) -> tuple[subprocess.Popen, int, dict]:
     return proc, port, out
 
 
+def _timeout_error() -> type:
+    from playwright.sync_api import TimeoutError as timeout
+
+    return timeout
+
+
 def visit(browser, path: str, root: Path = ROOT, port: int | None = None) -> dict:
     """One first visit of ``path`` on a fresh server of the app in ``root`` (or, given
     ``port``, on that server: a fresh browser context, the server's first session on that
@@ -257,6 +263,7 @@ def main() -> None:
     chosen = [(n, p) for n, p in urls() if not args.only or n in args.only or p in args.only]
     runs: dict[str, list[dict]] = {n: [] for n, _ in chosen}
     starts: list[dict] = []
+    PlaywrightTimeout = _timeout_error()  # noqa: N806
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -267,7 +274,11 @@ def main() -> None:
                     print("server", started, flush=True)
                 try:
                     for name, path in chosen:
-                        runs[name].append(visit(browser, path, args.root, port))
+                        try:
+                            runs[name].append(visit(browser, path, args.root, port))
+                        except PlaywrightTimeout as exc:  # said in the table, not dropped
+                            runs[name].append({"load_1min": os.getloadavg()[0], "failed": 1})
+                            print(name, "no chart within the timeout:", exc, flush=True)
                         print(name, runs[name][-1], flush=True)
                 finally:
                     if proc is not None:
@@ -276,7 +287,9 @@ def main() -> None:
             browser.close()
     table = {}
     for name, path in chosen:
-        rs = runs[name]
+        rs = [r for r in runs[name] if "first chart" in r]
+        if not rs:
+            continue
         charts = [r["first chart"] for r in rs]
         table[name] = {
             "path": "/" + path,
@@ -289,6 +302,7 @@ def main() -> None:
                 if any(e in r for r in rs)
             },
             "load_1min": [r["load_1min"] for r in rs],
+            "failed": len(runs[name]) - len(rs),
         }
     md = [
         "# First visits (`python benchmarks/first_visits.py"
@@ -330,7 +344,12 @@ def main() -> None:
             f"{r['first_chart_max_s']:.2f} | "
             f"{'yes' if r['first_chart_median_s'] < 2.0 else 'no'} | {cell(r, 'websocket')} | "
             f"{cell(r, 'first message')} | {cell(r, 'progress')} | "
-            f"{cell(r, 'first chart message')} | {', '.join(map(str, r['load_1min']))} |"
+            f"{cell(r, 'first chart message')} | {', '.join(map(str, r['load_1min']))}"
+            + (
+                f" ({r['failed']} run(s) without a chart in {TIMEOUT_MS // 1000} s)"
+                * (r["failed"] > 0)
+            )
+            + " |"
         )
     write(
         args.name,
