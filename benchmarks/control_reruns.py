@@ -323,31 +323,39 @@ def paint_controls(root: Path, controls: dict[str, list]) -> dict:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             for file, rows in controls.items():
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
-                stem = Path(file).stem
-                page.goto(f"http://127.0.0.1:{port}/{'' if stem == 'home' else stem}")
-                page.wait_for_function(_SETTLED, timeout=300_000)
-                _wait_until_idle(server)
-                for key, kind, was, now in rows:
-                    box = page.locator(f".st-key-w_{key}")
-                    if kind not in ("numberinput", "checkbox") or not box.count():
-                        continue
-                    for value, name in ((now, f"{key} {was} → {now}"), (was, f"{key} back")):
-                        page.evaluate(_WATCH)
-                        t0 = time.perf_counter()
-                        if kind == "checkbox":
-                            box.locator("label").first.click()
-                        else:
-                            field = box.locator("input").first
-                            field.fill(value)
-                            field.press("Enter")
-                        page.evaluate("() => window.sslvizRerun", None)
-                        out[f"{file}: {name}"] = time.perf_counter() - t0
-                        page.wait_for_function(_SETTLED, timeout=300_000)
+                try:
+                    _paint_page(page, port, server, file, rows, out)
+                except Exception as exc:  # noqa: BLE001 - a page that fails is said, not fatal
+                    out[f"{file}: failed"] = repr(exc)[:200]
                 page.close()
             browser.close()
     finally:
         stop_server(server)
     return out
+
+
+def _paint_page(page, port: int, server, file: str, rows: list, out: dict) -> None:
+    """:func:`paint_controls` on one page: open it, wait until idle, time each change."""
+    stem = Path(file).stem
+    page.goto(f"http://127.0.0.1:{port}/{'' if stem == 'home' else stem}")
+    page.wait_for_function(_SETTLED, timeout=300_000)
+    _wait_until_idle(server)
+    for key, kind, was, now in rows:
+        box = page.locator(f".st-key-w_{key}")
+        if kind not in ("numberinput", "checkbox") or not box.count():
+            continue
+        for value, name in ((now, f"{key} {was} → {now}"), (was, f"{key} back")):
+            page.evaluate(_WATCH)
+            t0 = time.perf_counter()
+            if kind == "checkbox":
+                box.locator("label").first.click()
+            else:
+                field = box.locator("input").first
+                field.fill(value)
+                field.press("Enter")
+            page.evaluate("() => window.sslvizRerun", None)
+            out[f"{file}: {name}"] = time.perf_counter() - t0
+            page.wait_for_function(_SETTLED, timeout=300_000)
 
 
 def all_pages(old: Path, args: argparse.Namespace) -> None:
@@ -426,7 +434,10 @@ def all_pages(old: Path, args: argparse.Namespace) -> None:
                 f"{cell(r['old'], 0, 1e9)} | {cell(r['new'], 0, 1e9)} | "
                 f"{paint(r['paint_old'])} | {paint(r['paint_new'])} |"
             )
-        write("control_reruns_all", payload, "\n".join(lines) + "\n")
+        for tree, got in paints.items():
+            if f"{file}: failed" in got:
+                lines += ["", f"The {tree} tree's paint stopped: {got[f'{file}: failed']}"]
+        write(args.name, payload, "\n".join(lines) + "\n")
 
 
 def _run(root: Path, what: str = "--measure", *more: str) -> dict:
@@ -561,6 +572,7 @@ def main() -> None:
         "(writes control_reruns_all.{json,md})",
     )
     ap.add_argument("--only", nargs="*", help="with --all-pages: these pages (ui.nav keys)")
+    ap.add_argument("--name", default="control_reruns_all", help="with --all-pages: the file")
     ap.add_argument(
         "--pages",
         nargs="+",
