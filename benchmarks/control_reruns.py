@@ -372,7 +372,7 @@ def all_pages(old: Path, args: argparse.Namespace) -> None:
         "# Every control of every page's default view: old tree against new",
         "",
         f"`python benchmarks/control_reruns.py --all-pages --old {args.old}` (old = "
-        f"{_rev(args.old)}, new = the working tree); {machine()['cpus']} CPUs, shared (1-minute "
+        f"{_head(old)}, new = the working tree); {machine()['cpus']} CPUs, shared (1-minute "
         f"load average {os.getloadavg()[0]:.1f} at the start). Each control of the page's own "
         "(the sidebar's: the loss page's table, `control_reruns.md`) changed once and put back "
         "(the second: a cached redraw), in AppTest: **first feedback**, the server time "
@@ -382,7 +382,7 @@ def all_pages(old: Path, args: argparse.Namespace) -> None:
         "AppTest only (—). Seconds; over 0.3 s to first feedback or a cached redraw's paint "
         "over 0.5 s in bold.",
     ]
-    payload: dict = {"old": _rev(args.old), "machine": machine(), "pages": {}}
+    payload: dict = {"old": _head(old), "machine": machine(), "pages": {}}
     for file in pages:
         for tree, root in (("new", ROOT), ("old", old)):
             if (root / file).is_file():
@@ -479,6 +479,13 @@ def other_pages(old: Path, args: argparse.Namespace) -> None:
 
 def _s(x: float | None) -> str:
     return "—" if x is None else f"{x:.2f}"
+
+
+def _head(tree: Path) -> str:
+    """The commit a tree is at (an old tree's worktree made before its revision moved)."""
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def _rev(old: str) -> str:
