@@ -1,14 +1,25 @@
 """sslviz explorer: the entry point (run with ``streamlit run app.py``).
 
-It only declares the navigation (``ui.nav``): Home (``pages/home.py``: the tour gallery and
-the instance) and one page per view in ``pages/``, each at its URL path
-(``/Loss_intervals``, ...). The Streamlit glue (sidebar, widgets, URL state, tours,
-presenter mode, progress, caching) is the ``ui`` package; the computations are ``sslviz``.
+Each session's run of this script declares the navigation (``ui.nav``): Home
+(``pages/home.py``: the tour gallery and the instance) and one page per view in ``pages/``,
+each at its URL path (``/Loss_intervals``, ...). The Streamlit glue (sidebar, widgets, URL
+state, tours, presenter mode, progress, caching) is the ``ui`` package; the computations are
+``sslviz``. First of all, before anything imports sslviz, it has the browser load Plotly's
+JavaScript (:func:`ui.nav.setup`).
 
-First of all, before anything imports sslviz, it has the browser load Plotly's JavaScript
-(:func:`ui.nav.setup`).
+Imported as a module (``streamlit run app.py`` finds ``app`` below), it is the server: an
+``st.App`` of this script whose lifespan warms the server before it accepts its first session
+(:func:`ui.warm.lifespan`: worker processes, every page's first view and tour link computed
+once, so a first visit waits for no import and no computation).
 """
 
-from ui import nav
+import streamlit as st
 
-nav.main()
+if __name__ == "__main__":  # a session's script run
+    from ui import nav
+
+    nav.main()
+else:  # the server
+    from ui import warm
+
+    app = st.App(__file__, lifespan=warm.lifespan)

@@ -101,24 +101,68 @@ def _wait_for_workers(timeout: float = 120.0) -> None:
             thread.join(timeout)
 
 
-def measure(root: Path, page: str | None = None) -> dict:
+FIRST: dict[str, float] = {}
+"""When this process's script run sent its first feedback (:func:`_watch_feedback`)."""
+FEEDBACK = ("progress", "plotly_chart")
+"""The elements that are a change's first feedback on the page: a progress bar (the work
+is said to be running) or a chart drawn (its result, or a first part of it)."""
+
+
+def _watch_feedback() -> None:
+    """Note in :data:`FIRST` the time of the first :data:`FEEDBACK` element a script run of
+    this process sends (Streamlit's queue of outgoing messages, as AppTest's runner uses)."""
+    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+
+    enqueue = ForwardMsgQueue.enqueue
+
+    def watched(self, msg):
+        if "t" not in FIRST and msg.WhichOneof("type") == "delta":
+            delta = msg.delta
+            if delta.WhichOneof("type") == "new_element":
+                if delta.new_element.WhichOneof("type") in FEEDBACK:
+                    FIRST["t"] = time.perf_counter()
+        return enqueue(self, msg)
+
+    ForwardMsgQueue.enqueue = watched
+
+
+def _timed_run(at, timeout: float = 600) -> tuple[float, float | None]:
+    """``(completion, first feedback)`` of ``at.run()``, seconds from its start (first
+    feedback None: no progress bar or chart was sent)."""
+    FIRST.clear()
+    t0 = time.perf_counter()
+    at.run(timeout=timeout)
+    done = time.perf_counter() - t0
+    return done, (FIRST["t"] - t0 if "t" in FIRST else None)
+
+
+def measure(root: Path, page: str | None = None, *, own: bool = False) -> dict:
     """Time every control change of the default loss view (or of ``page``'s) in the tree
-    at ``root``."""
+    at ``root`` (``own``: the page's own controls only, not the sidebar's). With ``own``
+    (``--all-pages``), each change's value is ``[completion, first feedback]``."""
     sys.path[:0] = [str(root), str(root / "tests")]
     from apptest_helpers import start
+
+    if own:
+        _watch_feedback()
 
     page = page or next(p for p in PAGES if (root / p).is_file())
     t0 = time.perf_counter()
     at = start(page)
-    out = {"first run": time.perf_counter() - t0}
+    out: dict = {"first run": time.perf_counter() - t0}
     _wait_for_workers()
-    t0 = time.perf_counter()
-    at.run()
-    out["rerun, nothing changed"] = time.perf_counter() - t0
+    if own:
+        out = {"first run": [out["first run"], None]}
+        out["rerun, nothing changed"] = list(_timed_run(at))
+        out["_controls"] = []
+    else:
+        t0 = time.perf_counter()
+        at.run()
+        out["rerun, nothing changed"] = time.perf_counter() - t0
     keys = [
         w.key
         for kind in KINDS
-        for w in at.get(kind)
+        for w in (at.main if own else at).get(kind)
         if w.key and w.key.startswith("w_") and w.key not in SKIP
     ]
     for key in keys:
@@ -128,14 +172,18 @@ def measure(root: Path, page: str | None = None) -> dict:
         before, after = w.value, _changed(w)
         if after is None or after == before:
             continue
-        t0 = time.perf_counter()
-        at.get_by_key(key).set_value(after).run(timeout=600)
-        seconds = time.perf_counter() - t0
+        at.get_by_key(key).set_value(after)
+        seconds, first = _timed_run(at)
         failed = bool(at.exception)
-        t0 = time.perf_counter()
-        at.get_by_key(key).set_value(before).run(timeout=600)
-        back = time.perf_counter() - t0
+        at.get_by_key(key).set_value(before)
+        back, back_first = _timed_run(at)
         was, now = (f"{v:g}" if isinstance(v, float) else str(v) for v in (before, after))
+        if own:
+            kind = type(w).__name__.lower()
+            out["_controls"].append([key[2:], kind, was, now])
+            out[f"{key[2:]} {was} → {now}"] = None if failed else [seconds, first]
+            out[f"{key[2:]} back to {was} (cached)"] = [back, back_first]
+            continue
         out[f"{key[2:]} {was} → {now}"] = seconds if not failed else None
         out[f"{key[2:]} back to {was} (cached)"] = back
     return out
@@ -256,6 +304,142 @@ _WATCH = """() => { const app = document.querySelector('[data-testid=stApp]');
 has drawn two frames after it."""
 
 
+def paint_controls(root: Path, controls: dict[str, list]) -> dict:
+    """The Chromium paint of each number and box of ``controls`` (page file → the
+    ``_controls`` of :func:`measure`: ``[key, kind, value, new value]``), the tree at
+    ``root`` served once: each page opened, the server left until idle, then each control
+    changed (a number typed and Enter, a box clicked) and put back (a cached redraw): from
+    the change to the script run and stopped and two frames drawn. Other kinds (choices)
+    are changed in AppTest only."""
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    log = RESULTS / "control_reruns_server.log"
+    env = os.environ | {"PYTHONPATH": str(root)}
+    server = start_server(port, log, root, env=env, timeout=900)
+    out: dict = {}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            for file, rows in controls.items():
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                try:
+                    _paint_page(page, port, server, file, rows, out)
+                except Exception as exc:  # noqa: BLE001 - a page that fails is said, not fatal
+                    out[f"{file}: failed"] = repr(exc)[:200]
+                page.close()
+            browser.close()
+    finally:
+        stop_server(server)
+    return out
+
+
+def _paint_page(page, port: int, server, file: str, rows: list, out: dict) -> None:
+    """:func:`paint_controls` on one page: open it, wait until idle, time each change."""
+    stem = Path(file).stem
+    page.goto(f"http://127.0.0.1:{port}/{'' if stem == 'home' else stem}")
+    page.wait_for_function(_SETTLED, timeout=300_000)
+    _wait_until_idle(server)
+    for key, kind, was, now in rows:
+        box = page.locator(f".st-key-w_{key}")
+        if kind not in ("numberinput", "checkbox") or not box.count():
+            continue
+        for value, name in ((now, f"{key} {was} → {now}"), (was, f"{key} back")):
+            page.evaluate(_WATCH)
+            t0 = time.perf_counter()
+            if kind == "checkbox":
+                box.locator("label").first.click()
+            else:
+                field = box.locator("input").first
+                field.fill(value)
+                field.press("Enter")
+            page.evaluate("() => window.sslvizRerun", None)
+            out[f"{file}: {name}"] = time.perf_counter() - t0
+            page.wait_for_function(_SETTLED, timeout=300_000)
+
+
+def all_pages(old: Path, args: argparse.Namespace) -> None:
+    """``--all-pages``: every page's own controls (the sidebar's are timed on the loss
+    page), each changed and put back, in both trees one after the other: the server time
+    to first feedback and to completion (AppTest), then the Chromium paint of the numbers
+    and boxes (:func:`paint_controls`). Written after each page."""
+    from ui.nav import NAV
+
+    keys = args.only or [p.key for p in NAV]  # in the order given
+    pages = [next(p.file for p in NAV if p.key == k) for k in keys]
+    found: dict[str, dict[str, dict]] = {"new": {}, "old": {}}
+    lines = [
+        "# Every control of every page's default view: old tree against new",
+        "",
+        f"`python benchmarks/control_reruns.py --all-pages --old {args.old}` (old = "
+        f"{_head(old)}, new = the working tree); {machine()['cpus']} CPUs, shared (1-minute "
+        f"load average {os.getloadavg()[0]:.1f} at the start). Each control of the page's own "
+        "(the sidebar's: the loss page's table, `control_reruns.md`) changed once and put back "
+        "(the second: a cached redraw), in AppTest: **first feedback**, the server time "
+        "from the change to the first progress bar or chart the run sends; **done**, to the "
+        "run's end. **Paint**: Chromium at 1400×900, from the change (a number typed and "
+        "Enter, a box clicked) to the run over and two frames drawn; choices are changed in "
+        "AppTest only (—). Seconds; over 0.3 s to first feedback or a cached redraw's paint "
+        "over 0.5 s in bold.",
+    ]
+    payload: dict = {"old": _head(old), "machine": machine(), "pages": {}}
+    for file in pages:
+        for tree, root in (("new", ROOT), ("old", old)):
+            if (root / file).is_file():
+                found[tree][file] = _run(root, "--measure", file, "--own")
+        paints = {
+            tree: _run(root, "--paint-controls", json.dumps({file: found[tree][file]["_controls"]}))
+            for tree, root in (("new", ROOT), ("old", old))
+            if file in found[tree]
+        }
+        rows = []
+        for change, new in found["new"][file].items():
+            if change.startswith("_"):
+                continue
+            old_v = found["old"].get(file, {}).get(change)
+            short = change.split(" → ")[0] if " → " in change else change.replace(" (cached)", "")
+            name = short.split(" back to ")[0]
+            paint_key = f"{file}: {name} back" if "back to" in change else f"{file}: {change}"
+            rows.append(
+                {
+                    "change": change,
+                    "new": new,
+                    "old": old_v,
+                    "paint_new": paints.get("new", {}).get(paint_key),
+                    "paint_old": paints.get("old", {}).get(paint_key),
+                }
+            )
+        payload["pages"][file] = rows
+        lines += [
+            "",
+            f"## `{file}`",
+            "",
+            "| change | first feedback: old | new | done: old | new | paint: old | new |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            cached = "back to" in r["change"]
+
+            def cell(v, i, limit):
+                x = None if v is None else v[i]
+                return "—" if x is None else (f"**{x:.2f}**" if x > limit else f"{x:.2f}")
+
+            def paint(x, cached=cached):
+                if x is None:
+                    return "—"
+                return f"**{x:.2f}**" if cached and x > 0.5 else f"{x:.2f}"
+
+            lines.append(
+                f"| {r['change']} | {cell(r['old'], 1, 0.3)} | {cell(r['new'], 1, 0.3)} | "
+                f"{cell(r['old'], 0, 1e9)} | {cell(r['new'], 0, 1e9)} | "
+                f"{paint(r['paint_old'])} | {paint(r['paint_new'])} |"
+            )
+        for tree, got in paints.items():
+            if f"{file}: failed" in got:
+                lines += ["", f"The {tree} tree's paint stopped: {got[f'{file}: failed']}"]
+        write(args.name, payload, "\n".join(lines) + "\n")
+
+
 def _run(root: Path, what: str = "--measure", *more: str) -> dict:
     env = os.environ | {"PYTHONPATH": str(root)}
     return last_json([sys.executable, __file__, what, str(root), *more], root, env)
@@ -295,6 +479,13 @@ def other_pages(old: Path, args: argparse.Namespace) -> None:
 
 def _s(x: float | None) -> str:
     return "—" if x is None else f"{x:.2f}"
+
+
+def _head(tree: Path) -> str:
+    """The commit a tree is at (an old tree's worktree made before its revision moved)."""
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def _rev(old: str) -> str:
@@ -379,6 +570,16 @@ def main() -> None:
         "(writes control_reruns_paint.{json,md})",
     )
     ap.add_argument("--paint", help=argparse.SUPPRESS)
+    ap.add_argument("--own", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--paint-controls", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--all-pages",
+        action="store_true",
+        help="every page's own controls, first feedback, completion and paint, old and new "
+        "(writes control_reruns_all.{json,md})",
+    )
+    ap.add_argument("--only", nargs="*", help="with --all-pages: these pages (ui.nav keys)")
+    ap.add_argument("--name", default="control_reruns_all", help="with --all-pages: the file")
     ap.add_argument(
         "--pages",
         nargs="+",
@@ -395,7 +596,10 @@ def main() -> None:
     )
     args, page = ap.parse_known_args()
     if args.measure:
-        print(json.dumps(measure(Path(args.measure), *page)))
+        print(json.dumps(measure(Path(args.measure), *page, own=args.own)))
+        return
+    if args.paint_controls:
+        print(json.dumps(paint_controls(Path(args.paint_controls), json.loads(page[0]))))
         return
     if args.paint:
         print(json.dumps(paint(Path(args.paint), *page)))
@@ -404,6 +608,9 @@ def main() -> None:
         paint_pages(args)
         return
     old = old_tree(args.old)
+    if args.all_pages:
+        all_pages(old, args)
+        return
     if args.pages:
         other_pages(old, args)
         return

@@ -1,8 +1,10 @@
 """Speed: Table 1 live — time per interval for CG vs matrix inverse, complete vs kNN."""
 
+from typing import Any
+
 import streamlit as st
 
-from sslviz import costs, export, measure, plots, tours
+from sslviz import costs, export, measure, plots, speed, tours
 from sslviz.cli import command_line
 from sslviz.specs import SigmaRange
 from ui import cache, caps, frame, presenter, progress, widgets
@@ -33,66 +35,78 @@ configs = [
 key = (spec, lo, hi, settings, grid)
 
 
-def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[list, list, list]:
-    """Time the configurations ``todo`` (each cached: a revisit is instant); returns the
-    rows, their command lines and the configurations not timed (over a cap or failed)."""
-    rows, lines, skipped = [], [], []
-    with progress.progress(
-        f"Timing {len(todo)} configurations…", restart=pressed, key=("speed", key, tuple(todo))
-    ) as tick:
-        for i, (n, fam, sv) in enumerate(todo):
-            what = f"n = {n}, {fam} graph, {sv} solver: "
-            tick(i / len(todo), what)
-            try:
-                spec_i = cache.speed_spec(spec, n, fam)
-                settings_i = settings.with_solver(sv)
-                errors = caps.cap_errors(spec_i)
-                if errors:
-                    st.error(f"n = {n}, {fam}: " + " ".join(errors))
-                    skipped.append(what[:-2])
-                    continue
-                over = caps.over_cap(
-                    f"n = {n}, {fam} graph, {sv} solver",
-                    lambda sp, a, b, st_=settings_i: costs.speed_config(sp, a, b, st_, s.suggested),
-                    spec_i,
-                    lo,
-                    hi,
-                )
-                if caps.refuse(over):
-                    skipped.append(what[:-2])
-                    continue
-                row = cache.speed_row(
-                    spec_i,
-                    lo,
-                    hi,
-                    settings_i,
-                    _progress=cache.scaled(tick, i / len(todo), (i + 1) / len(todo), what),
-                )
-                rows.append({"config": f"{fam} / {sv}", **row})
-                lines.append(
-                    command_line(
-                        "intervals",
-                        spec_i,
-                        SigmaRange(lo, hi),
-                        settings_i,
-                        out=f"speed_{n}_{fam}_{sv}.json",
-                        timings=True,
-                    )
-                )
-            except (ValueError, TypeError, FileNotFoundError) as exc:
-                st.error(f"n = {n}, {fam}, {sv}: {exc}")
-                skipped.append(what[:-2])
-    return rows, lines, skipped
+def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[Any, tuple]:
+    """Time the configurations ``todo`` (each cached: a revisit is instant), the chart
+    drawn again as each one arrives (:func:`ui.progress.streamed`); returns the chart's
+    place and ``(rows, command lines, configurations not timed, how many were tried)``."""
+
+    def row(i: int, config: tuple, tick) -> tuple | None:
+        """One configuration's ``(row, command line)``, None when it is not timed here."""
+        n, fam, sv = config
+        what = f"{speed.config_words(config)}: "
+        tick(i / len(todo), what)
+        try:
+            spec_i = cache.speed_spec(spec, n, fam)
+            settings_i = settings.with_solver(sv)
+            errors = caps.cap_errors(spec_i)
+            if errors:
+                st.error(f"n = {n}, {fam}: " + " ".join(errors))
+                return None
+            over = caps.over_cap(
+                speed.config_words(config),
+                lambda sp, a, b, st_=settings_i: costs.speed_config(sp, a, b, st_, s.suggested),
+                spec_i,
+                lo,
+                hi,
+            )
+            if caps.refuse(over):
+                return None
+            timed = cache.speed_row(
+                spec_i,
+                lo,
+                hi,
+                settings_i,
+                _progress=cache.scaled(tick, i / len(todo), (i + 1) / len(todo), what),
+            )
+        except (ValueError, TypeError, FileNotFoundError) as exc:
+            st.error(f"n = {n}, {fam}, {sv}: {exc}")
+            return None
+        line = command_line(
+            "intervals",
+            spec_i,
+            SigmaRange(lo, hi),
+            settings_i,
+            out=f"speed_{n}_{fam}_{sv}.json",
+            timings=True,
+        )
+        return {"config": f"{fam} / {sv}", **timed}, line
+
+    place, part = progress.streamed(
+        f"Timing {len(todo)} configurations…",
+        lambda tick: cache.speed_stream(("speed", key), todo, lambda i, c: row(i, c, tick)),
+        key=("speed", key),
+        restart=pressed,
+        kept=lambda: cache.SPEED_PARTS.get(("speed", key)),
+        figure=lambda p: cache.titled(plots.speed_figure([r for r, _ in p.rows]), p.status()),
+        chart_key="speed_chart",
+    )
+    rows = [r for r, _ in part.rows]
+    lines = [line for _, line in part.rows]
+    return place, (rows, lines, [speed.config_words(c) for c in part.skipped], len(todo))
 
 
 stored = st.session_state.get("speed_result")
+place = None  # the chart's place, where it grows while the configurations arrive
+todo = None
 if st.button(f"Run {len(configs)} configurations", key="speed_run", type="primary"):
-    st.session_state["speed_result"] = (key, *time_configs(configs, True), len(configs))
-elif progress.pending(("speed", key, tuple(configs))):  # stopped, or its Run pressed
-    st.session_state["speed_result"] = (key, *time_configs(configs), len(configs))
+    todo, pressed = configs, True
+elif progress.pending(("speed", key)):  # stopped, or its Run pressed
+    todo, pressed = configs, False
 elif stored is None and configs:  # first visit: time a small grid by itself
-    todo = cache.speed_autorun(configs, settings, spec, (lo, hi), s.suggested)
-    st.session_state["speed_result"] = (key, *time_configs(todo), len(todo))
+    todo, pressed = cache.speed_autorun(configs, settings, spec, (lo, hi), s.suggested), False
+if todo is not None:
+    place, result = time_configs(todo, pressed)
+    st.session_state["speed_result"] = (key, *result)
 stored = st.session_state.get("speed_result")
 if not stored or not stored[1]:
     st.info("Press the button to time the configurations.")
@@ -114,7 +128,10 @@ if settings.certify and set(grid.solvers) - {"cg", "pcg"}:
         "Certify proves the sides of iterative solves: it applies to the CG and PCG rows; "
         "the exact and inverse rows are exact already and run as they are."
     )
-widgets.chart(st, plots.speed_figure(rows), key="speed_chart")
+if place is None:
+    widgets.chart(st, plots.speed_figure(rows), key="speed_chart")
+else:
+    place.draw(lambda: plots.speed_figure(rows), key="speed_chart", last=True)
 for (n, fam), text in measure.speed_verdicts(rows).items():
     st.markdown(f"**n = {n}, {fam} graph:** {text} per interval.")
 busy = max((r.get("busy", 0) for r in rows), default=0)

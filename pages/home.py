@@ -61,14 +61,18 @@ def instance_section() -> None:
     left, right = st.columns(2)
     if ds.image_shape is not None:
         imgs = cache.samples(s.spec.dataset, s.spec.data_file, s.spec.classes)
-        widgets.chart(left, plots.samples_figure(imgs, names, ds.image_shape), key="home_samples")
+        samples = cache.figure(  # built once: a rerun draws the cached dict
+            ("home samples", s.spec.dataset, s.spec.data_file, s.spec.classes),
+            lambda: plots.samples_figure(imgs, names, ds.image_shape),
+        )
+        widgets.chart(left, samples, key="home_samples")
     else:
         left.info("The uploaded file has no image shape, so no sample images are shown.")
-    widgets.chart(
-        right,
-        plots.instance_figure(info["X2"], info["y"], info["is_labeled"], names),
-        key="home_instance",
+    points = cache.figure(
+        ("home instance", s.spec),
+        lambda: plots.instance_figure(info["X2"], info["y"], info["is_labeled"], names),
     )
+    widgets.chart(right, points, key="home_instance")
     st.caption(
         f"Suggested σ range for this instance: [{s.suggested[0]:g}, {s.suggested[1]:g}] "
         "(PCA-space distance units)."

@@ -55,13 +55,13 @@ def start_server(
     root: Path = ROOT,
     *,
     env: dict | None = None,
-    timeout: float = 90.0,
+    timeout: float = 240.0,
     poll: float = 0.3,
 ) -> subprocess.Popen:
     """``streamlit run app.py`` in ``root`` on 127.0.0.1:``port``, as the README runs it (the
     app's ``.streamlit/config.toml`` applies), once its health endpoint answers (checked
-    every ``poll`` s, at most ``timeout`` s); its output goes to ``log``. The benchmarks
-    start their servers here too."""
+    every ``poll`` s, at most ``timeout`` s: the server warms itself first, ``ui.warm``);
+    its output goes to ``log``. The benchmarks start their servers here too."""
     args = ["--server.port", str(port), "--server.headless", "true"]
     args += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
     args += ["--server.fileWatcherType", "none"]

@@ -706,6 +706,25 @@ def speed_row(
     return export.speed_row(problem(spec), res, sweep_timing(spec, lo, hi, settings))
 
 
+SPEED_PARTS = Memo(16)
+"""What has arrived of the Speed page's grids that have not finished (one stopped, or
+interrupted by a change): the last :class:`sslviz.speed.SpeedPart` of each, by the page's
+key of the grid."""
+
+
+def speed_stream(key: Any, configs: list[tuple], row: Callable) -> Iterator:
+    """The Speed page's grid as its configurations arrive (:func:`sslviz.speed.speed_stream`
+    with the page's ``row(i, config)``, which reads :func:`speed_row`: a configuration timed
+    before is not timed again); each part not yet complete is kept in :data:`SPEED_PARTS`
+    by ``key`` (a stop keeps it)."""
+    from sslviz.speed import speed_stream as stream
+
+    for part in stream(configs, row):
+        if not part.complete:
+            SPEED_PARTS.put(key, part)
+        yield part
+
+
 def sweep_timing(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings):
     """The robust timing of a sweep (:func:`sslviz.measure.timed`): the minimum CPU time of
     :data:`TIMING_RUNS` runs, fewer when they would exceed :data:`SPEED_BUDGET` seconds;

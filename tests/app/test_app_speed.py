@@ -1,8 +1,11 @@
 """Speed page (Table 1 live), with streamlit.testing."""
 
+import json
+
 import pytest
 from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
 from apptest_helpers import start as _start
+from plotly.utils import PlotlyJSONEncoder
 from streamlit.testing.v1 import AppTest
 
 from sslviz.words import COLUMN_WORDS as W
@@ -144,3 +147,48 @@ def test_bad_url_falls_back_with_warning():
     assert not at.exception
     assert len(at.warning) == 2
     assert at.number_input(key="w_t").value == 20
+
+
+def test_the_growing_chart_ends_as_the_grid_timed_at_once_and_a_stop_keeps_its_part():
+    """The chart is drawn as the configurations arrive (sslviz.speed.speed_stream): the last
+    part kept on the way holds the finished table's first rows, the finished chart is the
+    grid's chart timed at once, bit for bit; after a Stop the page draws what had arrived,
+    says what is missing, and its Run button computes the rest."""
+    from sslviz import plots
+    from ui import progress
+
+    at = start()
+    assert not at.exception and not at.error
+    key = at.session_state["speed_result"][0]
+    spec, lo, hi, settings, grid = key
+    todo = cache.speed_autorun(
+        [(n, f, sv) for n in sorted(grid.sizes) for f in grid.families for sv in grid.solvers],
+        settings,
+        spec,
+        (lo, hi),
+        cache.suggested_range(spec),
+    )
+    assert len(todo) >= 2
+    rows = [
+        {"config": f"{f} / {sv}"}
+        | cache.speed_row(cache.speed_spec(spec, n, f), lo, hi, settings.with_solver(sv))
+        for n, f, sv in todo
+    ]
+    want = plots.speed_figure(rows).to_plotly_json()["data"]
+    assert chart(at)["data"] == json.loads(json.dumps(want, cls=PlotlyJSONEncoder))
+    kept = cache.SPEED_PARTS.get(("speed", key))
+    assert kept.done == len(todo) - 1
+    assert [r for r, _ in kept.rows] == rows[: kept.done]
+
+    at.session_state[progress.STOPPED] = {progress._stop_key(("speed", key))}
+    at.run()
+    assert not at.exception
+    title = chart(at)["layout"]["title"]["text"]
+    assert f"{kept.done} of {len(todo)} configurations so far" in title
+    assert any(kept.missing() == c.value for c in at.caption)
+    assert any("Stopped: what had arrived is shown" in i.value for i in at.info)
+    [run] = [b for b in at.button if b.label == "Run"]
+    run.click().run()
+    assert not at.exception and not at.error
+    assert chart(at)["data"] == json.loads(json.dumps(want, cls=PlotlyJSONEncoder))
+    assert len(at.dataframe[0].value) == len(todo)

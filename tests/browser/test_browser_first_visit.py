@@ -1,0 +1,83 @@
+"""A fresh server warms itself before it answers (ui.warm, app.py's st.App lifespan): its
+first visits in real Chromium compute nothing.
+
+The server prints the seconds of each warm-up step: every first view (each page, each tour
+link) must be there with its time. Then the heaviest first views, the learning and the
+regret pages, opened as a first visit, draw their first chart without a progress bar ever
+showing (a first visit that computed would show one after 0.3 s of work), and so does
+the Speed page, whose grid a cold first visit times.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from browser_helpers import (
+    ARTIFACTS,
+    CHART,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    EXCEPTION,
+    TIMEOUT_MS,
+    free_port,
+    start_server,
+    stop_server,
+    sync_playwright,
+)
+
+from ui import warm
+
+WATCH = """
+window.sslvizBars = 0;
+new MutationObserver(() => {
+  if (document.querySelector('[data-testid="stProgress"]')) window.sslvizBars += 1;
+}).observe(document, {subtree: true, childList: true});
+"""
+
+
+@pytest.fixture(scope="module")
+def warmed():
+    """A server warmed with no budget limit (every first view runs); yields its URL and
+    the warm-up's seconds."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = ARTIFACTS / "streamlit_first_visit.log"
+    port = free_port()
+    env = os.environ | {"SSLVIZ_WARM_SECONDS": "1200"}
+    proc = start_server(port, log, env=env, timeout=1500)
+    try:
+        [line] = [ln for ln in log.read_text().splitlines() if ln.startswith(warm.LOG_LINE)]
+        yield f"http://127.0.0.1:{port}", json.loads(line[len(warm.LOG_LINE) :])
+    finally:
+        stop_server(proc)
+
+
+def test_the_warm_up_ran_every_first_view_before_the_server_answered(warmed):
+    _, times = warmed
+    for page, query in warm.first_views():
+        url = f"/{page}" + (f"?{query}" if query else "")
+        assert isinstance(times.get(url), float), (url, times.get(url))
+    assert 0 < times["workers"] <= times["total"]
+
+
+@pytest.mark.parametrize("path", ["Learn", "Online_regret", "Speed"])
+def test_a_first_visit_draws_its_chart_without_computing(warmed, path):
+    url, _ = warmed
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.add_init_script(WATCH)
+            page.goto(f"{url}/{path}", timeout=TIMEOUT_MS)
+            page.wait_for_selector(CHART, timeout=3 * TIMEOUT_MS)
+            page.wait_for_function(
+                "document.querySelector('[data-testid=stApp]')"
+                ".getAttribute('data-test-script-state') === 'notRunning'",
+                timeout=3 * TIMEOUT_MS,
+            )
+            assert page.locator(EXCEPTION).count() == 0
+            assert page.evaluate("window.sslvizBars") == 0  # no bar: nothing was computed
+            page.screenshot(path=str(ARTIFACTS / f"first_visit_{path}.png"))
+        finally:
+            browser.close()

@@ -1,0 +1,123 @@
+"""A fresh server warmed before it accepts its first session (:func:`lifespan`, ``app.py``).
+
+``streamlit run app.py`` serves the app as an ``st.App`` whose lifespan runs, once per
+server and before the server listens, :func:`warm`: the worker processes start (their
+imports and compiled kernels), then every page's first view and every tour link is run
+through the server's own runtime, in a session with no browser (:class:`_Quiet`): the
+pages' imports, Plotly's validators of every trace type they draw, and their results and
+figures in the caches (``ui.cache``: the same functions, the same keys, so a visitor gets
+the very results, bit for bit, that a cold run computes). A first visit then waits only
+for its browser and one cached run. The page runs are bounded (:data:`BUDGET`);
+``SSLVIZ_WARM=0`` skips them (the workers still start): a server that answers within
+seconds, whose first visits compute.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+BUDGET = float(os.environ.get("SSLVIZ_WARM_SECONDS", "45") or 0)
+"""Seconds the page runs of :func:`warm` may take in all (``SSLVIZ_WARM_SECONDS``, default
+45): a run still going then is stopped, and the views after it are left to their first
+visit (the server starts answering within the workers' start and this budget)."""
+
+
+class _Quiet:
+    """A session client with no browser: it keeps only whether the script run has ended."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+
+    def write_forward_msg(self, msg: Any) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if msg.WhichOneof("type") == "script_finished" and msg.script_finished in (
+            ForwardMsg.FINISHED_SUCCESSFULLY,
+            ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
+        ):
+            self.done.set()
+
+    @property
+    def client_context(self) -> None:
+        return None
+
+
+def first_views() -> list[tuple[str, str]]:
+    """``(page name, query string)`` of every first view a link opens: each page's URL and
+    each tour link (``?tour=<id>``)."""
+    from sslviz import tours
+    from ui import nav
+
+    out = [(p.path or "", "") for p in nav.nav_pages()]
+    for t in tours.TOURS:
+        page = nav.page_of(t.page)
+        if page is not None:
+            out.append((page.path or "", f"tour={t.id}"))
+    return out
+
+
+async def run_view(runtime: Any, page: str, query: str, timeout: float) -> float | None:
+    """Run the first view of ``page`` (its URL path, "" for home) with ``query`` in a new
+    session of ``runtime`` with no browser, as a first visit runs it; the seconds it took,
+    None if it was still running after ``timeout`` s (the session is closed after it, which
+    stops its script). On the server's event loop, as a browser's session."""
+    import asyncio
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    client = _Quiet()
+    sid = runtime.connect_session(client=client, user_info={"is_logged_in": False})
+    msg = BackMsg()
+    msg.rerun_script.query_string = query
+    msg.rerun_script.page_name = page
+    t0 = time.perf_counter()
+    try:
+        runtime.handle_backmsg(sid, msg)
+        done = await asyncio.to_thread(client.done.wait, max(timeout, 0.0))
+    finally:
+        runtime.close_session(sid)
+    return time.perf_counter() - t0 if done else None
+
+
+TIMES: dict[str, float | None] = {}
+"""The seconds of each step of this server's :func:`warm` (None: a view stopped or left
+out at the end of the budget)."""
+
+
+async def warm(runtime: Any) -> dict[str, float | None]:
+    """Start the worker processes (:func:`sslviz.learn.start_workers`), then run every
+    first view (:func:`first_views`) once, in order, within :data:`BUDGET` s, unless
+    ``SSLVIZ_WARM`` is "0". Returns (and keeps in :data:`TIMES`) the seconds of each step."""
+    import asyncio
+
+    t0 = time.perf_counter()
+    from sslviz.learn import start_workers
+
+    await asyncio.to_thread(start_workers)
+    TIMES["workers"] = time.perf_counter() - t0
+    if os.environ.get("SSLVIZ_WARM", "1") != "0":
+        end = time.perf_counter() + BUDGET
+        for page, query in first_views():
+            left = end - time.perf_counter()
+            url = f"/{page}" + (f"?{query}" if query else "")
+            TIMES[url] = await run_view(runtime, page, query, left) if left > 0 else None
+    TIMES["total"] = time.perf_counter() - t0
+    print(LOG_LINE + json.dumps({k: v and round(v, 3) for k, v in TIMES.items()}), flush=True)
+    return TIMES
+
+
+LOG_LINE = "sslviz warm-up, seconds: "
+"""The start of the line :func:`warm` prints (the server's output) with :data:`TIMES`."""
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Any) -> AsyncIterator[None]:
+    """The ``st.App`` lifespan of ``app.py``: :func:`warm` before the server listens."""
+    await warm(app._runtime)
+    yield
