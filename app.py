@@ -8,9 +8,9 @@ state, tours, presenter mode, progress, caching) is the ``ui`` package; the comp
 JavaScript (:func:`ui.nav.setup`).
 
 Imported as a module (``streamlit run app.py`` finds ``app`` below), it is the server: an
-``st.App`` of this script whose lifespan warms the server before it accepts its first session
-(:func:`ui.warm.lifespan`: worker processes, every page's first view and tour link computed
-once, so a first visit waits for no import and no computation).
+``st.App`` of this script whose lifespan warms the server in the background as it starts to
+listen (:func:`ui.warm.lifespan`: worker processes, every page's first view and tour link
+computed once, so a visit after it waits for no import and no computation).
 """
 
 import streamlit as st

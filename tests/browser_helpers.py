@@ -55,13 +55,13 @@ def start_server(
     root: Path = ROOT,
     *,
     env: dict | None = None,
-    timeout: float = 240.0,
+    timeout: float = 90.0,
     poll: float = 0.3,
 ) -> subprocess.Popen:
     """``streamlit run app.py`` in ``root`` on 127.0.0.1:``port``, as the README runs it (the
     app's ``.streamlit/config.toml`` applies), once its health endpoint answers (checked
-    every ``poll`` s, at most ``timeout`` s: the server warms itself first, ``ui.warm``);
-    its output goes to ``log``. The benchmarks start their servers here too."""
+    every ``poll`` s, at most ``timeout`` s; it warms itself in the background from then on,
+    ``ui.warm``); its output goes to ``log``. The benchmarks start their servers here too."""
     args = ["--server.port", str(port), "--server.headless", "true"]
     args += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
     args += ["--server.fileWatcherType", "none"]
@@ -100,10 +100,12 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def streamlit_server(log_name: str = "streamlit.log"):
-    """A :func:`start_server` server on a free local port for the block; yields its URL."""
+    """A :func:`start_server` server on a free local port for the block; yields its URL. It
+    runs no warm-up of the pages (``SSLVIZ_WARM=0``: a test's own visits are first visits,
+    with both cores to themselves; tests/browser/test_browser_first_visit.py warms one)."""
     ARTIFACTS.mkdir(exist_ok=True)
     port = free_port()
-    proc = start_server(port, ARTIFACTS / log_name)
+    proc = start_server(port, ARTIFACTS / log_name, env=os.environ | {"SSLVIZ_WARM": "0"})
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

@@ -1,15 +1,16 @@
-"""A fresh server warmed before it accepts its first session (:func:`lifespan`, ``app.py``).
+"""A fresh server that warms itself while it already answers (:func:`lifespan`, ``app.py``).
 
-``streamlit run app.py`` serves the app as an ``st.App`` whose lifespan runs, once per
-server and before the server listens, :func:`warm`: the worker processes start (their
+``streamlit run app.py`` serves the app as an ``st.App`` whose lifespan starts, once per
+server, :func:`warm` in the background as the server begins to listen (a first visit is
+answered at once and computes what the warm-up has not reached yet, with the same
+functions and results): the worker processes start (their
 imports and compiled kernels), then every page's first view and every tour link is run
 through the server's own runtime, in a session with no browser (:class:`_Quiet`): the
 pages' imports, Plotly's validators of every trace type they draw, and their results and
 figures in the caches (``ui.cache``: the same functions, the same keys, so a visitor gets
-the very results, bit for bit, that a cold run computes). A first visit then waits only
-for its browser and one cached run. The page runs are bounded (:data:`BUDGET`);
-``SSLVIZ_WARM=0`` skips them (the workers still start): a server that answers within
-seconds, whose first visits compute.
+the very results, bit for bit, that a cold run computes). A visit after the warm-up waits
+only for its browser and one cached run. The page runs are bounded (:data:`BUDGET`);
+``SSLVIZ_WARM=0`` skips them (the workers still start): every first visit computes.
 """
 
 from __future__ import annotations
@@ -118,6 +119,12 @@ LOG_LINE = "sslviz warm-up, seconds: "
 
 @contextlib.asynccontextmanager
 async def lifespan(app: Any) -> AsyncIterator[None]:
-    """The ``st.App`` lifespan of ``app.py``: :func:`warm` before the server listens."""
-    await warm(app._runtime)
-    yield
+    """The ``st.App`` lifespan of ``app.py``: :func:`warm` in the background while the server
+    listens (stopped with the server)."""
+    import asyncio
+
+    task = asyncio.get_running_loop().create_task(warm(app._runtime))
+    try:
+        yield
+    finally:
+        task.cancel()
