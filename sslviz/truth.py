@@ -40,6 +40,7 @@ from sslviz.crossings import (
     MIN_WIDTH,
     SearchProgress,
     chebyshev_pays,
+    chebyshev_pays_gaps,
     chebyshev_search,
     compiled_search,
     hermite_grid,
@@ -440,14 +441,17 @@ def multiclass_loss_curve(
     """The loss of C ≥ 2 classes one-vs-all (argmax of the scores), every breakpoint
     located to ``rtol`` (docs/method.md §13).
 
-    The Hermite search of :func:`true_loss_curve` runs on the gaps g = F_uτ − F_uc between
-    each node's true class τ and every other class c, which are smooth in σ (the margin
+    The searches of :func:`true_loss_curve` run on the gaps g = F_uτ − F_uc between each
+    node's true class τ and every other class c, which are smooth in σ (the margin
     F_uτ − max_c F_uc has kinks where the rival changes); a node is right where all its
-    gaps are positive. Assembled by each node's count of negative gaps: a root moves the
-    count by one, a breakpoint is where some count moves between 0 and 1, and the other
-    roots are dropped. Cut-off nodes count as wrong. With ``solver`` 'cg'/'pcg' it runs on
-    the t-iteration scores (Algorithm 4's fast mode one-vs-all), and with ``certify_cap``
-    too on certified scores (every node's top class proven, §13), which give the exact
+    gaps are positive. Where :func:`sslviz.crossings.chebyshev_pays_gaps` (the harmonic
+    model on large graphs, exact or fixed-t scores) every gap on a cell is interpolated
+    from one set of σ (the Chebyshev search), elsewhere the Hermite search runs.
+    Assembled by each node's count of negative gaps: a root moves the count by one, a
+    breakpoint is where some count moves between 0 and 1, and the other roots are
+    dropped. Cut-off nodes count as wrong. With ``solver`` 'cg'/'pcg' it runs on the
+    t-iteration scores (Algorithm 4's fast mode one-vs-all), and with ``certify_cap`` too
+    on certified scores (every node's top class proven, §13), which give the exact
     curve's pieces.
 
     Parameters
@@ -478,8 +482,12 @@ def multiclass_loss_curve(
     ev = GapOracle(model, y, C, pairs, solver, cg_iters, certify_cap)
     tick = SearchProgress(progress, lo, hi) if progress is not None else None
     roots: list[tuple[float, int]] = []
+    rest = [(lo, hi)]
+    if chebyshev_pays_gaps(model, solver, certify_cap):
+        # Every gap on a cell from one set of solves: the σ are shared by all the pairs.
+        roots, rest = chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick)
     deg_changes = _hermite_search(
-        ev, [(lo, hi)], roots, grid_ratio, rtol, touch, max_evaluations, tick, None
+        ev, rest, roots, grid_ratio, rtol, touch, max_evaluations, tick, None
     )
     curve = _assemble_classes(ev, lo, hi, roots, deg_changes, t0, rtol)
     if tick is not None:

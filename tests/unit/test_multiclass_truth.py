@@ -179,3 +179,47 @@ def test_loss_json_adds_classes_and_rivals_only_for_more_than_two(tmp_path):
     assert main([*args, "--classes", "0", "1"]) == 0
     d = json.loads((tmp_path / "o.json").read_text())
     assert not {"classes", "against", "true_classes"} & set(d)
+
+
+@pytest.fixture
+def chebyshev_everywhere(monkeypatch):
+    """The Chebyshev search (large graphs only in the app) on these small instances."""
+    from sslviz import crossings
+
+    monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED", 0)
+    monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED_SPARSE", 0)
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+@pytest.mark.parametrize("classes", [(3, 5, 8), tuple(range(10))])
+def test_chebyshev_search_of_the_gaps_matches_brute_force(chebyshev_everywhere, family, classes):
+    """The gaps interpolated on Chebyshev cells, every root from the series (or polished by
+    exact solves): the brute force's flips, with far fewer σ than the Hermite search."""
+    ten = len(classes) == 10
+    size = dict(n=80, labeled=12, seed=2) if ten else dict(n=60, labeled=6, seed=0)
+    p = problem(classes, family, **size)
+    curve = check_against_brute_force(p, points=1201 if ten else 2001)
+    assert curve.breakpoints.size >= 3
+    # the Chebyshev cells' σ are shared by every pair: no σ is one pair's refinement alone
+    assert curve.evaluations.size <= 2 * 129
+
+
+def test_chebyshev_and_hermite_searches_agree_on_the_gaps(monkeypatch):
+    """Ten classes on a graph above the Chebyshev threshold: the same flips as the Hermite
+    search (switched off the Chebyshev search) to 1e-9 relative, the same piece losses."""
+    from sslviz import crossings
+
+    p = problem(tuple(range(10)), "complete", n=240, labeled=20, seed=1)
+    assert p.model.n_unlabeled >= crossings.chebyshev_min_unlabeled(True)
+    cheb = loss_curve(p, LO, HI)
+    monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED", 10**9)
+    herm = loss_curve(p, LO, HI)
+    assert cheb.evaluations.size < herm.evaluations.size
+    assert curve_flips(cheb)[1:] and [u for _, u in curve_flips(cheb)] == [
+        u for _, u in curve_flips(herm)
+    ]
+    assert np.allclose(
+        [s for s, _ in curve_flips(cheb)], [s for s, _ in curve_flips(herm)], rtol=1e-9, atol=0
+    )
+    assert np.array_equal(cheb.loss.values, herm.loss.values)
+    assert cheb.inconsistent == herm.inconsistent == 0
