@@ -709,25 +709,31 @@ class HarmonicModel(SoftLabelModel):
         dense = isinstance(self._D2_UU, np.ndarray) and not self._structural.any()
         gth = solver == "exact" and dense and exact_solves.gth_first("exact", self._D2_UU)
         cg = self._dense_cg(solver) and not self.batches(solver)  # as soft_labels_many
-        if not (gth or cg):
+        lu = solver == "exact" and sp.issparse(self._D2_UU) and not self._structural.any()
+        if not (gth or cg or lu):
             return super().scores(
                 sigmas, y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
             )
         check_int("cg_iters", cg_iters, "scores", low=1)
         y = np.asarray(y)
         Y = _one_hot(y[self.labeled_idx], n_classes)
-        out = []
-        for x in _check_sigmas(sigmas, "scores").tolist():
+
+        def one(x: float) -> Scores:
             if gth:
                 sc = self._scores_gth(x, Y, derivative)
-            else:
+            elif cg:
                 sc = self._scores_cg(x, Y, derivative, solver, cg_iters)
+            else:
+                sc = self._scores_lu(x, Y, derivative)
             if sc is None:
-                (sc,) = super().scores(
+                (sc,) = super(HarmonicModel, self).scores(
                     [x], y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
                 )
-            out.append(sc)
-        return out
+            return sc
+
+        sig = _check_sigmas(sigmas, "scores").tolist()
+        # Sparse exact solves of big systems are independent: side by side on the cores.
+        return parallel_map(one, sig) if lu else [one(x) for x in sig]
 
     def _scores_gth(self, sigma: float, Y: np.ndarray, derivative: bool) -> Scores | None:
         """Exact scores at σ from one GTH factorisation
@@ -750,6 +756,45 @@ class HarmonicModel(SoftLabelModel):
             return None
         dF = dF if derivative else None
         return Scores(sigma, F, dF, self._structural.copy(), solves, 0, 1)
+
+    def _scores_lu(self, sigma: float, Y: np.ndarray, derivative: bool) -> Scores | None:
+        """Exact scores at σ on a sparse graph from one LU factorisation for every column,
+        each column's solves and refinement those of :meth:`soft_labels` (:meth:`_solve`),
+        so the same bits; None where that path would do more for some column (a cut-off
+        node, a small pivot, a refinement that does not converge, a label outside [0, 1]:
+        the general path, one solve per column, decides those)."""
+        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=True, derivative=derivative)
+        to_l = systems.rowsum(W_UL)
+        deg = systems.rowsum(W_UU) + to_l
+        degenerate = self._degenerate(W_UU, W_UL, to_l)
+        if degenerate.any():
+            return None
+        keep = ~degenerate
+        M = systems.laplacian_block(deg, W_UU)
+        order = self._elimination_order(keep)
+        lin = LinearSolver(M, "exact", dominant=True, order=order)
+        n_u, C = self.n_unlabeled, Y.shape[1]
+        F, dF = np.empty((n_u, C)), np.empty((n_u, C)) if derivative else None
+        for c in range(C):
+            y_l = np.ascontiguousarray(Y[:, c])
+            b = W_UL @ y_l
+            f = np.full(n_u, 0.5)
+            f[keep] = lin.solve(b[keep])
+            if lin.min_pivot < exact_solves.PIVOT_TOL:
+                return None
+            trusted = exact_solves.refine(f, keep, lin.solve, W_UU, W_UL, y_l=y_l)
+            if not trusted or not exact_solves.in_unit(f):
+                return None
+            F[:, c] = f
+            if derivative:
+                rhs = systems.derivative_rhs(dW_UU, dW_UL, y_l, f, accurate=True)
+                df = np.zeros(n_u)
+                df[keep] = lin.solve(rhs[keep])
+                exact_solves.refine(df, keep, lin.solve, W_UU, W_UL, rhs=rhs)
+                dF[:, c] = df
+        return Scores(
+            sigma, F, dF, degenerate, lin.solves, lin.matvecs, lin.factorizations, "ok"
+        )
 
     def _scores_cg(self, sigma: float, Y, derivative: bool, solver: str, cg_iters: int):
         """CG-t or PCG-t scores at σ on a dense graph, the weights and L_UU formed once for

@@ -34,8 +34,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sslviz._threads import one_thread
-from sslviz._validation import check_real, check_sigma_range
+from sslviz._threads import map_tasks, one_thread
+from sslviz._validation import check_int, check_real, check_sigma_range
 from sslviz.crossings import (
     MIN_WIDTH,
     SearchProgress,
@@ -498,6 +498,97 @@ def multiclass_loss_curve(
         classes=tuple(classes),
         certificates=_certificates(ev, curve.evaluations),
     )
+
+
+def split_loss_curve(
+    model: SoftLabelModel,
+    y: np.ndarray,
+    classes: tuple[int, ...],
+    sigma_min: float,
+    sigma_max: float,
+    parts: int,
+    *,
+    n_jobs: int = 1,
+    dask: str | None = None,
+    **options,
+) -> LossCurve:
+    """:func:`multiclass_loss_curve` searched on ``parts`` σ sub-ranges (geometric, equal
+    ratios) as independent tasks, then joined (:func:`join_curves`): on ``n_jobs`` local
+    processes or, with ``dask`` (a scheduler address), on a Dask cluster
+    (:func:`sslviz._threads.map_tasks`). Each task's arithmetic is its own, so the result
+    is the same bits however the tasks run; against one search of the whole range the
+    breakpoints agree to the location tolerance (the sub-ranges evaluate other σ).
+    ``options``: those of :func:`multiclass_loss_curve` (no ``progress``)."""
+    lo, hi = check_sigma_range(sigma_min, sigma_max, "split_loss_curve")
+    parts = check_int("parts", parts, "split_loss_curve", low=1)
+    cuts = np.geomspace(lo, hi, parts + 1)
+    cuts[0], cuts[-1] = lo, hi
+    tasks = [
+        (model, np.asarray(y), tuple(classes), float(a), float(b), options)
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    return join_curves(map_tasks(_curve_task, tasks, n_jobs=n_jobs, dask=dask))
+
+
+def _curve_task(task) -> LossCurve:
+    model, y, classes, a, b, options = task
+    return multiclass_loss_curve(model, y, classes, a, b, **options)
+
+
+def join_curves(curves: list[LossCurve]) -> LossCurve:
+    """One :class:`LossCurve` from curves on adjacent ranges (each starting where the last
+    ends): the pieces, breakpoints and work in order; where the misclassified set at the
+    start of a range differs from the one at the end of the range before, the joint is a
+    breakpoint of the nodes that differ (rival −1: not located by a search)."""
+    first = curves[0]
+    edges, values = [first.loss.edges[:-1]], [first.loss.values]
+    nodes, against = list(first.nodes), list(first.against or [[] for _ in first.nodes])
+    wrong = _wrong_at_end(first)
+    for c in curves[1:]:
+        changed = np.flatnonzero(c.wrong_at_start != wrong)
+        if changed.size:  # a breakpoint at the joint
+            edges.append(c.loss.edges[:-1])
+            values.append(c.loss.values)
+            nodes.append(changed)
+            against.append(np.full(changed.size, -1, np.int64))
+        else:  # the first piece continues the last one
+            edges.append(c.loss.edges[1:-1])
+            values.append(c.loss.values[1:])
+        nodes += list(c.nodes)
+        against += list(c.against or [[] for _ in c.nodes])
+        wrong = _wrong_at_end(c)
+    edges.append(curves[-1].loss.edges[-1:])
+    certs = [c.certificates for c in curves]
+    return replace(
+        first,
+        loss=PiecewiseLoss(np.concatenate(edges), np.concatenate(values)),
+        nodes=nodes,
+        degenerate_ranges=[r for c in curves for r in c.degenerate_ranges],
+        evaluations=np.unique(np.concatenate([c.evaluations for c in curves])),
+        solves=sum(c.solves for c in curves),
+        matvecs=sum(c.matvecs for c in curves),
+        factorizations=sum(c.factorizations for c in curves),
+        seconds=sum(c.seconds for c in curves),
+        inconsistent=sum(c.inconsistent for c in curves),
+        complete=all(c.complete for c in curves),
+        certificates=None if any(x is None for x in certs) else _joined_certificates(certs),
+        against=against if first.against is not None else None,
+    )
+
+
+def _wrong_at_end(curve: LossCurve) -> np.ndarray:
+    """The misclassified set on a curve's last piece."""
+    wrong = curve.wrong_at_start.copy()
+    for nd in curve.nodes:
+        wrong[nd] ^= True
+    return wrong
+
+
+def _joined_certificates(certs: list[Certificates]) -> Certificates:
+    sigma, at = np.unique(np.concatenate([c.sigma for c in certs]), return_index=True)
+    iterations = np.concatenate([c.iterations for c in certs])[at]
+    certified = np.concatenate([c.certified for c in certs])[at]
+    return Certificates(sigma, iterations, certified)
 
 
 def _certificates(ev: LabelOracle, evaluations: np.ndarray) -> Certificates | None:

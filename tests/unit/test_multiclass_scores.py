@@ -157,3 +157,16 @@ def test_shared_work_scores_are_each_columns_own_solve_bit_for_bit(family, solve
         assert sc.solves == 20 and sc.matvecs == (0 if solver == "exact" else 10 * 2 * 9)
         if solver == "exact" and family == "complete":  # one factorisation for all columns
             assert sc.factorizations == 1
+
+
+def test_sparse_exact_scores_share_one_factorisation_bit_for_bit():
+    """On a sparse graph (more than 400 nodes: stored sparse) the exact scores come from one
+    LU factorisation per σ for every column, each column the bits of its own solve."""
+    p = problem(tuple(range(10)), "knn", n=520, labeled=20)
+    y = p.instance.y
+    for sigma in (1.0, 4.0):
+        (sc,) = p.model.scores([sigma], y, 10)
+        assert sc.factorizations == 1 and sc.solves >= 20
+        for c in range(10):
+            sl = p.model.relabeled((y == c).astype(float)).soft_labels(sigma)
+            assert np.array_equal(sc.F[:, c], sl.f) and np.array_equal(sc.dF[:, c], sl.df)

@@ -223,3 +223,25 @@ def test_chebyshev_and_hermite_searches_agree_on_the_gaps(monkeypatch):
     )
     assert np.array_equal(cheb.loss.values, herm.loss.values)
     assert cheb.inconsistent == herm.inconsistent == 0
+
+
+def test_split_curve_joins_to_the_brute_force_and_is_the_same_bits_in_processes():
+    """The σ range in sub-ranges searched as separate tasks and joined: the brute force's
+    flips; the same bits serially and on two worker processes."""
+    from sslviz.truth import split_loss_curve
+
+    p = problem((3, 5, 8), "knn", labeled=6)
+    args = (p.model, p.instance.y, p.instance.classes, LO, HI, 4)
+    one = split_loss_curve(*args)
+    ref, right0 = Dense(p).flips()
+    got = curve_flips(one)
+    assert [u for _, u in got] == [u for _, u in ref]
+    assert np.allclose([s for s, _ in got], [s for s, _ in ref], rtol=1e-8, atol=0)
+    assert np.array_equal(one.wrong_at_start, ~right0) and one.inconsistent == 0
+    whole = loss_curve(p, LO, HI)
+    assert np.array_equal(one.loss.values, whole.loss.values)
+    two = split_loss_curve(*args, n_jobs=2)
+    assert np.array_equal(one.loss.edges, two.loss.edges)
+    assert np.array_equal(one.loss.values, two.loss.values)
+    assert all(np.array_equal(a, b) for a, b in zip(one.against, two.against, strict=True))
+    assert np.array_equal(one.evaluations, two.evaluations)
