@@ -20,6 +20,7 @@ Hermite grid search) is the same code with the Chebyshev search switched off
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from contextlib import contextmanager
@@ -139,6 +140,7 @@ def _binary(problem):
 
 
 def main() -> None:
+    load_before = os.getloadavg()[0]
     ten = build_problem(ProblemSpec(classes=tuple(range(10)), **SPEC))
     two_three = build_problem(ProblemSpec(classes=(2, 3), **SPEC))
     model_b, y_b = _binary(ten)
@@ -210,6 +212,7 @@ def main() -> None:
     }
     payload = {
         "machine": machine(),
+        "load_average": [load_before, os.getloadavg()[0]],
         "sigma_range": [LO, HI],
         "exact": exact,
         "hermite_vs_new_max_relative_breakpoint_difference": agreement,
@@ -253,7 +256,8 @@ def _markdown(p: dict) -> str:
         "",
         "Command: `python benchmarks/multiclass_speed.py` (medians of "
         f"{REPEATS} after a warm-up run, one process, 2 shared cores). Digits, n = 300, "
-        f"|L| = 30, complete, PCA 45, σ ∈ [{LO:g}, {HI:g}].",
+        f"|L| = 30, complete, PCA 45, σ ∈ [{LO:g}, {HI:g}]. Load average (1 min) "
+        f"{p['load_average'][0]:.1f} at the start, {p['load_average'][1]:.1f} at the end.",
         "",
         "## Exact curve",
         "",

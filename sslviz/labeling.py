@@ -792,9 +792,7 @@ class HarmonicModel(SoftLabelModel):
                 df[keep] = lin.solve(rhs[keep])
                 exact_solves.refine(df, keep, lin.solve, W_UU, W_UL, rhs=rhs)
                 dF[:, c] = df
-        return Scores(
-            sigma, F, dF, degenerate, lin.solves, lin.matvecs, lin.factorizations, "ok"
-        )
+        return Scores(sigma, F, dF, degenerate, lin.solves, lin.matvecs, lin.factorizations, "ok")
 
     def _scores_cg(self, sigma: float, Y, derivative: bool, solver: str, cg_iters: int):
         """CG-t or PCG-t scores at σ on a dense graph, the weights and L_UU formed once for

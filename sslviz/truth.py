@@ -48,7 +48,7 @@ from sslviz.crossings import (
     refine_degenerate,
     refine_roots,
 )
-from sslviz.labeling import SoftLabelModel
+from sslviz.labeling import SoftLabelModel, stack_scores
 from sslviz.oracle import GapOracle, LabelOracle, true_class_pairs
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import CG_ITERS
@@ -419,6 +419,74 @@ def threshold_loss_curve(
         roots.extend((float(c), int(u)) for u in np.flatnonzero(w != prev))
         prev = w
     return _assemble(ev, lo, hi, roots, [], y_u, t0, 1e-12, parameter="r")
+
+
+@one_thread
+def multiclass_threshold_loss_curve(
+    model: SoftLabelModel, y: np.ndarray, classes: tuple[int, ...], r_min: float, r_max: float
+) -> LossCurve:
+    """Exact l(r) of the thresholded mutual-kNN family for C ≥ 3 classes one-vs-all
+    (docs/method.md §5.5, §13): as :func:`threshold_loss_curve`, the scores (one column
+    per class, the model relabeled one-hot) evaluated once per distinct edge length in the
+    range, a node wrong where its argmax is not its class or it is cut off from L. Each
+    breakpoint's rival (``against``) is the best other class on the side where the node is
+    wrong (−1 where its link to L changes).
+
+    Parameters
+    ----------
+    model : SoftLabelModel
+        With :meth:`SoftLabelModel.relabeled` and :meth:`SoftLabelModel.soft_labels_at_radius`.
+    y : ndarray of shape (n,)
+        Class indices in {0, …, C − 1} of every point.
+    classes : tuple of int
+        The original labels (C of them), kept in the curve.
+    r_min, r_max : float
+    """
+    t0 = time.perf_counter()
+    lo, hi = check_sigma_range(r_min, r_max, "multiclass_threshold_loss_curve")
+    y = np.asarray(y)
+    y_u = y[model.unlabeled_idx]
+    columns = [model.relabeled((y == c).astype(float)) for c in range(len(classes))]
+    lengths = model.graph.edge_lengths()
+    cuts = lengths[(lengths > lo) & (lengths < hi)]
+    rows = np.arange(y_u.size)
+    scores: dict[float, tuple[np.ndarray, np.ndarray]] = {}  # r → (F, F with τ(u) at −∞)
+
+    class _R(LabelOracle):
+        def __call__(self, r):
+            hit = self.cache.get(r)
+            if hit is None:
+                sc = stack_scores([m.soft_labels_at_radius(r) for m in columns])
+                self.solves += sc.solves
+                self.factorizations += sc.factorizations
+                others = sc.F.copy()
+                others[rows, y_u] = -np.inf
+                margin = sc.F[rows, y_u] - others.max(axis=1)
+                hit = self.cache[r] = (margin, np.zeros_like(margin), sc.degenerate)
+                scores[r] = (sc.F, others)
+            return hit
+
+        def wrong(self, r):  # argmax: the first of equal scores
+            deg = self(r)[2]
+            return deg | (np.argmax(scores[r][0], axis=1) != self.y_u)
+
+    ev = _R(model, y_u)
+    prev_r, prev = lo, ev.wrong(lo)
+    roots, rival = [], {}
+    for c in cuts:
+        w = ev.wrong(c)
+        for u in np.flatnonzero(w != prev).tolist():
+            roots.append((float(c), u))
+            side = c if w[u] else prev_r  # the best other class where u is wrong
+            deg = ev(side)[2][u]
+            rival[(float(c), u)] = -1 if deg else int(np.argmax(scores[side][1][u]))
+        prev_r, prev = c, w
+    curve = _assemble(ev, lo, hi, roots, [], y_u, t0, 1e-12, parameter="r")
+    against = [
+        np.array([rival.get((float(b), int(u)), -1) for u in nd], np.int64)
+        for b, nd in zip(curve.breakpoints, curve.nodes, strict=True)
+    ]
+    return replace(curve, classes=tuple(classes), against=against)
 
 
 @one_thread

@@ -139,7 +139,6 @@ def test_cli_errors_say_what_to_change(tmp_path, capsys):
         ("regret", ["--rounds", "3"], "sslviz regret handles two classes yet"),
         ("learn", ["--instances", "2"], "sslviz learn handles two classes yet"),
         ("intervals", ["--mode", "paper"], "--mode paper handles two classes yet"),
-        ("loss", ["--family", "threshold"], "The threshold family handles two classes yet"),
     ],
 )
 def test_what_handles_two_classes_yet_says_so(capsys, command, extra, said):

@@ -245,3 +245,67 @@ def test_split_curve_joins_to_the_brute_force_and_is_the_same_bits_in_processes(
     assert np.array_equal(one.loss.values, two.loss.values)
     assert all(np.array_equal(a, b) for a, b in zip(one.against, two.against, strict=True))
     assert np.array_equal(one.evaluations, two.evaluations)
+
+
+def test_threshold_family_matches_brute_force():
+    """The thresholded mutual-kNN family, three classes: against unweighted dense solves of
+    the one-vs-all systems between consecutive edge lengths (the pattern found from the
+    points here), nodes cut off from L wrong."""
+    p = problem((3, 5, 8), "threshold", n=60, labeled=6)
+    inst, m = p.instance, p.model
+    X, C = inst.X, inst.n_classes
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    np.fill_diagonal(D, np.inf)
+    near = np.argsort(D, axis=1, kind="stable")[:, : p.spec.k]
+    edge = np.zeros(D.shape, bool)
+    edge[np.repeat(np.arange(inst.n), p.spec.k), near.ravel()] = True
+    edge &= edge.T  # mutual
+    U, L = m.unlabeled_idx, m.labeled_idx
+    Y = (inst.y[L, None] == np.arange(C)).astype(float)
+    y_u = inst.y[U]
+
+    def wrong(r):
+        W = (edge & (D <= r)).astype(float)
+        reach = W[np.ix_(U, L)].sum(axis=1) > 0
+        while True:
+            grown = reach | (W[np.ix_(U, U)] @ reach > 0)
+            if np.array_equal(grown, reach):
+                break
+            reach = grown
+        k = U[reach]
+        Lap = np.diag(W[k].sum(axis=1)) - W[np.ix_(k, k)]
+        F = np.linalg.solve(Lap, W[np.ix_(k, L)] @ Y)
+        out = np.ones(U.size, bool)
+        out[reach] = np.argmax(F, axis=1) != y_u[reach]
+        return out
+
+    lo, hi = 2.0, 9.0
+    lengths = np.unique(D[edge])
+    lengths = lengths[(lengths > lo) & (lengths < hi)]
+    ends = np.concatenate([[lo], lengths, [hi]])
+    sets = [wrong(0.5 * (a + b)) for a, b in zip(ends[:-1], ends[1:], strict=True)]
+    ref = [lengths[i] for i in range(lengths.size) if not np.array_equal(sets[i], sets[i + 1])]
+    curve = loss_curve(p, lo, hi)
+    assert curve.classes == inst.classes and curve.parameter == "r" and len(ref) >= 3
+    assert np.allclose(curve.breakpoints, ref, rtol=1e-12, atol=0)
+    assert np.array_equal(curve.wrong_at_start, sets[0])
+    expected = [sets[0].mean()] + [
+        sets[i + 1].mean() for i in range(lengths.size) if not np.array_equal(sets[i], sets[i + 1])
+    ]
+    assert np.allclose(curve.loss.values, expected, rtol=0, atol=1e-12)
+    for nd, rivals in zip(curve.nodes, curve.against, strict=True):
+        assert len(rivals) == len(nd)
+        assert all(-1 <= r < C and r != y_u[u] for u, r in zip(nd, rivals, strict=True))
+
+
+def test_cli_loss_on_the_threshold_family_with_three_classes(tmp_path):
+    import json
+
+    from sslviz.cli import main
+
+    out = tmp_path / "t.json"
+    args = ["loss", "--dataset", "digits", "--classes", "0", "1", "2", "--n", "60"]
+    args += ["--labeled", "6", "--family", "threshold", "--sigma-min", "2", "--sigma-max", "9"]
+    assert main([*args, "--out", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["classes"] == [0, 1, 2] and len(d["breakpoints"]) == len(d["against"]) > 0
