@@ -133,6 +133,17 @@ def profile(problem) -> dict:
     }
 
 
+def _exact_row(secs: float, curve) -> dict:
+    return {
+        "seconds": secs,
+        "breakpoints": int(curve.breakpoints.size),
+        "sigma_evaluated": int(curve.evaluations.size),
+        "solves": curve.solves,
+        "seconds_per_breakpoint": secs / max(curve.breakpoints.size, 1),
+        "inconsistent": curve.inconsistent,
+    }
+
+
 def _binary(problem):
     """The same model relabeled even digit (0) against odd (1), and its unlabeled labels."""
     y = problem.instance.y % 2
@@ -156,25 +167,11 @@ def main() -> None:
     exact = {}
     for name, run in runs.items():
         secs, curve = _median_time(run)
-        exact[name] = {
-            "seconds": secs,
-            "breakpoints": int(curve.breakpoints.size),
-            "sigma_evaluated": int(curve.evaluations.size),
-            "solves": curve.solves,
-            "seconds_per_breakpoint": secs / max(curve.breakpoints.size, 1),
-            "inconsistent": curve.inconsistent,
-        }
+        exact[name] = _exact_row(secs, curve)
         print(name, exact[name], flush=True)
     with _hermite_only():
         secs, curve = _median_time(runs["10 classes"], repeats=1)
-    exact["10 classes, Hermite search (before)"] = {
-        "seconds": secs,
-        "breakpoints": int(curve.breakpoints.size),
-        "sigma_evaluated": int(curve.evaluations.size),
-        "solves": curve.solves,
-        "seconds_per_breakpoint": secs / max(curve.breakpoints.size, 1),
-        "inconsistent": curve.inconsistent,
-    }
+    exact["10 classes, Hermite search (before)"] = _exact_row(secs, curve)
     print(exact["10 classes, Hermite search (before)"], flush=True)
     hermite_bp = curve.breakpoints
     new_bp = runs["10 classes"]().breakpoints

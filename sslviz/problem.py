@@ -126,22 +126,20 @@ def loss_curve(
     reports 1 when done). It changes no number.
     """
     inst = problem.instance
-    if inst.n_classes > 2:
-        if not problem.spec.gaussian:
+    if not problem.spec.gaussian:
+        if inst.n_classes > 2:
             curve = multiclass_threshold_loss_curve(
                 problem.model, inst.y, inst.classes, sigma_min, sigma_max
             )
-            if progress is not None:
-                progress(1.0, "done")
-            return curve
-        return multiclass_loss_curve(
-            problem.model, inst.y, inst.classes, sigma_min, sigma_max, progress=progress
-        )
-    if not problem.spec.gaussian:
-        curve = threshold_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
+        else:
+            curve = threshold_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
         if progress is not None:
             progress(1.0, "done")
         return curve
+    if inst.n_classes > 2:
+        return multiclass_loss_curve(
+            problem.model, inst.y, inst.classes, sigma_min, sigma_max, progress=progress
+        )
     return true_loss_curve(
         problem.model, problem.y_unlabeled, sigma_min, sigma_max, progress=progress
     )
