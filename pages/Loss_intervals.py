@@ -48,13 +48,6 @@ spec, settings = s.spec, s.settings
 lo, hi = s.sigma
 threshold = not spec.gaussian
 many = cache.many_classes(spec)  # more than two classes: one-vs-all (docs/method.md §13)
-if many and threshold:
-    st.info(
-        f"The {spec.graph_family.label} family handles two classes yet: pick a Gaussian graph "
-        "family in the sidebar for more classes.",
-        icon=":material/info:",
-    )
-    st.stop()
 other = "paper mode" if settings.mode == "fast" else "fast mode"
 c0, c1 = st.columns([3, 1])
 widgets.widget(

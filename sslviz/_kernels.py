@@ -652,28 +652,73 @@ def harmonic_cg_dense(D2_UU, D2_UL, y_l, sigma, iterations, precondition, deriva
     products −1 where some node has no path of non-zero weights to L or a row sum is below
     :data:`UNDERFLOW` (f, f' empty: the model's general path holds such nodes at ½).
     ``trace`` (t, n_u) bool, if it has rows, gets f > ½ after each iteration."""
+    system = _cg_dense_system(D2_UU, D2_UL, sigma, precondition, derivative)
+    if not system[-1]:
+        return np.empty(0), np.empty(0), -1
+    return _cg_dense_column(system, y_l, iterations, derivative, trace)
+
+
+@_jit(error_model="numpy")
+def harmonic_cg_dense_scores(D2_UU, D2_UL, Y, sigma, iterations, precondition, derivative):
+    """:func:`harmonic_cg_dense` for every one-vs-all column at once (docs/method.md §13):
+    the weights, row sums and matrix formed once, then each column's t steps of CG on its
+    labels ``Y[c]`` (``Y`` (C, n_l), rows contiguous), each column's operations those of
+    :func:`harmonic_cg_dense` with ``y_l = Y[c]``, so the same bits. Returns F (n_u, C), F'
+    (the same shape; empty unless ``derivative``) and the products over all columns, or
+    products −1 where :func:`harmonic_cg_dense` returns it."""
+    system = _cg_dense_system(D2_UU, D2_UL, sigma, precondition, derivative)
+    n, C = D2_UU.shape[0], Y.shape[0]
+    if not system[-1]:
+        return np.empty((0, C)), np.empty((0, C)), -1
+    F = np.empty((n, C))
+    dF = np.empty((n if derivative else 0, C))
+    matvecs = 0
+    no_trace = np.zeros((0, n), np.bool_)
+    for c in range(C):
+        f, df, mv = _cg_dense_column(system, Y[c], iterations, derivative, no_trace)
+        F[:, c] = f
+        if derivative:
+            dF[:, c] = df
+        matvecs += mv
+    return F, dF, matvecs
+
+
+@_jit(error_model="numpy")
+def _cg_dense_system(D2_UU, D2_UL, sigma, precondition, derivative):
+    # The σ's part of harmonic_cg_dense that does not read the labels: weights, L_UU, the
+    # Jacobi preconditioner, the row sums of W' (empty unless ``derivative``); the last
+    # entry False where a row underflows or a node is cut off from L.
     W, dW = _dense_weights(D2_UU, sigma, True, derivative)
     WL, dWL = _dense_weights(D2_UL, sigma, False, derivative)
     to_l = _row_sums(WL)
     deg = _row_sums(W) + to_l
+    diag_inv = np.empty(deg.size if precondition else 0)
+    ddeg = np.empty(0)
     for i in range(deg.size):
         if deg[i] < UNDERFLOW:
-            return np.empty(0), np.empty(0), -1
+            return W, WL, dW, dWL, diag_inv, ddeg, False
     if not _anchored(W, to_l):
-        return np.empty(0), np.empty(0), -1
+        return W, WL, dW, dWL, diag_inv, ddeg, False
     M = -W
     for i in range(deg.size):
         M[i, i] += deg[i]
-    diag_inv = np.empty(deg.size if precondition else 0)  # solvers.jacobi: 1 / diag(M)
-    for i in range(diag_inv.size):
+    for i in range(diag_inv.size):  # solvers.jacobi: 1 / diag(M)
         diag_inv[i] = 1.0 / M[i, i]
+    if derivative:
+        ddeg = _row_sums(dW) + _row_sums(dWL)
+    return M, WL, dW, dWL, diag_inv, ddeg, True
+
+
+@_jit(error_model="numpy")
+def _cg_dense_column(system, y_l, iterations, derivative, trace):
+    # The labels' part of harmonic_cg_dense: eq. (1) and eq. (2) by t steps of CG each.
+    M, WL, dW, dWL, diag_inv, ddeg, _ = system
     no_x0, no_path = np.zeros(0), np.zeros((0, 1))
     f, _, matvecs, _, _ = cg_dense(
         M, np.dot(WL, y_l), no_x0, iterations, 0.0, 0.0, diag_inv, trace, no_path
     )
     if not derivative:
         return f, np.empty(0), matvecs
-    ddeg = _row_sums(dW) + _row_sums(dWL)
     rhs = np.dot(dWL, y_l) - (ddeg * f - np.dot(dW, f))
     df, _, mv, _, _ = cg_dense(M, rhs, no_x0, iterations, 0.0, 0.0, diag_inv, trace[:0], no_path)
     return f, df, matvecs + mv
@@ -762,6 +807,70 @@ def harmonic_gth_dense(W, WL, dW, dWL, y_l, b, derivative, edges, edges_l):
             flux_l[i, j] = (y_l[j] - f[i]) * dWL[i, j]
     df = gth_dense_solve(A, piv, cut, _row_sums(flux) + _row_sums(flux_l))
     return f, df, 2
+
+
+@_jit(error_model="numpy")
+def gth_dense_solve_columns(A, piv, cut, B):
+    """:func:`gth_dense_solve` of every column of ``B`` (m, C) at once, each column's
+    operations those of :func:`gth_dense_solve` in the same order (the same bits), the
+    factors read once for all columns."""
+    m, C = B.shape
+    c = B.copy()
+    for k in range(m - 1):
+        ck = c[k].copy()
+        if cut[k]:
+            ck[:] = 0.5
+        for i in range(k + 1, m):
+            a = A[i, k]
+            row = c[i]
+            for q in range(C):
+                row[q] += a * ck[q]
+    X = np.zeros((m, C))
+    acc = np.empty(C)
+    for k in range(m - 1, -1, -1):
+        if cut[k]:
+            X[k, :] = 0.5
+            continue
+        acc[:] = c[k]
+        for j in range(k + 1, m):
+            a = A[k, j]
+            xj = X[j]
+            for q in range(C):
+                acc[q] += a * xj[q]
+        for q in range(C):
+            X[k, q] = acc[q] / piv[k]
+    return X
+
+
+@_jit(error_model="numpy")
+def harmonic_gth_dense_scores(W, WL, dW, dWL, Y, B, derivative, edges, edges_l):
+    """:func:`harmonic_gth_dense` for every one-vs-all column at once (docs/method.md §13):
+    one GTH factorisation, then each column's solves of eqs. (1)–(2) with its labels
+    ``Y[:, c]`` (``Y`` (n_l, C)) and b = ``B[:, c]`` (``B`` = W_UL Y, (n_u, C)), each column's
+    operations those of :func:`harmonic_gth_dense` (the same bits). Returns F, F' (n_u, C;
+    F' empty unless ``derivative``) and the solves, or solves −1 where
+    :func:`harmonic_gth_dense` returns it."""
+    n, C = W.shape[0], Y.shape[1]
+    if np.count_nonzero(W) != edges or np.count_nonzero(WL) != edges_l:
+        return np.empty((0, C)), np.empty((0, C)), -1
+    A = W.copy()
+    piv, cut = gth_dense_factor(A, _row_sums(WL))
+    if cut.any():
+        return np.empty((0, C)), np.empty((0, C)), -1
+    F = gth_dense_solve_columns(A, piv, cut, B)
+    if not derivative:
+        return F, np.empty((0, C)), C
+    rhs = np.empty((n, C))
+    flux, flux_l = np.empty((n, n)), np.empty(WL.shape)
+    for q in range(C):
+        for i in range(n):
+            fi = F[i, q]
+            for j in range(n):
+                flux[i, j] = (F[j, q] - fi) * dW[i, j]
+            for j in range(WL.shape[1]):
+                flux_l[i, j] = (Y[j, q] - fi) * dWL[i, j]
+        rhs[:, q] = _row_sums(flux) + _row_sums(flux_l)
+    return F, gth_dense_solve_columns(A, piv, cut, rhs), 2 * C
 
 
 @_jit(error_model="numpy")
@@ -932,6 +1041,7 @@ def warm_up() -> None:
     A = np.array([[0.0, 1.0], [1.0, 0.0]])
     piv, cut = gth_dense_factor(A, np.ones(2))
     gth_dense_solve(A, piv, cut, np.ones(2))
+    gth_dense_solve_columns(A, piv, cut, np.ones((2, 2)))
     one_ptr = np.array([0, 1, 2], dtype=np.int64)
     one_idx = np.array([1, 0], dtype=np.int64)
     lp, li = np.array([0, 0, 1], dtype=np.int64), np.zeros(1, np.int64)
@@ -948,6 +1058,8 @@ def warm_up() -> None:
     for trace in (NO_TRACE_ONE, np.zeros((2, 2), np.bool_)):
         for precondition in (False, True):
             harmonic_cg_dense(D2, D2_L, y_l, 1.0, 2, precondition, True, trace)
+    for precondition in (False, True):
+        harmonic_cg_dense_scores(D2, D2_L, np.ones((2, 1)), 1.0, 2, precondition, True)
     iptr = np.array([0, 0, 1], dtype=np.int64)
     harmonic_cg(
         np.ones(1),

@@ -289,6 +289,21 @@ def chebyshev_pays(model, solver: str, certify_cap, on_event) -> bool:
     return model.n_unlabeled >= chebyshev_min_unlabeled(model.graph.is_dense)
 
 
+def chebyshev_pays_gaps(model, solver: str, certify_cap) -> bool:
+    """:func:`chebyshev_pays` for the class gaps of the multi-class curve (docs/method.md
+    §13): there each σ's solves serve every pair (node, rival class), and the breakpoints
+    are many more, so the Chebyshev cells pay for the exact scores and for fixed-t CG/PCG
+    scores too (t iterations from zero are a rational, analytic function of σ, resolved by
+    the same interpolants: Algorithm 4's fast mode one-vs-all). Certified scores stay with
+    the Hermite search (each σ's iterations are chosen per σ, so the scores are not one
+    smooth function)."""
+    if solver not in ("exact", "cg", "pcg") or certify_cap is not None:
+        return False
+    if not model.cholesky_exact:
+        return False
+    return model.n_unlabeled >= chebyshev_min_unlabeled(model.graph.is_dense)
+
+
 def chebyshev_min_unlabeled(dense: bool) -> int:
     """Unlabeled nodes from which exact curves are searched by Chebyshev cells."""
     return _CHEB_MIN_UNLABELED if dense else _CHEB_MIN_UNLABELED_SPARSE

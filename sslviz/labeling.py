@@ -703,47 +703,116 @@ class HarmonicModel(SoftLabelModel):
     ) -> list[Scores]:
         """:meth:`SoftLabelModel.scores`; exact solves of dense systems of at most 400
         unknowns share one subtraction-free factorisation (GTH, docs/method.md §4.3) per σ
-        for every column of eqs. (1)–(2), where no weight underflows and no node is cut off
-        (elsewhere one solve per column, as the general path)."""
+        for every column of eqs. (1)–(2), and CG-t / PCG-t on dense graphs one assembly of
+        the weights and L_UU, where no weight underflows and no node is cut off (elsewhere
+        one solve per column, as the general path); the same bits as that path."""
         dense = isinstance(self._D2_UU, np.ndarray) and not self._structural.any()
-        if not (solver == "exact" and dense and exact_solves.gth_first("exact", self._D2_UU)):
+        gth = solver == "exact" and dense and exact_solves.gth_first("exact", self._D2_UU)
+        cg = self._dense_cg(solver) and not self.batches(solver)  # as soft_labels_many
+        lu = solver == "exact" and sp.issparse(self._D2_UU) and not self._structural.any()
+        if not (gth or cg or lu):
             return super().scores(
                 sigmas, y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
             )
+        check_int("cg_iters", cg_iters, "scores", low=1)
         y = np.asarray(y)
         Y = _one_hot(y[self.labeled_idx], n_classes)
-        out = []
-        for x in _check_sigmas(sigmas, "scores").tolist():
-            sc = self._scores_gth(x, Y, derivative)
+
+        def one(x: float) -> Scores:
+            if gth:
+                sc = self._scores_gth(x, Y, derivative)
+            elif cg:
+                sc = self._scores_cg(x, Y, derivative, solver, cg_iters)
+            else:
+                sc = self._scores_lu(x, Y, derivative)
             if sc is None:
-                (sc,) = super().scores([x], y, n_classes, solver="exact", derivative=derivative)
-            out.append(sc)
-        return out
+                (sc,) = super(HarmonicModel, self).scores(
+                    [x], y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
+                )
+            return sc
+
+        sig = _check_sigmas(sigmas, "scores").tolist()
+        # Sparse exact solves of big systems are independent: side by side on the cores.
+        return parallel_map(one, sig) if lu else [one(x) for x in sig]
 
     def _scores_gth(self, sigma: float, Y: np.ndarray, derivative: bool) -> Scores | None:
-        """Exact scores at σ from one GTH factorisation (None where a weight underflows or
-        a pivot does: the general path decides those)."""
+        """Exact scores at σ from one GTH factorisation
+        (:func:`sslviz._kernels.harmonic_gth_dense_scores`; each column the bits of
+        :meth:`soft_labels`); None where a weight underflows or a pivot does (the general
+        path decides those)."""
         W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=True, derivative=derivative)
-        if (systems.count_weights(W_UU), systems.count_weights(W_UL)) != self._n_edges:
+        empty = np.empty((0, 0))
+        F, dF, solves = _kernels.harmonic_gth_dense_scores(
+            W_UU,
+            W_UL,
+            dW_UU if derivative else empty,
+            dW_UL if derivative else empty,
+            np.ascontiguousarray(Y),
+            np.ascontiguousarray(W_UL @ Y),  # NumPy's BLAS, as the general path
+            derivative,
+            *self._n_edges,
+        )
+        if solves < 0:
             return None
-        gth = GTHFactorization(W_UU, systems.rowsum(W_UL))
-        if gth.cut.any():
-            return None
-        B = np.asfortranarray(W_UL @ Y)  # columns contiguous, as the compiled solves take them
-        C = Y.shape[1]
-        F = np.asfortranarray(np.column_stack([gth.solve(B[:, c]).x for c in range(C)]))
-        dF = None
-        if derivative:
-            dF = np.column_stack(
-                [
-                    gth.solve(
-                        systems.derivative_rhs(dW_UU, dW_UL, Y[:, c], F[:, c], accurate=True)
-                    ).x
-                    for c in range(C)
-                ]
-            )
-        solves = C * (2 if derivative else 1)
+        dF = dF if derivative else None
         return Scores(sigma, F, dF, self._structural.copy(), solves, 0, 1)
+
+    def _scores_lu(self, sigma: float, Y: np.ndarray, derivative: bool) -> Scores | None:
+        """Exact scores at σ on a sparse graph from one LU factorisation for every column,
+        each column's solves and refinement those of :meth:`soft_labels` (:meth:`_solve`),
+        so the same bits; None where that path would do more for some column (a cut-off
+        node, a small pivot, a refinement that does not converge, a label outside [0, 1]:
+        the general path, one solve per column, decides those)."""
+        W_UU, W_UL, dW_UU, dW_UL = self.blocks(sigma, row_scaled=True, derivative=derivative)
+        to_l = systems.rowsum(W_UL)
+        deg = systems.rowsum(W_UU) + to_l
+        degenerate = self._degenerate(W_UU, W_UL, to_l)
+        if degenerate.any():
+            return None
+        keep = ~degenerate
+        M = systems.laplacian_block(deg, W_UU)
+        order = self._elimination_order(keep)
+        lin = LinearSolver(M, "exact", dominant=True, order=order)
+        n_u, C = self.n_unlabeled, Y.shape[1]
+        F, dF = np.empty((n_u, C)), np.empty((n_u, C)) if derivative else None
+        for c in range(C):
+            y_l = np.ascontiguousarray(Y[:, c])
+            b = W_UL @ y_l
+            f = np.full(n_u, 0.5)
+            f[keep] = lin.solve(b[keep])
+            if lin.min_pivot < exact_solves.PIVOT_TOL:
+                return None
+            trusted = exact_solves.refine(f, keep, lin.solve, W_UU, W_UL, y_l=y_l)
+            if not trusted or not exact_solves.in_unit(f):
+                return None
+            F[:, c] = f
+            if derivative:
+                rhs = systems.derivative_rhs(dW_UU, dW_UL, y_l, f, accurate=True)
+                df = np.zeros(n_u)
+                df[keep] = lin.solve(rhs[keep])
+                exact_solves.refine(df, keep, lin.solve, W_UU, W_UL, rhs=rhs)
+                dF[:, c] = df
+        return Scores(sigma, F, dF, degenerate, lin.solves, lin.matvecs, lin.factorizations, "ok")
+
+    def _scores_cg(self, sigma: float, Y, derivative: bool, solver: str, cg_iters: int):
+        """CG-t or PCG-t scores at σ on a dense graph, the weights and L_UU formed once for
+        every column (:func:`sslviz._kernels.harmonic_cg_dense_scores`; each column the bits
+        of :meth:`soft_labels`); None where a row underflows or a node is cut off (the
+        general path decides those)."""
+        F, dF, matvecs = _kernels.harmonic_cg_dense_scores(
+            self._D2_UU,
+            self._D2_UL,
+            np.ascontiguousarray(Y.T),
+            sigma,
+            cg_iters,
+            solver == "pcg",
+            derivative,
+        )
+        if matvecs < 0:
+            return None
+        solves = Y.shape[1] * (2 if derivative else 1)
+        dF = dF if derivative else None
+        return Scores(sigma, F, dF, self._structural.copy(), solves, matvecs, 0)
 
     def search_system(self, solver: str) -> SearchSystem | None:
         """The system :func:`sslviz._kernels.cg_search` solves for fixed-t ``solver`` at

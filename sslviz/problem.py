@@ -24,7 +24,13 @@ from sslviz.labeling import SoftLabelModel
 from sslviz.online import RoundProvider
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import LabelingSpec, ProblemSpec, RegretSettings, SigmaRange, SweepSettings
-from sslviz.truth import LossCurve, multiclass_loss_curve, threshold_loss_curve, true_loss_curve
+from sslviz.truth import (
+    LossCurve,
+    multiclass_loss_curve,
+    multiclass_threshold_loss_curve,
+    threshold_loss_curve,
+    true_loss_curve,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,20 +126,20 @@ def loss_curve(
     reports 1 when done). It changes no number.
     """
     inst = problem.instance
-    if inst.n_classes > 2:
-        if not problem.spec.gaussian:
-            raise InvalidParameterError(
-                f"The {problem.spec.family} family handles two classes yet: pick a Gaussian "
-                "graph family for more classes."
-            )
-        return multiclass_loss_curve(
-            problem.model, inst.y, inst.classes, sigma_min, sigma_max, progress=progress
-        )
     if not problem.spec.gaussian:
-        curve = threshold_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
+        if inst.n_classes > 2:
+            curve = multiclass_threshold_loss_curve(
+                problem.model, inst.y, inst.classes, sigma_min, sigma_max
+            )
+        else:
+            curve = threshold_loss_curve(problem.model, problem.y_unlabeled, sigma_min, sigma_max)
         if progress is not None:
             progress(1.0, "done")
         return curve
+    if inst.n_classes > 2:
+        return multiclass_loss_curve(
+            problem.model, inst.y, inst.classes, sigma_min, sigma_max, progress=progress
+        )
     return true_loss_curve(
         problem.model, problem.y_unlabeled, sigma_min, sigma_max, progress=progress
     )

@@ -34,12 +34,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sslviz._threads import one_thread
-from sslviz._validation import check_real, check_sigma_range
+from sslviz._threads import map_tasks, one_thread
+from sslviz._validation import check_int, check_real, check_sigma_range
 from sslviz.crossings import (
     MIN_WIDTH,
     SearchProgress,
     chebyshev_pays,
+    chebyshev_pays_gaps,
     chebyshev_search,
     compiled_search,
     hermite_grid,
@@ -47,7 +48,7 @@ from sslviz.crossings import (
     refine_degenerate,
     refine_roots,
 )
-from sslviz.labeling import SoftLabelModel
+from sslviz.labeling import SoftLabelModel, stack_scores
 from sslviz.oracle import GapOracle, LabelOracle, true_class_pairs
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import CG_ITERS
@@ -421,6 +422,74 @@ def threshold_loss_curve(
 
 
 @one_thread
+def multiclass_threshold_loss_curve(
+    model: SoftLabelModel, y: np.ndarray, classes: tuple[int, ...], r_min: float, r_max: float
+) -> LossCurve:
+    """Exact l(r) of the thresholded mutual-kNN family for C ≥ 3 classes one-vs-all
+    (docs/method.md §5.5, §13): as :func:`threshold_loss_curve`, the scores (one column
+    per class, the model relabeled one-hot) evaluated once per distinct edge length in the
+    range, a node wrong where its argmax is not its class or it is cut off from L. Each
+    breakpoint's rival (``against``) is the best other class on the side where the node is
+    wrong (−1 where its link to L changes).
+
+    Parameters
+    ----------
+    model : SoftLabelModel
+        With :meth:`SoftLabelModel.relabeled` and :meth:`SoftLabelModel.soft_labels_at_radius`.
+    y : ndarray of shape (n,)
+        Class indices in {0, …, C − 1} of every point.
+    classes : tuple of int
+        The original labels (C of them), kept in the curve.
+    r_min, r_max : float
+    """
+    t0 = time.perf_counter()
+    lo, hi = check_sigma_range(r_min, r_max, "multiclass_threshold_loss_curve")
+    y = np.asarray(y)
+    y_u = y[model.unlabeled_idx]
+    columns = [model.relabeled((y == c).astype(float)) for c in range(len(classes))]
+    lengths = model.graph.edge_lengths()
+    cuts = lengths[(lengths > lo) & (lengths < hi)]
+    rows = np.arange(y_u.size)
+    scores: dict[float, tuple[np.ndarray, np.ndarray]] = {}  # r → (F, F with τ(u) at −∞)
+
+    class _R(LabelOracle):
+        def __call__(self, r):
+            hit = self.cache.get(r)
+            if hit is None:
+                sc = stack_scores([m.soft_labels_at_radius(r) for m in columns])
+                self.solves += sc.solves
+                self.factorizations += sc.factorizations
+                others = sc.F.copy()
+                others[rows, y_u] = -np.inf
+                margin = sc.F[rows, y_u] - others.max(axis=1)
+                hit = self.cache[r] = (margin, np.zeros_like(margin), sc.degenerate)
+                scores[r] = (sc.F, others)
+            return hit
+
+        def wrong(self, r):  # argmax: the first of equal scores
+            deg = self(r)[2]
+            return deg | (np.argmax(scores[r][0], axis=1) != self.y_u)
+
+    ev = _R(model, y_u)
+    prev_r, prev = lo, ev.wrong(lo)
+    roots, rival = [], {}
+    for c in cuts:
+        w = ev.wrong(c)
+        for u in np.flatnonzero(w != prev).tolist():
+            roots.append((float(c), u))
+            side = c if w[u] else prev_r  # the best other class where u is wrong
+            deg = ev(side)[2][u]
+            rival[(float(c), u)] = -1 if deg else int(np.argmax(scores[side][1][u]))
+        prev_r, prev = c, w
+    curve = _assemble(ev, lo, hi, roots, [], y_u, t0, 1e-12, parameter="r")
+    against = [
+        np.array([rival.get((float(b), int(u)), -1) for u in nd], np.int64)
+        for b, nd in zip(curve.breakpoints, curve.nodes, strict=True)
+    ]
+    return replace(curve, classes=tuple(classes), against=against)
+
+
+@one_thread
 def multiclass_loss_curve(
     model: SoftLabelModel,
     y: np.ndarray,
@@ -440,14 +509,17 @@ def multiclass_loss_curve(
     """The loss of C ≥ 2 classes one-vs-all (argmax of the scores), every breakpoint
     located to ``rtol`` (docs/method.md §13).
 
-    The Hermite search of :func:`true_loss_curve` runs on the gaps g = F_uτ − F_uc between
-    each node's true class τ and every other class c, which are smooth in σ (the margin
+    The searches of :func:`true_loss_curve` run on the gaps g = F_uτ − F_uc between each
+    node's true class τ and every other class c, which are smooth in σ (the margin
     F_uτ − max_c F_uc has kinks where the rival changes); a node is right where all its
-    gaps are positive. Assembled by each node's count of negative gaps: a root moves the
-    count by one, a breakpoint is where some count moves between 0 and 1, and the other
-    roots are dropped. Cut-off nodes count as wrong. With ``solver`` 'cg'/'pcg' it runs on
-    the t-iteration scores (Algorithm 4's fast mode one-vs-all), and with ``certify_cap``
-    too on certified scores (every node's top class proven, §13), which give the exact
+    gaps are positive. Where :func:`sslviz.crossings.chebyshev_pays_gaps` (the harmonic
+    model on large graphs, exact or fixed-t scores) every gap on a cell is interpolated
+    from one set of σ (the Chebyshev search), elsewhere the Hermite search runs.
+    Assembled by each node's count of negative gaps: a root moves the count by one, a
+    breakpoint is where some count moves between 0 and 1, and the other roots are
+    dropped. Cut-off nodes count as wrong. With ``solver`` 'cg'/'pcg' it runs on the
+    t-iteration scores (Algorithm 4's fast mode one-vs-all), and with ``certify_cap`` too
+    on certified scores (every node's top class proven, §13), which give the exact
     curve's pieces.
 
     Parameters
@@ -478,8 +550,12 @@ def multiclass_loss_curve(
     ev = GapOracle(model, y, C, pairs, solver, cg_iters, certify_cap)
     tick = SearchProgress(progress, lo, hi) if progress is not None else None
     roots: list[tuple[float, int]] = []
+    rest = [(lo, hi)]
+    if chebyshev_pays_gaps(model, solver, certify_cap):
+        # Every gap on a cell from one set of solves: the σ are shared by all the pairs.
+        roots, rest = chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick)
     deg_changes = _hermite_search(
-        ev, [(lo, hi)], roots, grid_ratio, rtol, touch, max_evaluations, tick, None
+        ev, rest, roots, grid_ratio, rtol, touch, max_evaluations, tick, None
     )
     curve = _assemble_classes(ev, lo, hi, roots, deg_changes, t0, rtol)
     if tick is not None:
@@ -490,6 +566,97 @@ def multiclass_loss_curve(
         classes=tuple(classes),
         certificates=_certificates(ev, curve.evaluations),
     )
+
+
+def split_loss_curve(
+    model: SoftLabelModel,
+    y: np.ndarray,
+    classes: tuple[int, ...],
+    sigma_min: float,
+    sigma_max: float,
+    parts: int,
+    *,
+    n_jobs: int = 1,
+    dask: str | None = None,
+    **options,
+) -> LossCurve:
+    """:func:`multiclass_loss_curve` searched on ``parts`` σ sub-ranges (geometric, equal
+    ratios) as independent tasks, then joined (:func:`join_curves`): on ``n_jobs`` local
+    processes or, with ``dask`` (a scheduler address), on a Dask cluster
+    (:func:`sslviz._threads.map_tasks`). Each task's arithmetic is its own, so the result
+    is the same bits however the tasks run; against one search of the whole range the
+    breakpoints agree to the location tolerance (the sub-ranges evaluate other σ).
+    ``options``: those of :func:`multiclass_loss_curve` (no ``progress``)."""
+    lo, hi = check_sigma_range(sigma_min, sigma_max, "split_loss_curve")
+    parts = check_int("parts", parts, "split_loss_curve", low=1)
+    cuts = np.geomspace(lo, hi, parts + 1)
+    cuts[0], cuts[-1] = lo, hi
+    tasks = [
+        (model, np.asarray(y), tuple(classes), float(a), float(b), options)
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    return join_curves(map_tasks(_curve_task, tasks, n_jobs=n_jobs, dask=dask))
+
+
+def _curve_task(task) -> LossCurve:
+    model, y, classes, a, b, options = task
+    return multiclass_loss_curve(model, y, classes, a, b, **options)
+
+
+def join_curves(curves: list[LossCurve]) -> LossCurve:
+    """One :class:`LossCurve` from curves on adjacent ranges (each starting where the last
+    ends): the pieces, breakpoints and work in order; where the misclassified set at the
+    start of a range differs from the one at the end of the range before, the joint is a
+    breakpoint of the nodes that differ (rival −1: not located by a search)."""
+    first = curves[0]
+    edges, values = [first.loss.edges[:-1]], [first.loss.values]
+    nodes, against = list(first.nodes), list(first.against or [[] for _ in first.nodes])
+    wrong = _wrong_at_end(first)
+    for c in curves[1:]:
+        changed = np.flatnonzero(c.wrong_at_start != wrong)
+        if changed.size:  # a breakpoint at the joint
+            edges.append(c.loss.edges[:-1])
+            values.append(c.loss.values)
+            nodes.append(changed)
+            against.append(np.full(changed.size, -1, np.int64))
+        else:  # the first piece continues the last one
+            edges.append(c.loss.edges[1:-1])
+            values.append(c.loss.values[1:])
+        nodes += list(c.nodes)
+        against += list(c.against or [[] for _ in c.nodes])
+        wrong = _wrong_at_end(c)
+    edges.append(curves[-1].loss.edges[-1:])
+    certs = [c.certificates for c in curves]
+    return replace(
+        first,
+        loss=PiecewiseLoss(np.concatenate(edges), np.concatenate(values)),
+        nodes=nodes,
+        degenerate_ranges=[r for c in curves for r in c.degenerate_ranges],
+        evaluations=np.unique(np.concatenate([c.evaluations for c in curves])),
+        solves=sum(c.solves for c in curves),
+        matvecs=sum(c.matvecs for c in curves),
+        factorizations=sum(c.factorizations for c in curves),
+        seconds=sum(c.seconds for c in curves),
+        inconsistent=sum(c.inconsistent for c in curves),
+        complete=all(c.complete for c in curves),
+        certificates=None if any(x is None for x in certs) else _joined_certificates(certs),
+        against=against if first.against is not None else None,
+    )
+
+
+def _wrong_at_end(curve: LossCurve) -> np.ndarray:
+    """The misclassified set on a curve's last piece."""
+    wrong = curve.wrong_at_start.copy()
+    for nd in curve.nodes:
+        wrong[nd] ^= True
+    return wrong
+
+
+def _joined_certificates(certs: list[Certificates]) -> Certificates:
+    sigma, at = np.unique(np.concatenate([c.sigma for c in certs]), return_index=True)
+    iterations = np.concatenate([c.iterations for c in certs])[at]
+    certified = np.concatenate([c.certified for c in certs])[at]
+    return Certificates(sigma, iterations, certified)
 
 
 def _certificates(ev: LabelOracle, evaluations: np.ndarray) -> Certificates | None:

@@ -123,9 +123,8 @@ def test_paper_mode_and_the_other_mode_comparison_run_one_vs_all(tmp_path):
     assert [t["name"] for t in chart(at)["data"]].count("compare: CG t = 5") == 1
     at = start(THREE | {"family": "threshold"})
     assert not at.exception and not at.error
-    (line,) = [i.value for i in at.info]
-    assert line.startswith("The threshold") and "family handles two classes yet: pick a" in line
-    assert not at.get("plotly_chart")
+    problem, (lo, hi) = _problem(at)
+    assert int(metrics(at)["true breakpoints"]) == loss_curve(problem, lo, hi).breakpoints.size
 
 
 def test_a_clicked_miss_names_the_two_classes_that_met():

@@ -136,7 +136,6 @@ def test_cli_errors_say_what_to_change(tmp_path, capsys):
     "command, extra, said",
     [
         ("condition", ["--trust"], "sslviz condition --trust handles two classes yet"),
-        ("loss", ["--family", "threshold"], "The threshold family handles two classes yet"),
     ],
 )
 def test_what_handles_two_classes_yet_says_so(capsys, command, extra, said):

@@ -46,27 +46,75 @@ def test_fast_mode_with_the_exact_solver_is_the_exact_curve():
     assert score(res, truth, model=p.model, y=p.instance.y).missed == 0
 
 
+def cg_scores(p, x, solver, t):
+    """F at σ = x by ``solve_cg`` per class column (t iterations from zero)."""
+    C = p.instance.n_classes
+    Y = (p.instance.y[p.model.labeled_idx, None] == np.arange(C)).astype(float)
+    A, _ = p.model.laplacian_system(x)
+    W = p.model.blocks(x, row_scaled=False)[1]
+    M = None
+    if solver == "pcg":
+        from sslviz.solvers import jacobi
+
+        M = jacobi(A)
+    return np.column_stack([solve_cg(A, W @ Y[:, c], maxiter=t, rtol=0.0, M=M).x for c in range(C)])
+
+
+@pytest.fixture(params=["hermite", "chebyshev"])
+def search(request, monkeypatch):
+    """The Hermite search, or the Chebyshev search (large graphs only in the app) forced."""
+    if request.param == "chebyshev":
+        from sslviz import crossings
+
+        monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED", 0)
+        monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED_SPARSE", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("solver", ["cg", "pcg"])
-def test_each_interval_loss_is_the_cg_t_argmax_loss(solver):
+def test_each_interval_loss_is_the_cg_t_argmax_loss(solver, search):
     p = problem(family="knn")
     t = 5
     res = run(p, solver=solver, cg_iters=t)
     assert res.intervals[0].lo == LO and res.intervals[-1].hi == HI
-    Y = (p.instance.y[p.model.labeled_idx, None] == np.arange(3)).astype(float)
     y_u = p.y_unlabeled
     for iv in res.intervals:
-        x = 0.5 * (iv.lo + iv.hi)
-        A, _ = p.model.laplacian_system(x)
-        W = p.model.blocks(x, row_scaled=False)[1]
-        M = None
-        if solver == "pcg":
-            from sslviz.solvers import jacobi
-
-            M = jacobi(A)
-        F = np.column_stack(
-            [solve_cg(A, W @ Y[:, c], maxiter=t, rtol=0.0, M=M).x for c in range(3)]
-        )
+        F = cg_scores(p, 0.5 * (iv.lo + iv.hi), solver, t)
         assert iv.loss == pytest.approx(np.mean(np.argmax(F, axis=1) != y_u), abs=1e-12)
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+def test_fast_mode_edges_are_the_cg_t_argmax_flips(family, search):
+    """Every interval edge of the CG-t fast mode is where some node's CG-t argmax starts or
+    stops being its class, and none is missed: a brute force on a grid of 1,601 σ with
+    ``solve_cg`` per column, each flip bisected."""
+    p = problem(family=family, n=60)
+    t = 6
+    res = run(p, solver="cg", cg_iters=t)
+    y_u = p.y_unlabeled
+
+    def right(x):
+        return np.argmax(cg_scores(p, x, "cg", t), axis=1) == y_u
+
+    grid = np.geomspace(LO, HI, 1601)
+    sides = np.array([right(x) for x in grid])
+    ref = []
+    for i in np.flatnonzero((sides[1:] != sides[:-1]).any(axis=1)):
+        for u in np.flatnonzero(sides[i + 1] != sides[i]):
+            a, b = grid[i], grid[i + 1]
+            while b - a > 1e-11 * a:
+                m = 0.5 * (a + b)
+                a, b = (m, b) if right(m)[u] == sides[i, u] else (a, m)
+            ref.append((0.5 * (a + b), int(u)))
+    got = sorted(
+        (float(x), int(u))
+        for x, nd in zip(res.curve.breakpoints, res.curve.nodes, strict=True)
+        for u in nd
+    )
+    ref.sort()
+    assert len(ref) >= 2 and [u for _, u in got] == [u for _, u in ref]
+    # located to the fast mode's rtol, min(1e-3, ε / σ_max)
+    assert np.allclose([x for x, _ in got], [x for x, _ in ref], rtol=3e-4 / HI, atol=0)
 
 
 def test_top_class_bound_never_fails_on_random_m_matrices():

@@ -136,3 +136,37 @@ def test_predictions_equal_scikit_learns_label_propagation():
         pred = lp.fit(X, yy).transduction_[p.model.unlabeled_idx]
         assert clear.mean() > 0.9
         assert np.array_equal(pred[clear], np.argmax(sc.F, axis=1)[clear])
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+@pytest.mark.parametrize("solver", ["exact", "cg", "pcg"])
+def test_shared_work_scores_are_each_columns_own_solve_bit_for_bit(family, solver):
+    """Scores with the work of a σ shared by all columns (one GTH factorisation; CG-t's
+    weights and L_UU formed once) are the bits of each column's own solve (the model
+    relabeled one-hot, ``soft_labels``)."""
+    p = problem(tuple(range(10)), family, n=90, labeled=15)
+    y = p.instance.y
+    for sigma in (0.8, 2.5, 6.0):
+        (sc,) = p.model.scores([sigma], y, 10, solver=solver, cg_iters=9)
+        for c in range(10):
+            sl = p.model.relabeled((y == c).astype(float)).soft_labels(
+                sigma, solver=solver, cg_iters=9
+            )
+            assert np.array_equal(sc.F[:, c], sl.f) and np.array_equal(sc.dF[:, c], sl.df)
+            assert np.array_equal(sc.degenerate, sl.degenerate)
+        assert sc.solves == 20 and sc.matvecs == (0 if solver == "exact" else 10 * 2 * 9)
+        if solver == "exact" and family == "complete":  # one factorisation for all columns
+            assert sc.factorizations == 1
+
+
+def test_sparse_exact_scores_share_one_factorisation_bit_for_bit():
+    """On a sparse graph (more than 400 nodes: stored sparse) the exact scores come from one
+    LU factorisation per σ for every column, each column the bits of its own solve."""
+    p = problem(tuple(range(10)), "knn", n=520, labeled=20)
+    y = p.instance.y
+    for sigma in (1.0, 4.0):
+        (sc,) = p.model.scores([sigma], y, 10)
+        assert sc.factorizations == 1 and sc.solves >= 20
+        for c in range(10):
+            sl = p.model.relabeled((y == c).astype(float)).soft_labels(sigma)
+            assert np.array_equal(sc.F[:, c], sl.f) and np.array_equal(sc.dF[:, c], sl.df)

@@ -179,3 +179,133 @@ def test_loss_json_adds_classes_and_rivals_only_for_more_than_two(tmp_path):
     assert main([*args, "--classes", "0", "1"]) == 0
     d = json.loads((tmp_path / "o.json").read_text())
     assert not {"classes", "against", "true_classes"} & set(d)
+
+
+@pytest.fixture
+def chebyshev_everywhere(monkeypatch):
+    """The Chebyshev search (large graphs only in the app) on these small instances."""
+    from sslviz import crossings
+
+    monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED", 0)
+    monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED_SPARSE", 0)
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+@pytest.mark.parametrize("classes", [(3, 5, 8), tuple(range(10))])
+def test_chebyshev_search_of_the_gaps_matches_brute_force(chebyshev_everywhere, family, classes):
+    """The gaps interpolated on Chebyshev cells, every root from the series (or polished by
+    exact solves): the brute force's flips, with far fewer σ than the Hermite search."""
+    ten = len(classes) == 10
+    size = dict(n=80, labeled=12, seed=2) if ten else dict(n=60, labeled=6, seed=0)
+    p = problem(classes, family, **size)
+    curve = check_against_brute_force(p, points=1201 if ten else 2001)
+    assert curve.breakpoints.size >= 3
+    # the Chebyshev cells' σ are shared by every pair: no σ is one pair's refinement alone
+    assert curve.evaluations.size <= 2 * 129
+
+
+def test_chebyshev_and_hermite_searches_agree_on_the_gaps(monkeypatch):
+    """Ten classes on a graph above the Chebyshev threshold: the same flips as the Hermite
+    search (switched off the Chebyshev search) to 1e-9 relative, the same piece losses."""
+    from sslviz import crossings
+
+    p = problem(tuple(range(10)), "complete", n=240, labeled=20, seed=1)
+    assert p.model.n_unlabeled >= crossings.chebyshev_min_unlabeled(True)
+    cheb = loss_curve(p, LO, HI)
+    monkeypatch.setattr(crossings, "_CHEB_MIN_UNLABELED", 10**9)
+    herm = loss_curve(p, LO, HI)
+    assert cheb.evaluations.size < herm.evaluations.size
+    assert curve_flips(cheb)[1:] and [u for _, u in curve_flips(cheb)] == [
+        u for _, u in curve_flips(herm)
+    ]
+    assert np.allclose(
+        [s for s, _ in curve_flips(cheb)], [s for s, _ in curve_flips(herm)], rtol=1e-9, atol=0
+    )
+    assert np.array_equal(cheb.loss.values, herm.loss.values)
+    assert cheb.inconsistent == herm.inconsistent == 0
+
+
+def test_split_curve_joins_to_the_brute_force_and_is_the_same_bits_in_processes():
+    """The σ range in sub-ranges searched as separate tasks and joined: the brute force's
+    flips; the same bits serially and on two worker processes."""
+    from sslviz.truth import split_loss_curve
+
+    p = problem((3, 5, 8), "knn", labeled=6)
+    args = (p.model, p.instance.y, p.instance.classes, LO, HI, 4)
+    one = split_loss_curve(*args)
+    ref, right0 = Dense(p).flips()
+    got = curve_flips(one)
+    assert [u for _, u in got] == [u for _, u in ref]
+    assert np.allclose([s for s, _ in got], [s for s, _ in ref], rtol=1e-8, atol=0)
+    assert np.array_equal(one.wrong_at_start, ~right0) and one.inconsistent == 0
+    whole = loss_curve(p, LO, HI)
+    assert np.array_equal(one.loss.values, whole.loss.values)
+    two = split_loss_curve(*args, n_jobs=2)
+    assert np.array_equal(one.loss.edges, two.loss.edges)
+    assert np.array_equal(one.loss.values, two.loss.values)
+    assert all(np.array_equal(a, b) for a, b in zip(one.against, two.against, strict=True))
+    assert np.array_equal(one.evaluations, two.evaluations)
+
+
+def test_threshold_family_matches_brute_force():
+    """The thresholded mutual-kNN family, three classes: against unweighted dense solves of
+    the one-vs-all systems between consecutive edge lengths (the pattern found from the
+    points here), nodes cut off from L wrong."""
+    p = problem((3, 5, 8), "threshold", n=60, labeled=6)
+    inst, m = p.instance, p.model
+    X, C = inst.X, inst.n_classes
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    np.fill_diagonal(D, np.inf)
+    near = np.argsort(D, axis=1, kind="stable")[:, : p.spec.k]
+    edge = np.zeros(D.shape, bool)
+    edge[np.repeat(np.arange(inst.n), p.spec.k), near.ravel()] = True
+    edge &= edge.T  # mutual
+    U, L = m.unlabeled_idx, m.labeled_idx
+    Y = (inst.y[L, None] == np.arange(C)).astype(float)
+    y_u = inst.y[U]
+
+    def wrong(r):
+        W = (edge & (D <= r)).astype(float)
+        reach = W[np.ix_(U, L)].sum(axis=1) > 0
+        while True:
+            grown = reach | (W[np.ix_(U, U)] @ reach > 0)
+            if np.array_equal(grown, reach):
+                break
+            reach = grown
+        k = U[reach]
+        Lap = np.diag(W[k].sum(axis=1)) - W[np.ix_(k, k)]
+        F = np.linalg.solve(Lap, W[np.ix_(k, L)] @ Y)
+        out = np.ones(U.size, bool)
+        out[reach] = np.argmax(F, axis=1) != y_u[reach]
+        return out
+
+    lo, hi = 2.0, 9.0
+    lengths = np.unique(D[edge])
+    lengths = lengths[(lengths > lo) & (lengths < hi)]
+    ends = np.concatenate([[lo], lengths, [hi]])
+    sets = [wrong(0.5 * (a + b)) for a, b in zip(ends[:-1], ends[1:], strict=True)]
+    ref = [lengths[i] for i in range(lengths.size) if not np.array_equal(sets[i], sets[i + 1])]
+    curve = loss_curve(p, lo, hi)
+    assert curve.classes == inst.classes and curve.parameter == "r" and len(ref) >= 3
+    assert np.allclose(curve.breakpoints, ref, rtol=1e-12, atol=0)
+    assert np.array_equal(curve.wrong_at_start, sets[0])
+    expected = [sets[0].mean()] + [
+        sets[i + 1].mean() for i in range(lengths.size) if not np.array_equal(sets[i], sets[i + 1])
+    ]
+    assert np.allclose(curve.loss.values, expected, rtol=0, atol=1e-12)
+    for nd, rivals in zip(curve.nodes, curve.against, strict=True):
+        assert len(rivals) == len(nd)
+        assert all(-1 <= r < C and r != y_u[u] for u, r in zip(nd, rivals, strict=True))
+
+
+def test_cli_loss_on_the_threshold_family_with_three_classes(tmp_path):
+    import json
+
+    from sslviz.cli import main
+
+    out = tmp_path / "t.json"
+    args = ["loss", "--dataset", "digits", "--classes", "0", "1", "2", "--n", "60"]
+    args += ["--labeled", "6", "--family", "threshold", "--sigma-min", "2", "--sigma-max", "9"]
+    assert main([*args, "--out", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["classes"] == [0, 1, 2] and len(d["breakpoints"]) == len(d["against"]) > 0
