@@ -426,8 +426,8 @@ u = rows.index(row)
 node_bps = [b for b, nd in zip(truth.breakpoints, truth.nodes, strict=True) if u in set(nd)]
 if many:
     c1.caption(
-        "Algorithm 4's paper-mode iterations from a start σ0 handle two classes yet: the "
-        "chart shows the node's scores and where each class wins."
+        "The chart shows the node's scores, one per class, and where each class wins; the "
+        "drill-down draws paper-mode iterations from a start σ0 for two classes only."
     )
     try:
         with progress.progress(

@@ -36,6 +36,13 @@ def workload(out: Path) -> None:
         labeled = np.zeros(n, bool)
         labeled[[0, 1, 2, 3, n - 1, n - 2, n - 3, n - 4]] = True
         np.savez(out / f"instance{i}.npz", X=X, y=y, labeled=labeled)
+    n = 240  # three classes, 231 unlabeled: the Chebyshev search of the class gaps
+    y = np.repeat([0, 1, 2], n // 3)
+    X = rng.normal(size=(n, 5)) + 2.0 * np.eye(3, 5)[y]
+    labeled = np.zeros(n, bool)
+    labeled[[0, 1, 2, 80, 81, 82, 160, 161, 162]] = True
+    np.savez(out / "instance2.npz", X=X, y=y, labeled=labeled)
+    three = ["--data-file", str(out / "instance2.npz"), "--classes", "0", "1", "2", "--pca", "0"]
     small = ["--data-file", str(out / "instance0.npz"), "--classes", "0", "1", "--pca", "0"]
     large = ["--data-file", str(out / "instance1.npz"), "--classes", "0", "1", "--pca", "0"]
     rng_args = ["--sigma-min", "0.5", "--sigma-max", "4"]
@@ -57,6 +64,12 @@ def workload(out: Path) -> None:
             runs.append(["intervals", *graph, *paper])
     runs.append(["loss", *large, "--family", "knn", "--k", "6", *rng_args])
     runs.append(["intervals", *large, "--family", "knn", "--k", "6", *rng_args])
+    for family in ("complete", "knn"):  # the one-vs-all scores' kernels
+        graph = [*three, "--family", family, "--k", "6", *rng_args]
+        runs.append(["loss", *graph])
+        for solver in ("cg", "pcg"):
+            runs.append(["intervals", *graph, "--solver", solver, "--score"])
+        runs.append(["intervals", *graph, "--certify"])
     drawn = [*"--dataset digits --n 60 --classes 0 1 --family knn --k 6".split(), *rng_args]
     runs.append(["regret", *drawn, "--rounds", "10", "--repeats", "2"])
     runs.append(["learn", *drawn, "--instances", "4", "--test-instances", "2", "--jobs", "1"])
