@@ -87,7 +87,9 @@ def time_configs(todo: list[tuple], pressed: bool = False) -> tuple[Any, tuple]:
         key=("speed", key),
         restart=pressed,
         kept=lambda: cache.SPEED_PARTS.get(("speed", key)),
-        figure=lambda p: cache.titled(plots.speed_figure([r for r, _ in p.rows]), p.status()),
+        figure=lambda p: (  # nothing before a first configuration is timed
+            cache.titled(plots.speed_figure([r for r, _ in p.rows]), p.status()) if p.rows else None
+        ),
         chart_key="speed_chart",
     )
     rows = [r for r, _ in part.rows]

@@ -163,15 +163,17 @@ class growing:  # noqa: N801 - a chart's place, as ``st.empty()`` is
         self.draws = 0
 
     def draw(self, build: Callable[[], Any], *, key: str, last: bool = False) -> bool:
-        """Draw ``build()`` (a figure or its dict) unless the last draw was under
-        :data:`REDRAW_EVERY` s ago (``last``: the finished result, always drawn);
+        """Draw ``build()`` (a figure or its dict; None: nothing to draw yet) unless the last
+        draw was under :data:`REDRAW_EVERY` s ago (``last``: the finished result, always drawn);
         ``key`` as :func:`ui.widgets.chart`'s (a draw before the last gets its own). Whether
         it was drawn."""
         now = time.monotonic()
         if not last and now - self.drawn < REDRAW_EVERY:
             return False
-        self.drawn, self.draws = now, self.draws + 1
         fig = build()
+        if fig is None:
+            return False
+        self.drawn, self.draws = now, self.draws + 1
         key = key if last else f"{key}_part{self.draws}"
         if not self.staged:
             from ui import widgets

@@ -27,7 +27,7 @@ def calls(monkeypatch):
 
     for mod, name in (
         (cache, "loss_curve"),
-        (cache, "sweep"),
+        (cache, "problem_sweep"),
         (cache, "trust_curve"),
         (player, "sweep"),
     ):
@@ -221,8 +221,8 @@ def test_a_stopped_speed_grid_is_not_restarted(calls, stop_after_first_tick):
     at.run()
     assert not at.exception and not at.get("plotly_chart")
     assert any(i.value.startswith("Stopped. Press Run") for i in at.info)
-    started = calls.get(("ui.cache.sweep", "started"), 0)
+    started = calls.get(("ui.cache.problem_sweep", "started"), 0)
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
     assert not at.exception and not at.error and len(at.get("plotly_chart")) == 1
-    assert calls[("ui.cache.sweep", "finished")] > started
+    assert calls[("ui.cache.problem_sweep", "finished")] > started

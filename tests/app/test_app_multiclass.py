@@ -124,7 +124,10 @@ def test_paper_mode_and_the_other_mode_comparison_run_one_vs_all(tmp_path):
     at = start(THREE | {"family": "threshold"})
     assert not at.exception and not at.error
     problem, (lo, hi) = _problem(at)
-    assert int(metrics(at)["true breakpoints"]) == loss_curve(problem, lo, hi).breakpoints.size
+    (loss,) = [t for t in chart(at)["data"] if t["name"] == "true loss l(r)"]
+    truth = loss_curve(problem, lo, hi)
+    drawn = {round(v, 12) for v in values(loss, "y") if v == v}
+    assert truth.breakpoints.size and drawn == {round(v, 12) for v in truth.loss.values}
 
 
 def test_a_clicked_miss_names_the_two_classes_that_met():

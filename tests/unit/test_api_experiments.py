@@ -100,7 +100,7 @@ def test_learn_is_the_module_and_the_function():
     ("call", "error", "said"),
     [
         (lambda: sslviz.regret(rounds=3, round=4), TypeError, "regret() takes no setting 'round'"),
-        (lambda: sslviz.learn(classes=(1, 2, 3)), InvalidParameterError, "two classes yet"),
+        (lambda: sslviz.learn(classes=(1,)), InvalidParameterError, "not one class only"),
         (lambda: sslviz.regret(np.zeros((4, 2))), InvalidParameterError, "Give both X and y"),
     ],
 )
