@@ -27,6 +27,7 @@ def _caption(state) -> str:
     )
 
 
+# The caption's trust words for two classes and, one-vs-all, for more (docs/method.md §13.9).
 _TRUST_WORDS = {
     False: "the smallest margin |f_u − ½| (top panel; shaded: CG-t cannot be trusted there) "
     "and the t that puts every node on its exact side of ½",
@@ -34,7 +35,6 @@ _TRUST_WORDS = {
     "(top panel; shaded: CG-t cannot be trusted there), and the t that gives every node its "
     "exact top class",
 }
-"""The caption's trust words for two classes and, one-vs-all, for more (docs/method.md §13.9)."""
 
 
 s = frame.page("Conditioning across σ (Figure 5)", _caption, many_classes=True)
