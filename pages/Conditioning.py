@@ -14,6 +14,7 @@ from ui import cache, caps, frame, presenter, progress, url, widgets
 def _caption(state) -> str:
     """The page's caption, naming the chosen model's system."""
     model = url.model_of(state.cfg)
+    many = len(state.cfg.get("classes") or ()) > 2
     return (
         f"First chart: √κ of the {model.label} labeling's system {model.system_label} "
         "against σ, one panel per graph family: CG needs about √κ iterations, so where √κ "
@@ -21,15 +22,23 @@ def _caption(state) -> str:
         "needed to reach the tolerance (left panel; an open triangle at the cap of 10 "
         "iterations per unknown: not reached, so more than that) and the error of "
         "t-iteration CG (right panel). Then one chart per family: where that error reaches "
-        "the smallest margin |f_u − ½| (top panel; shaded: CG-t cannot be trusted there) and "
-        "the t that puts every node on its exact side of ½ (bottom panel; CG and "
-        "Jacobi-PCG), on the same σ grid as the loss page's trust panel."
+        f"{_TRUST_WORDS[many]} (bottom panel; CG and Jacobi-PCG), on the same σ grid as the "
+        "loss page's trust panel."
     )
+
+
+# The caption's trust words for two classes and, one-vs-all, for more (docs/method.md §13.9).
+_TRUST_WORDS = {
+    False: "the smallest margin |f_u − ½| (top panel; shaded: CG-t cannot be trusted there) "
+    "and the t that puts every node on its exact side of ½",
+    True: "half the smallest top-two margin, a node's best exact score minus its second best "
+    "(top panel; shaded: CG-t cannot be trusted there), and the t that gives every node its "
+    "exact top class",
+}
 
 
 s = frame.page("Conditioning across σ (Figure 5)", _caption, many_classes=True)
 cfg, spec = s.cfg, s.spec
-two = len(cache.problem(spec).instance.classes) == 2  # more classes: no trust curves yet
 lo, hi = s.sigma
 c0, c1, c2 = st.columns([2, 1, 1])
 widgets.widget(c0, ConditionSettings, "families")
@@ -73,25 +82,24 @@ with progress.progress(
                     tick, i / n_fam, (i + 0.5) / n_fam, f"{fam} graph, eigenvalues and CG runs: "
                 ),
             )
-            if two:
-                trusts[fam] = cache.trust(
-                    spec_f,
-                    lo,
-                    hi,
-                    settings.solver,
-                    settings.cg_iters,
-                    settings.points,
-                    _progress=cache.scaled(
-                        tick,
-                        (i + 0.5) / n_fam,
-                        (i + 1) / n_fam,
-                        f"{fam} graph, where CG-t can be trusted: ",
-                    ),
-                )
+            trusts[fam] = cache.trust(  # more than two classes: one-vs-all, §13.9
+                spec_f,
+                lo,
+                hi,
+                settings.solver,
+                settings.cg_iters,
+                settings.points,
+                _progress=cache.scaled(
+                    tick,
+                    (i + 0.5) / n_fam,
+                    (i + 1) / n_fam,
+                    f"{fam} graph, where CG-t can be trusted: ",
+                ),
+            )
         except (ValueError, TypeError, FileNotFoundError) as exc:
             st.error(f"{fam}: {exc}")
             continue
-        with_trust = settings.replace(trust=two)
+        with_trust = settings.replace(trust=True)
         docs[f"condition_{fam}.json"] = export.download_text(
             export.condition_document(
                 cache.problem(spec_f), curves[fam], with_trust, seconds, trusts.get(fam)
@@ -124,7 +132,7 @@ for fam, tc in trusts.items():
     st.caption(f"{fam}: {tc.stated()}")
 if trusts:
     tc = next(iter(trusts.values()))
-    st.caption(TRUST_RULE.format(label=tc.label, t=tc.cg_iters))
+    st.caption(getattr(tc, "rule", TRUST_RULE).format(label=tc.label, t=tc.cg_iters))
 
 df = pd.concat([export.to_frame(c).assign(family=fam) for fam, c in curves.items()])
 with st.expander("Table, export and the command lines", expanded=False):

@@ -31,7 +31,6 @@ from sslviz import specs as S
 from sslviz.runs import (
     _either,
     _gaussian,
-    _two_classes,
     checked_problem,
     learn_run,
     regret_run,
@@ -249,6 +248,7 @@ def cmd_loss(a) -> tuple[dict, Summarize]:
 
 
 def cmd_condition(a) -> tuple[dict, Summarize]:
+    from sslviz.class_trust import class_trust_curve
     from sslviz.conditioning import condition_curve, trust_curve
     from sslviz.export import condition_document
     from sslviz.summary import condition_summary
@@ -263,8 +263,6 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
     else:
         settings = S.from_options(a, S.ConditionSettings)
         sigmas = np.linspace(*_range(a, problem), settings.points)
-    if settings.trust:
-        _two_classes(problem, "sslviz condition --trust", ", or leave out --trust")
     t0 = time.perf_counter()
     curve = condition_curve(
         problem.model,
@@ -276,7 +274,16 @@ def cmd_condition(a) -> tuple[dict, Summarize]:
         classes=inst.classes,
     )
     trust = None
-    if settings.trust:
+    if settings.trust and inst.n_classes > 2:  # one-vs-all (docs/method.md §13.9)
+        trust = class_trust_curve(
+            problem.model,
+            inst.y,
+            inst.classes,
+            sigmas,
+            solver=settings.solver,
+            cg_iters=settings.cg_iters,
+        )
+    elif settings.trust:
         trust = trust_curve(
             problem.model, sigmas, solver=settings.solver, cg_iters=settings.cg_iters
         )

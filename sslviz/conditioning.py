@@ -245,7 +245,7 @@ def condition_curve(
 
 def classes_words(curve: ConditionCurve) -> str | None:
     """The one line the conditioning views add for more than two classes (docs/method.md
-    §13.8): what the labels change in ``curve``, and what is shown for two classes yet;
+    §13.8): what the labels change in ``curve`` and how its trust panel reads them (§13.9);
     None for the binary problem."""
     if curve.classes is None:
         return None
@@ -253,8 +253,8 @@ def classes_words(curve: ConditionCurve) -> str | None:
         f"{len(curve.classes)} classes: κ and its eigenvalues do not depend on the labels or "
         "the number of classes (the system's matrix is the same); the iterations needed and "
         f"{solver_label(curve.solver, curve.cg_iters)}'s error are the worst of the "
-        f"{len(curve.classes)} one-vs-all columns, and where CG-t can be trusted is shown "
-        "for two classes yet."
+        f"{len(curve.classes)} one-vs-all columns, and where CG-t can be trusted puts its "
+        "largest score error against half the smallest top-two margin."
     )
 
 

@@ -132,13 +132,20 @@ def test_cli_errors_say_what_to_change(tmp_path, capsys):
     assert "--labeled 3 cannot hold one labeled point of each of the 4 classes" in err
 
 
-@pytest.mark.parametrize(
-    "command, extra, said",
-    [
-        ("condition", ["--trust"], "sslviz condition --trust handles two classes yet"),
-    ],
-)
-def test_what_handles_two_classes_yet_says_so(capsys, command, extra, said):
-    args = [command, "--dataset", "digits", "--classes", "0", "1", "2", "--n", "60"]
-    args += ["--labeled", "6", "--sigma-min", "1.5", "--sigma-max", "6", *extra]
-    assert said in _one_line_exit_2(capsys, args)
+def test_condition_trust_takes_three_classes_with_the_two_class_keys(capsys):
+    """``condition --trust`` once refused 3+ classes in one line; it now writes the trust part
+    one-vs-all (docs/method.md §13.9), with the keys of the two-class trust part."""
+    import json
+
+    base = ["condition", "--dataset", "digits", "--n", "60", "--labeled", "6"]
+    base += ["--sigmas", "1.5:6:3", "--cg-iters", "4", "--trust", "--json", "--no-timings"]
+    docs = []
+    for classes in (["0", "1"], ["0", "1", "2"]):
+        assert main([*base, "--classes", *classes]) == 0
+        out = capsys.readouterr()
+        assert "Traceback" not in out.err
+        docs.append(json.loads(out.out))
+    two, three = docs
+    assert set(three["trust"]) == set(two["trust"])
+    assert three["classes"] == [0, 1, 2] and "classes" not in two
+    assert len(three["trust"]["margin"]) == len(three["trust"]["t_needed_cg"]) == 3

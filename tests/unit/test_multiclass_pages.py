@@ -19,6 +19,7 @@ from sslviz.animation import (
     class_steps_words,
     player_figure,
 )
+from sslviz.class_trust import class_trust_curve
 from sslviz.cli import main
 from sslviz.conditioning import classes_words, condition_curve
 from sslviz.experiment import _repetition_seeds, view_regret_stream
@@ -110,8 +111,26 @@ def test_cli_condition_three_classes(capsys):
     assert doc["cg_error"] == curve.cg_error.tolist()
     two = cli_json(["condition", "--classes", "3", "5", "--n", "70", "--sigmas", "1:6:3"], capsys)
     assert "classes" not in {k for k in two if k != "settings"}
-    err = cli_error([*args, "--trust"], capsys)
-    assert "two classes yet" in err and "leave out --trust" in err
+
+
+def test_cli_condition_trust_is_class_trust_curve(capsys):
+    """``condition --trust`` with 3 classes writes class_trust_curve's numbers (§13.9): CG-t's
+    largest column error, half the smallest top-two margin, the t needed and the verdict."""
+    args = ["condition", "--classes", *map(str, CLASSES), "--n", "70", "--labeled", "6"]
+    for solver in ("cg", "pcg"):
+        extra = ["--sigmas", "1:6:5", "--cg-iters", "4", "--solver", solver, "--trust"]
+        doc = cli_json([*args, *extra], capsys)["trust"]
+        p = problem()
+        sig = np.linspace(1, 6, 5)
+        tc = class_trust_curve(
+            p.model, p.instance.y, p.instance.classes, sig, solver=solver, cg_iters=4
+        )
+        assert doc == export.to_dict(tc)
+        assert doc["error"] == tc.error.tolist() and doc["margin"] == tc.margin.tolist()
+        assert doc["t_needed_cg"] == tc.t_needed_cg.tolist()
+        assert doc["t_needed_pcg"] == tc.t_needed_pcg.tolist()
+        assert doc["untrusted"] == tc.untrusted.tolist() and doc["reading"] == tc.reading()
+        assert doc["solver"] == solver and min(doc["t_needed_cg"]) >= 1
 
 
 # -- the CG-iterations scrubber -------------------------------------------------------------
