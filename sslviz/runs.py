@@ -45,16 +45,6 @@ def unknown_labels(name: str, count: int, where: str = "sslviz cv") -> str:
     )
 
 
-def _two_classes(problem, what: str, instead: str) -> None:
-    """``what`` (a command, or one of its options) handles two classes only so far;
-    ``instead``: the end of the line (what else the user may do)."""
-    if problem.instance.n_classes > 2:
-        raise CommandError(
-            f"{what} handles two classes yet, not {problem.instance.n_classes}: give "
-            f"--classes two classes{instead}"
-        )
-
-
 def _gaussian(problem, command: str) -> None:
     if not problem.spec.gaussian:
         name = problem.spec.family

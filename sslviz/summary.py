@@ -301,7 +301,8 @@ def condition_summary(doc: dict, caps: Sequence[int]) -> list[str]:
         f"σ grid: {_plural(len(sig), 'point')} from {_g(sig[0])} to {_g(sig[-1])}",
         f"{kappa}: from {small} to {large}",
         _iterations_needed(doc, caps),
-        f"{label}'s largest soft-label error: from {err_lo} to {err_hi}",
+        f"{label}'s largest {'score' if 'classes' in doc else 'soft-label'} error: from "
+        f"{err_lo} to {err_hi}" + (" (the worst class's column)" if "classes" in doc else ""),
         "cut off from the labels: " + (f"up to {cut:,} nodes" if cut else "no node at any grid σ"),
     ]
     if "trust" in doc:
