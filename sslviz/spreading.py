@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import scipy.linalg as la
@@ -38,7 +39,13 @@ from sslviz._threads import one_thread
 from sslviz._validation import check_option, check_real
 from sslviz.graphs import Graph, build_graph
 from sslviz.labeling import Scores, SoftLabelModel, SoftLabels, _check_sigmas
-from sslviz.solvers import jacobi, positive_supersolution, side_certificate, solve_cg
+from sslviz.solvers import (
+    jacobi,
+    positive_supersolution,
+    side_certificate,
+    solve_cg,
+    top_class_certificate,
+)
 from sslviz.specs import CERTIFY_CAP, CG_ITERS, SOLVERS
 
 
@@ -295,8 +302,7 @@ class SpreadingModel(SoftLabelModel):
             return super().scores(
                 sigmas, y, n_classes, solver=solver, cg_iters=cg_iters, derivative=derivative
             )
-        Y = np.zeros((self.graph.n, n_classes))
-        Y[self.labeled_idx, np.asarray(y)[self.labeled_idx].astype(int)] = 1.0
+        Y = self._one_hot(y, n_classes)
         U = self.unlabeled_idx
         out = []
         for x in _check_sigmas(sigmas, "scores").tolist():
@@ -315,6 +321,12 @@ class SpreadingModel(SoftLabelModel):
             solves = n_classes * (1 + derivative)
             out.append(Scores(x, F, dF, degenerate, solves, 0, 1))
         return out
+
+    def _one_hot(self, y: np.ndarray, n_classes: int) -> np.ndarray:
+        """Y of shape (n, C): one-hot class indices ``y`` on L, 0 on U."""
+        Y = np.zeros((self.graph.n, n_classes))
+        Y[self.labeled_idx, np.asarray(y)[self.labeled_idx].astype(int)] = 1.0
+        return Y
 
     @one_thread
     def sides_by_t(self, sigmas, *, solver: str = "cg", iterations: int = CG_ITERS):
@@ -431,6 +443,114 @@ class SpreadingModel(SoftLabelModel):
             0,
             False,
             status="certified",
+            iterations=used,
+            supersolution=h,
+        )
+
+    @one_thread
+    def certified_scores(
+        self,
+        sigma: float,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        solver: str = "cg",
+        cg_iters: int = CG_ITERS,
+        cap: int = CERTIFY_CAP,
+        derivative: bool = True,
+        h0: np.ndarray | None = None,
+        attempt: bool = True,
+    ) -> Scores:
+        """Scores with every node's top class proven (docs/method.md §3.4, §13.5); two
+        classes: :meth:`SoftLabelModel.certified_scores`.
+
+        Each one-hot column of A G = Y (A = I − αS, a nonsingular M-matrix) runs
+        ``cg_iters`` iterations of ``solver`` from zero, then more (the budget doubling,
+        warm-started) until :func:`sslviz.solvers.top_class_certificate` proves
+        argmax_c G_uc at every unlabeled node with a path to L (one supersolution h for
+        every column: A is the same), or ``cap`` iterations in all; past the cap the exact
+        scores (``status`` 'fallback'). F_U = G_U / Σ_c |G_Uc|: G / Σ_c G_c for
+        non-negative scores, and the proven argmax whatever the iterate's signs; cut-off
+        nodes at 1/C. ∂F/∂σ by the quotient rule from CG on A G' = α S' G per column to a
+        relative residual of 1e-8. ``h0``: a supersolution from a nearby σ, reused when
+        A h0 > 0 still holds. ``attempt=False`` goes straight to the exact fallback.
+        """
+        if n_classes <= 2:
+            return super().certified_scores(
+                sigma,
+                y,
+                n_classes,
+                solver=solver,
+                cg_iters=cg_iters,
+                cap=cap,
+                derivative=derivative,
+                h0=h0,
+                attempt=attempt,
+            )
+
+        def fallback(**work) -> Scores:
+            (sc,) = self.scores([sigma], y, n_classes, solver="exact", derivative=derivative)
+            extra = {k: getattr(sc, k) + v for k, v in work.items() if k != "iterations"}
+            return replace(sc, status="fallback", iterations=work.get("iterations", 0), **extra)
+
+        if not attempt:
+            return fallback()
+        A, dS = self.matrix(sigma, derivative=derivative)
+        if A.shape[0] == 0:
+            return fallback()
+        Y = self._one_hot(y, n_classes)
+        G, matvecs = self._cg(A, Y, solver, cg_iters)
+        used, solves = cg_iters, n_classes
+        pre = jacobi(A) if solver == "pcg" else None
+        cert = None
+        if h0 is not None and h0.shape == (A.shape[0],):
+            h = h0
+            cert = top_class_certificate(A, Y, G, h)
+            matvecs += 4 * n_classes
+        if cert is None or not cert.valid:
+            h, mv = positive_supersolution(A, maxiter=cap, M=pre)
+            cert = top_class_certificate(A, Y, G, h)
+            matvecs += mv + 4 * n_classes
+        U = self.unlabeled_idx
+        wanted = U[~self._structural]
+
+        def proven() -> bool:
+            return bool(cert.valid and cert.certified[wanted].all())
+
+        while not proven() and used < cap:
+            step = min(used, cap - used)
+            G, mv = self._cg(A, Y, solver, step, G)
+            used, matvecs = used + step, matvecs + mv + 4 * n_classes
+            solves += n_classes
+            cert = top_class_certificate(A, Y, G, h)
+        if not proven():
+            sc = fallback(matvecs=matvecs, solves=solves, iterations=used)
+            return replace(sc, supersolution=h if cert.valid else None)
+        G_U = G[U]
+        total = np.abs(G_U).sum(axis=1)
+        live = (total > 0) & ~self._structural
+        safe = np.where(live, total, 1.0)[:, None]
+        F = np.where(live[:, None], G_U / safe, 1.0 / n_classes)
+        dF = None
+        if derivative:
+            rhs = self.alpha * (dS @ G)
+            dG = np.zeros(G.shape)
+            for c in range(n_classes):
+                r = solve_cg(A, rhs[:, c], maxiter=cap, rtol=1e-8, M=pre)
+                dG[:, c] = r.x
+                matvecs, solves = matvecs + r.matvecs, solves + 1
+            dG_U = dG[U]
+            dtotal = (np.sign(G_U) * dG_U).sum(axis=1)[:, None]
+            dF = np.where(live[:, None], (dG_U - F * dtotal) / safe, 0.0)
+        return Scores(
+            sigma,
+            F,
+            dF,
+            self._structural.copy(),
+            solves,
+            matvecs,
+            0,
+            "certified",
             iterations=used,
             supersolution=h,
         )

@@ -325,3 +325,58 @@ def test_three_class_scores_share_one_factorisation_per_sigma(solver, family):
         np.testing.assert_allclose(a.F, b.F, atol=1e-12)
         np.testing.assert_allclose(a.dF, b.dF, atol=1e-10, rtol=1e-9)
         np.testing.assert_array_equal(a.degenerate, b.degenerate)
+
+
+def _three_class_problem(family):
+    from test_multiclass_truth import problem
+
+    return problem((3, 5, 8), family, "spreading", labeled=6, alpha=0.8)
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+@pytest.mark.parametrize("solver", ["cg", "pcg"])
+def test_three_class_certified_mode_misses_nothing(family, solver):
+    """CG-2 with the top-class certificate of I − αS (docs/method.md §3.4, §13.5) finds the
+    exact curve; most evaluated σ are proven, the rest solved exactly."""
+    from test_multiclass_truth import HI, LO
+
+    from sslviz.algorithm4 import sweep_classes
+    from sslviz.problem import loss_curve
+
+    p = _three_class_problem(family)
+    truth = loss_curve(p, LO, HI)
+    y, classes = p.instance.y, p.instance.classes
+    plain = sweep_classes(p.model, y, classes, LO, HI, SweepSettings(solver=solver, cg_iters=2))
+    assert score(plain, truth).missed > 0  # CG-2 alone misses
+    settings = SweepSettings(solver=solver, cg_iters=2, certify=True)
+    res = sweep_classes(p.model, y, classes, LO, HI, settings)
+    sc = score(res, truth)
+    assert truth.breakpoints.size > 0 and sc.missed == 0 and sc.eps_volume < 1e-8
+    certs = res.certificates
+    assert certs.sigma.size == res.curve.evaluations.size
+    assert certs.certified.sum() > certs.exact_fallbacks
+
+
+@pytest.mark.parametrize("family", ["complete", "knn"])
+def test_three_class_certified_top_class_is_the_dense_argmax(family):
+    """Every certified σ's top class is the argmax of a dense numpy solve of (9) from the
+    points alone; ∂F/∂σ is within the order of F's own error (F is the CG iterate, only its
+    argmax is proven); the two-class call is the exact fallback."""
+    from test_multiclass_truth import HI, LO, Dense
+
+    p = _three_class_problem(family)
+    y, m, dense = p.instance.y, p.model, Dense(p)
+    statuses = []
+    for x in np.geomspace(LO, HI, 12):
+        sc = m.certified_scores(x, y, 3, solver="cg", cg_iters=2, cap=400)
+        statuses.append(sc.status)
+        if sc.status != "certified":
+            continue
+        np.testing.assert_array_equal(np.argmax(sc.F, 1), np.argmax(dense.scores(x), 1))
+        (ex,) = m.scores([x], y, 3)
+        error = np.abs(sc.F - ex.F).max()
+        assert np.abs(sc.dF - ex.dF).max() <= 10.0 * error + 1e-8
+        assert sc.iterations >= 2 and sc.supersolution is not None
+    assert statuses.count("certified") > statuses.count("fallback")
+    binary = m.certified_scores(2.0, (y == 3).astype(int), 2)
+    assert binary.status == "fallback"
