@@ -109,7 +109,7 @@ class SpreadingModel(SoftLabelModel):
 
     @classmethod
     def described(cls, settings, number) -> str:
-        return f"LabelSpreading labeling (α = {number(settings['alpha'])})"
+        return f"spreading labeling (α = {number(settings['alpha'])})"
 
     def __init__(self, graph: Graph, labeled: np.ndarray, y: np.ndarray, alpha: float) -> None:
         labeled = np.asarray(labeled, bool)
