@@ -620,7 +620,7 @@ class ScoreSettings(Spec):
 @dataclass(frozen=True)
 class LossSettings(Spec):
     """The exact curve for 3+ classes searched on σ sub-ranges, and where they run
-    (docs/method.md §13.3)."""
+    (docs/method.md §13.3); the command line's only (no page splits the search)."""
 
     parts: int = Setting(
         1,
@@ -628,7 +628,6 @@ class LossSettings(Spec):
         "σ sub-ranges (geometric) searched as separate tasks and joined; 1 = one search of "
         "the whole range. Three or more classes on a Gaussian family.",
         flag="--parts",
-        url="parts",
         label="σ sub-ranges",
     ).field()
     jobs: int = _JOBS.field()
