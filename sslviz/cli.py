@@ -73,7 +73,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 COMMANDS: dict[str, tuple[str, tuple[type, ...]]] = {
-    "loss": ("exact loss curve and breakpoints", (S.ProblemSpec, S.SigmaRange)),
+    "loss": (
+        "exact loss curve and breakpoints",
+        (S.ProblemSpec, S.SigmaRange, S.LossSettings),
+    ),
     "condition": ("condition numbers across σ", (S.ProblemSpec, S.SigmaRange, S.ConditionSettings)),
     "intervals": (
         "Algorithm 4 constant-loss intervals",
@@ -96,6 +99,7 @@ _TITLES = {
     S.SigmaRange: "bandwidth range (default: the range suggested by the data)",
     S.SweepSettings: "solver and Algorithm 4",
     S.ScoreSettings: "scoring",
+    S.LossSettings: "σ sub-ranges (three or more classes)",
     S.ConditionSettings: "conditioning grid",
     S.RegretSettings: "online experiment",
     S.LearnSettings: "learning from many instances",
@@ -242,9 +246,41 @@ def cmd_loss(a) -> tuple[dict, Summarize]:
     from sslviz.problem import loss_curve
     from sslviz.summary import loss_summary
 
+    split = S.from_options(a, S.LossSettings)
     problem = _problem(a)
     lo, hi = _range(a, problem)
-    return loss_document(problem, loss_curve(problem, lo, hi), (lo, hi)), loss_summary
+    if split.parts == 1:
+        if given := set(S.given_options(a, S.LossSettings)) - {"parts"}:
+            flags = " and ".join(S.setting(S.LossSettings, n).flag for n in sorted(given))
+            raise _UsageError(f"{flags} run the σ sub-ranges: give --parts 2 or more")
+        return loss_document(problem, loss_curve(problem, lo, hi), (lo, hi)), loss_summary
+    if problem.instance.n_classes == 2 or not problem.spec.gaussian:
+        raise _UsageError(
+            "--parts splits the search of three or more classes on a Gaussian family: "
+            "leave it out here (one search of the whole range)"
+        )
+    from sslviz.truth import split_loss_curve
+
+    inst = problem.instance
+    try:
+        curve = split_loss_curve(
+            problem.model,
+            inst.y,
+            inst.classes,
+            lo,
+            hi,
+            split.parts,
+            n_jobs=split.jobs,
+            dask=split.dask,
+        )
+    except (OSError, ImportError) as exc:  # only the Dask route connects or imports
+        if split.dask is None:
+            raise
+        raise _UsageError(
+            f"cannot run on the Dask scheduler at {split.dask} ({_one_line(exc)}): check "
+            "--dask, or leave it out to run on local processes"
+        ) from None
+    return loss_document(problem, curve, (lo, hi), split.parts), loss_summary
 
 
 def cmd_condition(a) -> tuple[dict, Summarize]:

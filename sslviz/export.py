@@ -719,11 +719,13 @@ for _path, _pair in {
 # -- the documents of the four views ---------------------------------------------------
 
 
-def loss_document(problem, curve, sigma_range: tuple[float, float]) -> dict:
-    """``sslviz loss``: the exact loss curve and its settings."""
+def loss_document(problem, curve, sigma_range: tuple[float, float], parts: int = 1) -> dict:
+    """``sslviz loss``: the exact loss curve and its settings; ``parts``, the σ sub-ranges
+    searched separately (recorded when more than one)."""
     lo, hi = sigma_range
+    split = {"parts": parts} if parts > 1 else {}
     return to_dict(curve, problem) | {
-        "settings": settings_dict(problem.spec, sigma_min=lo, sigma_max=hi)
+        "settings": settings_dict(problem.spec, sigma_min=lo, sigma_max=hi) | split
     }
 
 

@@ -18,6 +18,7 @@ re-exported here.
 :class:`SigmaRange`    [σ_min, σ_max] (None: the range suggested by the data)
 :class:`SweepSettings` solver, t, Algorithm 4's ε, η, step, mode
 :class:`ScoreSettings` scoring against the exact curve
+:class:`LossSettings`  the exact curve's σ sub-ranges and where they run
 :class:`ConditionSettings`  the conditioning view's grid, solver and families
 :class:`RegretSettings` the online experiment (T, R, feedback models, λ)
 :class:`ConvergenceView`  the t-scrubber's T (the pages' own controls: ``ui.views``)
@@ -617,6 +618,23 @@ class ScoreSettings(Spec):
 
 
 @dataclass(frozen=True)
+class LossSettings(Spec):
+    """The exact curve for 3+ classes searched on σ sub-ranges, and where they run
+    (docs/method.md §13.3); the command line's only (no page splits the search)."""
+
+    parts: int = Setting(
+        1,
+        Int(1, 1024),
+        "σ sub-ranges (geometric) searched as separate tasks and joined; 1 = one search of "
+        "the whole range. Three or more classes on a Gaussian family.",
+        flag="--parts",
+        label="σ sub-ranges",
+    ).field()
+    jobs: int = _JOBS.field()
+    dask: str | None = _DASK.field()
+
+
+@dataclass(frozen=True)
 class ConditionSettings(Spec):
     """The conditioning view (Figure 5): σ grid size, CG variant and tolerance, families."""
 
@@ -833,6 +851,7 @@ ALL_SPECS = (
     SigmaRange,
     SweepSettings,
     ScoreSettings,
+    LossSettings,
     ConditionSettings,
     RegretSettings,
     LearnSettings,
@@ -858,6 +877,7 @@ __all__ = [
     "Int",
     "LabelingSpec",
     "LearnSettings",
+    "LossSettings",
     "Optional",
     "ProblemSpec",
     "RegretSettings",

@@ -414,7 +414,7 @@ def test_command_line_refuses_a_table_the_command_does_not_take_in_words():
     assert "SweepSettings" not in text
     assert text == (
         "sslviz loss does not take the solver and Algorithm 4 settings; it takes those of: "
-        "instance, graph and labeling; bandwidth range"
+        "instance, graph and labeling; bandwidth range; σ sub-ranges"
     )
 
 
