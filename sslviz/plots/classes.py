@@ -15,6 +15,7 @@ from sslviz.plots.style import (
     axes,
     class_colors,
     dict_figure,
+    level_line,
     rgba,
     shade,
     subplot_layout,
@@ -243,18 +244,7 @@ def class_scores_figure(
                 **axes(1),
             )
         )
-    layout["shapes"].append(
-        dict(
-            type="line",
-            x0=0,
-            x1=1,
-            xref="x2 domain",
-            y0=0,
-            y1=0,
-            yref="y2",
-            line=dict(color="black", width=1, dash="dot"),
-        )
-    )
+    layout["shapes"].append(level_line(0, "2"))
     layout["yaxis"] |= dict(title=dict(text="score F_uc(σ)"), rangemode="tozero")
     layout["yaxis2"] |= dict(title=dict(text="margin m"))
     layout["xaxis2"]["title"] = dict(text=SIGMA_TITLE)

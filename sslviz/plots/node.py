@@ -14,6 +14,7 @@ from sslviz.plots.style import (
     SIGMA_TITLE,
     axes,
     dict_figure,
+    level_line,
     log_ticks,
     subplot_layout,
 )
@@ -115,18 +116,7 @@ def soft_label_figure(
             )
     g_all = [c[3] for c in curves]
     # ½ is named on its axis, not by a note on the line, which the curves cross there
-    layout["shapes"] = [
-        dict(
-            type="line",
-            x0=0,
-            x1=1,
-            xref="x domain",
-            y0=0.5,
-            y1=0.5,
-            yref="y",
-            line=dict(color="black", width=1, dash="dot"),
-        )
-    ]
+    layout["shapes"] = [level_line(0.5)]
     bps = [float(b) for b in breakpoints]
     if bps:
         glo = float(min(np.min(x) for x in g_all))

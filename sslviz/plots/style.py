@@ -260,3 +260,18 @@ def wrap(text: str, width: int = 70) -> str:
     import textwrap
 
     return "<br>".join(textwrap.wrap(text, width)) if text else ""
+
+
+def level_line(y: float, axis: str = "") -> dict:
+    """A dotted black line across the plot at height ``y`` of the y-axis ``axis`` ("" for
+    the first, "2" for the second): the ½ of a soft label, the 0 of a margin."""
+    return dict(
+        type="line",
+        x0=0,
+        x1=1,
+        xref=f"x{axis} domain",
+        y0=y,
+        y1=y,
+        yref=f"y{axis}",
+        line=dict(color="black", width=1, dash="dot"),
+    )
