@@ -929,6 +929,133 @@ def _paper_sweep(model, y_u, lo, hi, s, t0, progress, max_seconds, rec, classes=
     )
 
 
+@dataclass(frozen=True, eq=False)
+class PaperPart:
+    """What a paper-mode stream (:func:`paper_stream`) has found so far.
+
+    Attributes
+    ----------
+    sweep : Sweep
+        The intervals found so far, in σ order (``Sweep.complete`` False until the last
+        part); the last part's is the one :func:`sweep` computes at once, bit for bit (its
+        measured ``seconds`` apart).
+    reached : float
+        The σ the intervals cover up to: the last one's σ_h (σ_min before the first).
+    next_sigma0 : float
+        Where the next interval's search starts: σ_h + step (σ_min before the first).
+    complete : bool
+        Whether the sweep has reached σ_max.
+    """
+
+    sweep: Sweep
+    reached: float
+    next_sigma0: float
+    complete: bool
+
+    @property
+    def fraction(self) -> float:
+        """The share of [σ_min, σ_max] covered."""
+        s = self.sweep
+        if self.complete:
+            return 1.0
+        return min(max((self.reached - s.sigma_min) / (s.sigma_max - s.sigma_min), 0.0), 1.0)
+
+    def status(self) -> str:
+        """How far it is, in words: "σ up to 1.82 of [0.7, 3.1] so far" (or "σ over all of
+        [0.7, 3.1]")."""
+        rng = f"[{self.sweep.sigma_min:g}, {self.sweep.sigma_max:g}]"
+        if self.complete:
+            return f"σ over all of {rng}"
+        return f"σ up to {self.reached:.4g} of {rng} so far"
+
+    def missing(self) -> str:
+        """What is missing, in words: "3 intervals found, σ from 0.7 to 1.82; σ from 1.82
+        to 3.1 is missing." (nothing when complete)."""
+        if self.complete:
+            return ""
+        s, m = self.sweep, len(self.sweep.intervals)
+        found = (
+            f"{m} interval{'s' * (m != 1)} found, σ from {s.sigma_min:g} to {self.reached:.4g}"
+            if m
+            else "No interval found yet"
+        )
+        return f"{found}; σ from {self.reached:.4g} to {s.sigma_max:g} is missing."
+
+
+def paper_stream(
+    model: SoftLabelModel,
+    y: np.ndarray,
+    sigma_min: float,
+    sigma_max: float,
+    settings: SweepSettings,
+    *,
+    classes: tuple[int, ...] | None = None,
+    resume: PaperPart | None = None,
+):
+    """Paper mode's sweep (:func:`sweep`, or :func:`sweep_classes` with ``classes``) as its
+    intervals arrive, in σ order: one :class:`PaperPart` per interval found, the last one
+    ``complete``, its ``sweep`` the one computed at once, bit for bit (each interval is a
+    function of its start σ0 alone, so the parts are the prefixes of the whole).
+
+    Parameters
+    ----------
+    model : SoftLabelModel
+    y : ndarray
+        As :func:`sweep`'s ``y_unlabeled`` (shape (n_unlabeled,)); with ``classes``, as
+        :func:`sweep_classes`'s ``y`` (shape (n,), every point's class index).
+    sigma_min, sigma_max : float
+    settings : SweepSettings
+        Paper mode (``settings.mode == 'paper'``).
+    classes : tuple of int, optional
+        Three classes or more: one-vs-all, as :func:`sweep_classes`.
+    resume : PaperPart, optional
+        A part of this same stream (one stopped): the stream goes on from it (its
+        intervals are kept, not computed again; ``seconds`` adds up).
+    """
+    s = settings
+    if s.mode != "paper":
+        raise InvalidParameterError(
+            f"The 'settings' parameter of paper_stream must be in paper mode. Got {s.mode!r}."
+        )
+    lo, hi = check_sigma_range(sigma_min, sigma_max, "paper_stream")
+    y = np.asarray(y)
+    if classes is None:
+        y_u, cls = y, None
+    else:
+        y_u, cls = y[model.unlabeled_idx], (y, len(classes))
+    intervals: list[Interval] = list(resume.sweep.intervals) if resume is not None else []
+    sigma0 = resume.next_sigma0 if resume is not None else lo
+    before = resume.sweep.seconds if resume is not None else 0.0
+    t0 = time.perf_counter()
+    solve = one_thread(_feedback_set)
+
+    def part(done: bool) -> PaperPart:
+        return PaperPart(
+            Sweep(
+                list(intervals),
+                lo,
+                hi,
+                s,
+                sum(i.solves for i in intervals),
+                sum(i.matvecs for i in intervals),
+                before + time.perf_counter() - t0,
+                complete=done,
+                factorizations=sum(i.factorizations for i in intervals),
+            ),
+            intervals[-1].hi if intervals else lo,
+            sigma0,
+            done,
+        )
+
+    while sigma0 <= hi:
+        iv = solve(model, y_u, sigma0, lo, hi, s, None, cls)
+        intervals.append(iv)
+        sigma0 = iv.hi + s.step
+        if sigma0 <= hi:
+            yield part(False)
+    yield part(True)
+
+
 def sweep_classes(
     model: SoftLabelModel,
     y: np.ndarray,
