@@ -85,10 +85,31 @@ if caps.refuse(
     )
 ):
     st.stop()
+# paper mode not yet computed: its intervals are drawn as they arrive (in σ order) in the
+# chart's place, the verdict's place above it kept; Stop keeps them (cache.PAPER_PARTS)
+streaming = (
+    not threshold and settings.mode == "paper" and not cache.paper_done(spec, lo, hi, settings)
+)
+head = place = None
+if streaming:
+    head, place = st.empty(), progress.growing()
+
+
+def _kept() -> bool:  # after a stop: the intervals that had arrived, and what is missing
+    part = cache.PAPER_PARTS.get(cache.paper_key(spec, lo, hi, settings))
+    if part is None:
+        return False
+    place.draw(lambda: cache.paper_figure(spec, cache.truth(spec, lo, hi), part), key="li_chart")
+    st.caption(part.missing())
+    return True
+
+
 try:
     res = sc = cmp_res = trust = None
     with progress.progress(
-        "Computing…", key=("loss", spec, lo, hi, settings, view.compare, points)
+        "Computing…",
+        key=("loss", spec, lo, hi, settings, view.compare, points),
+        kept=_kept if streaming else None,
     ) as tick:
         part = cache.scaled  # each step's share of the bar
         truth = cache.truth(
@@ -102,6 +123,17 @@ try:
                 f"the exact loss l({param}) on [{lo:g}, {hi:g}]: ",
             ),
         )
+        if streaming:
+            paper = part(
+                tick,
+                0.3,
+                0.4,
+                f"Algorithm 4 (paper mode, {settings.solver}, t = {settings.cg_iters}): ",
+            )
+            for piece in cache.paper_stream(spec, lo, hi, settings):
+                paper(piece.fraction, piece.status())
+                if not piece.complete:
+                    place.draw(lambda p=piece: cache.paper_figure(spec, truth, p), key="li_chart")
         if not threshold:
             res = cache.intervals(
                 spec,
@@ -245,7 +277,9 @@ def _take_timing() -> None:
 drawing = ExitStack()  # a spinner while the chart and tables are built and sent (seconds
 drawing.enter_context(st.spinner("Drawing the chart and tables…"))  # on large instances)
 if sc is not None:
-    st.info(sentences.verdict(sc, settings, trust), icon=":material/troubleshoot:")
+    (head if head is not None else st).info(
+        sentences.verdict(sc, settings, trust), icon=":material/troubleshoot:"
+    )
 fig = cache.figure(
     ("loss", spec, lo, hi, settings.effective(), view.compare, points),
     lambda: plots.loss_intervals_figure(
@@ -258,7 +292,16 @@ fig = cache.figure(
         trust=trust,
     ),
 )
-widgets.chart(st, fig, key="li_chart", on_select=_open_drill_down, selection_mode="points")
+if place is not None and place.staged:  # on presenter mode's stage, as it grew there
+    place.draw(lambda: fig, key="li_chart", last=True)
+else:  # where the partial charts grew, if they did
+    widgets.chart(
+        place.slot if place is not None else st,
+        fig,
+        key="li_chart",
+        on_select=_open_drill_down,
+        selection_mode="points",
+    )
 focus = st.session_state.get("li_focus")
 record = None
 if sc is not None and focus is not None and focus[0] in rows:

@@ -169,7 +169,63 @@ def _intervals(
     settings: SweepSettings,
     _progress: Tick | None = None,
 ) -> Sweep:
+    done = PAPER_RUNS.get(paper_key(spec, lo, hi, settings))  # streamed by the loss page
+    if done is not None:
+        return done
     return problem_sweep(problem(spec), lo, hi, settings, progress=unrecorded(_progress))
+
+
+PAPER_RUNS = Memo(16)
+"""The paper-mode sweeps of this server that a stream (:func:`paper_stream`) finished, by
+:func:`paper_key`: :func:`intervals` returns them without computing them again."""
+
+PAPER_PARTS = Memo(16)
+"""What has arrived of the paper-mode sweeps of this server that have not finished (one
+stopped, or interrupted by a change): the last :class:`sslviz.algorithm4.PaperPart` of
+each, by :func:`paper_key`; the next stream of the same sweep goes on from it."""
+
+
+def paper_key(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> tuple:
+    """The key of a paper-mode sweep in :data:`PAPER_RUNS` and :data:`PAPER_PARTS`: the
+    settings as the sweep reads them (:meth:`~sslviz.specs.SweepSettings.effective`)."""
+    return (spec, lo, hi, settings.effective())
+
+
+def paper_done(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> bool:
+    """Whether a stream of this paper-mode sweep has finished on this server."""
+    return PAPER_RUNS.get(paper_key(spec, lo, hi, settings)) is not None
+
+
+def paper_stream(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> Iterator:
+    """Paper mode's intervals as they arrive, in σ order
+    (:func:`sslviz.algorithm4.paper_stream`; more than two classes one-vs-all), going on
+    from what a stopped or interrupted stream of the same sweep kept (:data:`PAPER_PARTS`).
+    Each part not yet complete is kept in :data:`PAPER_PARTS`; the finished sweep goes to
+    :data:`PAPER_RUNS`, where :func:`intervals` finds it (bit for bit the sweep it computes
+    at once)."""
+    from sslviz.algorithm4 import paper_stream as stream
+
+    key = paper_key(spec, lo, hi, settings)
+    p = problem(spec)
+    inst = p.instance
+    y, classes = (inst.y, inst.classes) if inst.n_classes > 2 else (p.y_unlabeled, None)
+    for part in stream(p.model, y, lo, hi, key[-1], classes=classes, resume=PAPER_PARTS.get(key)):
+        if part.complete:
+            PAPER_RUNS.put(key, part.sweep)
+        else:
+            PAPER_PARTS.put(key, part)
+        yield part
+
+
+def paper_figure(spec: ProblemSpec, truth: LossCurve, part: Any) -> Any:
+    """The loss chart of a part of a paper-mode sweep: the exact loss over the whole range
+    and the intervals found so far (growing left to right), its title saying how far
+    ("σ up to 1.82 of [0.7, 3.1] so far")."""
+    from sslviz import plots
+
+    p = problem(spec)
+    rows = p.rows(range(p.model.n_unlabeled))
+    return titled(plots.loss_intervals_figure(truth, part.sweep, rows=rows), part.status())
 
 
 def many_classes(spec: ProblemSpec) -> bool:

@@ -1,0 +1,168 @@
+"""Paper mode's intervals as they arrive on the Loss page, in real Chromium (issue 50).
+
+The loss chart grows left to right while paper mode runs (its title saying "σ up to … of
+[lo, hi] so far"), and its final intervals are those of the sweep computed at once (here,
+by :func:`sslviz.problem.problem_sweep` in the test's process), trace by trace. A change
+made while paper mode runs (the mode back to fast) shows its own result sooner than the
+paper run could have finished, at the rate it was covering σ.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+from browser_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    TIMEOUT_MS,
+    no_exception,
+    sync_playwright,
+)
+
+from sslviz import plots
+from sslviz.problem import build_problem, loss_curve, problem_sweep
+from sslviz.specs import ProblemSpec, SweepSettings
+
+RESULTS = ROOT / "benchmarks" / "results"
+SIGMA = (0.6, 3.3)
+SEED_GROW, SEED_CHANGE = 2, 0  # seed 2: paper mode finds 42 intervals (26 s at load 14)
+WAIT_MS = 6 * TIMEOUT_MS  # paper mode on a busy machine
+GROWTH = """
+window.sslvizGrowth = [];
+setInterval(() => {
+  const g = document.querySelector('.js-plotly-plot');
+  if (!g || !g._fullData || g._fullData.length < 2 || !g.layout) return;
+  const title = (g.layout.title && g.layout.title.text) || '';
+  const n = g._fullData[1].x.length;
+  const last = window.sslvizGrowth[window.sslvizGrowth.length - 1];
+  if (!last || last[0] !== n || last[1] !== title) {
+    window.sslvizGrowth.push([n, title, performance.now() / 1000]);
+  }
+}, 25);
+"""
+"""In the page: every change of the loss chart (its intervals trace's point count, its
+title), with the time it was seen."""
+
+DATA = """() => document.querySelector('.js-plotly-plot')._fullData.map(
+    t => [t.name, Array.from(t.x), Array.from(t.y)])"""
+
+FINISHED = (
+    "(prefix) => { const g = document.querySelector('.js-plotly-plot');"
+    " return g && g.layout && g.layout.title && g.layout.title.text.includes(prefix)"
+    " && !/so far/.test(g.layout.title.text); }"
+)
+"""The loss chart drawn is a finished one whose title has ``arg`` (the page goes on running
+afterwards: it times the sweep once the page is drawn)."""
+
+PARTIAL = (
+    "document.querySelector('.js-plotly-plot') && "
+    "/so far/.test(document.querySelector('.js-plotly-plot').layout.title.text)"
+)
+
+SO_FAR = re.compile(r"σ up to ([0-9.e+-]+) of \[([0-9.e+-]+), ([0-9.e+-]+)\] so far")
+
+
+def url_of(server: str, seed: int, mode: str = "paper") -> str:
+    return (
+        f"{server}/Loss_intervals?mode={mode}&seed={seed}&sigma_min={SIGMA[0]}&sigma_max={SIGMA[1]}"
+    )
+
+
+def reached(title: str) -> float:
+    """The σ a partial chart's title says the intervals cover up to."""
+    m = SO_FAR.search(title)
+    assert m, title
+    assert (float(m[2]), float(m[3])) == SIGMA, title
+    return float(m[1])
+
+
+def reference(seed: int, settings: SweepSettings):
+    """The loss chart's exact loss and intervals of the view, computed at once here."""
+    problem = build_problem(ProblemSpec(seed=seed))
+    truth = loss_curve(problem, *SIGMA)
+    sweep = problem_sweep(problem, *SIGMA, settings)
+    rows = problem.rows(range(problem.model.n_unlabeled))
+    return plots.loss_intervals_figure(truth, sweep, rows=rows)
+
+
+def assert_same_traces(shown: list, ref) -> None:
+    """The chart drawn (:data:`DATA`) has the traces of ``ref`` (the exact loss, the
+    intervals), the same numbers (a gap's None as NaN)."""
+    drawn = {name: (x, y) for name, x, y in shown}
+    for trace in ref.data:
+        x, y = drawn[trace.name]
+        for got, want in ((x, trace.x), (y, trace.y)):
+            got = np.array([np.nan if v is None else v for v in got], float)
+            assert np.array_equal(got, np.asarray(want, float), equal_nan=True), trace.name
+
+
+def test_paper_mode_grows_and_ends_as_the_all_at_once_sweep(server):
+    seed = SEED_GROW
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.add_init_script(GROWTH)
+            page.goto(url_of(server, seed), timeout=WAIT_MS)
+            page.wait_for_function(FINISHED, arg="and where", timeout=WAIT_MS)
+            page.screenshot(path=str(RESULTS / "paper_mode_finished_1400x900.png"))
+            no_exception(page)
+            growth = page.evaluate("window.sslvizGrowth")
+            shown = page.evaluate(DATA)
+        finally:
+            browser.close()
+    partial = [(n, title) for n, title, _ in growth if "so far" in title]
+    assert len(partial) >= 2, growth  # drawn at least twice before the end
+    covered = [reached(title) for _, title in partial]
+    assert covered == sorted(covered) and covered[-1] < SIGMA[1], growth  # left to right
+    counts = [n for n, _ in partial]
+    assert counts == sorted(counts) and counts[0] < counts[-1], growth  # more intervals
+    assert "so far" not in growth[-1][1]
+    # the final chart's exact loss and intervals: the sweep computed at once, here
+    assert_same_traces(shown, reference(seed, SweepSettings(mode="paper")))
+
+
+def test_a_change_during_paper_mode_shows_its_own_result_at_once(server):
+    """The page in fast mode, then paper mode (its chart growing: the partial screenshot),
+    then the mode back to fast: the fast mode's chart is drawn sooner than paper mode could
+    have covered the rest of the range, at the rate it was covering it (the paper run is
+    not waited for). The page is first drawn in fast mode: a first visit's widgets are only
+    drawn once its first run has drawn them."""
+    title = "document.querySelector('.js-plotly-plot').layout.title.text"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(url_of(server, SEED_CHANGE, "fast"), timeout=WAIT_MS)
+            page.wait_for_function(FINISHED, arg="and where", timeout=WAIT_MS)
+            mode = page.locator('[data-testid="stRadio"]').filter(
+                has=page.get_by_text("mode", exact=True)
+            )
+            mode.first.get_by_text("paper", exact=True).click(timeout=WAIT_MS)
+            page.wait_for_function(PARTIAL, timeout=WAIT_MS)
+            page.screenshot(path=str(RESULTS / "paper_mode_partial_1400x900.png"))
+            page.wait_for_function(PARTIAL, timeout=WAIT_MS)
+            s1, t1 = reached(page.evaluate(title)), time.perf_counter()
+            page.wait_for_timeout(2000)  # the rate over 2 s at least (parts come in bursts)
+            page.wait_for_function(  # the next interval: the rate it covers σ at
+                f"(s) => {{ const m = {PARTIAL} && /σ up to ([0-9.e+-]+) of/.exec({title});"
+                " return m && parseFloat(m[1]) > s; }",
+                arg=s1,
+                timeout=WAIT_MS,
+            )
+            s2, t0 = reached(page.evaluate(title)), time.perf_counter()
+            mode.first.get_by_text("fast", exact=True).click(timeout=WAIT_MS)
+            page.wait_for_function(FINISHED, arg="and where", timeout=WAIT_MS)
+            took = time.perf_counter() - t0
+            no_exception(page)
+            shown = page.evaluate(DATA)
+        finally:
+            browser.close()
+    assert SIGMA[0] <= s1 < s2 < SIGMA[1]
+    rate = (s2 - s1) / (t0 - t1)  # σ covered a second (at most: from the first partial)
+    print(f"paper mode: σ {s1:g} → {s2:g} in {t0 - t1:.1f} s; fast mode's chart {took:.1f} s")
+    assert took < (SIGMA[1] - s2) / rate, (took, s1, s2, rate)
+    assert_same_traces(shown, reference(SEED_CHANGE, SweepSettings()))  # fast mode's own
