@@ -169,10 +169,14 @@ def _intervals(
     settings: SweepSettings,
     _progress: Tick | None = None,
 ) -> Sweep:
-    done = PAPER_RUNS.get(paper_key(spec, lo, hi, settings))  # streamed by the loss page
+    key = paper_key(spec, lo, hi, settings)
+    done = PAPER_RUNS.get(key)  # streamed by the loss page
     if done is not None:
         return done
-    return problem_sweep(problem(spec), lo, hi, settings, progress=unrecorded(_progress))
+    res = problem_sweep(problem(spec), lo, hi, settings, progress=unrecorded(_progress))
+    if settings.mode == "paper":  # computed at once (a comparison, the Speed page): the
+        PAPER_RUNS.put(key, res)  # loss page in paper mode does not stream it again
+    return res
 
 
 PAPER_RUNS = Memo(16)

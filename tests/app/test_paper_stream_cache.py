@@ -37,3 +37,16 @@ def test_a_stopped_stream_goes_on_and_its_sweep_is_the_intervals():
     shown = cache.intervals(SPEC, LO, HI, PAPER)
     assert untimed(shown) == untimed(one) and shown.seconds == parts[-1].sweep.seconds
     assert (shown.solves, shown.matvecs) == (one.solves, one.matvecs)
+
+
+def test_a_sweep_computed_at_once_is_not_streamed_again():
+    """Paper mode computed by intervals() (as a comparison, say): the loss page in paper
+    mode finds it done and draws it without a stream."""
+    cache.PAPER_RUNS.clear()
+    cache.PAPER_PARTS.clear()
+    settings = PAPER.replace(step=0.1)  # a sweep no other test computed
+    assert not cache.paper_done(SPEC, LO, HI, settings)
+    res = cache.intervals(SPEC, LO, HI, settings)
+    assert cache.paper_done(SPEC, LO, HI, settings)
+    parts = list(cache.paper_stream(SPEC, LO, HI, settings))
+    assert untimed(parts[-1].sweep) == untimed(res)
