@@ -4,7 +4,9 @@ The loss chart grows left to right while paper mode runs (its title saying "σ u
 [lo, hi] so far"), and its final intervals are those of the sweep computed at once (here,
 by :func:`sslviz.problem.problem_sweep` in the test's process), trace by trace. A change
 made while paper mode runs (the mode back to fast) shows its own result sooner than the
-paper run could have finished, at the rate it was covering σ.
+paper run could have finished, at the rate it was covering σ. Screenshots of a partial
+and a finished state go to ``test-artifacts/`` (those looked at, of these tests' runs, are
+``benchmarks/results/paper_mode_{partial,finished}_1400x900.png``).
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ import time
 
 import numpy as np
 from browser_helpers import (
+    ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
-    ROOT,
     TIMEOUT_MS,
     no_exception,
     sync_playwright,
@@ -26,7 +28,6 @@ from sslviz import plots
 from sslviz.problem import build_problem, loss_curve, problem_sweep
 from sslviz.specs import ProblemSpec, SweepSettings
 
-RESULTS = ROOT / "benchmarks" / "results"
 SIGMA = (0.6, 3.3)
 SEED_GROW, SEED_CHANGE = 2, 0  # seed 2: paper mode finds 42 intervals (26 s at load 14)
 WAIT_MS = 6 * TIMEOUT_MS  # paper mode on a busy machine
@@ -108,7 +109,7 @@ def test_paper_mode_grows_and_ends_as_the_all_at_once_sweep(server):
             page.add_init_script(GROWTH)
             page.goto(url_of(server, seed), timeout=WAIT_MS)
             page.wait_for_function(FINISHED, arg="and where", timeout=WAIT_MS)
-            page.screenshot(path=str(RESULTS / "paper_mode_finished_1400x900.png"))
+            page.screenshot(path=str(ARTIFACTS / "paper_mode_finished.png"))
             no_exception(page)
             growth = page.evaluate("window.sslvizGrowth")
             shown = page.evaluate(DATA)
@@ -143,7 +144,7 @@ def test_a_change_during_paper_mode_shows_its_own_result_at_once(server):
             )
             mode.first.get_by_text("paper", exact=True).click(timeout=WAIT_MS)
             page.wait_for_function(PARTIAL, timeout=WAIT_MS)
-            page.screenshot(path=str(RESULTS / "paper_mode_partial_1400x900.png"))
+            page.screenshot(path=str(ARTIFACTS / "paper_mode_partial.png"))
             page.wait_for_function(PARTIAL, timeout=WAIT_MS)
             s1, t1 = reached(page.evaluate(title)), time.perf_counter()
             page.wait_for_timeout(2000)  # the rate over 2 s at least (parts come in bursts)
