@@ -167,3 +167,36 @@ def test_a_change_during_paper_mode_shows_its_own_result_at_once(server):
     print(f"paper mode: σ {s1:g} → {s2:g} in {t0 - t1:.1f} s; fast mode's chart {took:.1f} s")
     assert took < (SIGMA[1] - s2) / rate, (took, s1, s2, rate)
     assert_same_traces(shown, reference(SEED_CHANGE, SweepSettings()))  # fast mode's own
+
+
+def test_stop_during_paper_mode_keeps_the_intervals_and_run_goes_on(server):
+    """Stop while paper mode runs: the chart of the intervals that had arrived stays, with a
+    line saying which σ are missing; Run goes on and ends with the finished chart."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(url_of(server, SEED_GROW, "fast") + "&t=19", timeout=WAIT_MS)
+            page.wait_for_function(FINISHED, arg="and where", timeout=WAIT_MS)
+            mode = page.locator('[data-testid="stRadio"]').filter(
+                has=page.get_by_text("mode", exact=True)
+            )
+            mode.first.get_by_text("paper", exact=True).click(timeout=WAIT_MS)
+            page.wait_for_function(PARTIAL, timeout=WAIT_MS)
+            page.get_by_role("button", name="Stop").last.click(timeout=WAIT_MS)
+            page.get_by_text("Stopped: what had arrived is shown").wait_for(timeout=WAIT_MS)
+            missing = page.get_by_text(re.compile(r"σ from .* is missing\.")).inner_text()
+            page.wait_for_function(PARTIAL, timeout=WAIT_MS)
+            kept = reached(
+                page.evaluate("document.querySelector('.js-plotly-plot').layout.title.text")
+            )
+            no_exception(page)
+            page.get_by_role("button", name="Run").click(timeout=WAIT_MS)
+            page.wait_for_function(FINISHED, arg="and where", timeout=WAIT_MS)
+            no_exception(page)
+        finally:
+            browser.close()
+    assert re.fullmatch(
+        rf"\d+ intervals? found, σ from 0\.6 to {kept:.4g}; σ from {kept:.4g} to 3\.3 is missing\.",
+        missing,
+    ), (missing, kept)
