@@ -20,6 +20,6 @@ if __name__ == "__main__":  # a session's script run
 
     nav.main()
 else:  # the server
-    from ui import warm
+    from ui import index_page, warm
 
-    app = st.App(__file__, lifespan=warm.lifespan)
+    app = st.App(__file__, lifespan=warm.lifespan, routes=index_page.routes())

@@ -210,9 +210,9 @@ def _warm_workers() -> None:
     if _WARM.is_set():
         return
     _WARM.set()
-    from sslviz.learn import start_workers
+    from ui.warm import start_workers_behind
 
-    threading.Thread(target=start_workers, daemon=True).start()
+    threading.Thread(target=start_workers_behind, daemon=True).start()
 
 
 def main() -> None:

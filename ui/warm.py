@@ -20,7 +20,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 BUDGET = float(os.environ.get("SSLVIZ_WARM_SECONDS", "45") or 0)
@@ -86,6 +86,22 @@ async def run_view(runtime: Any, page: str, query: str, timeout: float) -> float
     return time.perf_counter() - t0 if done else None
 
 
+def start_workers_behind(then: Callable[[], Any] | None = None) -> None:
+    """:func:`sslviz.learn.start_workers` in the calling thread (a thread of its own) at a
+    lower CPU priority (:func:`sslviz._threads.lower_priority`: the worker processes it
+    starts inherit it), so that their seconds of imports on a fresh server give way to the
+    browser drawing a first visit and to the visitor's own run; ``then()`` after it."""
+    from sslviz._threads import lower_priority
+    from sslviz.learn import start_workers
+
+    lower_priority()
+    try:
+        start_workers()
+    finally:
+        if then is not None:
+            then()
+
+
 TIMES: dict[str, float | None] = {}
 """The seconds of each step of this server's :func:`warm` (None: a view stopped or left
 out at the end of the budget)."""
@@ -98,9 +114,13 @@ async def warm(runtime: Any) -> dict[str, float | None]:
     import asyncio
 
     t0 = time.perf_counter()
-    from sslviz.learn import start_workers
-
-    await asyncio.to_thread(start_workers)
+    loop, started = asyncio.get_running_loop(), asyncio.Event()
+    threading.Thread(
+        target=start_workers_behind,
+        args=(lambda: loop.call_soon_threadsafe(started.set),),
+        daemon=True,
+    ).start()
+    await started.wait()
     TIMES["workers"] = time.perf_counter() - t0
     if os.environ.get("SSLVIZ_WARM", "1") != "0":
         end = time.perf_counter() + BUDGET
