@@ -190,10 +190,13 @@ def declare() -> Any:
 
 def run() -> None:
     """``app.py``: declare the navigation and draw the requested page."""
+    from ui import warm
+
     page = declare()
     _RUN.declared = True
     try:
-        page.run()
+        with warm.visit():
+            page.run()
     finally:
         _RUN.declared = False
         _warm_workers()
