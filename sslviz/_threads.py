@@ -19,6 +19,7 @@ concurrent computations never restore it under each other.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -176,6 +177,21 @@ def warm_workers(task: Callable[[int], Any], n_jobs: int = WORKERS) -> None:
 
 
 _WARMED = threading.Event()
+
+
+BEHIND = 10
+"""How much lower (Linux ``nice``) :func:`lower_priority` puts a background thread's CPU
+priority by default."""
+
+
+def lower_priority(by: int = BEHIND) -> None:
+    """Lower the calling thread's CPU priority by ``by`` (Linux: ``nice`` is per thread, and
+    the threads and processes it starts inherit it), so that background work (a server's
+    worker processes starting, their imports) gives way to a browser or a visitor's run on
+    the same cores and takes every cycle they leave. Nothing where the platform has no
+    per-thread priority or refuses."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0) + by)
 
 
 def workers_warm() -> bool:

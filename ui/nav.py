@@ -14,8 +14,6 @@ instead (:func:`ensure_declared`).
 
 from __future__ import annotations
 
-import glob
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,31 +150,11 @@ def page_title(file: str) -> str:
     return file if row is None else row.title
 
 
-def _preload_plotly() -> None:
-    """Start loading Streamlit's Plotly chunk (4.7 MB) in the browser, once per page load,
-    from a hidden element: Streamlit fetches it only when the first chart arrives, which
-    would delay a fresh session's first chart (``benchmarks/cold_start.py``). Nothing when
-    this Streamlit ships no single ``PlotlyChart.*.js``."""
-    folder = os.path.join(os.path.dirname(st.__file__), "static", "static", "js")
-    chunks = glob.glob(os.path.join(folder, "PlotlyChart.*.js"))
-    if len(chunks) != 1:
-        return
-    name = os.path.basename(chunks[0])
-    st.html(
-        "<style>[data-testid=stElementContainer]:has(#sslviz-preload){display:none}</style>"
-        '<div id="sslviz-preload"></div><script>(() => {'
-        " if (window.sslvizPlotly) return; window.sslvizPlotly = 1;"
-        " const s = document.querySelector('script[src*=\"static/js/index.\"]');"
-        f" if (s) import(new URL({name!r}, s.src).href).catch(() => {{}}); }})();</script>",
-        unsafe_allow_javascript=True,
-    )
-
-
 def setup(icon: str = "🏠") -> None:
     """The wide layout and the tab's icon, once per run before the navigation runs (each
-    page's tab title is its ``st.Page`` title), and the Plotly preload."""
+    page's tab title is its ``st.Page`` title; the page's HTML loads Plotly's JavaScript,
+    :mod:`ui.index_page`)."""
     st.set_page_config(page_icon=icon, layout="wide")
-    _preload_plotly()
 
 
 def declare() -> Any:
@@ -190,10 +168,13 @@ def declare() -> Any:
 
 def run() -> None:
     """``app.py``: declare the navigation and draw the requested page."""
+    from ui import warm
+
     page = declare()
     _RUN.declared = True
     try:
-        page.run()
+        with warm.visit():
+            page.run()
     finally:
         _RUN.declared = False
         _warm_workers()
@@ -210,9 +191,9 @@ def _warm_workers() -> None:
     if _WARM.is_set():
         return
     _WARM.set()
-    from sslviz.learn import start_workers
+    from ui.warm import start_workers_behind
 
-    threading.Thread(target=start_workers, daemon=True).start()
+    threading.Thread(target=start_workers_behind, daemon=True).start()
 
 
 def main() -> None:

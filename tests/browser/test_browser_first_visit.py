@@ -5,7 +5,8 @@ The server prints the seconds of each warm-up step: every first view (each page,
 link) must be there with its time. Then the heaviest first views, the learning and the
 regret pages, opened as a first visit, draw their first chart without a progress bar ever
 showing (a first visit that computed would show one after 0.3 s of work), and so does
-the Speed page, whose grid a cold first visit times.
+the Speed page, whose grid a cold first visit times; each page asks for Plotly's
+JavaScript before its websocket opens (``ui.index_page``).
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ def test_a_first_visit_draws_its_chart_without_computing(warmed, path):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.add_init_script(WATCH)
+            order: list[str] = []  # Plotly's chunk asked for before the websocket opened
+            page.on("websocket", lambda ws: order.append("websocket"))
+            page.on("request", lambda r: "/PlotlyChart." in r.url and order.append("plotly"))
             page.goto(f"{url}/{path}", timeout=TIMEOUT_MS)
             page.wait_for_selector(CHART, timeout=3 * TIMEOUT_MS)
             page.wait_for_function(
@@ -84,6 +88,7 @@ def test_a_first_visit_draws_its_chart_without_computing(warmed, path):
             )
             assert page.locator(EXCEPTION).count() == 0
             assert page.evaluate("window.sslvizBars") == 0  # no bar: nothing was computed
+            assert order[:2] == ["plotly", "websocket"], order  # ui.index_page's preload
             page.screenshot(path=str(ARTIFACTS / f"first_visit_{path}.png"))
         finally:
             browser.close()

@@ -4,16 +4,13 @@ the neighbour distances, the suggested σ range, the instances)."""
 
 from __future__ import annotations
 
-import glob
 import itertools
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from sklearn.datasets import load_digits
 from sklearn.decomposition import PCA
 from sklearn.neighbors import NearestNeighbors
@@ -193,17 +190,3 @@ def test_instances_and_suggested_range_are_unchanged(monkeypatch, spec):
         assert ours.graph.sqdist.tobytes() == theirs.graph.sqdist.tobytes()
     else:
         assert (ours.graph.sqdist != theirs.graph.sqdist).nnz == 0
-
-
-def test_plotly_javascript_is_preloaded():
-    """app.py has the browser load Streamlit's Plotly chunk before the page computes: the
-    chunk it names must exist in this Streamlit (else the preload silently does nothing)."""
-    folder = os.path.join(os.path.dirname(st.__file__), "static", "static", "js")
-    [chunk] = glob.glob(os.path.join(folder, "PlotlyChart.*.js"))
-    from apptest_helpers import start
-
-    at = start(None)
-    assert not at.exception
-    [preload] = [h for h in at.get("html") if "sslviz-preload" in h.proto.body]
-    assert os.path.basename(chunk) in preload.proto.body
-    assert "display:none" in preload.proto.body  # takes no room on the page

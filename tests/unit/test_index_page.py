@@ -1,0 +1,69 @@
+"""The app's HTML page (ui.index_page): Streamlit's own page with Plotly's chunk preloaded
+and imported, served at the app's URLs; and the background's lower CPU priority."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import streamlit as st
+
+from sslviz import _threads
+from ui import index_page
+
+STATIC = Path(st.__file__).parent / "static"
+
+
+def test_the_page_is_streamlits_with_plotly_named_at_its_head():
+    chunk = index_page.plotly_chunk(STATIC)
+    assert chunk is not None  # this Streamlit ships one chunk (else the page adds nothing)
+    html, page = (STATIC / "index.html").read_text(encoding="utf-8"), index_page.page_html(STATIC)
+    head = page[: page.index("</head>")]
+    assert f'<link rel="modulepreload" crossorigin href="./static/js/{chunk}">' in head
+    assert f'import("./static/js/{chunk}")' in head
+    added = page.index('<link rel="modulepreload" crossorigin href="./static/js/Plotly')
+    extra = page[added : page.index("</head>")]
+    assert page.replace(extra, "", 1) == html  # everything else: Streamlit's page
+
+
+def test_no_chunk_no_page(tmp_path):
+    (tmp_path / "index.html").write_text("<html><head></head><body></body></html>")
+    (tmp_path / "static" / "js").mkdir(parents=True)
+    assert index_page.page_html(tmp_path) is None
+
+
+def test_the_routes_serve_it_at_the_root_and_every_page():
+    import asyncio
+
+    from starlette.routing import Match
+
+    routes = index_page.routes()
+    paths = [r.path for r in routes]
+    assert paths[0] == "/" and "/Loss_intervals" in paths and "/Learn" in paths
+
+    def served(path: str):
+        scope = {"type": "http", "path": path, "method": "GET", "root_path": ""}
+        hits = [r for r in routes if r.matches(scope)[0] == Match.FULL]
+        return asyncio.run(hits[0].endpoint(None)) if hits else None
+
+    for path in ("/", "/Online_regret"):
+        got = served(path)
+        assert got.status_code == 200 and got.headers["cache-control"] == "no-cache"
+        assert got.body.decode() == index_page.page_html(STATIC)
+    assert served("/favicon.png") is None  # left to Streamlit's own routes
+
+
+def test_lower_priority_is_the_calling_threads_alone():
+    seen = {}
+
+    def behind() -> None:
+        _threads.lower_priority(3)
+        seen["thread"] = os.getpriority(os.PRIO_PROCESS, 0)
+
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    t = threading.Thread(target=behind)
+    t.start()
+    t.join()
+    assert seen["thread"] == min(before + 3, 19)
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before
