@@ -35,6 +35,30 @@ PLAYWRIGHT = importlib.util.find_spec("playwright") is not None
 """Whether Playwright is installed (the browser tests are skipped without it)."""
 
 
+def growth_script(trace: int = 0) -> str:
+    """An init script: ``window.sslvizGrowth`` records every change of the page's first
+    chart, ``[point count of its trace number trace, title, s since navigation]`` (the drawn
+    traces, ``_fullData``: ``data`` holds the arrays as they were sent, base64)."""
+    return f"""
+window.sslvizGrowth = [];
+setInterval(() => {{
+  const g = document.querySelector('.js-plotly-plot');
+  if (!g || !g._fullData || g._fullData.length <= {trace} || !g.layout) return;
+  const title = (g.layout.title && g.layout.title.text) || '';
+  const n = g._fullData[{trace}].x.length;
+  const last = window.sslvizGrowth[window.sslvizGrowth.length - 1];
+  if (!last || last[0] !== n || last[1] !== title) {{
+    window.sslvizGrowth.push([n, title, performance.now() / 1000]);
+  }}
+}}, 25);
+"""
+
+
+TRACES = """() => document.querySelector('.js-plotly-plot')._fullData.map(
+    t => [t.name, Array.from(t.x), Array.from(t.y)])"""
+"""In the page: the first chart's drawn traces, ``[name, x, y]`` each."""
+
+
 def sync_playwright():
     """Playwright's ``sync_playwright()``, imported at the first use (0.23 s): the quick run
     and the benchmarks that start a server import this module without needing it."""

@@ -20,6 +20,8 @@ from browser_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
     TIMEOUT_MS,
+    TRACES,
+    growth_script,
     no_exception,
     sync_playwright,
 )
@@ -31,24 +33,8 @@ from sslviz.specs import ProblemSpec, SweepSettings
 SIGMA = (0.6, 3.3)
 SEED_GROW, SEED_CHANGE = 2, 0  # seed 2: paper mode finds 42 intervals (26 s at load 14)
 WAIT_MS = 6 * TIMEOUT_MS  # paper mode on a busy machine
-GROWTH = """
-window.sslvizGrowth = [];
-setInterval(() => {
-  const g = document.querySelector('.js-plotly-plot');
-  if (!g || !g._fullData || g._fullData.length < 2 || !g.layout) return;
-  const title = (g.layout.title && g.layout.title.text) || '';
-  const n = g._fullData[1].x.length;
-  const last = window.sslvizGrowth[window.sslvizGrowth.length - 1];
-  if (!last || last[0] !== n || last[1] !== title) {
-    window.sslvizGrowth.push([n, title, performance.now() / 1000]);
-  }
-}, 25);
-"""
-"""In the page: every change of the loss chart (its intervals trace's point count, its
-title), with the time it was seen."""
-
-DATA = """() => document.querySelector('.js-plotly-plot')._fullData.map(
-    t => [t.name, Array.from(t.x), Array.from(t.y)])"""
+GROWTH = growth_script(1)
+DATA = TRACES
 
 FINISHED = (
     "(prefix) => { const g = document.querySelector('.js-plotly-plot');"

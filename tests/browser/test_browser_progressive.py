@@ -18,6 +18,8 @@ from browser_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
     TIMEOUT_MS,
+    TRACES,
+    growth_script,
     no_exception,
     set_number,
     sync_playwright,
@@ -27,24 +29,8 @@ from sslviz import plots
 from sslviz.problem import run_regret
 from sslviz.specs import ProblemSpec, RegretSettings, SweepSettings
 
-GROWTH = """
-window.sslvizGrowth = [];
-setInterval(() => {
-  const g = document.querySelector('.js-plotly-plot');
-  if (!g || !g._fullData || !g._fullData.length || !g.layout) return;
-  const title = (g.layout.title && g.layout.title.text) || '';
-  const n = g._fullData[0].x.length;
-  const last = window.sslvizGrowth[window.sslvizGrowth.length - 1];
-  if (!last || last[0] !== n || last[1] !== title) {
-    window.sslvizGrowth.push([n, title, performance.now() / 1000]);
-  }
-}, 25);
-"""
-"""In the page: every change of the first chart (its first trace's point count, its title;
-the drawn traces, ``_fullData``: ``data`` holds the arrays as they were sent, base64)."""
-
-DATA = """() => document.querySelector('.js-plotly-plot')._fullData.map(
-    t => [t.name, Array.from(t.x), Array.from(t.y)])"""
+GROWTH = growth_script(0)
+DATA = TRACES
 
 ROUNDS, SIGMA = 20, (0.7, 3.1)
 WAIT_MS = 3 * TIMEOUT_MS  # a fresh server on a busy machine: its first rounds are slow
@@ -157,7 +143,8 @@ def test_the_learning_chart_grows_and_ends_as_the_all_at_once_chart(server):
             page.on(
                 "websocket",
                 lambda ws: ws.on(
-                    "framereceived", lambda f: sent.append(f if isinstance(f, bytes) else f.encode())
+                    "framereceived",
+                    lambda f: sent.append(f if isinstance(f, bytes) else f.encode()),
                 ),
             )
             page.goto(
