@@ -59,6 +59,24 @@ TRACES = """() => document.querySelector('.js-plotly-plot')._fullData.map(
 """In the page: the first chart's drawn traces, ``[name, x, y]`` each."""
 
 
+def assert_same_traces(shown: list, ref, *, every: bool = True) -> None:
+    """The chart drawn (:data:`TRACES`) has the traces of the figure ``ref``, the same
+    numbers (a gap's or a legend-only trace's None as NaN); ``every``: those traces and no
+    others, in ``ref``'s order (else ``ref``'s traces, named apart, among the drawn ones)."""
+    import numpy as np
+
+    if every:  # by position: traces may share a name (one per training instance)
+        assert [t[0] for t in shown] == [t.name for t in ref.data]
+        pairs = [((x, y), trace) for (_, x, y), trace in zip(shown, ref.data, strict=True)]
+    else:
+        drawn = {name: (x, y) for name, x, y in shown}
+        pairs = [(drawn[trace.name], trace) for trace in ref.data]
+    for (x, y), trace in pairs:
+        for got, want in ((x, trace.x), (y, trace.y)):
+            got = np.array([np.nan if v is None else v for v in got], float)
+            assert np.array_equal(got, np.asarray(want, float), equal_nan=True), trace.name
+
+
 def sync_playwright():
     """Playwright's ``sync_playwright()``, imported at the first use (0.23 s): the quick run
     and the benchmarks that start a server import this module without needing it."""

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 from browser_helpers import (
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
     TIMEOUT_MS,
     TRACES,
+    assert_same_traces,
     growth_script,
     no_exception,
     set_number,
@@ -34,16 +34,6 @@ DATA = TRACES
 
 ROUNDS, SIGMA = 20, (0.7, 3.1)
 WAIT_MS = 3 * TIMEOUT_MS  # a fresh server on a busy machine: its first rounds are slow
-
-
-def assert_same_traces(shown: list, ref) -> None:
-    """The chart drawn (:data:`DATA`) has the traces of the figure ``ref``, the same numbers
-    (a legend-only trace's None as NaN)."""
-    assert [t[0] for t in shown] == [t.name for t in ref.data]
-    for (name, x, y), trace in zip(shown, ref.data, strict=True):
-        for drawn, want in ((x, trace.x), (y, trace.y)):
-            drawn = np.array([np.nan if v is None else v for v in drawn], float)
-            assert np.array_equal(drawn, np.asarray(want, float), equal_nan=True), name
 
 
 def url_of(server: str, seed: int, rounds: int = ROUNDS) -> str:
