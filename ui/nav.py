@@ -168,12 +168,12 @@ def declare() -> Any:
 
 def run() -> None:
     """``app.py``: declare the navigation and draw the requested page."""
-    from ui import warm
+    from ui import visits
 
     page = declare()
     _RUN.declared = True
     try:
-        with warm.visit():
+        with visits.visit():
             page.run()
     finally:
         _RUN.declared = False
@@ -191,7 +191,7 @@ def _warm_workers() -> None:
     if _WARM.is_set():
         return
     _WARM.set()
-    from ui.warm import start_workers_behind
+    from ui.visits import start_workers_behind
 
     threading.Thread(target=start_workers_behind, daemon=True).start()
 

@@ -10,8 +10,8 @@ pages' imports, Plotly's validators of every trace type they draw, and their res
 figures in the caches (``ui.cache``: the same functions, the same keys, so a visitor gets
 the very results, bit for bit, that a cold run computes). A visit after the warm-up waits
 only for its browser and one cached run. A visitor goes first: the worker processes start
-at a lower CPU priority (:func:`start_workers_behind`), and no warm-up view starts while a
-visitor's run is running (:func:`visit`). The page runs are bounded (:data:`BUDGET`);
+at a lower CPU priority (:func:`ui.visits.start_workers_behind`), and no warm-up view starts while a
+visitor's run is running (:func:`ui.visits.visit`). The page runs are bounded (:data:`BUDGET`);
 ``SSLVIZ_WARM=0`` skips them (the workers still start): every first visit computes.
 """
 
@@ -22,8 +22,10 @@ import json
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
+
+from ui import visits
 
 BUDGET = float(os.environ.get("SSLVIZ_WARM_SECONDS", "45") or 0)
 """Seconds the page runs of :func:`warm` may take in all (``SSLVIZ_WARM_SECONDS``, default
@@ -65,35 +67,6 @@ def first_views() -> list[tuple[str, str]]:
     return out
 
 
-_WARMING: set[str] = set()
-"""The ids of :func:`run_view`'s sessions (a warm-up's, no browser)."""
-
-_VISITORS = [0]
-"""How many visitors' script runs (not the warm-up's) are running now (:func:`visit`)."""
-_VISITORS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def visit() -> Iterator[None]:
-    """Around a script run (:func:`ui.nav.run`): a visitor's run counts as running while it
-    runs, and :func:`warm` starts no view of its own until no visitor's run is left, so a
-    fresh server's first visit shares the server's one interpreter with no more than the
-    warm-up view already running."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None or ctx.session_id in _WARMING:
-        yield
-        return
-    with _VISITORS_LOCK:
-        _VISITORS[0] += 1
-    try:
-        yield
-    finally:
-        with _VISITORS_LOCK:
-            _VISITORS[0] -= 1
-
-
 async def run_view(runtime: Any, page: str, query: str, timeout: float) -> float | None:
     """Run the first view of ``page`` (its URL path, "" for home) with ``query`` in a new
     session of ``runtime`` with no browser, as a first visit runs it; the seconds it took,
@@ -105,7 +78,7 @@ async def run_view(runtime: Any, page: str, query: str, timeout: float) -> float
 
     client = _Quiet()
     sid = runtime.connect_session(client=client, user_info={"is_logged_in": False})
-    _WARMING.add(sid)
+    visits.WARMING.add(sid)
     msg = BackMsg()
     msg.rerun_script.query_string = query
     msg.rerun_script.page_name = page
@@ -115,24 +88,8 @@ async def run_view(runtime: Any, page: str, query: str, timeout: float) -> float
         done = await asyncio.to_thread(client.done.wait, max(timeout, 0.0))
     finally:
         runtime.close_session(sid)
-        _WARMING.discard(sid)
+        visits.WARMING.discard(sid)
     return time.perf_counter() - t0 if done else None
-
-
-def start_workers_behind(then: Callable[[], Any] | None = None) -> None:
-    """:func:`sslviz.learn.start_workers` in the calling thread (a thread of its own) at a
-    lower CPU priority (:func:`sslviz._threads.lower_priority`: the worker processes it
-    starts inherit it), so that their seconds of imports on a fresh server give way to the
-    browser drawing a first visit and to the visitor's own run; ``then()`` after it."""
-    from sslviz._threads import lower_priority
-    from sslviz.learn import start_workers
-
-    lower_priority()
-    try:
-        start_workers()
-    finally:
-        if then is not None:
-            then()
 
 
 TIMES: dict[str, float | None] = {}
@@ -149,7 +106,7 @@ async def warm(runtime: Any) -> dict[str, float | None]:
     t0 = time.perf_counter()
     loop, started = asyncio.get_running_loop(), asyncio.Event()
     threading.Thread(
-        target=start_workers_behind,
+        target=visits.start_workers_behind,
         args=(lambda: loop.call_soon_threadsafe(started.set),),
         daemon=True,
     ).start()
@@ -159,7 +116,7 @@ async def warm(runtime: Any) -> dict[str, float | None]:
         end = time.perf_counter() + BUDGET
         for page, query in first_views():
             waited = time.perf_counter()
-            while _VISITORS[0]:  # a visitor's run first (its wait is not the budget's)
+            while visits.running():  # a visitor's run first (its wait is not the budget's)
                 await asyncio.sleep(0.05)
             end += time.perf_counter() - waited
             left = end - time.perf_counter()

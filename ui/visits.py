@@ -1,0 +1,59 @@
+"""Who runs a script now: a visitor, or the warm-up (``ui.warm``), and the worker processes
+started behind a visitor. ``ui.nav.run`` marks a visitor's run (:func:`visit`); the warm-up
+waits while one runs (:func:`running`) and marks its own sessions (:data:`WARMING`)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+WARMING: set[str] = set()
+"""The ids of the warm-up's sessions (:func:`ui.warm.run_view`, no browser)."""
+
+_VISITORS = [0]
+"""How many visitors' script runs (not the warm-up's) are running now (:func:`visit`)."""
+_VISITORS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def visit() -> Iterator[None]:
+    """Around a script run (:func:`ui.nav.run`): a visitor's run counts as running while it
+    runs, and :func:`ui.warm.warm` starts no view of its own until no visitor's run is left, so a
+    fresh server's first visit shares the server's one interpreter with no more than the
+    warm-up view already running."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or ctx.session_id in WARMING:
+        yield
+        return
+    with _VISITORS_LOCK:
+        _VISITORS[0] += 1
+    try:
+        yield
+    finally:
+        with _VISITORS_LOCK:
+            _VISITORS[0] -= 1
+
+
+def running() -> int:
+    """How many visitors' script runs are running now."""
+    return _VISITORS[0]
+
+
+def start_workers_behind(then: Callable[[], Any] | None = None) -> None:
+    """:func:`sslviz.learn.start_workers` in the calling thread (a thread of its own) at a
+    lower CPU priority (:func:`sslviz._threads.lower_priority`: the worker processes it
+    starts inherit it), so that their seconds of imports on a fresh server give way to the
+    browser drawing a first visit and to the visitor's own run; ``then()`` after it."""
+    from sslviz._threads import lower_priority
+    from sslviz.learn import start_workers
+
+    lower_priority()
+    try:
+        start_workers()
+    finally:
+        if then is not None:
+            then()
