@@ -154,6 +154,15 @@ def _one_hot(y_labeled: np.ndarray, n_classes: int) -> np.ndarray:
     return np.asfortranarray(y_labeled[:, None] == np.arange(n_classes)[None, :], dtype=float)
 
 
+def _labeled_rhs(W_UL, Y: np.ndarray) -> np.ndarray:
+    """W_UL Y_L (n_u, C), one matrix-vector product per column: each column the bits of the
+    binary problem's ``W_UL @ y_l`` (a matrix-matrix product may sum in another order, as
+    OpenBLAS's AVX-512 kernels do, and differ from it in the last bit)."""
+    return np.column_stack(
+        [np.asarray(W_UL @ np.ascontiguousarray(Y[:, c])) for c in range(Y.shape[1])]
+    )
+
+
 def stack_scores(columns: list[SoftLabels]) -> Scores:
     """:class:`Scores` from one :class:`SoftLabels` per class at one σ (column c: the model
     with the one-hot labels of class c): F = [f_0 … f_{C−1}], cut-off nodes (in any
@@ -748,7 +757,7 @@ class HarmonicModel(SoftLabelModel):
             dW_UU if derivative else empty,
             dW_UL if derivative else empty,
             np.ascontiguousarray(Y),
-            np.ascontiguousarray(W_UL @ Y),  # NumPy's BLAS, as the general path
+            np.ascontiguousarray(_labeled_rhs(W_UL, Y)),  # NumPy's BLAS, as the general path
             derivative,
             *self._n_edges,
         )
@@ -1251,7 +1260,7 @@ class HarmonicModel(SoftLabelModel):
         (W_UU, W_UL, dW_UU, dW_UL), A, degenerate = system
         keep = ~degenerate
         Y = _one_hot(y[self.labeled_idx], n_classes)
-        B = np.asfortranarray(np.asarray(W_UL @ Y)[keep])  # columns contiguous
+        B = np.asfortranarray(_labeled_rhs(W_UL, Y)[keep])  # columns contiguous
         if isinstance(A, np.ndarray):
             cap = min(cap, max(cg_iters, A.shape[0] // 6))
         pre = jacobi(A) if solver == "pcg" and A.shape[0] else None
