@@ -70,7 +70,7 @@ try:
             _progress=cache.scaled(tick, 0.0, 0.3, f"the exact loss l(σ) on [{lo:g}, {hi:g}]: "),
         )
         player.record(spec, lo, hi, rs, progress=cache.scaled(tick, 0.3, 1.0))
-    with st.spinner("Building the animation…"):
+    with progress.progress("Building the animation…", key=("animation", spec, lo, hi, rs)):
         v = player.view(spec, lo, hi, rs)
 except (ValueError, TypeError, FileNotFoundError, MemoryError) as exc:
     st.error(widgets.readable(exc))

@@ -7,7 +7,7 @@ import streamlit as st
 from sslviz import api, export, plots
 from sslviz.cli import command_line
 from sslviz.specs import SigmaRange
-from ui import cache, caps, frame, widgets
+from ui import cache, caps, frame, progress, widgets
 from ui.views import CVView
 
 s = frame.page(
@@ -41,7 +41,9 @@ if errors:
     st.error(" ".join(errors))
     st.stop()
 try:
-    with st.spinner(f"Searching the {view.folds} folds' exact curves…", show_time=True):
+    with progress.progress(
+        f"Searching the {view.folds} folds' exact curves…", key=("cv", spec, lo, hi, view.folds)
+    ):
         search = cache.cv_search(spec, lo, hi, view.folds)
 except (ValueError, TypeError) as exc:
     st.error(widgets.readable(exc))

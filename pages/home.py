@@ -3,7 +3,7 @@
 import streamlit as st
 
 from sslviz import plots, tours
-from ui import cache, frame, nav, presenter, widgets
+from ui import cache, frame, nav, presenter, progress, widgets
 
 s = frame.page(
     "sslviz: learning the graph for semi-supervised learning",
@@ -39,7 +39,7 @@ def instance_section() -> None:
     if not s.show_errors():
         return
     try:
-        with st.spinner("Building the instance and its graph…"):
+        with progress.progress("Building the instance and its graph…", key=("summary", s.spec)):
             info = cache.summary(s.spec)
     except (ValueError, TypeError, FileNotFoundError) as exc:
         st.error(widgets.readable(exc))

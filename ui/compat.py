@@ -1,12 +1,14 @@
 """The app's only contact with Streamlit internals, each with a fallback.
 
-Streamlit has no public API for these three facts, so they are read here and nowhere else
+Streamlit has no public API for these four facts, so they are read here and nowhere else
 (``tests/app/test_ui_compat.py`` checks each against the installed Streamlit):
 
 - :func:`page_file`: which page file this run draws (fallback: None, "unknown");
 - :func:`in_sidebar`: whether a container is the sidebar (fallback: False);
 - :func:`unrecorded`: a progress callback that a ``st.cache_data`` function may call
-  without its bar updates being recorded for replay (fallback: no callback, no bar).
+  without its bar updates being recorded for replay (fallback: no callback, no bar);
+- :func:`later`: a call, a moment later, in another thread that may draw on this run's
+  page (fallback: no call).
 """
 
 from __future__ import annotations
@@ -64,3 +66,25 @@ def unrecorded(progress: Tick | None) -> Tick | None:
             in_cached_function.reset(token)
 
     return tick
+
+
+def later(seconds: float, call: Callable[[], None]) -> Any:
+    """Start a timer that calls ``call()`` after ``seconds`` in a thread of its own, with
+    this script run's context, so that it may draw into this run's placeholders while the
+    script thread computes (Streamlit interrupts only the script thread). The started
+    ``threading.Timer`` (``.cancel()`` it), or None outside a script run or on a Streamlit
+    without the functions (no call then)."""
+    import threading
+
+    try:
+        from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+    except ImportError:  # pragma: no cover - a Streamlit without them
+        return None
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return None
+    timer = threading.Timer(seconds, call)
+    timer.daemon = True
+    add_script_run_ctx(timer, ctx)
+    timer.start()
+    return timer

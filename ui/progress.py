@@ -8,11 +8,14 @@ itself; its Run button starts it again.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import streamlit as st
+
+from ui import compat
 
 SHOW_AFTER = 0.3
 """Seconds of work before a computation's bar and Stop button are drawn."""
@@ -52,7 +55,8 @@ def _stop_key(key: Any) -> str:
 class progress:  # noqa: N801 - used as a context manager: ``with progress("…") as tick:``
     """A progress bar and a Stop button for one computation: ``tick(fraction, message)``
     updates the bar (the callback the ``sslviz`` functions take); both appear once the work
-    has taken :data:`SHOW_AFTER` s and are removed when the block ends.
+    has taken :data:`SHOW_AFTER` s, whether or not it has ticked by then, and are removed
+    when the block ends.
 
     ``key`` names the computation (its settings; default: ``text``); ``restart``: the
     page's own Run button was pressed, so a stopped ``key`` runs again; ``kept``: for a
@@ -114,18 +118,36 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
         # every run: what follows keeps its place; emptying it removes bar and button at the
         # end (``container.empty()`` would only add an empty element inside the row)
         self.slot = where.empty()
-        self.bar = None
+        self.bar, self.ended = None, False
+        self.shown: tuple[float, str] = (0.0, "")  # the last fraction and message ticked
+        self.lock = threading.Lock()  # the timer's thread draws the bar too
         self.started = self.updated = time.monotonic()
+        # the bar is drawn after SHOW_AFTER s even if the work has not ticked by then (one
+        # long step, a first part still computing): the page says at once what is running
+        self.timer = compat.later(SHOW_AFTER, self._show)
         return self.tick
+
+    def _show(self) -> None:  # the timer's thread, SHOW_AFTER s after the block began
+        with self.lock:
+            if self.bar is None and not self.ended:
+                self.updated = time.monotonic()
+                self._draw(*self.shown)
 
     def tick(self, fraction: float, message: str = "") -> None:
         """Update the bar: drawn, with its Stop button, once the work has taken
-        :data:`SHOW_AFTER` s (quick work, or a cached result, shows no bar), then updated
-        at most every :data:`EVERY` s (each update is a message the browser redraws)."""
+        :data:`SHOW_AFTER` s (quick work, or a cached result, shows no bar; work that has
+        not ticked by then gets its bar from a timer), then updated at most every
+        :data:`EVERY` s (each update is a message the browser redraws)."""
         now = time.monotonic()
+        self.shown = (fraction, message)
         if now - self.started < SHOW_AFTER or now - self.updated < EVERY:
             return
         self.updated = now
+        with self.lock:
+            self._draw(fraction, message)
+
+    def _draw(self, fraction: float, message: str) -> None:
+        """Draw the bar at ``fraction`` (with its Stop button, the first time)."""
         f = min(max(float(fraction), 0.0), 1.0)
         if self.bar is None:
             box = self.slot.container(horizontal=True, vertical_alignment="center")
@@ -142,6 +164,10 @@ class progress:  # noqa: N801 - used as a context manager: ``with progress("…"
         self.bar.progress(f, text=f"{self.text} {message}".strip())
 
     def __exit__(self, *exc: Any) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        with self.lock:
+            self.ended = True
         self.slot.empty()
 
 

@@ -22,7 +22,7 @@ from sslviz import costs
 from sslviz import specs as S
 from sslviz._validation import options_text
 from sslviz.specs import ProblemSpec, SigmaRange, SweepSettings
-from ui import cache, caps, nav, presenter, url, widgets
+from ui import cache, caps, nav, presenter, progress, url, widgets
 
 UPLOAD = "upload a file…"
 
@@ -463,10 +463,10 @@ def sidebar() -> AppSettings:
             out.spec = url.spec_from_cfg(ProblemSpec, cfg, data_file=cfg.get("data_file"))
             out.errors += caps.cap_errors(out.spec)
             if not out.errors:
-                with st.spinner(
+                with progress.progress(
                     f"Building the instance: {out.spec.n:,} points, PCA, "
                     f"{out.spec.family} graph, labeling model…",
-                    show_time=True,
+                    key=("instance", out.spec),
                 ):
                     out.suggested = cache.suggested_range(out.spec)
                     out.unknown = cache.problem(out.spec).instance.unknown

@@ -40,3 +40,26 @@ def test_a_bar_appears_only_for_work_that_takes_a_while(seconds):
         assert len(updates) <= 1 + (last - progress.SHOW_AFTER) / progress.EVERY
         assert all(b - a >= progress.EVERY for a, b in zip(updates[:-1], updates[1:], strict=True))
     assert not at.get("progress") and "Stop" not in [b.label for b in at.button]
+
+
+def _silent(seconds: float) -> None:  # an AppTest script: one step that never ticks
+    import time
+
+    import streamlit as st
+
+    from ui import progress
+
+    with progress.progress("Working…", key="silent") as tick:
+        time.sleep(seconds)
+        st.session_state["drawn"] = tick.__self__.bar is not None
+    st.write("done")
+
+
+@pytest.mark.parametrize("seconds", [0.0, progress.SHOW_AFTER + 0.5])
+def test_work_that_never_ticks_gets_its_bar_after_show_after(seconds):
+    """One long step (a first part still computing, a solve with no progress of its own):
+    the bar and Stop are drawn by the timer at SHOW_AFTER s, not left out until the end."""
+    at = AppTest.from_function(_silent, args=(seconds,), default_timeout=30).run()
+    assert not at.exception and at.markdown[0].value == "done"
+    assert at.session_state["drawn"] is (seconds > progress.SHOW_AFTER)
+    assert not at.get("progress") and "Stop" not in [b.label for b in at.button]

@@ -1,5 +1,5 @@
 """ui.compat, the app's only use of Streamlit internals, against the installed Streamlit:
-each of its three facts is read right (a fallback would hide a Streamlit change)."""
+each of its four facts is read right (a fallback would hide a Streamlit change)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ def doubled(x, _tick):
 
 
 st.write(f"value={doubled(21, tick)}")
+slot = st.empty()  # drawn into from the timer's thread, while this one waits
+timer = compat.later(0.05, lambda: slot.write("later=drawn"))
+timer.join(10)
 """
 
 
@@ -38,7 +41,7 @@ def test_page_file_sidebar_and_unrecorded_progress(tmp_path, monkeypatch):
     monkeypatch.setattr(compat, "ROOT", tmp_path)
     at = AppTest.from_file(str(tmp_path / "probe.py")).run()
     assert not at.exception
-    assert {"page=probe.py", "main=False", "value=42"} <= _texts(at)
+    assert {"page=probe.py", "main=False", "value=42", "later=drawn"} <= _texts(at)
     assert {m.value for m in at.sidebar.markdown} == {"sidebar=True", "sidebar column=True"}
     # a cache hit replays nothing into the (new) bar: without unrecorded() Streamlit would
     # raise CacheReplayClosureError here
@@ -50,3 +53,4 @@ def test_fallbacks_outside_a_script_run():
     assert compat.page_file() is None
     assert compat.in_sidebar(object()) is False
     assert compat.unrecorded(None) is None
+    assert compat.later(0.0, lambda: None) is None  # no run to draw on: no call
