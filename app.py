@@ -22,4 +22,4 @@ if __name__ == "__main__":  # a session's script run
 else:  # the server
     from ui import index_page, warm
 
-    app = st.App(__file__, lifespan=warm.lifespan, routes=index_page.routes())
+    app = st.App(__file__, lifespan=warm.lifespan, routes=index_page.routes(warm.requested))

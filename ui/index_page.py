@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +44,13 @@ def page_html(static: Path) -> str | None:
     return html.replace("</head>", extra + "</head>", 1)
 
 
-def routes() -> list[Any]:
+def routes(on_visit: Callable[[str, str], Any] | None = None) -> list[Any]:
     """Starlette routes (``st.App(routes=...)``) serving :func:`page_html` at ``/`` and at
     every page's URL path (``/Loss_intervals``, ...), under ``server.baseUrlPath``; none
-    when there is nothing to add."""
+    when there is nothing to add. ``on_visit(page, query)`` is called (on the server's event
+    loop) as each page is served: its URL path ("" for ``/``) and query string, a second or
+    more before the page's script can run (the browser's own start, the websocket), so that
+    the server may compute that view meanwhile (:func:`ui.warm.requested`)."""
     import streamlit as st
     from starlette.responses import HTMLResponse
     from starlette.routing import Route
@@ -56,10 +60,15 @@ def routes() -> list[Any]:
     if html is None:
         return []
 
-    async def page(request: Any) -> HTMLResponse:
-        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+    def serving(name: str) -> Callable[[Any], Any]:
+        async def page(request: Any) -> HTMLResponse:
+            if on_visit is not None:
+                on_visit(name, request.url.query)
+            return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+
+        return page
 
     base = "/" + (config.get_option("server.baseUrlPath") or "").strip("/")
     base = base.rstrip("/")
-    paths = [base + "/"] + [f"{base}/{p.stem}" for p in sorted(PAGES.glob("*.py"))]
-    return [Route(path, page, methods=["GET"]) for path in dict.fromkeys(paths)]
+    names = {base + "/": ""} | {f"{base}/{p.stem}": p.stem for p in sorted(PAGES.glob("*.py"))}
+    return [Route(path, serving(name), methods=["GET"]) for path, name in names.items()]

@@ -11,7 +11,9 @@ figures in the caches (``ui.cache``: the same functions, the same keys, so a vis
 the very results, bit for bit, that a cold run computes). A visit after the warm-up waits
 only for its browser and one cached run. A visitor goes first: the worker processes start
 at a lower CPU priority (:func:`ui.visits.start_workers_behind`), and no warm-up view starts while a
-visitor's run is running (:func:`ui.visits.visit`). The page runs are bounded (:data:`BUDGET`);
+visitor's run is running (:func:`ui.visits.visit`); the view a browser asks for is run at
+once, ahead of its turn, as its page's HTML is served (:func:`requested`), so that it is
+computed while the browser starts. The page runs are bounded (:data:`BUDGET`);
 ``SSLVIZ_WARM=0`` skips them (the workers still start): every first visit computes.
 """
 
@@ -92,6 +94,36 @@ async def run_view(runtime: Any, page: str, query: str, timeout: float) -> float
     return time.perf_counter() - t0 if done else None
 
 
+_RUNTIME: list[Any] = []
+"""The server's runtime, once :func:`warm` has started (for :func:`requested`)."""
+_RUN: set[tuple[str, str]] = set()
+"""The first views run (or running) in this server's warm-up, by :func:`warm` or ahead of
+its turn by :func:`requested`."""
+
+
+def requested(page: str, query: str) -> None:
+    """When a page's HTML is served (``ui.index_page``, on the server's event loop): if that
+    URL is a first view (:func:`first_views`) the warm-up has not run yet, run it now, ahead
+    of its turn and without waiting for the worker processes, in a session of its own
+    (:func:`run_view`), while the browser starts its page and opens the websocket: the
+    visitor's own run then finds the view's results and figures in the caches. Each first
+    view at most once per server; nothing when ``SSLVIZ_WARM`` is "0"."""
+    import asyncio
+
+    view = (page, query)
+    if not _RUNTIME or view in _RUN or os.environ.get("SSLVIZ_WARM", "1") == "0":
+        return
+    if view not in first_views():
+        return
+    _RUN.add(view)
+    url = f"/{page}" + (f"?{query}" if query else "")
+
+    async def ahead() -> None:
+        TIMES[url] = await run_view(_RUNTIME[0], page, query, BUDGET)
+
+    asyncio.get_running_loop().create_task(ahead())
+
+
 TIMES: dict[str, float | None] = {}
 """The seconds of each step of this server's :func:`warm` (None: a view stopped or left
 out at the end of the budget)."""
@@ -104,6 +136,7 @@ async def warm(runtime: Any) -> dict[str, float | None]:
     import asyncio
 
     t0 = time.perf_counter()
+    _RUNTIME[:] = [runtime]
     loop, started = asyncio.get_running_loop(), asyncio.Event()
     threading.Thread(
         target=visits.start_workers_behind,
@@ -115,6 +148,9 @@ async def warm(runtime: Any) -> dict[str, float | None]:
     if os.environ.get("SSLVIZ_WARM", "1") != "0":
         end = time.perf_counter() + BUDGET
         for page, query in first_views():
+            if (page, query) in _RUN:  # run ahead of its turn (:func:`requested`)
+                continue
+            _RUN.add((page, query))
             waited = time.perf_counter()
             while visits.running():  # a visitor's run first (its wait is not the budget's)
                 await asyncio.sleep(0.05)

@@ -36,22 +36,27 @@ def test_no_chunk_no_page(tmp_path):
 def test_the_routes_serve_it_at_the_root_and_every_page():
     import asyncio
 
+    from starlette.requests import Request
     from starlette.routing import Match
 
-    routes = index_page.routes()
+    visits: list[tuple[str, str]] = []
+    routes = index_page.routes(lambda page, query: visits.append((page, query)))
     paths = [r.path for r in routes]
     assert paths[0] == "/" and "/Loss_intervals" in paths and "/Learn" in paths
 
-    def served(path: str):
+    def served(path: str, query: str = ""):
         scope = {"type": "http", "path": path, "method": "GET", "root_path": ""}
+        scope |= {"query_string": query.encode(), "headers": [], "server": ("127.0.0.1", 80)}
         hits = [r for r in routes if r.matches(scope)[0] == Match.FULL]
-        return asyncio.run(hits[0].endpoint(None)) if hits else None
+        return asyncio.run(hits[0].endpoint(Request(scope))) if hits else None
 
-    for path in ("/", "/Online_regret"):
-        got = served(path)
+    for path, query in (("/", ""), ("/Online_regret", "tour=regret")):
+        got = served(path, query)
         assert got.status_code == 200 and got.headers["cache-control"] == "no-cache"
         assert got.body.decode() == index_page.page_html(STATIC)
     assert served("/favicon.png") is None  # left to Streamlit's own routes
+    # each page served is said, with its query, so the server may compute it meanwhile
+    assert visits == [("", ""), ("Online_regret", "tour=regret")]
 
 
 def test_lower_priority_is_the_calling_threads_alone():
