@@ -4,6 +4,9 @@ first one it draws) and to the finished chart.
 
     python benchmarks/paper_stream.py [--old 41a14e9] [--seed 0] [--rounds 1]
     # writes benchmarks/results/paper_stream.{json,md}
+    python benchmarks/paper_stream.py --screens [--seed 0]
+    # this tree only: one paper-mode view, screenshots of its partial and its finished
+    # state (benchmarks/results/paper_mode_{partial,finished}_1400x900.png)
 
 Each tree gets a fresh server (``streamlit run``, no warm-up of its own), warmed by one visit
 of the Loss page's default view (fast mode, seed 1), then the page in paper mode (digits 2 vs
@@ -20,7 +23,7 @@ import os
 import time
 from pathlib import Path
 
-from _common import ROOT, free_port, machine, old_tree, start_server, stop_server, write
+from _common import RESULTS, ROOT, free_port, machine, old_tree, start_server, stop_server, write
 
 SIGMA = (0.6, 3.3)
 WATCH = """
@@ -36,7 +39,7 @@ setInterval(() => {
 """
 
 
-def visit(url: str, paper: str, timeout_ms: int = 900_000) -> dict:
+def visit(url: str, paper: str, timeout_ms: int = 900_000, screens: bool = False) -> dict:
     from browser_helpers import CHROMIUM, CHROMIUM_ARGS, sync_playwright
 
     with sync_playwright() as p:
@@ -49,7 +52,14 @@ def visit(url: str, paper: str, timeout_ms: int = 900_000) -> dict:
             page.add_init_script("window.sslvizStart = performance.now() / 1000;")
             load = os.getloadavg()[0]
             page.goto(f"{url}/Loss_intervals?{paper}", timeout=timeout_ms)
+            if screens:  # one view: its partial state, then the same view finished
+                page.wait_for_function("window.sslvizSeen.partial", timeout=timeout_ms)
+                page.wait_for_timeout(1500)  # a few parts more than the first
+                page.screenshot(path=str(RESULTS / "paper_mode_partial_1400x900.png"))
             page.wait_for_function("window.sslvizSeen.finished", timeout=timeout_ms)
+            if screens:
+                page.wait_for_timeout(1000)  # the tables under the chart
+                page.screenshot(path=str(RESULTS / "paper_mode_finished_1400x900.png"))
             seen = page.evaluate("[window.sslvizSeen, window.sslvizStart]")
         finally:
             browser.close()
@@ -72,8 +82,16 @@ def main() -> None:
     ap.add_argument("--old", default="41a14e9", help="the older tree's commit")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--screens", action="store_true", help="screenshots of one view only")
     a = ap.parse_args()
     paper = f"mode=paper&seed={a.seed}&sigma_min={SIGMA[0]}&sigma_max={SIGMA[1]}"
+    if a.screens:
+        server = serve(ROOT)
+        try:
+            print(visit(server["url"], paper, screens=True))
+        finally:
+            stop_server(server["proc"])
+        return
     trees = {"old": old_tree(a.old), "new": ROOT}
     runs: dict[str, list[dict]] = {name: [] for name in trees}
     for r in range(a.rounds):
