@@ -12,6 +12,12 @@ time to paint a few of them in Chromium: old tree against new in one run.
         cg_iterations algorithm4 [--rounds 2]
     # a few changes on other pages, Chromium paint (this tree):
     # benchmarks/results/control_reruns_paint_pages.{json,md}
+    python benchmarks/control_reruns.py --all-pages [--old REV] [--only loss sidebar]
+        [--name NAME]
+    # every control of every page's own default view and of the sidebar, both trees: the
+    # server time to first feedback (a progress bar or chart sent) and to completion
+    # (AppTest), and the Chromium paint of the numbers and boxes:
+    # benchmarks/results/control_reruns_all.{json,md} (or NAME)
 
 Each tree runs in its own process (``--measure ROOT``; the old one from a ``git worktree``
 of REV, default ``HEAD~1``), rendered headless by Streamlit's AppTest as in the tests: the
@@ -79,6 +85,9 @@ def _changed(w):
     return w.options[(options.index(str(w.value)) + 1) % len(options)]
 
 
+SIDEBAR = "the sidebar (on pages/Loss_intervals.py)"
+"""``--all-pages``' name of the sidebar's controls, timed on the loss page."""
+
 OTHER_PAGES = {
     "conditioning": "pages/Conditioning.py",
     "regret": "pages/Online_regret.py",
@@ -136,10 +145,14 @@ def _timed_run(at, timeout: float = 600) -> tuple[float, float | None]:
     return done, (FIRST["t"] - t0 if "t" in FIRST else None)
 
 
-def measure(root: Path, page: str | None = None, *, own: bool = False) -> dict:
+def measure(
+    root: Path, page: str | None = None, *, own: bool = False, sidebar: bool = False
+) -> dict:
     """Time every control change of the default loss view (or of ``page``'s) in the tree
-    at ``root`` (``own``: the page's own controls only, not the sidebar's). With ``own``
-    (``--all-pages``), each change's value is ``[completion, first feedback]``."""
+    at ``root`` (``own``: the page's own controls only, not the sidebar's; ``sidebar``: the
+    sidebar's only). With ``own`` or ``sidebar`` (``--all-pages``), each change's value is
+    ``[completion, first feedback]``."""
+    own = own or sidebar
     sys.path[:0] = [str(root), str(root / "tests")]
     from apptest_helpers import start
 
@@ -162,7 +175,7 @@ def measure(root: Path, page: str | None = None, *, own: bool = False) -> dict:
     keys = [
         w.key
         for kind in KINDS
-        for w in (at.main if own else at).get(kind)
+        for w in (at.sidebar if sidebar else at.main if own else at).get(kind)
         if w.key and w.key.startswith("w_") and w.key not in SKIP
     ]
     for key in keys:
@@ -344,15 +357,22 @@ def _paint_page(page, port: int, server, file: str, rows: list, out: dict) -> No
         box = page.locator(f".st-key-w_{key}")
         if kind not in ("numberinput", "checkbox") or not box.count():
             continue
+        if not box.first.is_visible():  # in a closed expander or popover: not typed into
+            out[f"{file}: {key} not visible"] = None
+            continue
         for value, name in ((now, f"{key} {was} → {now}"), (was, f"{key} back")):
             page.evaluate(_WATCH)
             t0 = time.perf_counter()
-            if kind == "checkbox":
-                box.locator("label").first.click()
-            else:
-                field = box.locator("input").first
-                field.fill(value)
-                field.press("Enter")
+            try:
+                if kind == "checkbox":
+                    box.locator("label").first.click(timeout=30_000)
+                else:
+                    field = box.locator("input").first
+                    field.fill(value, timeout=30_000)
+                    field.press("Enter")
+            except Exception as exc:  # noqa: BLE001 - this control is said, the rest go on
+                out[f"{file}: {key} failed"] = repr(exc)[:200]
+                break
             page.evaluate("() => window.sslvizRerun", None)
             out[f"{file}: {name}"] = time.perf_counter() - t0
             page.wait_for_function(_SETTLED, timeout=300_000)
@@ -365,8 +385,9 @@ def all_pages(old: Path, args: argparse.Namespace) -> None:
     and boxes (:func:`paint_controls`). Written after each page."""
     from ui.nav import NAV
 
-    keys = args.only or [p.key for p in NAV]  # in the order given
-    pages = [next(p.file for p in NAV if p.key == k) for k in keys]
+    keys = args.only or [p.key for p in NAV] + ["sidebar"]  # in the order given
+    loss = next(p.file for p in NAV if p.key == "loss")
+    pages = [SIDEBAR if k == "sidebar" else next(p.file for p in NAV if p.key == k) for k in keys]
     found: dict[str, dict[str, dict]] = {"new": {}, "old": {}}
     lines = [
         "# Every control of every page's default view: old tree against new",
@@ -374,7 +395,7 @@ def all_pages(old: Path, args: argparse.Namespace) -> None:
         f"`python benchmarks/control_reruns.py --all-pages --old {args.old}` (old = "
         f"{_head(old)}, new = the working tree); {machine()['cpus']} CPUs, shared (1-minute "
         f"load average {os.getloadavg()[0]:.1f} at the start). Each control of the page's own "
-        "(the sidebar's: the loss page's table, `control_reruns.md`) changed once and put back "
+        "(the sidebar's in a table of their own, on the loss page) changed once and put back "
         "(the second: a cached redraw), in AppTest: **first feedback**, the server time "
         "from the change to the first progress bar or chart the run sends; **done**, to the "
         "run's end. **Paint**: Chromium at 1400×900, from the change (a number typed and "
@@ -385,10 +406,18 @@ def all_pages(old: Path, args: argparse.Namespace) -> None:
     payload: dict = {"old": _head(old), "machine": machine(), "pages": {}}
     for file in pages:
         for tree, root in (("new", ROOT), ("old", old)):
-            if (root / file).is_file():
+            if file == SIDEBAR:  # the sidebar's controls, on the loss page
+                found[tree][file] = _run(root, "--measure", loss, "--sidebar")
+            elif (root / file).is_file():
                 found[tree][file] = _run(root, "--measure", file, "--own")
+        shown = loss if file == SIDEBAR else file
         paints = {
-            tree: _run(root, "--paint-controls", json.dumps({file: found[tree][file]["_controls"]}))
+            tree: {
+                k.replace(shown, file, 1): v
+                for k, v in _run(
+                    root, "--paint-controls", json.dumps({shown: found[tree][file]["_controls"]})
+                ).items()
+            }
             for tree, root in (("new", ROOT), ("old", old))
             if file in found[tree]
         }
@@ -437,6 +466,11 @@ def all_pages(old: Path, args: argparse.Namespace) -> None:
         for tree, got in paints.items():
             if f"{file}: failed" in got:
                 lines += ["", f"The {tree} tree's paint stopped: {got[f'{file}: failed']}"]
+            for k, v in got.items():
+                if k.endswith(" not visible"):
+                    lines += ["", f"{k[len(file) + 2 :]} in the {tree} tree: not painted."]
+                elif k.endswith(" failed") and k != f"{file}: failed":
+                    lines += ["", f"{k[len(file) + 2 :]} in the {tree} tree: {v}"]
         write(args.name, payload, "\n".join(lines) + "\n")
 
 
@@ -571,6 +605,7 @@ def main() -> None:
     )
     ap.add_argument("--paint", help=argparse.SUPPRESS)
     ap.add_argument("--own", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--sidebar", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--paint-controls", help=argparse.SUPPRESS)
     ap.add_argument(
         "--all-pages",
@@ -578,7 +613,9 @@ def main() -> None:
         help="every page's own controls, first feedback, completion and paint, old and new "
         "(writes control_reruns_all.{json,md})",
     )
-    ap.add_argument("--only", nargs="*", help="with --all-pages: these pages (ui.nav keys)")
+    ap.add_argument(
+        "--only", nargs="*", help="with --all-pages: these pages (ui.nav keys, or sidebar)"
+    )
     ap.add_argument("--name", default="control_reruns_all", help="with --all-pages: the file")
     ap.add_argument(
         "--pages",
@@ -596,7 +633,7 @@ def main() -> None:
     )
     args, page = ap.parse_known_args()
     if args.measure:
-        print(json.dumps(measure(Path(args.measure), *page, own=args.own)))
+        print(json.dumps(measure(Path(args.measure), *page, own=args.own, sidebar=args.sidebar)))
         return
     if args.paint_controls:
         print(json.dumps(paint_controls(Path(args.paint_controls), json.loads(page[0]))))
