@@ -371,7 +371,7 @@ def _paint_page(page, port: int, server, file: str, rows: list, out: dict) -> No
                     field.fill(value, timeout=30_000)
                     field.press("Enter")
                 elif kind == "selectbox":  # open the list, click the option
-                    box.locator("[data-baseweb=select]").first.click(timeout=30_000)
+                    box.locator("[data-testid=stSelectbox]").first.click(timeout=30_000)
                     page.get_by_role("option", name=value, exact=True).click(timeout=10_000)
                 else:  # a radio or a segmented control: the option's own label
                     box.get_by_text(value, exact=True).first.click(timeout=10_000)
