@@ -373,7 +373,8 @@ def _paint_page(page, port: int, server, file: str, rows: list, out: dict) -> No
                     field.press("Enter")
                 elif kind == "selectbox":  # open the list, click the option
                     box.locator("[data-testid=stSelectbox]").first.click(timeout=30_000)
-                    text = re.compile(rf"^\s*{re.escape(value)}\s*$")  # its text, not its name
+                    words = r"\s+".join(map(re.escape, value.split()))  # any space: &nbsp;
+                    text = re.compile(rf"^\s*{words}\s*$")  # its text, not its name
                     page.locator("[role=option]", has_text=text).first.click(timeout=10_000)
                 else:  # a radio or a segmented control: the option's own label
                     box.get_by_text(value, exact=True).first.click(timeout=10_000)
