@@ -372,7 +372,10 @@ def _paint_page(page, port: int, server, file: str, rows: list, out: dict) -> No
                     field.fill(value, timeout=30_000)
                     field.press("Enter")
                 elif kind == "selectbox":  # open the list, click the option
-                    box.locator("[data-testid=stSelectbox]").first.click(timeout=30_000)
+                    field = box.locator("input[role=combobox]").first
+                    field.click(timeout=30_000)
+                    if not page.locator("[role=option]").count():  # a click that kept it shut
+                        field.press("ArrowDown")
                     words = r"\s+".join(map(re.escape, value.split()))  # any space: &nbsp;
                     text = re.compile(rf"^\s*{words}\s*$")  # its text, not its name
                     page.locator("[role=option]", has_text=text).first.click(timeout=10_000)
