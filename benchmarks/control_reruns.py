@@ -474,14 +474,23 @@ def all_pages(old: Path, args: argparse.Namespace) -> None:
                 f"{cell(r['old'], 0, 1e9)} | {cell(r['new'], 0, 1e9)} | "
                 f"{paint(r['paint_old'])} | {paint(r['paint_new'])} |"
             )
+        hidden: dict[str, list[str]] = {}
         for tree, got in paints.items():
             if f"{file}: failed" in got:
                 lines += ["", f"The {tree} tree's paint stopped: {got[f'{file}: failed']}"]
             for k, v in got.items():
+                name = k[len(file) + 2 :]
                 if k.endswith(" not visible"):
-                    lines += ["", f"{k[len(file) + 2 :]} in the {tree} tree: not painted."]
+                    hidden.setdefault(tree, []).append(name.removesuffix(" not visible"))
                 elif k.endswith(" failed") and k != f"{file}: failed":
-                    lines += ["", f"{k[len(file) + 2 :]} in the {tree} tree: {v}"]
+                    lines += ["", f"{name} in the {tree} tree: {v}"]
+        for tree, names in hidden.items():
+            both = all(hidden.get(other) == names for other in paints)
+            if both and tree != next(iter(paints)):
+                continue
+            where = "either tree" if both else f"the {tree} tree"
+            lines += ["", f"Not painted, not on screen in {where} (a closed expander): "]
+            lines[-1] += ", ".join(names) + "."
         write(args.name, payload, "\n".join(lines) + "\n")
 
 
