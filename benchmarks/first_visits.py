@@ -326,13 +326,20 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
 
-    for r in starts or [r for rs in runs.values() for r in rs if "server start" in r][:3]:
-        md.insert(
-            4,
-            f"Server start (until it answered): {r['server start']:.1f} s"
-            + (f", its warm-up {r['warm-up']['total']:.1f} s" if "warm-up" in r else "")
-            + ".  ",
-        )
+    shown = starts or [r for rs in runs.values() for r in rs if "server start" in r][:3]
+    if shown:  # one paragraph, a blank line before the table
+        md[4:4] = [
+            "Server start (until it answered), "
+            + ("each round" if starts else "the first runs")
+            + ": "
+            + "; ".join(
+                f"{r['server start']:.1f} s"
+                + (f", its warm-up {r['warm-up']['total']:.1f} s" if "warm-up" in r else "")
+                for r in shown
+            )
+            + ".",
+            "",
+        ]
 
     def cell(r: dict, e: str) -> str:
         v = r["events_median_s"].get(e)
