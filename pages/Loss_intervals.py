@@ -87,11 +87,10 @@ if caps.refuse(
     st.stop()
 # paper mode not yet computed: its intervals are drawn as they arrive (in σ order) in the
 # chart's place, the verdict's place above it kept; Stop keeps them (cache.PAPER_PARTS)
-streaming = (
-    not threshold and settings.mode == "paper" and not cache.paper_done(spec, lo, hi, settings)
-)
+paper_view = not threshold and settings.mode == "paper"
+streaming = paper_view and not cache.paper_done(spec, lo, hi, settings)
 head = place = None
-if streaming:
+if paper_view:
     head, place = st.empty(), progress.growing()
 
 
@@ -100,7 +99,11 @@ def _kept() -> bool:  # after a stop: the intervals that had arrived, and what i
     if part is None:
         return False
     place.draw(lambda: cache.paper_figure(spec, cache.truth(spec, lo, hi), part), key="li_chart")
-    st.caption(part.missing())
+    st.caption(
+        part.missing()
+        or "Every interval of Algorithm 4 has arrived; the causes of the misses, the verdict "
+        "and the trust panel are not computed yet."
+    )
     return True
 
 
@@ -109,7 +112,7 @@ try:
     with progress.progress(
         "Computing…",
         key=("loss", spec, lo, hi, settings, view.compare, points),
-        kept=_kept if streaming else None,
+        kept=_kept if paper_view else None,
     ) as tick:
         part = cache.scaled  # each step's share of the bar
         truth = cache.truth(

@@ -184,9 +184,9 @@ PAPER_RUNS = Memo(16)
 :func:`paper_key`: :func:`intervals` returns them without computing them again."""
 
 PAPER_PARTS = Memo(16)
-"""What has arrived of the paper-mode sweeps of this server that have not finished (one
-stopped, or interrupted by a change): the last :class:`sslviz.algorithm4.PaperPart` of
-each, by :func:`paper_key`; the next stream of the same sweep goes on from it."""
+"""What has arrived of the paper-mode sweeps of this server (one stopped, interrupted by a
+change, or finished): the last :class:`sslviz.algorithm4.PaperPart` of each, by
+:func:`paper_key`; the next stream of the same sweep goes on from it."""
 
 
 def paper_key(spec: ProblemSpec, lo: float, hi: float, settings: SweepSettings) -> tuple:
@@ -204,9 +204,9 @@ def paper_stream(spec: ProblemSpec, lo: float, hi: float, settings: SweepSetting
     """Paper mode's intervals as they arrive, in σ order
     (:func:`sslviz.algorithm4.paper_stream`; more than two classes one-vs-all), going on
     from what a stopped or interrupted stream of the same sweep kept (:data:`PAPER_PARTS`).
-    Each part not yet complete is kept in :data:`PAPER_PARTS`; the finished sweep goes to
-    :data:`PAPER_RUNS`, where :func:`intervals` finds it (bit for bit the sweep it computes
-    at once)."""
+    Each part is kept in :data:`PAPER_PARTS` (the last, complete one too: what a stop of
+    the page's later steps shows); the finished sweep goes to :data:`PAPER_RUNS`, where
+    :func:`intervals` finds it (bit for bit the sweep it computes at once)."""
     from sslviz.algorithm4 import paper_stream as stream
 
     key = paper_key(spec, lo, hi, settings)
@@ -216,8 +216,7 @@ def paper_stream(spec: ProblemSpec, lo: float, hi: float, settings: SweepSetting
     for part in stream(p.model, y, lo, hi, key[-1], classes=classes, resume=PAPER_PARTS.get(key)):
         if part.complete:
             PAPER_RUNS.put(key, part.sweep)
-        else:
-            PAPER_PARTS.put(key, part)
+        PAPER_PARTS.put(key, part)
         yield part
 
 

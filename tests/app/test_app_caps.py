@@ -3,7 +3,7 @@ anything is computed, and a stopped computation leaves the page usable and the c
 unpolluted (streamlit.testing)."""
 
 import pytest
-from apptest_helpers import chart_data, start
+from apptest_helpers import chart, chart_data, start
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from ui import cache, caps, player, progress
@@ -226,3 +226,40 @@ def test_a_stopped_speed_grid_is_not_restarted(calls, stop_after_first_tick):
     run.click().run()
     assert not at.exception and not at.error and len(at.get("plotly_chart")) == 1
     assert calls[("ui.cache.problem_sweep", "finished")] > started
+
+
+@pytest.mark.slow  # over 1.5 s: outside the quick run
+def test_a_stop_after_paper_modes_last_interval_keeps_every_interval(monkeypatch):
+    """Paper mode's intervals all arrived, then Stop during a later step (the trust panel):
+    the page shows the whole sweep's chart, says what is not computed yet, and Run
+    computes the rest; the sweep is not computed again."""
+    cache.PAPER_RUNS.clear()
+    cache.PAPER_PARTS.clear()
+    monkeypatch.setattr(progress, "SHOW_AFTER", 0.0)  # a bar update at every tick
+    tick, fired = progress.progress.tick, []
+
+    def stopping(self, fraction, message=""):
+        tick(self, fraction, message)
+        if "can be trusted" in message and not fired:  # the step after the sweep
+            fired.append(self.key)
+            progress._stop(self.key)
+            raise StopException()
+
+    monkeypatch.setattr(progress.progress, "tick", stopping)
+    query = {"n": "60", "labeled": "6", "seed": "113", "mode": "paper"}
+    query |= {"sigma_min": "0.8", "sigma_max": "3"}
+    at = start(LOSS, query)
+    assert fired and not at.exception
+    [key] = [k for k in cache.PAPER_RUNS if k[0].seed == 113]  # the sweep had finished
+    at.run()  # the rerun the click starts
+    assert not at.exception and len(at.get("plotly_chart")) == 1
+    assert any(i.value.startswith("Stopped: what had arrived") for i in at.info)
+    assert any("Every interval of Algorithm 4 has arrived" in c.value for c in at.caption)
+    title = chart(at)["layout"]["title"]["text"]
+    assert "σ over all of [0.8, 3]" in title
+    sweep = cache.PAPER_RUNS.get(key)
+    [run] = [b for b in at.button if b.label == "Run"]
+    run.click().run()
+    assert not at.exception and not at.error and len(at.get("plotly_chart")) >= 1
+    assert cache.PAPER_RUNS.get(key) is sweep  # the same sweep, not computed again
+    assert "can be trusted" in chart(at)["layout"]["title"]["text"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import astuple, replace
 
+from sslviz import algorithm4
 from sslviz.problem import build_problem, problem_sweep
 from sslviz.specs import ProblemSpec, SweepSettings
 from ui import cache
@@ -50,3 +51,23 @@ def test_a_sweep_computed_at_once_is_not_streamed_again():
     assert cache.paper_done(SPEC, LO, HI, settings)
     parts = list(cache.paper_stream(SPEC, LO, HI, settings))
     assert untimed(parts[-1].sweep) == untimed(res)
+
+
+def test_the_finished_part_is_kept_and_a_stream_from_it_computes_nothing(monkeypatch):
+    """The complete part stays in PAPER_PARTS (a stop of the page's later steps shows it);
+    a stream that goes on from it (its sweep evicted from PAPER_RUNS) yields it again, the
+    same intervals, with no solve of its own."""
+    key = cache.paper_key(SPEC, LO, HI, PAPER)
+    cache.PAPER_RUNS.clear()
+    cache.PAPER_PARTS.clear()
+    last = list(cache.paper_stream(SPEC, LO, HI, PAPER))[-1]
+    assert last.complete and cache.PAPER_PARTS.get(key) is last
+    cache.PAPER_RUNS.clear()
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("an interval computed again")
+
+    monkeypatch.setattr(algorithm4, "_feedback_set", no_solve)
+    [again] = list(cache.paper_stream(SPEC, LO, HI, PAPER))
+    assert again.complete and untimed(again.sweep) == untimed(last.sweep)
+    assert (again.sweep.solves, again.sweep.matvecs) == (last.sweep.solves, last.sweep.matvecs)
