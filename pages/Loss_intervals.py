@@ -85,8 +85,9 @@ if caps.refuse(
     )
 ):
     st.stop()
-# paper mode not yet computed: its intervals are drawn as they arrive (in σ order) in the
-# chart's place, the verdict's place above it kept; Stop keeps them (cache.PAPER_PARTS)
+# paper mode: the chart's place and the verdict's above it are set first; a sweep not yet
+# computed draws its intervals there as they arrive (in σ order), and a stop, during the
+# sweep or after it, draws there what had arrived (cache.PAPER_PARTS)
 paper_view = not threshold and settings.mode == "paper"
 streaming = paper_view and not cache.paper_done(spec, lo, hi, settings)
 head = place = None

@@ -47,23 +47,29 @@ def calls(monkeypatch):
     return out
 
 
-@pytest.fixture
-def stop_after_first_tick(monkeypatch):
+def stop_at(monkeypatch, when=lambda message: True) -> list:
     """Simulate a click on Stop during the next computation: its first progress update
-    does what Streamlit does with the click (the button's callback marks the request
-    stopped; the running script is interrupted at that Streamlit call)."""
+    whose message ``when`` accepts does what Streamlit does with the click (the button's
+    callback marks the request stopped; the running script is interrupted at that
+    Streamlit call). The keys of the stopped computations (one at most)."""
     fired = []
     tick = progress.progress.tick
 
     def stopping(self, fraction, message=""):
         tick(self, fraction, message)
-        if not fired:
+        if not fired and when(message):
             fired.append(self.key)
             progress._stop(self.key)
             raise StopException()
 
     monkeypatch.setattr(progress.progress, "tick", stopping)
     return fired
+
+
+@pytest.fixture
+def stop_after_first_tick(monkeypatch):
+    """:func:`stop_at` the first progress update of the next computation."""
+    return stop_at(monkeypatch)
 
 
 @pytest.mark.slow  # over 1.5 s: outside the quick run
@@ -236,16 +242,7 @@ def test_a_stop_after_paper_modes_last_interval_keeps_every_interval(monkeypatch
     cache.PAPER_RUNS.clear()
     cache.PAPER_PARTS.clear()
     monkeypatch.setattr(progress, "SHOW_AFTER", 0.0)  # a bar update at every tick
-    tick, fired = progress.progress.tick, []
-
-    def stopping(self, fraction, message=""):
-        tick(self, fraction, message)
-        if "can be trusted" in message and not fired:  # the step after the sweep
-            fired.append(self.key)
-            progress._stop(self.key)
-            raise StopException()
-
-    monkeypatch.setattr(progress.progress, "tick", stopping)
+    fired = stop_at(monkeypatch, lambda message: "can be trusted" in message)  # after the sweep
     query = {"n": "60", "labeled": "6", "seed": "113", "mode": "paper"}
     query |= {"sigma_min": "0.8", "sigma_max": "3"}
     at = start(LOSS, query)
