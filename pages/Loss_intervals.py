@@ -93,6 +93,12 @@ streaming = paper_view and not cache.paper_done(spec, lo, hi, settings)
 head = place = None
 if paper_view:
     head, place = st.empty(), progress.growing()
+if streaming:  # the verdict's place, as tall as a short verdict (the page jumps less)
+    head.info(
+        "The verdict (which true breakpoints Algorithm 4 misses, and why) follows once its "
+        "sweep is complete and the causes of the misses are looked for.",
+        icon=":material/troubleshoot:",
+    )
 
 
 def _kept() -> bool:  # after a stop: the intervals that had arrived, and what is missing

@@ -223,12 +223,18 @@ def paper_stream(spec: ProblemSpec, lo: float, hi: float, settings: SweepSetting
 def paper_figure(spec: ProblemSpec, truth: LossCurve, part: Any) -> Any:
     """The loss chart of a part of a paper-mode sweep: the exact loss over the whole range
     and the intervals found so far (growing left to right), its title saying how far
-    ("σ up to 1.82 of [0.7, 3.1] so far")."""
+    ("σ up to 1.82 of [0.7, 3.1] so far"), the trust panel's place under it saying it
+    follows (the finished chart's height: the page does not jump when it arrives)."""
     from sslviz import plots
 
     p = problem(spec)
     rows = p.rows(range(p.model.n_unlabeled))
-    return titled(plots.loss_intervals_figure(truth, part.sweep, rows=rows), part.status())
+    pending = (
+        f"The trust panel (where t = {part.sweep.settings.cg_iters} can be trusted) is "
+        "computed once the sweep is complete."
+    )
+    fig = plots.loss_intervals_figure(truth, part.sweep, rows=rows, trust_pending=pending)
+    return titled(fig, part.status())
 
 
 def many_classes(spec: ProblemSpec) -> bool:

@@ -21,6 +21,7 @@ from sslviz.plots.style import (
     shade,
     subplot_layout,
     wrap,
+    y_axis,
 )
 from sslviz.plots.trust import trust_traces
 from sslviz.words import CAUSE_WORDS, COLUMN_WORDS, NOT_EXAMINED, cause_words, plain_text
@@ -268,6 +269,7 @@ def loss_intervals_figure(
     compare_name: str = "compare",
     name: str = "estimated intervals",
     trust=None,
+    trust_pending: str | None = None,
 ) -> go.Figure:
     """The paper's Figure 3: true loss, estimated constant-loss intervals, misses by cause.
 
@@ -290,6 +292,10 @@ def loss_intervals_figure(
     trust : sslviz.conditioning.TrustCurve, optional
         Adds the trust panel under the chart, on two rows sharing its σ axis (as
         :func:`trust_figure`).
+    trust_pending : str, optional
+        Without ``trust``: the same three-row grid, at the same height, its two lower rows
+        empty but for this text (a partial chart whose trust panel follows: the page keeps
+        its height when the panel arrives).
 
     Returns
     -------
@@ -312,7 +318,7 @@ def loss_intervals_figure(
         dict(
             rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05, row_heights=[0.56, 0.22, 0.22]
         )
-        if trust is not None
+        if trust is not None or trust_pending is not None
         else {}
     )
     layout = subplot_layout(**grid) if grid else {}
@@ -374,21 +380,37 @@ def loss_intervals_figure(
     x_title = R_TITLE if param == "r" else SIGMA_TITLE
     y_title = LOSS_TITLE.replace("l(σ)", f"l({param})")
     loss_axis = dict(title=dict(text=y_title), tickformat=".0%", rangemode="tozero")
-    if trust is not None:
-        trust_traces(data, layout, trust, 2, 3)  # the grid's bands, as every page shades them
+    if grid:  # the trust panel under the chart, or its place (its text in the middle)
+        title = "Constant-loss intervals (Figure 3)"
+        if trust is not None:
+            trust_traces(data, layout, trust, 2, 3)  # the grid's bands, as every page shades
+            title += " and where " + (
+                f"{trust.label} can be trusted"
+                if sweep is None or trust.label == sweep_label
+                else f"{trust.label} could replace {sweep_label}"
+            )
+        else:
+            for row in (2, 3):
+                layout[y_axis(row)] |= dict(showticklabels=False, showgrid=False, zeroline=False)
+            low, high = layout["yaxis3"]["domain"][0], layout["yaxis2"]["domain"][1]
+            layout["annotations"] = [
+                *layout.get("annotations", []),
+                dict(
+                    text=trust_pending,
+                    x=0.5,
+                    y=(low + high) / 2,
+                    xref="paper",
+                    yref="paper",
+                    showarrow=False,
+                    font=dict(color="gray"),
+                ),
+            ]
         layout["xaxis3"]["title"] = dict(text=x_title)
         layout["yaxis"] |= loss_axis | dict(title=dict(text=f"loss l({param})"))
         layout |= LAYOUT | dict(
             margin=LAYOUT["margin"] | dict(b=40),
             height=820,
-            title=dict(
-                text="Constant-loss intervals (Figure 3) and where "
-                + (
-                    f"{trust.label} can be trusted"
-                    if sweep is None or trust.label == sweep_label
-                    else f"{trust.label} could replace {sweep_label}"
-                )
-            ),
+            title=dict(text=title),
             legend=BOTTOM_LEGEND | {"y": -0.08},
         )
         return dict_figure(data, layout, **grid)

@@ -158,6 +158,24 @@ def test_loss_figure_trust_panel_shares_the_sigma_axis(problem, truth, estimate,
     assert {(sh.xref, sh.yref) for sh in bands} == {("x2", "y2 domain"), ("x3", "y3 domain")}
 
 
+def test_loss_figure_keeps_the_trust_panels_place(problem, truth, estimate, scored, trust):
+    """A partial chart (paper mode's stream) is as tall as the finished one, on the same
+    grid and axis titles, its panel rows empty but for the text saying it follows."""
+    done = plots.loss_intervals_figure(truth, estimate, score=scored, trust=trust)
+    text = "The trust panel follows."
+    part = plots.loss_intervals_figure(truth, estimate, trust_pending=text)
+    assert part.layout.height == done.layout.height
+    for axis in ("xaxis", "xaxis2", "xaxis3", "yaxis", "yaxis2", "yaxis3"):
+        assert part.layout[axis].domain == done.layout[axis].domain
+    for axis in ("xaxis3", "yaxis"):  # the σ axis under the grid, the loss axis
+        assert part.layout[axis].title.text == done.layout[axis].title.text
+    assert names(part) == ["true loss l(σ)", "estimated intervals"]
+    assert [a.text for a in part.layout.annotations] == [text]
+    assert not part.layout.yaxis2.showticklabels and not part.layout.yaxis3.showticklabels
+    part.to_plotly_json()  # a valid figure: Plotly's own validation
+    go.Figure(part.to_dict())
+
+
 def test_trust_figure(trust):
     fig = plots.trust_figure(trust, name="complete graph")
     assert names(fig) == TRUST_PANEL
