@@ -172,8 +172,7 @@ def test_loss_figure_keeps_the_trust_panels_place(problem, truth, estimate, scor
     assert names(part) == ["true loss l(σ)", "estimated intervals"]
     assert [a.text for a in part.layout.annotations] == [text]
     assert not part.layout.yaxis2.showticklabels and not part.layout.yaxis3.showticklabels
-    part.to_plotly_json()  # a valid figure: Plotly's own validation
-    go.Figure(part.to_dict())
+    assert validated_json(part) == plotly_json(part)  # what Plotly's validation accepts
 
 
 def test_trust_figure(trust):
