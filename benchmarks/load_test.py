@@ -81,7 +81,8 @@ SCREENSHOTS: Path | None = None
 """Where a failed session's screenshot goes (``--screenshots``; none by default)."""
 DOWNLOAD = '[data-testid="stDownloadButton"]'
 CODE = '[data-testid="stCode"] code'
-IDLE = '[data-testid="stStatusWidget"]'
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+"""No script run going (the app hides Streamlit's top bar and its "Running..." figure)."""
 DOWNLOAD_TIMEOUT_MS = 60_000
 CLI = "import sys; from sslviz.cli import main; sys.exit(main(sys.argv[1:]))"
 """The shown ``sslviz ...`` line runs as ``python -c CLI ARGS`` (this interpreter's sslviz)."""
@@ -141,7 +142,8 @@ async def diagnose(page) -> dict | str:
         return await page.evaluate("""() => ({
             plotly_containers: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
             drawn_charts: document.querySelectorAll('.js-plotly-plot').length,
-            running: !!document.querySelector('[data-testid="stStatusWidget"]'),
+            running: !document.querySelector(
+                '[data-testid="stApp"][data-test-script-state="notRunning"]'),
             exceptions: [...document.querySelectorAll('[data-testid="stException"]')]
                 .map(e => e.innerText.slice(0, 600)),
             plotly_loaded: typeof window.Plotly !== 'undefined'})""")
@@ -151,7 +153,7 @@ async def diagnose(page) -> dict | str:
 
 async def wait_idle(page) -> None:
     await page.wait_for_timeout(300)
-    await page.wait_for_selector(IDLE, state="detached", timeout=TIMEOUT_MS)
+    await page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
 
 
 def out_name(line: str) -> str | None:

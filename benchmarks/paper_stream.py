@@ -4,6 +4,9 @@ first one it draws) and to the finished chart.
 
     python benchmarks/paper_stream.py [--old 41a14e9] [--seed 0] [--rounds 1]
     # writes benchmarks/results/paper_stream.{json,md}
+    python benchmarks/paper_stream.py --top-bar [--seed 0] [--rounds 3]
+    # this tree only: Streamlit's top bar shown against hidden, when the controls are
+    # drawn (benchmarks/results/paper_stream_top_bar.{json,md})
     python benchmarks/paper_stream.py --screens [--seed 0]
     # this tree only: one paper-mode view, screenshots of its partial and its finished
     # state (benchmarks/results/paper_mode_{partial,finished}_1400x900.png)
@@ -26,17 +29,30 @@ from pathlib import Path
 from _common import RESULTS, ROOT, free_port, machine, old_tree, start_server, stop_server, write
 
 SIGMA = (0.6, 3.3)
-WATCH = """
+WIDGETS_DRAWN = (
+    "!document.querySelector('[data-testid=stSkeleton]')"
+    " && document.querySelectorAll('[data-testid=stSelectbox]').length > 0"
+)
+"""The page's controls are drawn (none is still a grey placeholder)."""
+WATCH = (
+    """
 window.sslvizSeen = {};
 setInterval(() => {
+  const now = performance.now() / 1000, s = window.sslvizSeen;
+  if (s.controls === undefined && document.querySelector('[data-testid=stMain]') && """
+    + WIDGETS_DRAWN
+    + """) s.controls = now;
   const g = document.querySelector('.js-plotly-plot');
   if (!g || !g._fullData || !g._fullData.length || !g.layout || !g.layout.title) return;
-  const t = g.layout.title.text || '', now = performance.now() / 1000, s = window.sslvizSeen;
+  const t = g.layout.title.text || '';
   if (s.first === undefined) s.first = now;
   if (/so far/.test(t) && s.partial === undefined) s.partial = now;
   if (/and where/.test(t) && s.finished === undefined) s.finished = now;
 }, 20);
 """
+)
+"""Records in ``window.sslvizSeen`` (s since navigation) when the controls were first all
+drawn (``controls``) and the first, first partial and finished loss charts."""
 
 
 def visit(url: str, paper: str, timeout_ms: int = 900_000, screens: bool = False) -> dict:
@@ -55,6 +71,9 @@ def visit(url: str, paper: str, timeout_ms: int = 900_000, screens: bool = False
             if screens:  # one view: its partial state, then the same view finished
                 page.wait_for_function("window.sslvizSeen.partial", timeout=timeout_ms)
                 page.wait_for_timeout(1500)  # a few parts more than the first
+                page.wait_for_function(WIDGETS_DRAWN, timeout=timeout_ms)  # and the controls
+                if page.evaluate("window.sslvizSeen.finished"):
+                    print("the controls came after the run had finished")
                 page.screenshot(path=str(RESULTS / "paper_mode_partial_1400x900.png"))
             page.wait_for_function("window.sslvizSeen.finished", timeout=timeout_ms)
             if screens:
@@ -68,8 +87,8 @@ def visit(url: str, paper: str, timeout_ms: int = 900_000, screens: bool = False
     return out | {"load": round(load, 2)}
 
 
-def serve(tree: Path) -> dict:
-    env = os.environ | {"PYTHONPATH": str(tree), "SSLVIZ_WARM": "0"}
+def serve(tree: Path, extra_env: dict[str, str] | None = None) -> dict:
+    env = os.environ | {"PYTHONPATH": str(tree), "SSLVIZ_WARM": "0"} | (extra_env or {})
     if tree != ROOT:  # the old tree's kernels compile into their own cache
         env["NUMBA_CACHE_DIR"] = str(tree / ".numba_cache")
     port = free_port()
@@ -83,8 +102,16 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--screens", action="store_true", help="screenshots of one view only")
+    ap.add_argument(
+        "--top-bar",
+        action="store_true",
+        help="this tree only: Streamlit's top bar shown against hidden (ui.hideTopBar)",
+    )
     a = ap.parse_args()
     paper = f"mode=paper&seed={a.seed}&sigma_min={SIGMA[0]}&sigma_max={SIGMA[1]}"
+    if a.top_bar:
+        top_bar(paper, a.seed, a.rounds)
+        return
     if a.screens:
         server = serve(ROOT)
         try:
@@ -135,6 +162,57 @@ def main() -> None:
         ]
     )
     write("paper_stream", {"machine": machine(), "old": a.old, "runs": runs}, md)
+
+
+def top_bar(paper: str, seed: int, rounds: int) -> None:
+    """When a new tab's controls are drawn while paper mode runs, with Streamlit's top bar
+    shown (``STREAMLIT_UI_HIDE_TOP_BAR=false``) against hidden (the app's setting), in turns;
+    writes ``paper_stream_top_bar.{json,md}``."""
+    import statistics
+
+    settings = {"shown": {"STREAMLIT_UI_HIDE_TOP_BAR": "false"}, "hidden": {}}
+    runs: dict[str, list[dict]] = {name: [] for name in settings}
+    for r in range(rounds):
+        for name, env in settings.items():
+            server = serve(ROOT, env)
+            try:
+                runs[name].append(visit(server["url"], paper))
+            finally:
+                stop_server(server["proc"])
+            print(f"round {r + 1}, top bar {name}: {runs[name][-1]}", flush=True)
+    rows = [
+        "| round | top bar | load (1 min) | controls drawn s | first partial chart s | "
+        "finished chart s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in range(rounds):
+        for name in settings:
+            m = runs[name][r]
+            rows.append(
+                f"| {r + 1} | {name} | {m['load']:.2f} | {m.get('controls', '–')} | "
+                f"{m.get('partial', '–')} | {m['finished']:.1f} |"
+            )
+    med = {n: statistics.median(m.get("controls", m["finished"]) for m in runs[n]) for n in runs}
+    md = "\n".join(
+        [
+            "# A new tab in paper mode: when its controls are drawn, Streamlit's top bar "
+            "shown against hidden",
+            "",
+            f"`python benchmarks/paper_stream.py --top-bar --seed {seed} --rounds {rounds}`; "
+            f"{os.cpu_count()} CPUs, shared. The Loss page in paper mode (digits 2 vs 3, "
+            f"n = 100, |L| = 10, complete graph, CG-20, σ ∈ [{SIGMA[0]}, {SIGMA[1]}], seed "
+            f"{seed}) opened in a new tab of a server warmed by one visit of the default "
+            "view; seconds from the visit's start to: every control drawn (none a grey "
+            "placeholder), the first partial chart, the finished chart.",
+            "",
+            *rows,
+            "",
+            f"Controls drawn, median: top bar shown {med['shown']:.1f} s, hidden "
+            f"{med['hidden']:.1f} s ({med['shown'] / med['hidden']:.1f}× sooner hidden).",
+            "",
+        ]
+    )
+    write("paper_stream_top_bar", {"machine": machine(), "runs": runs}, md)
 
 
 if __name__ == "__main__":

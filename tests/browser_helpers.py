@@ -178,10 +178,15 @@ def wait_chart_change(page, before: str, index: int = 0) -> None:
     )
 
 
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+"""The page while no script run is going (Streamlit's own attribute: the app hides the top
+bar, whose "Running..." figure said it)."""
+
+
 def wait_idle(page) -> None:
     """Wait until Streamlit has finished the current run."""
     page.wait_for_timeout(300)
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS)
+    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
 
 
 def wait_charts(page, count: int) -> None:

@@ -13,6 +13,7 @@ from browser_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
     EXCEPTION,
+    IDLE,
     sync_playwright,
 )
 
@@ -52,9 +53,7 @@ def test_the_scrubber_moves_through_t_without_the_server(server):
             page.on("websocket", lambda ws: ws.on("framesent", lambda _: sent.append(1)))
             page.goto(f"{server}/CG_iterations?tour={TOUR.id}")
             _wait_t(page, f"t === {t0}")
-            page.wait_for_selector(
-                '[data-testid="stStatusWidget"]', state="detached", timeout=TIMEOUT_MS
-            )
+            page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
             page.wait_for_timeout(1500)
             assert page.locator(EXCEPTION).count() == 0
             page.locator(CHART).first.scroll_into_view_if_needed()

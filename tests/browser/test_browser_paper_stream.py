@@ -4,7 +4,9 @@ The loss chart grows left to right while paper mode runs (its title saying "σ u
 [lo, hi] so far"), and its final intervals are those of the sweep computed at once (here,
 by :func:`sslviz.problem.problem_sweep` in the test's process), trace by trace. A change
 made while paper mode runs (the mode back to fast) shows its own result sooner than the
-paper run could have finished, at the rate it was covering σ. Screenshots of a partial
+paper run could have finished, at the rate it was covering σ; a first visit at a paper-mode
+URL draws its controls while the paper run goes on, so that change can be made then too.
+Screenshots of a partial
 and a finished state go to ``test-artifacts/`` (those looked at, of these tests' runs, are
 ``benchmarks/results/paper_mode_{partial,finished}_1400x900.png``).
 """
@@ -32,6 +34,7 @@ from sslviz.specs import ProblemSpec, SweepSettings
 
 SIGMA = (0.6, 3.3)
 SEED_GROW, SEED_CHANGE = 2, 0  # seed 2: paper mode finds 42 intervals (26 s at load 14)
+SEED_FIRST = 3  # a first visit in paper mode: a seed no other test of this server computes
 WAIT_MS = 6 * TIMEOUT_MS  # paper mode on a busy machine
 GROWTH = growth_script(1)
 DATA = TRACES
@@ -105,8 +108,8 @@ def test_a_change_during_paper_mode_shows_its_own_result_at_once(server):
     """The page in fast mode, then paper mode (its chart growing: the partial screenshot),
     then the mode back to fast: the fast mode's chart is drawn sooner than paper mode could
     have covered the rest of the range, at the rate it was covering it (the paper run is
-    not waited for). The page is first drawn in fast mode: a first visit's widgets are only
-    drawn once its first run has drawn them."""
+    not waited for). The page is first drawn in fast mode (a first visit in paper mode is
+    the next test's)."""
     title = "document.querySelector('.js-plotly-plot').layout.title.text"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -143,6 +146,49 @@ def test_a_change_during_paper_mode_shows_its_own_result_at_once(server):
     assert took < (SIGMA[1] - s2) / rate, (took, s1, s2, rate)
     fast = reference(SEED_CHANGE, SweepSettings())  # fast mode's own
     assert_same_traces(shown, fast, every=False)
+
+
+WIDGETS_DRAWN = (
+    "document.querySelectorAll('[data-testid=stSelectbox]').length > 0"
+    " && document.querySelectorAll('[data-testid=stRadio]').length > 0"
+    " && !document.querySelector('[data-testid=stSkeleton]')"
+)
+"""The page's widgets are drawn: none is still Streamlit's grey placeholder (a lazily loaded
+element is drawn as one until React renders it)."""
+
+
+def test_a_first_visit_in_paper_mode_draws_its_widgets_while_paper_mode_runs(server):
+    """A new tab opened at a paper-mode URL (nothing of it computed) draws its controls
+    while the paper run is still going, and a change made then (the mode back to fast)
+    shows fast mode's own chart. Streamlit's "Running..." figure in the top bar, redrawn
+    every 0.2 s while a script runs, kept React from ever finishing the render that
+    replaces the controls' placeholders (``ui.hideTopBar`` in ``.streamlit/config.toml``):
+    the controls stayed grey until paper mode had ended."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            before = browser.new_page(viewport={"width": 1400, "height": 900})
+            before.goto(url_of(server, SEED_CHANGE, "fast"), timeout=WAIT_MS)  # a running
+            before.wait_for_function(FINISHED, arg="and where", timeout=WAIT_MS)  # server
+            before.close()
+            page = browser.new_page(viewport={"width": 1400, "height": 900})  # a new tab
+            page.add_init_script(GROWTH)
+            page.goto(url_of(server, SEED_FIRST), timeout=WAIT_MS)
+            page.wait_for_function(WIDGETS_DRAWN, timeout=WAIT_MS, polling=100)
+            finished_then = page.evaluate(f"({FINISHED})('and where')")
+            page.screenshot(path=str(ARTIFACTS / "paper_mode_first_visit_widgets.png"))
+            mode = page.locator('[data-testid="stRadio"]').filter(
+                has=page.get_by_text("mode", exact=True)
+            )
+            mode.first.get_by_text("fast", exact=True).click(timeout=WAIT_MS)
+            page.wait_for_function(FINISHED, arg="and where", timeout=WAIT_MS)
+            no_exception(page)
+            growth = page.evaluate("window.sslvizGrowth")
+            shown = page.evaluate(DATA)
+        finally:
+            browser.close()
+    assert not finished_then, growth  # the controls came before paper mode's last chart
+    assert_same_traces(shown, reference(SEED_FIRST, SweepSettings()), every=False)
 
 
 def test_stop_during_paper_mode_keeps_the_intervals_and_run_goes_on(server):
