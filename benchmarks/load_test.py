@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 from _common import free_port, machine, start_server, stop_server, write
+from browser_helpers import IDLE
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -81,8 +82,6 @@ SCREENSHOTS: Path | None = None
 """Where a failed session's screenshot goes (``--screenshots``; none by default)."""
 DOWNLOAD = '[data-testid="stDownloadButton"]'
 CODE = '[data-testid="stCode"] code'
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-"""No script run going (the app hides Streamlit's top bar and its "Running..." figure)."""
 DOWNLOAD_TIMEOUT_MS = 60_000
 CLI = "import sys; from sslviz.cli import main; sys.exit(main(sys.argv[1:]))"
 """The shown ``sslviz ...`` line runs as ``python -c CLI ARGS`` (this interpreter's sslviz)."""
@@ -139,14 +138,16 @@ async def diagnose(page) -> dict | str:
     """What a session that timed out shows: chart containers and drawn charts, whether the
     script still runs, exception boxes (a diagnosis of the failure, not a result)."""
     try:
-        return await page.evaluate("""() => ({
+        return await page.evaluate(
+            """(idle) => ({
             plotly_containers: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
             drawn_charts: document.querySelectorAll('.js-plotly-plot').length,
-            running: !document.querySelector(
-                '[data-testid="stApp"][data-test-script-state="notRunning"]'),
+            running: !document.querySelector(idle),
             exceptions: [...document.querySelectorAll('[data-testid="stException"]')]
                 .map(e => e.innerText.slice(0, 600)),
-            plotly_loaded: typeof window.Plotly !== 'undefined'})""")
+            plotly_loaded: typeof window.Plotly !== 'undefined'})""",
+            IDLE,
+        )
     except Exception as exc:  # the page itself may be gone
         return repr(exc)[:200]
 

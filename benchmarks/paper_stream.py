@@ -27,20 +27,16 @@ import time
 from pathlib import Path
 
 from _common import RESULTS, ROOT, free_port, machine, old_tree, start_server, stop_server, write
+from browser_helpers import CONTROLS_DRAWN
 
 SIGMA = (0.6, 3.3)
-WIDGETS_DRAWN = (
-    "!document.querySelector('[data-testid=stSkeleton]')"
-    " && document.querySelectorAll('[data-testid=stSelectbox]').length > 0"
-)
-"""The page's controls are drawn (none is still a grey placeholder)."""
 WATCH = (
     """
 window.sslvizSeen = {};
 setInterval(() => {
   const now = performance.now() / 1000, s = window.sslvizSeen;
   if (s.controls === undefined && document.querySelector('[data-testid=stMain]') && """
-    + WIDGETS_DRAWN
+    + CONTROLS_DRAWN
     + """) s.controls = now;
   const g = document.querySelector('.js-plotly-plot');
   if (!g || !g._fullData || !g._fullData.length || !g.layout || !g.layout.title) return;
@@ -71,7 +67,7 @@ def visit(url: str, paper: str, timeout_ms: int = 900_000, screens: bool = False
             if screens:  # one view: its partial state, then the same view finished
                 page.wait_for_function("window.sslvizSeen.partial", timeout=timeout_ms)
                 page.wait_for_timeout(1500)  # a few parts more than the first
-                page.wait_for_function(WIDGETS_DRAWN, timeout=timeout_ms)  # and the controls
+                page.wait_for_function(CONTROLS_DRAWN, timeout=timeout_ms)  # and the controls
                 if page.evaluate("window.sslvizSeen.finished"):
                     print("the controls came after the run had finished")
                 page.screenshot(path=str(RESULTS / "paper_mode_partial_1400x900.png"))

@@ -178,6 +178,14 @@ def wait_chart_change(page, before: str, index: int = 0) -> None:
     )
 
 
+CONTROLS_DRAWN = (
+    "!document.querySelector('[data-testid=stSkeleton]')"
+    " && document.querySelectorAll('[data-testid=stSelectbox]').length > 0"
+)
+"""In the page: its controls are drawn, none still Streamlit's grey placeholder (a lazily
+loaded element is drawn as one until React renders it)."""
+
+
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 """The page while no script run is going (Streamlit's own attribute: the app hides the top
 bar, whose "Running..." figure said it)."""

@@ -6,9 +6,8 @@ by :func:`sslviz.problem.problem_sweep` in the test's process), trace by trace. 
 made while paper mode runs (the mode back to fast) shows its own result sooner than the
 paper run could have finished, at the rate it was covering σ; a first visit at a paper-mode
 URL draws its controls while the paper run goes on, so that change can be made then too.
-Screenshots of a partial
-and a finished state go to ``test-artifacts/`` (those looked at, of these tests' runs, are
-``benchmarks/results/paper_mode_{partial,finished}_1400x900.png``).
+Screenshots of a partial and a finished state go to ``test-artifacts/`` (those looked at,
+of these tests' runs, are ``benchmarks/results/paper_mode_{partial,finished}_1400x900.png``).
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from browser_helpers import (
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
+    CONTROLS_DRAWN,
     TIMEOUT_MS,
     TRACES,
     assert_same_traces,
@@ -148,22 +148,17 @@ def test_a_change_during_paper_mode_shows_its_own_result_at_once(server):
     assert_same_traces(shown, fast, every=False)
 
 
-WIDGETS_DRAWN = (
-    "document.querySelectorAll('[data-testid=stSelectbox]').length > 0"
-    " && document.querySelectorAll('[data-testid=stRadio]').length > 0"
-    " && !document.querySelector('[data-testid=stSkeleton]')"
-)
-"""The page's widgets are drawn: none is still Streamlit's grey placeholder (a lazily loaded
-element is drawn as one until React renders it)."""
+WIDGETS_DRAWN = CONTROLS_DRAWN + " && document.querySelectorAll('[data-testid=stRadio]').length > 0"
+"""The page's controls are drawn, its mode radio among them."""
 
 
 def test_a_first_visit_in_paper_mode_draws_its_widgets_while_paper_mode_runs(server):
     """A new tab opened at a paper-mode URL (nothing of it computed) draws its controls
     while the paper run is still going, and a change made then (the mode back to fast)
     shows fast mode's own chart. Streamlit's "Running..." figure in the top bar, redrawn
-    every 0.2 s while a script runs, kept React from ever finishing the render that
-    replaces the controls' placeholders (``ui.hideTopBar`` in ``.streamlit/config.toml``):
-    the controls stayed grey until paper mode had ended."""
+    every 0.2 s while a script runs, kept React from finishing the render that replaces the
+    controls' placeholders (``ui.hideTopBar`` in ``.streamlit/config.toml``): the controls
+    stayed grey for seconds, in some runs until paper mode had ended."""
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
