@@ -10,6 +10,8 @@ soon as the server answers, and records, in seconds from the navigation's start 
 
 - ``websocket``: the page's websocket opened (the app's script can start);
 - ``first message``: the first message of the script run received;
+- ``first text``: the first frame painted with text in the page's main area (the page is
+  there to read and its controls to use; ``ui.index_page`` evaluates Plotly after it);
 - ``first chart message``: the first message with a Plotly figure in it;
 - ``first chart``: the first frame painted with a chart in it (timed in the page): the
   headline figure;
@@ -26,7 +28,10 @@ process (:func:`breakdown`): the imports of the pages' modules (``python -X impo
 the largest ones), the default instance, its exact loss and sweep, Plotly's first figure
 against its second, the worker processes' start; writes ``first_visits_breakdown.{json,md}``.
 
-Run: ``python benchmarks/first_visits.py [--repeats 3] [--one-server] [--only Learn
+``--warmed`` (with ``--one-server``): each round's visits start once the server's warm-up has
+ended (what a visitor of a server started some time before meets).
+
+Run: ``python benchmarks/first_visits.py [--repeats 3] [--one-server [--warmed]] [--only Learn
 Online_regret] [--root DIR --name NAME]`` (``--root``: another
 tree of the app, e.g. a copy of the commit before a change); writes
 ``benchmarks/results/first_visits.{json,md}`` (or ``NAME.{json,md}``).
@@ -61,15 +66,25 @@ const mark = (k) => {
 };
 new MutationObserver(() => {
   if (document.querySelector('[data-testid="stProgress"]')) mark('progress');
+  if (document.querySelector('[data-testid="stMain"] [data-testid="stMarkdown"]')) {
+    requestAnimationFrame(() => mark('first text'));
+  }
   if (document.querySelector('.js-plotly-plot .main-svg')) {
     requestAnimationFrame(() => mark('first chart'));
   }
 }).observe(document, {subtree: true, childList: true});
 """
 """In the page: the time (s since navigation) of the first frame painted with a chart's SVG,
-and of the first progress bar."""
+with the main area's first text, and of the first progress bar."""
 
-EVENTS = ("websocket", "first message", "first chart message", "progress", "first chart")
+EVENTS = (
+    "websocket",
+    "first message",
+    "first text",
+    "first chart message",
+    "progress",
+    "first chart",
+)
 
 
 def urls() -> list[tuple[str, str]]:
@@ -92,6 +107,18 @@ def serve(root: Path = ROOT) -> tuple[subprocess.Popen, int, dict]:
     if warmed:
         out["warm-up"] = json.loads(warmed[-1][len(WARM_LINE) :])
     return proc, port, out
+
+
+def warmed(log: Path = LOG, timeout: float = START_TIMEOUT) -> dict:
+    """Wait until the server writing ``log`` has printed its warm-up's end (``ui.warm``):
+    ``{"warm-up": its steps}``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = [ln for ln in log.read_text().splitlines() if ln.startswith(WARM_LINE)]
+        if lines:
+            return {"warm-up": json.loads(lines[-1][len(WARM_LINE) :])}
+        time.sleep(0.5)
+    raise TimeoutError(f"no warm-up line in {timeout:g} s; see {log}")
 
 
 def _timeout_error() -> type:
@@ -254,6 +281,12 @@ def main() -> None:
         help="one fresh server per round, each URL a fresh browser context on it (a warmed "
         "server takes its warm-up once per round, not once per URL)",
     )
+    ap.add_argument(
+        "--warmed",
+        action="store_true",
+        help="with --one-server: visit once the server's warm-up has ended (every first view "
+        "computed: what is left is the browser and one cached run)",
+    )
     ap.add_argument("--breakdown", action="store_true", help="where a cold visit's time goes")
     args = ap.parse_args()
     if args.breakdown:
@@ -269,6 +302,8 @@ def main() -> None:
         try:
             for _ in range(args.repeats):
                 proc, port, started = serve(args.root) if args.one_server else (None, None, {})
+                if args.warmed and proc is not None:
+                    started |= warmed()
                 if started:
                     starts.append(started)
                     print("server", started, flush=True)
@@ -308,11 +343,13 @@ def main() -> None:
         "# First visits (`python benchmarks/first_visits.py"
         + (f" --repeats {args.repeats}" if args.repeats != 3 else "")
         + (" --one-server" if args.one_server else "")
+        + (" --warmed" if args.warmed and args.one_server else "")
         + "`)",
         "",
         (
             f"One fresh server per round ({args.repeats} rounds), each URL visited once per "
             "round in a fresh Chromium context (nothing in the browser's cache)"
+            + (", once the server's warm-up had ended" if args.warmed else "")
             if args.one_server
             else f"A fresh server for every run ({args.repeats} per URL)"
         )
@@ -322,8 +359,8 @@ def main() -> None:
         "in the last column).",
         "",
         "| URL | first chart: median | min | max | under 2 s | websocket | first message | "
-        "progress bar | first chart message | load average |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "first text | progress bar | first chart message | load average |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     shown = starts or [r for rs in runs.values() for r in rs if "server start" in r][:3]
@@ -350,7 +387,7 @@ def main() -> None:
             f"| `{r['path']}` | {r['first_chart_median_s']:.2f} | {r['first_chart_min_s']:.2f} | "
             f"{r['first_chart_max_s']:.2f} | "
             f"{'yes' if r['first_chart_median_s'] < 2.0 else 'no'} | {cell(r, 'websocket')} | "
-            f"{cell(r, 'first message')} | {cell(r, 'progress')} | "
+            f"{cell(r, 'first message')} | {cell(r, 'first text')} | {cell(r, 'progress')} | "
             f"{cell(r, 'first chart message')} | {', '.join(map(str, r['load_1min']))}"
             + (
                 f" ({r['failed']} run(s) without a chart in {TIMEOUT_MS // 1000} s)"

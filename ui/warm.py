@@ -101,27 +101,32 @@ _RUN: set[tuple[str, str]] = set()
 its turn by :func:`requested`."""
 
 
-def requested(page: str, query: str) -> None:
+def requested(page: str, query: str) -> bool:
     """When a page's HTML is served (``ui.index_page``, on the server's event loop): if that
     URL is a first view (:func:`first_views`) the warm-up has not run yet, run it now, ahead
     of its turn and without waiting for the worker processes, in a session of its own
     (:func:`run_view`), while the browser starts its page and opens the websocket: the
     visitor's own run then finds the view's results and figures in the caches. Each first
-    view at most once per server; nothing when ``SSLVIZ_WARM`` is "0"."""
+    view at most once per server; nothing when ``SSLVIZ_WARM`` is "0". Returns whether that
+    view's run had ended already (its results are in the caches: the page has no server
+    time to wait for)."""
     import asyncio
 
     view = (page, query)
-    if not _RUNTIME or view in _RUN or os.environ.get("SSLVIZ_WARM", "1") == "0":
-        return
-    if view not in first_views():
-        return
-    _RUN.add(view)
+    if not _RUNTIME or os.environ.get("SSLVIZ_WARM", "1") == "0":
+        return False
     url = f"/{page}" + (f"?{query}" if query else "")
+    if view in _RUN:
+        return isinstance(TIMES.get(url), float)
+    if view not in first_views():
+        return False
+    _RUN.add(view)
 
     async def ahead() -> None:
         TIMES[url] = await run_view(_RUNTIME[0], page, query, BUDGET)
 
     asyncio.get_running_loop().create_task(ahead())
+    return False
 
 
 TIMES: dict[str, float | None] = {}

@@ -1,5 +1,6 @@
 """The app's HTML page (ui.index_page): Streamlit's own page with Plotly's chunk preloaded
-and imported, served at the app's URLs; and the background's lower CPU priority."""
+and imported once its first text is drawn, served at the app's URLs; and the background's
+lower CPU priority."""
 
 from __future__ import annotations
 
@@ -22,9 +23,15 @@ def test_the_page_is_streamlits_with_plotly_named_at_its_head():
     head = page[: page.index("</head>")]
     assert f'<link rel="modulepreload" crossorigin href="./static/js/{chunk}">' in head
     assert f'import("./static/js/{chunk}")' in head
-    added = page.index('<link rel="modulepreload" crossorigin href="./static/js/Plotly')
-    extra = page[added : page.index("</head>")]
-    assert page.replace(extra, "", 1) == html  # everything else: Streamlit's page
+    assert "load();" in head and index_page.FIRST_TEXT not in head  # imported at once
+    # with the view computed: imported once the main area's first text is in the page
+    later = index_page.page_html(STATIC, computed=True)
+    assert f'import("./static/js/{chunk}")' in later and "load();" not in later
+    assert index_page.FIRST_TEXT in later and "MutationObserver" in later
+    for served in (page, later):
+        added = served.index('<link rel="modulepreload" crossorigin href="./static/js/Plotly')
+        extra = served[added : served.index("</head>")]
+        assert served.replace(extra, "", 1) == html  # everything else: Streamlit's page
 
 
 def test_no_chunk_no_page(tmp_path):
@@ -40,7 +47,12 @@ def test_the_routes_serve_it_at_the_root_and_every_page():
     from starlette.routing import Match
 
     visits: list[tuple[str, str]] = []
-    routes = index_page.routes(lambda page, query: visits.append((page, query)))
+
+    def on_visit(page: str, query: str) -> bool:  # the home page's view is computed
+        visits.append((page, query))
+        return page == ""
+
+    routes = index_page.routes(on_visit)
     paths = [r.path for r in routes]
     assert paths[0] == "/" and "/Loss_intervals" in paths and "/Learn" in paths
 
@@ -53,7 +65,8 @@ def test_the_routes_serve_it_at_the_root_and_every_page():
     for path, query in (("/", ""), ("/Online_regret", "tour=regret")):
         got = served(path, query)
         assert got.status_code == 200 and got.headers["cache-control"] == "no-cache"
-        assert got.body.decode() == index_page.page_html(STATIC)
+        computed = path == "/"  # Plotly after the first text; else at the head
+        assert got.body.decode() == index_page.page_html(STATIC, computed=computed)
     assert served("/favicon.png") is None  # left to Streamlit's own routes
     # each page served is said, with its query, so the server may compute it meanwhile
     assert visits == [("", ""), ("Online_regret", "tour=regret")]
