@@ -52,7 +52,7 @@ from _common import ROOT, free_port, machine, start_server, stop_server, write
 from browser_helpers import CHART, CHROMIUM, CHROMIUM_ARGS, sync_playwright
 
 from sslviz import tours
-from ui import nav
+from ui import index_page, nav
 
 LOG = ROOT / "benchmarks" / "results" / "first_visits_server.log"
 TIMEOUT_MS = 180_000
@@ -66,16 +66,15 @@ const mark = (k) => {
 };
 new MutationObserver(() => {
   if (document.querySelector('[data-testid="stProgress"]')) mark('progress');
-  if (document.querySelector('[data-testid="stMain"] [data-testid="stMarkdown"]')) {
-    requestAnimationFrame(() => mark('first text'));
-  }
+  if (document.querySelector('FIRST_TEXT')) requestAnimationFrame(() => mark('first text'));
   if (document.querySelector('.js-plotly-plot .main-svg')) {
     requestAnimationFrame(() => mark('first chart'));
   }
 }).observe(document, {subtree: true, childList: true});
-"""
+""".replace("FIRST_TEXT", index_page.FIRST_TEXT)
 """In the page: the time (s since navigation) of the first frame painted with a chart's SVG,
-with the main area's first text, and of the first progress bar."""
+with the main area's first text (``ui.index_page.FIRST_TEXT``), and of the first progress
+bar."""
 
 EVENTS = (
     "websocket",
@@ -289,6 +288,8 @@ def main() -> None:
     )
     ap.add_argument("--breakdown", action="store_true", help="where a cold visit's time goes")
     args = ap.parse_args()
+    if args.warmed and not args.one_server:
+        ap.error("--warmed waits for a server's warm-up: add --one-server")
     if args.breakdown:
         breakdown()
         return
@@ -302,7 +303,7 @@ def main() -> None:
         try:
             for _ in range(args.repeats):
                 proc, port, started = serve(args.root) if args.one_server else (None, None, {})
-                if args.warmed and proc is not None:
+                if args.warmed:
                     started |= warmed()
                 if started:
                     starts.append(started)
@@ -343,7 +344,7 @@ def main() -> None:
         "# First visits (`python benchmarks/first_visits.py"
         + (f" --repeats {args.repeats}" if args.repeats != 3 else "")
         + (" --one-server" if args.one_server else "")
-        + (" --warmed" if args.warmed and args.one_server else "")
+        + (" --warmed" if args.warmed else "")
         + "`)",
         "",
         (

@@ -7,7 +7,7 @@ has run: on a fresh visit that chunk's fetch, compilation and evaluation were mo
 time to the first chart (``benchmarks/first_visits.py --breakdown``). :func:`routes` serves
 the same page at the app's URLs (``/`` and one per file of ``pages/``) with the chunk named
 as a module preload (fetched as the page loads) and imported (evaluated: one main-thread
-task of 1.5-2 s on this machine, during which the page draws nothing):
+task of seconds, during which the page draws nothing):
 
 - at the page's head, while the view asked for is still to be computed (:data:`AT_HEAD`):
   the evaluation runs while the server computes, and Streamlit's chart finds it loaded;
@@ -15,10 +15,9 @@ task of 1.5-2 s on this machine, during which the page draws nothing):
   (:data:`AFTER_FIRST_TEXT`; ``on_visit`` says so): there is no server time to hide the
   evaluation behind, and imported at the head it only delayed the page's text.
 
-Measured in turns (``benchmarks/results/first_visits_import_ab.md``): on a warmed server,
-the page's first text came at a median 1.7-1.9 s with the import after it against 3.2-3.3 s
-with the import at the head, the first chart no later; on a fresh server the import after
-the first text drew the first chart 1.0-2.4 s later, so there it stays at the head.
+Both were measured against each other, on warmed and fresh servers, in
+``benchmarks/results/first_visits_import_ab.md``: after the text, the text came sooner and,
+on a warmed server only, the chart no later.
 Everything else is Streamlit's own page, byte for byte; with no single ``PlotlyChart.*.js``
 in this Streamlit, no route is added.
 """
