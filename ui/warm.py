@@ -10,9 +10,10 @@ pages' imports, Plotly's validators of every trace type they draw, and their res
 figures in the caches (``ui.cache``: the same functions, the same keys, so a visitor gets
 the very results, bit for bit, that a cold run computes). A visit after the warm-up waits
 only for its browser and one cached run. A visitor goes first: the worker processes start
-at a lower CPU priority (:func:`ui.visits.start_workers_behind`), and no warm-up view starts while a
-visitor's run is running (:func:`ui.visits.visit`); the view a browser asks for is run at
-once, ahead of its turn, as its page's HTML is served (:func:`requested`), so that it is
+at a lower CPU priority (:func:`ui.visits.start_workers_behind`), so do the warm-up's own
+views, and none of them starts while a visitor's run is running (:func:`ui.visits.visit`);
+the view a browser asks for is run at once, ahead of its turn and at the visitor's
+priority, as its page's HTML is served (:func:`requested`), so that it is
 computed while the browser starts. The page runs are bounded (:data:`BUDGET`);
 ``SSLVIZ_WARM=0`` skips them (the workers still start): every first visit computes.
 """
@@ -69,11 +70,14 @@ def first_views() -> list[tuple[str, str]]:
     return out
 
 
-async def run_view(runtime: Any, page: str, query: str, timeout: float) -> float | None:
+async def run_view(
+    runtime: Any, page: str, query: str, timeout: float, *, behind: bool = False
+) -> float | None:
     """Run the first view of ``page`` (its URL path, "" for home) with ``query`` in a new
     session of ``runtime`` with no browser, as a first visit runs it; the seconds it took,
     None if it was still running after ``timeout`` s (the session is closed after it, which
-    stops its script). On the server's event loop, as a browser's session."""
+    stops its script). On the server's event loop, as a browser's session. ``behind``: no
+    visitor waits for it, so its script runs at a lower CPU priority (``ui.visits.BEHIND``)."""
     import asyncio
 
     from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -81,6 +85,8 @@ async def run_view(runtime: Any, page: str, query: str, timeout: float) -> float
     client = _Quiet()
     sid = runtime.connect_session(client=client, user_info={"is_logged_in": False})
     visits.WARMING.add(sid)
+    if behind:
+        visits.BEHIND.add(sid)
     msg = BackMsg()
     msg.rerun_script.query_string = query
     msg.rerun_script.page_name = page
@@ -91,6 +97,7 @@ async def run_view(runtime: Any, page: str, query: str, timeout: float) -> float
     finally:
         runtime.close_session(sid)
         visits.WARMING.discard(sid)
+        visits.BEHIND.discard(sid)
     return time.perf_counter() - t0 if done else None
 
 
@@ -162,7 +169,9 @@ async def warm(runtime: Any) -> dict[str, float | None]:
             end += time.perf_counter() - waited
             left = end - time.perf_counter()
             url = f"/{page}" + (f"?{query}" if query else "")
-            TIMES[url] = await run_view(runtime, page, query, left) if left > 0 else None
+            TIMES[url] = (
+                await run_view(runtime, page, query, left, behind=True) if left > 0 else None
+            )
     TIMES["total"] = time.perf_counter() - t0
     print(LOG_LINE + json.dumps({k: v and round(v, 3) for k, v in TIMES.items()}), flush=True)
     return TIMES
