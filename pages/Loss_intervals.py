@@ -85,13 +85,14 @@ if caps.refuse(
     )
 ):
     st.stop()
-# paper mode: the chart's place and the verdict's above it are set first; a sweep not yet
-# computed draws its intervals there as they arrive (in σ order), and a stop, during the
-# sweep or after it, draws there what had arrived (cache.PAPER_PARTS)
+# the chart's place and the verdict's above it are set first (in every run: the chart stays
+# the same element from run to run); a large graph's exact curve not computed yet draws its
+# pieces there as they are found, a paper-mode sweep its intervals as they arrive (both in
+# σ order), and a stop draws there what had arrived (cache.TRUTH_PARTS, cache.PAPER_PARTS)
 paper_view = not threshold and settings.mode == "paper"
 streaming = paper_view and not cache.paper_done(spec, lo, hi, settings)
 head = place = None
-if paper_view:
+if not threshold:
     head, place = st.empty(), progress.growing()
 if streaming:  # the verdict's place, as tall as a short verdict (the page jumps less)
     head.info(
@@ -101,7 +102,14 @@ if streaming:  # the verdict's place, as tall as a short verdict (the page jumps
     )
 
 
-def _kept() -> bool:  # after a stop: the intervals that had arrived, and what is missing
+def _kept() -> bool:  # after a stop: the pieces or intervals that had arrived, and what
+    if not cache.truth_done(spec, lo, hi):  # is missing
+        found = cache.TRUTH_PARTS.get((spec, lo, hi))
+        if found is None:
+            return False
+        place.draw(lambda: cache.truth_figure(spec, found), key="li_chart")
+        st.caption(found.missing())
+        return True
     part = cache.PAPER_PARTS.get(cache.paper_key(spec, lo, hi, settings))
     if part is None:
         return False
@@ -119,7 +127,7 @@ try:
     with progress.progress(
         "Computing…",
         key=("loss", spec, lo, hi, settings, view.compare, points),
-        kept=_kept if paper_view else None,
+        kept=_kept if place is not None else None,
     ) as tick:
         part = cache.scaled  # each step's share of the bar
         truth = cache.truth(
@@ -131,6 +139,11 @@ try:
                 0.0,
                 1.0 if threshold else 0.3,
                 f"the exact loss l({param}) on [{lo:g}, {hi:g}]: ",
+            ),
+            _part=(
+                (lambda p: place.draw(lambda: cache.truth_figure(spec, p), key="li_chart"))
+                if place is not None
+                else None
             ),
         )
         if streaming:
@@ -302,16 +315,11 @@ fig = cache.figure(
         trust=trust,
     ),
 )
+clicks = dict(on_select=_open_drill_down, selection_mode="points")
 if place is not None and place.staged:  # on presenter mode's stage, as it grew there
-    place.draw(lambda: fig, key="li_chart", last=True)
+    place.draw(lambda: fig, key="li_chart", last=True, **clicks)
 else:  # where the partial charts grew, if they did
-    widgets.chart(
-        place.slot if place is not None else st,
-        fig,
-        key="li_chart",
-        on_select=_open_drill_down,
-        selection_mode="points",
-    )
+    widgets.chart(place.slot if place is not None else st, fig, key="li_chart", **clicks)
 focus = st.session_state.get("li_focus")
 record = None
 if sc is not None and focus is not None and focus[0] in rows:

@@ -48,6 +48,7 @@ from sslviz.oracle import LabelOracle
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import SweepSettings
 from sslviz.truth import Certificates, LossCurve, multiclass_loss_curve, true_loss_curve
+from sslviz.words import range_missing, range_so_far
 
 STEP_RULES = ("hybrid", "gradient", "newton")
 _RULES = {rule: i for i, rule in enumerate(STEP_RULES)}  # sslviz._kernels.paper_step's codes
@@ -963,10 +964,8 @@ class PaperPart:
     def status(self) -> str:
         """How far it is, in words: "σ up to 1.82 of [0.7, 3.1] so far" (or "σ over all of
         [0.7, 3.1]")."""
-        rng = f"[{self.sweep.sigma_min:g}, {self.sweep.sigma_max:g}]"
-        if self.complete:
-            return f"σ over all of {rng}"
-        return f"σ up to {self.reached:.4g} of {rng} so far"
+        s = self.sweep
+        return range_so_far(self.reached, s.sigma_min, s.sigma_max, self.complete)
 
     def missing(self) -> str:
         """What is missing, in words: "3 intervals found, σ from 0.7 to 1.82; σ from 1.82
@@ -979,7 +978,7 @@ class PaperPart:
             if m
             else "No interval found yet"
         )
-        return f"{found}; σ from {self.reached:.4g} to {s.sigma_max:g} is missing."
+        return range_missing(found, self.reached, s.sigma_max)
 
 
 def paper_stream(

@@ -310,7 +310,13 @@ def chebyshev_min_unlabeled(dense: bool) -> int:
 
 
 def chebyshev_search(
-    ev: LabelOracle, lo: float, hi: float, rtol: float, max_evaluations: int, tick
+    ev: LabelOracle,
+    lo: float,
+    hi: float,
+    rtol: float,
+    max_evaluations: int,
+    tick,
+    reached: Callable[[float, list], None] | None = None,
 ) -> tuple[list, list]:
     """Every crossing of 1/2 on [lo, hi] from Chebyshev interpolants of f_U(σ).
 
@@ -328,6 +334,11 @@ def chebyshev_search(
     solves (:func:`_refine_roots`). Cells whose degenerate set changes or that stay
     unresolved are returned for the Hermite search.
 
+    The cells are searched in σ order. ``reached(s, roots)``, if given, is called each
+    time the σ up to which every crossing is found grows: ``s`` the end of the last cell
+    resolved, with no cell before it left to search, and ``roots`` the pairs found so far
+    (read them before returning; the search goes on appending). It changes nothing.
+
     Returns ``(roots, rest)``: ``(σ, node)`` pairs and the σ intervals left to search.
     """
     cells = np.geomspace(lo, hi, int(np.ceil(np.log(hi / lo) / np.log(_CHEB_RATIO))) + 1)
@@ -338,13 +349,13 @@ def chebyshev_search(
     rest: list[tuple[float, float]] = []
     ev.cholesky = True  # half the flops of LU; where untrusted, LU as before
     try:
-        _chebyshev_cells(ev, todo, roots, rest, rtol, max_evaluations, tick)
+        _chebyshev_cells(ev, todo, roots, rest, rtol, max_evaluations, tick, reached)
     finally:
         ev.cholesky = False
     return roots, rest
 
 
-def _chebyshev_cells(ev, todo, roots, rest, rtol, max_evaluations, tick) -> None:
+def _chebyshev_cells(ev, todo, roots, rest, rtol, max_evaluations, tick, reached) -> None:
     """The loop of :func:`_chebyshev_search` over its cells (appends to roots and rest)."""
     while todo:
         a, b, N, before = todo.pop()
@@ -393,6 +404,8 @@ def _chebyshev_cells(ev, todo, roots, rest, rtol, max_evaluations, tick) -> None
             roots.extend(_polish(ev, int(u), float(x), a, b, rtol))
         if tick is not None:
             tick(b, len(ev.cache), len(roots))
+        if reached is not None and not rest:
+            reached(float(b), roots)
 
 
 def _polish(ev: LabelOracle, u: int, x: float, a: float, b: float, rtol: float) -> list:

@@ -25,6 +25,7 @@ from sslviz.online import RoundProvider
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import LabelingSpec, ProblemSpec, RegretSettings, SigmaRange, SweepSettings
 from sslviz.truth import (
+    CurvePart,
     LossCurve,
     multiclass_loss_curve,
     multiclass_threshold_loss_curve,
@@ -117,13 +118,16 @@ def loss_curve(
     sigma_max: float,
     *,
     progress: Callable[[float, str], None] | None = None,
+    on_part: Callable[[CurvePart], None] | None = None,
 ) -> LossCurve:
     """The exact loss over [σ_min, σ_max] (over [r_min, r_max] for a family that is not
     Gaussian: docs/method.md §5.5); more than two classes one-vs-all (§13).
 
     ``progress(fraction, message)`` is called as the search advances (fractions in [0, 1],
     non-decreasing; the threshold family's curve, read off the edge lengths at once,
-    reports 1 when done). It changes no number.
+    reports 1 when done). ``on_part(part)`` hears the curve as far as it is known while a
+    large graph's search runs (:class:`sslviz.truth.CurvePart`, as
+    :func:`sslviz.truth.true_loss_curve`'s). Neither changes a number.
     """
     inst = problem.instance
     if not problem.spec.gaussian:
@@ -138,10 +142,21 @@ def loss_curve(
         return curve
     if inst.n_classes > 2:
         return multiclass_loss_curve(
-            problem.model, inst.y, inst.classes, sigma_min, sigma_max, progress=progress
+            problem.model,
+            inst.y,
+            inst.classes,
+            sigma_min,
+            sigma_max,
+            progress=progress,
+            on_part=on_part,
         )
     return true_loss_curve(
-        problem.model, problem.y_unlabeled, sigma_min, sigma_max, progress=progress
+        problem.model,
+        problem.y_unlabeled,
+        sigma_min,
+        sigma_max,
+        progress=progress,
+        on_part=on_part,
     )
 
 

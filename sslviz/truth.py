@@ -52,6 +52,7 @@ from sslviz.labeling import SoftLabelModel, stack_scores
 from sslviz.oracle import GapOracle, LabelOracle, true_class_pairs
 from sslviz.piecewise import PiecewiseLoss
 from sslviz.specs import CG_ITERS
+from sslviz.words import range_missing, range_so_far
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,6 +198,7 @@ def true_loss_curve(
     max_evaluations: int = 4000,
     progress: Callable[[float, str], None] | None = None,
     on_event: Callable[..., None] | None = None,
+    on_part: Callable[[CurvePart], None] | None = None,
 ) -> LossCurve:
     """Exact piecewise-constant loss l(σ) with every breakpoint located to ``rtol``.
 
@@ -248,6 +250,12 @@ def true_loss_curve(
         (theirs at σ), ``cell``, ``loss``; 'breakpoint' (a node's crossing located):
         ``at``, ``node``, ``bracket``, ``cell``, ``nodes``, ``f``. Neither argument changes
         the result.
+    on_part : callable, optional
+        ``on_part(part)``: a :class:`CurvePart`, the curve as far as it is known while the
+        search runs (large graphs, where the Chebyshev search of docs/method.md §5.3
+        pays): the curve on [σ_min, s], every breakpoint below s found, s growing as the
+        search's cells are resolved in σ order; its pieces are those of the result below
+        s. It changes no number; it is not called where the search has no such parts.
 
     Returns
     -------
@@ -268,7 +276,10 @@ def true_loss_curve(
     roots: list[tuple[float, int]] = []
     rest = [(lo, hi)]
     if chebyshev_pays(model, solver, certify_cap, on_event):
-        roots, rest = chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick)
+        reached = _parts(
+            on_part, hi, lambda s, r: _assemble(ev, lo, s, r, [], y_u, t0, rtol, partial=True)
+        )
+        roots, rest = chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick, reached)
     elif on_event is None:
         found = compiled_search(ev, lo, hi, grid_ratio, rtol, touch, max_evaluations, tick)
         if found is not None:
@@ -286,6 +297,66 @@ def true_loss_curve(
         tick(hi, len(ev.cache), curve.breakpoints.size, final=True)
     certs = _certificates(ev, curve.evaluations)
     return replace(curve, complete=len(ev.cache) < max_evaluations, certificates=certs)
+
+
+@dataclass(frozen=True, eq=False)
+class CurvePart:
+    """What the search of an exact curve has found so far (``on_part`` of
+    :func:`true_loss_curve` and :func:`multiclass_loss_curve`).
+
+    Attributes
+    ----------
+    curve : LossCurve
+        The curve on [σ_min, ``reached``]: every breakpoint below ``reached`` found, its
+        pieces those of the whole curve (the last one cut at ``reached``); ``complete``
+        False.
+    sigma_max : float
+        The end of the range searched.
+    """
+
+    curve: LossCurve
+    sigma_max: float
+    complete = False
+
+    @property
+    def reached(self) -> float:
+        """The σ up to which every breakpoint is found."""
+        return float(self.curve.loss.edges[-1])
+
+    @property
+    def fraction(self) -> float:
+        """The share of [σ_min, σ_max] searched (log scale, as the search's progress)."""
+        lo = float(self.curve.loss.edges[0])
+        return float(np.log(self.reached / lo) / np.log(self.sigma_max / lo))
+
+    def status(self) -> str:
+        """How far it is, in words: "σ up to 1.82 of [0.7, 3.1] so far"."""
+        return range_so_far(self.reached, float(self.curve.loss.edges[0]), self.sigma_max)
+
+    def missing(self) -> str:
+        """What is missing, in words: "37 breakpoints found, σ from 0.7 to 1.82; σ from
+        1.82 to 3.1 is missing."."""
+        m, lo = self.curve.breakpoints.size, float(self.curve.loss.edges[0])
+        found = f"{m} breakpoint{'s' * (m != 1)} found, σ from {lo:g} to {self.reached:.4g}"
+        return range_missing(found, self.reached, self.sigma_max)
+
+
+def _parts(
+    on_part: Callable[[CurvePart], None] | None,
+    hi: float,
+    assemble: Callable[[float, list], LossCurve],
+) -> Callable[[float, list], None] | None:
+    """The ``reached(s, roots)`` of :func:`sslviz.crossings.chebyshev_search` that hands
+    ``on_part`` the curve on [σ_min, s] (``assemble(s, roots)``) while s < ``hi``: the
+    whole curve is the search's result."""
+    if on_part is None:
+        return None
+
+    def reached(s: float, roots: list) -> None:
+        if s < hi:
+            on_part(CurvePart(replace(assemble(s, list(roots)), complete=False), hi))
+
+    return reached
 
 
 def _hermite_search(
@@ -348,8 +419,20 @@ def _hermite_search(
 
 
 def _assemble(
-    ev: LabelOracle, lo, hi, roots, deg_changes, y_u, t0, rtol, parameter: str = "sigma"
+    ev: LabelOracle,
+    lo,
+    hi,
+    roots,
+    deg_changes,
+    y_u,
+    t0,
+    rtol,
+    parameter: str = "sigma",
+    partial: bool = False,
 ) -> LossCurve:
+    """The curve on [lo, hi] from the roots and the changes of the degenerate set found in
+    it; ``partial``: [lo, hi] is the start of a range still being searched (the evaluations
+    past ``hi`` are left out)."""
     groups = _event_groups(lo, hi, roots, deg_changes, rtol)
     wrong = ev.wrong(lo).copy()
     start = wrong.copy()
@@ -373,7 +456,7 @@ def _assemble(
     edges.append(hi)
     loss = PiecewiseLoss(np.array(edges), np.array(values))
     # Check every evaluation against the pieces (evaluations at a breakpoint excluded).
-    sig = np.array(sorted(ev.cache))
+    sig = _evaluated(ev.cache, hi, partial)
     piece_wrong = [start]
     for nd in nodes:
         w = piece_wrong[-1].copy()
@@ -505,6 +588,7 @@ def multiclass_loss_curve(
     certify_cap: int | None = None,
     max_evaluations: int = 4000,
     progress: Callable[[float, str], None] | None = None,
+    on_part: Callable[[CurvePart], None] | None = None,
 ) -> LossCurve:
     """The loss of C ≥ 2 classes one-vs-all (argmax of the scores), every breakpoint
     located to ``rtol`` (docs/method.md §13).
@@ -531,7 +615,7 @@ def multiclass_loss_curve(
     classes : tuple of int
         The original labels (C of them), kept in the curve.
     sigma_min, sigma_max, rtol, grid_ratio, touch, solver, cg_iters, certify_cap,
-    max_evaluations, progress
+    max_evaluations, progress, on_part
         As :func:`true_loss_curve`.
 
     Returns
@@ -553,7 +637,15 @@ def multiclass_loss_curve(
     rest = [(lo, hi)]
     if chebyshev_pays_gaps(model, solver, certify_cap):
         # Every gap on a cell from one set of solves: the σ are shared by all the pairs.
-        roots, rest = chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick)
+        reached = _parts(
+            on_part,
+            hi,
+            lambda s, r: replace(
+                _assemble_classes(ev, lo, s, r, [], t0, rtol, partial=True),
+                classes=tuple(classes),
+            ),
+        )
+        roots, rest = chebyshev_search(ev, lo, hi, rtol, max_evaluations, tick, reached)
     deg_changes = _hermite_search(
         ev, rest, roots, grid_ratio, rtol, touch, max_evaluations, tick, None
     )
@@ -671,7 +763,9 @@ def _certificates(ev: LabelOracle, evaluations: np.ndarray) -> Certificates | No
     )
 
 
-def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol) -> LossCurve:
+def _assemble_classes(
+    ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol, partial: bool = False
+) -> LossCurve:
     """:func:`_assemble` for the true-class gaps of :class:`GapOracle`: a node is right
     while none of its gaps is negative; the breakpoints are the events that flip some
     node's rightness, the other roots are dropped."""
@@ -713,11 +807,16 @@ def _assemble_classes(ev: GapOracle, lo, hi, roots, deg_changes, t0, rtol) -> Lo
         piece_wrong.append(wrong.copy())
     edges.append(hi)
     loss = PiecewiseLoss(np.array(edges), np.array(values))
-    sig = np.array(sorted(ev.cache))
+    sig = _evaluated(ev.cache, hi, partial)
     n_degenerate = lambda a: int(ev.scores[a][1].sum())  # noqa: E731
     return _curve(
         ev, loss, nodes, start, piece_wrong, sig, n_degenerate, t0, rtol, n_u, against=against
     )
+
+
+def _evaluated(cache, hi: float, partial: bool) -> np.ndarray:
+    """The σ evaluated (an oracle's ``cache``), sorted; ``partial``: those up to ``hi``."""
+    return np.array(sorted(cache if not partial else (s for s in cache if s <= hi)))
 
 
 def _curve(ev, loss, nodes, start, piece_wrong, sig, n_degenerate, t0, rtol, n_u, **more):

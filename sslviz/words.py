@@ -173,3 +173,17 @@ unlabeled index (shown as its instance row, the row the home page's instance has
 of the sentence ``detail`` says, whether the search for t needed succeeded (shown as
 "> t_max" in the t needed column) and whether CG reached its tolerance within its cap
 (shown as "> cap" in the iterations needed column)."""
+
+
+def range_so_far(reached: float, lo: float, hi: float, complete: bool = False) -> str:
+    """How far a computation along σ is, in words: "σ up to 1.82 of [0.7, 3.1] so far" (or,
+    ``complete``, "σ over all of [0.7, 3.1]")."""
+    if complete:
+        return f"σ over all of [{lo:g}, {hi:g}]"
+    return f"σ up to {reached:.4g} of [{lo:g}, {hi:g}] so far"
+
+
+def range_missing(found: str, reached: float, hi: float) -> str:
+    """What a computation along σ stopped at ``reached`` lacks, after what it ``found``:
+    "3 intervals found, σ from 0.7 to 1.82; σ from 1.82 to 3.1 is missing."."""
+    return f"{found}; σ from {reached:.4g} to {hi:g} is missing."

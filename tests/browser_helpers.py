@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -52,6 +53,24 @@ setInterval(() => {{
   }}
 }}, 25);
 """
+
+
+FINISHED = (
+    "(prefix) => { const g = document.querySelector('.js-plotly-plot');"
+    " return g && g.layout && g.layout.title && g.layout.title.text.includes(prefix)"
+    " && !/so far/.test(g.layout.title.text); }"
+)
+"""The page's first chart drawn is a finished one whose title has ``arg`` (a partial
+chart's title says "so far"; the page may go on running afterwards)."""
+
+PARTIAL = (
+    "document.querySelector('.js-plotly-plot') && "
+    "/so far/.test(document.querySelector('.js-plotly-plot').layout.title.text)"
+)
+"""The page's first chart drawn is a partial one (its title says "so far")."""
+
+SO_FAR = re.compile(r"σ up to ([0-9.e+-]+) of \[([0-9.e+-]+), ([0-9.e+-]+)\] so far")
+"""A partial chart's title along σ (``sslviz.words.range_so_far``): reached, σ_min, σ_max."""
 
 
 TRACES = """() => document.querySelector('.js-plotly-plot')._fullData.map(

@@ -47,7 +47,7 @@ from sslviz.specs import (
     ScoreSettings,
     SweepSettings,
 )
-from sslviz.truth import LossCurve
+from sslviz.truth import CurvePart, LossCurve
 from ui import views
 from ui.compat import Tick, unrecorded
 
@@ -141,9 +141,51 @@ def samples(
 
 
 @cached(32)
-def truth(spec: ProblemSpec, lo: float, hi: float, _progress: Tick | None = None) -> LossCurve:
-    """The exact loss curve l(σ) on [lo, hi] (exact solver)."""
-    return loss_curve(problem(spec), lo, hi, progress=unrecorded(_progress))
+def truth(
+    spec: ProblemSpec,
+    lo: float,
+    hi: float,
+    _progress: Tick | None = None,
+    _part: Callable[[CurvePart], None] | None = None,
+) -> LossCurve:
+    """The exact loss curve l(σ) on [lo, hi] (exact solver). A large graph's curve as far
+    as it is known while it is computed (:class:`sslviz.truth.CurvePart`, in σ order) is
+    handed to ``_part`` and kept in :data:`TRUTH_PARTS` (a stop draws it)."""
+    key, drawn = (spec, lo, hi), unrecorded(_part)
+
+    def arrived(part: CurvePart) -> None:
+        TRUTH_PARTS.put(key, part)
+        if drawn is not None:
+            drawn(part)
+
+    curve = loss_curve(problem(spec), lo, hi, progress=unrecorded(_progress), on_part=arrived)
+    TRUTHS_DONE.put(key, True)
+    return curve
+
+
+TRUTH_PARTS = Memo(16)
+"""The last part of each exact curve computed on this server (:func:`truth`), by
+``(spec, lo, hi)``: what a stop keeps."""
+
+TRUTHS_DONE = Memo(64)
+"""The exact curves computed on this server (:func:`truth`), by ``(spec, lo, hi)``."""
+
+
+def truth_done(spec: ProblemSpec, lo: float, hi: float) -> bool:
+    """Whether :func:`truth` of this range has been computed on this server."""
+    return TRUTHS_DONE.get((spec, lo, hi)) is not None
+
+
+def truth_figure(spec: ProblemSpec, part: CurvePart) -> Any:
+    """The loss chart of a part of an exact curve: the exact loss found so far on the whole
+    σ range (growing to the right, :func:`sslviz.plots.loss_part_figure`), its title saying
+    how far ("σ up to 1.6 of [0.93, 4.7] so far"), the place of the trust panel under it."""
+    from sslviz import plots
+
+    p = problem(spec)
+    rows = p.rows(range(p.model.n_unlabeled))
+    pending = "Algorithm 4's intervals and the trust panel follow once the exact loss is computed."
+    return titled(plots.loss_part_figure(part, rows=rows, trust_pending=pending), part.status())
 
 
 def intervals(

@@ -46,11 +46,12 @@ def in_sidebar(container: Any) -> bool:
     return getattr(container, "_root_container", None) == RootContainer.SIDEBAR
 
 
-def unrecorded(progress: Tick | None) -> Tick | None:
+def unrecorded(progress: Callable[..., None] | None) -> Callable[..., None] | None:
     """``progress`` wrapped so that, called inside an ``st.cache_data`` function, its
-    updates of a progress bar made outside the function are not recorded as the
-    function's output: Streamlit would replay them on a cache hit, into a bar that no
-    longer exists (``CacheReplayClosureError``)."""
+    updates of a progress bar (or of a chart's place, :class:`ui.progress.growing`) made
+    outside the function are not recorded as the function's output: Streamlit would
+    replay them on a cache hit, into a bar that no longer exists
+    (``CacheReplayClosureError``)."""
     if progress is None:
         return None
     try:
@@ -58,10 +59,10 @@ def unrecorded(progress: Tick | None) -> Tick | None:
     except ImportError:  # pragma: no cover - a Streamlit without it: no bar is safer
         return None
 
-    def tick(fraction: float, message: str = "") -> None:
+    def tick(*args: Any) -> None:
         token = in_cached_function.set(False)
         try:
-            progress(fraction, message)
+            progress(*args)
         finally:
             in_cached_function.reset(token)
 

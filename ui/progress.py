@@ -188,11 +188,13 @@ class growing:  # noqa: N801 - a chart's place, as ``st.empty()`` is
         self.drawn = -float("inf")
         self.draws = 0
 
-    def draw(self, build: Callable[[], Any], *, key: str, last: bool = False) -> bool:
+    def draw(
+        self, build: Callable[[], Any], *, key: str, last: bool = False, **kwargs: Any
+    ) -> bool:
         """Draw ``build()`` (a figure or its dict; None: nothing to draw yet) unless the last
         draw was under :data:`REDRAW_EVERY` s ago (``last``: the finished result, always drawn);
-        ``key`` as :func:`ui.widgets.chart`'s (a draw before the last gets its own). Whether
-        it was drawn."""
+        ``key`` and ``kwargs`` (``on_select``...) as :func:`ui.widgets.chart`'s (a draw before
+        the last gets its own key). Whether it was drawn."""
         now = time.monotonic()
         if not last and now - self.drawn < REDRAW_EVERY:
             return False
@@ -204,7 +206,7 @@ class growing:  # noqa: N801 - a chart's place, as ``st.empty()`` is
         if not self.staged:
             from ui import widgets
 
-            widgets.chart(self.slot, fig, key=key)
+            widgets.chart(self.slot, fig, key=key, **kwargs)
             return True
         import plotly.graph_objects as go
 
@@ -212,7 +214,7 @@ class growing:  # noqa: N801 - a chart's place, as ``st.empty()`` is
 
         if isinstance(fig, dict):
             fig = go.Figure(fig, _validate=False)
-        self.slot.plotly_chart(presenter.stage_figure(fig), key=key, height="stretch")
+        self.slot.plotly_chart(presenter.stage_figure(fig), key=key, height="stretch", **kwargs)
         return True
 
 

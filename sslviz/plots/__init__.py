@@ -10,6 +10,8 @@ samples_figure           sample images of the two classes (Home)
 instance_figure          the instance's first two features, labeled points marked (Home)
 loss_intervals_figure    true l(σ), estimated intervals, misses and spurious endpoints by
                          cause, optionally the trust panel under it (Figure 3)
+loss_part_figure         the exact loss found so far while a large graph's search runs, on
+                         the whole σ range, the trust panel's place under it
 soft_label_figure        exact and approximate f_u(σ), g_u(σ) and the iterates of each step
                          rule (Figure 2)
 class_scores_figure      more than two classes: a node's C scores F_uc(σ), the bands where
@@ -39,6 +41,7 @@ from sslviz.plots.loss import (
     CAUSE_STYLE,
     algorithm4_start,
     loss_intervals_figure,
+    loss_part_figure,
     selected_node,
     selected_point,
 )
@@ -73,6 +76,7 @@ __all__ = [
     "learn_figure",
     "learning_curve_figure",
     "loss_intervals_figure",
+    "loss_part_figure",
     "miss_figure",
     "rate_words",
     "regret_figure",

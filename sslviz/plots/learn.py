@@ -123,7 +123,7 @@ def learn_figure(result) -> go.Figure:
         **log_ticks([r.sigma_min, r.sigma_max]),
     )
     fig.update_yaxes(
-        title_text="loss (share of U misclassified)", tickformat=".0%", rangemode="tozero"
+        title_text="loss (share of U misclassified)", tickformat=".1~%", rangemode="tozero"
     )
     fig.update_layout(
         **LAYOUT,
@@ -255,7 +255,7 @@ def k_sigma_figure(result) -> go.Figure:
             z=z,
             colorscale="Viridis",
             name="training average",
-            colorbar=dict(title="average loss", tickformat=".0%"),
+            colorbar=dict(title="average loss", tickformat=".1~%"),
             hovertemplate="k = %{y}, σ = %{x:.4g}: training average %{z:.2%}<extra></extra>",
         )
     )

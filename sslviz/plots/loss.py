@@ -259,6 +259,16 @@ def _cause_traces(
     return traces
 
 
+def loss_part_figure(part, *, rows: Sequence[int] | None = None, trust_pending: str) -> go.Figure:
+    """The loss chart of a part of an exact curve (:class:`sslviz.truth.CurvePart`) while
+    its search runs: :func:`loss_intervals_figure` of the curve found so far, on the σ
+    range of the whole curve (it grows to the right as parts arrive), the trust panel's
+    place under it saying ``trust_pending`` (the finished chart's height)."""
+    fig = loss_intervals_figure(part.curve, rows=rows, trust_pending=trust_pending)
+    fig.update_xaxes(range=[float(part.curve.loss.edges[0]), float(part.sigma_max)])
+    return fig
+
+
 def loss_intervals_figure(
     truth,
     sweep=None,
@@ -379,7 +389,7 @@ def loss_intervals_figure(
     data = [trace | main for trace in data]
     x_title = R_TITLE if param == "r" else SIGMA_TITLE
     y_title = LOSS_TITLE.replace("l(σ)", f"l({param})")
-    loss_axis = dict(title=dict(text=y_title), tickformat=".0%", rangemode="tozero")
+    loss_axis = dict(title=dict(text=y_title), tickformat=".1~%", rangemode="tozero")
     if grid:  # the trust panel under the chart, or its place (its text in the middle)
         title = "Constant-loss intervals (Figure 3)"
         if trust is not None:

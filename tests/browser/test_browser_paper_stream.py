@@ -20,6 +20,9 @@ from browser_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
     CONTROLS_DRAWN,
+    FINISHED,
+    PARTIAL,
+    SO_FAR,
     TIMEOUT_MS,
     TRACES,
     assert_same_traces,
@@ -38,21 +41,6 @@ SEED_FIRST = 3  # a first visit in paper mode: a seed no other test of this serv
 WAIT_MS = 6 * TIMEOUT_MS  # paper mode on a busy machine
 GROWTH = growth_script(1)
 DATA = TRACES
-
-FINISHED = (
-    "(prefix) => { const g = document.querySelector('.js-plotly-plot');"
-    " return g && g.layout && g.layout.title && g.layout.title.text.includes(prefix)"
-    " && !/so far/.test(g.layout.title.text); }"
-)
-"""The loss chart drawn is a finished one whose title has ``arg`` (the page goes on running
-afterwards: it times the sweep once the page is drawn)."""
-
-PARTIAL = (
-    "document.querySelector('.js-plotly-plot') && "
-    "/so far/.test(document.querySelector('.js-plotly-plot').layout.title.text)"
-)
-
-SO_FAR = re.compile(r"σ up to ([0-9.e+-]+) of \[([0-9.e+-]+), ([0-9.e+-]+)\] so far")
 
 
 def url_of(server: str, seed: int, mode: str = "paper") -> str:

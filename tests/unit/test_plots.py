@@ -19,6 +19,7 @@ from sslviz.online import SyntheticRounds
 from sslviz.plots.style import TEMPLATE, new_figure
 from sslviz.problem import build_problem, loss_curve, suggest_sigma_range
 from sslviz.specs import ProblemSpec, SweepSettings
+from sslviz.truth import CurvePart
 from sslviz.words import cause_words
 
 
@@ -173,6 +174,24 @@ def test_loss_figure_keeps_the_trust_panels_place(problem, truth, estimate, scor
     assert [a.text for a in part.layout.annotations] == [text]
     assert not part.layout.yaxis2.showticklabels and not part.layout.yaxis3.showticklabels
     assert validated_json(part) == plotly_json(part)  # what Plotly's validation accepts
+
+
+def test_loss_part_figure_spans_the_whole_range(problem, truth, trust):
+    """A part of an exact curve (the loss page while a large graph is searched) is drawn on
+    the σ range of the whole search, so it grows to the right, as tall as the finished
+    chart, the trust panel's place saying what follows."""
+    lo, end = float(truth.loss.edges[0]), float(truth.loss.edges[-1])
+    part = CurvePart(truth, 2 * end)  # found up to ``end`` of [lo, 2·end]
+    text = "The rest follows."
+    fig = plots.loss_part_figure(part, rows=_rows(problem), trust_pending=text)
+    done = plots.loss_intervals_figure(truth, trust=trust)
+    assert fig.layout.height == done.layout.height
+    for axis in ("xaxis", "xaxis2", "xaxis3"):
+        assert tuple(fig.layout[axis].range) == (lo, 2 * end)
+    assert names(fig) == ["true loss l(σ)"]
+    assert [a.text for a in fig.layout.annotations] == [text]
+    assert part.status() == f"σ up to {end:.4g} of [{lo:g}, {2 * end:g}] so far"
+    assert validated_json(fig) == plotly_json(fig)  # what Plotly's validation accepts
 
 
 def test_trust_figure(trust):
