@@ -85,14 +85,18 @@ if caps.refuse(
     )
 ):
     st.stop()
-# the chart's place and the verdict's above it are set first (in every run: the chart stays
-# the same element from run to run); a large graph's exact curve not computed yet draws its
-# pieces there as they are found, a paper-mode sweep its intervals as they arrive (both in
-# σ order), and a stop draws there what had arrived (cache.TRUTH_PARTS, cache.PAPER_PARTS)
+# paper mode, or an exact curve not computed yet: the chart's place and the verdict's above
+# it are set first; a large graph's exact curve draws its pieces there as they are found,
+# a paper-mode sweep its intervals as they arrive (both in σ order), and a stop draws there
+# what had arrived (cache.TRUTH_PARTS, cache.PAPER_PARTS). Not in every run: set in every
+# run, the default view's cached redraws painted later in Chromium than the old page's
+# (control_reruns_loss_parts_always.md), and later in 4 of 6 changes than set only here
+# (control_reruns_loss_place.md, 3 rounds), all in benchmarks/results
 paper_view = not threshold and settings.mode == "paper"
 streaming = paper_view and not cache.paper_done(spec, lo, hi, settings)
+truth_streams = not threshold and not cache.truth_done(spec, lo, hi)
 head = place = None
-if not threshold:
+if paper_view or truth_streams:
     head, place = st.empty(), progress.growing()
 if streaming:  # the verdict's place, as tall as a short verdict (the page jumps less)
     head.info(
@@ -142,7 +146,7 @@ try:
             ),
             _part=(
                 (lambda p: place.draw(lambda: cache.truth_figure(spec, p), key="li_chart"))
-                if place is not None
+                if truth_streams
                 else None
             ),
         )
