@@ -299,6 +299,19 @@ class RoundsOneByOne:
         return self.provider.approx_feedback(round_seed, sigma)
 
 
+def assert_same_curve(a, b) -> None:
+    """Two ``LossCurve`` of one search, bit for bit (its seconds aside): the same pieces and
+    losses, nodes, first piece's wrong set, σ evaluated, degenerate ranges and work."""
+    assert np.array_equal(a.loss.edges, b.loss.edges)
+    assert np.array_equal(a.loss.values, b.loss.values)
+    assert [list(n) for n in a.nodes] == [list(n) for n in b.nodes]
+    assert np.array_equal(a.wrong_at_start, b.wrong_at_start)
+    assert np.array_equal(a.evaluations, b.evaluations)
+    assert a.degenerate_ranges == b.degenerate_ranges
+    work = ("solves", "matvecs", "factorizations", "inconsistent", "complete")
+    assert [getattr(a, w) for w in work] == [getattr(b, w) for w in work]
+
+
 def assert_same_curve_to_tolerance(a, b, rtol: float = RTOL_BREAKPOINT) -> None:
     """Two implementations' piecewise-constant curves (``LossCurve`` or ``PiecewiseLoss``):
     the same pieces and losses, breakpoints to ``rtol`` (:data:`RTOL_CG_BREAKPOINT` for the

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference import assert_same_curve
 
 from sslviz.problem import build_problem, loss_curve
 from sslviz.specs import ProblemSpec
@@ -19,23 +20,6 @@ SPECS = {
         6.0,
     ),
 }
-
-
-def _same(a, b) -> None:
-    """Every number of two curves equal, bit for bit (times aside)."""
-    assert np.array_equal(a.loss.edges, b.loss.edges)
-    assert np.array_equal(a.loss.values, b.loss.values)
-    assert len(a.nodes) == len(b.nodes)
-    assert all(np.array_equal(x, y) for x, y in zip(a.nodes, b.nodes, strict=True))
-    assert np.array_equal(a.wrong_at_start, b.wrong_at_start)
-    assert np.array_equal(a.evaluations, b.evaluations)
-    assert (a.solves, a.factorizations, a.inconsistent, a.complete) == (
-        b.solves,
-        b.factorizations,
-        b.inconsistent,
-        b.complete,
-    )
-    assert a.degenerate_ranges == b.degenerate_ranges
 
 
 @pytest.fixture(scope="module", params=sorted(SPECS))
@@ -61,7 +45,7 @@ def test_a_part_says_how_far_it_is_and_what_is_missing(searched):
 
 def test_the_result_is_the_same_bits_with_parts_or_without(searched):
     problem, lo, hi, parts, whole = searched
-    _same(whole, loss_curve(problem, lo, hi))
+    assert_same_curve(whole, loss_curve(problem, lo, hi))
 
 
 def test_parts_arrive_in_sigma_order_with_the_whole_curves_pieces(searched):
