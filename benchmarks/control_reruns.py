@@ -307,13 +307,16 @@ _SETTLED = """() => document.querySelector('[data-testid=stApp]')
 after the page is drawn shows "measuring…" until then)."""
 _WATCH = """() => { const app = document.querySelector('[data-testid=stApp]');
   window.sslvizRerun = new Promise(done => { let ran = false;
-    const seen = new MutationObserver(() => {
+    const seen = new MutationObserver(records => {
+      // a run that started and stopped between two callbacks is seen in the old values
+      if (records.some(r => r.attributeName === 'data-test-script-state'
+          && r.oldValue !== null && r.oldValue !== 'notRunning')) ran = true;
       if (app.getAttribute('data-test-script-state') !== 'notRunning') { ran = true; return; }
       if (!ran) return;
       seen.disconnect();
       requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
     });
-    seen.observe(app, {attributes: true}); }); }"""
+    seen.observe(app, {attributes: true, attributeOldValue: true}); }); }"""
 """Resolves ``window.sslvizRerun`` once the script has run and stopped again and the browser
 has drawn two frames after it."""
 
