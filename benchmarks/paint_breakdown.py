@@ -1,7 +1,7 @@
 """Where a cached redraw's paint goes, in Chromium: a trace of the browser's main thread
 from the change to the page drawn.
 
-The loss page's default view (or ``--page``'s) is opened in headless Chromium at
+The loss page's default view is opened in headless Chromium at
 1400×900 on a fresh server of this tree (``--root``), each change of ``--changes`` made and
 put back (the second: a cached redraw, as ``control_reruns.py`` paints them), and Chromium's
 trace recorded around each put-back. For each, in ms from the change (Enter, or the click):
@@ -44,8 +44,6 @@ CHANGES = {
             ("points", "41", "40"),
         ),
     ),
-    "conditioning": ("Conditioning", (("points", "16", "15"), ("t", "21", "20"))),
-    "regret": ("Online_regret", (("rounds", "21", "20"),)),
 }
 """Page → (URL path, changes of its number boxes (key, new value, the value put back))."""
 
