@@ -15,15 +15,22 @@ In turns, in one run, headless Chromium at 1400×900 on a fresh server of each o
   page's default view draws, as the page draws them for t = 20 and t = 21 (captured from
   the page in AppTest): a changed figure is a new chart to Streamlit (its id includes the
   figure), drawn afresh by ``Plotly.newPlot``;
+- ``a number box, the two charts redrawn by Plotly.react``: the same two figures drawn by a
+  ``st.components.v2`` component of a few lines (keyed, so it stays the same element from
+  run to run) that hands each new figure to ``Plotly.react`` on the chart already drawn
+  (Plotly's own ``plotly.min.js`` from the plotly package, served as a static file): what
+  the charts would cost if a changed figure updated its chart instead of replacing it. It
+  draws without Streamlit's Plotly theme (fonts, bold titles): a measurement, not the app;
 - ``sslviz loss page``: the app's loss page, its default view.
 
 Each visit: the page drawn and the server idle, t set to 21 (computed in the app), then
 ``--changes`` times back and forth between 20 and 21, each a cached redraw, timed as
 ``control_reruns.py`` paints (from Enter to the script run and stopped and two frames
-drawn). Medians (smallest) of all cached redraws, in s; the 1-minute load average before
-each visit.
+drawn), and to the main area's last DOM change (a MutationObserver on it, read
+:data:`QUIET` s later: a chart drawn after those two frames would show here). Medians
+(smallest) of all cached redraws, in s; the 1-minute load average before each visit.
 
-Run: ``python benchmarks/paint_floor.py [--rounds 3] [--changes 4]``; writes
+Run: ``python benchmarks/paint_floor.py [--rounds 3] [--changes 4] [--only CASE...]``; writes
 ``benchmarks/results/paint_floor.{json,md}``.
 """
 
@@ -38,6 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import plotly
 from _common import ROOT, free_port, last_json, machine, start_server, stop_server, write
 from browser_helpers import CHROMIUM, CHROMIUM_ARGS, sync_playwright
 from control_reruns import _SETTLED, _WATCH, _wait_until_idle
@@ -47,6 +55,15 @@ _RAN = """() => Promise.race([
 """Whether the change ran the script (resolved after it has run and two frames are drawn), or
 false after 5 s: an Enter that the page took before its number box was ready ran nothing (a
 one-widget app's first change, now and then); it is made again."""
+
+_LAST = """() => { window.sslvizT0 = performance.now(); window.sslvizLast = window.sslvizT0;
+  if (window.sslvizLastSeen) window.sslvizLastSeen.disconnect();
+  window.sslvizLastSeen = new MutationObserver(() => { window.sslvizLast = performance.now(); });
+  window.sslvizLastSeen.observe(document.querySelector('[data-testid=stMain]'),
+    {subtree: true, childList: true, attributes: true, characterData: true}); }"""
+"""Keeps in ``window.sslvizLast`` the time of the main area's last DOM change since now."""
+QUIET = 1.5
+"""Seconds waited after a paint before the main area's last DOM change is read."""
 
 LOG = ROOT / "benchmarks" / "results" / "paint_floor_server.log"
 
@@ -68,10 +85,42 @@ for i, fig in enumerate(figures[str(int(t))]):
     st.plotly_chart(fig, key=f"chart_{i}")
 """
 )
+REACT_JS = """
+let loading = null;
+function plotly() {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  if (!loading) loading = new Promise((ok, fail) => {
+    const s = document.createElement("script");
+    s.src = "./app/static/plotly.min.js";
+    s.onload = () => ok(window.Plotly);
+    s.onerror = fail;
+    document.head.appendChild(s);
+  });
+  return loading;
+}
+export default function({ data, parentElement }) {
+  let div = parentElement.querySelector("div.chart");
+  if (!div) {
+    div = document.createElement("div");
+    div.className = "chart";
+    parentElement.appendChild(div);
+  }
+  plotly().then(P => P.react(div, data.data, data.layout, {displayModeBar: false}));
+}
+"""
+REACT = (
+    BOX
+    + f"""figures = json.loads((Path(__file__).parent / "figures.json").read_text())
+chart = st.components.v2.component("react_chart", js={REACT_JS!r}, isolate_styles=False)
+for i, fig in enumerate(figures[str(int(t))]):
+    chart(data=fig, key=f"chart_{{i}}")
+"""
+)
 CASES = {
     "a number box": BOX,
     "a number box, 60 text elements": TEXT,
     "a number box, the loss view's two charts": CHARTS,
+    "a number box, the two charts redrawn by Plotly.react": REACT,
     "sslviz loss page": None,
 }
 
@@ -98,12 +147,18 @@ def _tree(tmp: Path, name: str, source: str, figures: dict) -> Path:
     (d / "app.py").write_text(source)
     (d / "figures.json").write_text(json.dumps(figures))
     config = (ROOT / ".streamlit" / "config.toml").read_text()
-    (d / ".streamlit" / "config.toml").write_text(config)
+    (d / ".streamlit" / "config.toml").write_text(
+        config.replace("[server]\n", "[server]\nenableStaticServing = true\n")
+    )
+    (d / "static").mkdir()
+    js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    (d / "static" / "plotly.min.js").write_bytes(js.read_bytes())
     return d
 
 
-def visit(browser, port: int, server, path: str, changes: int) -> list[float]:
-    """The seconds of ``changes`` cached redraws (t between 20 and 21) on ``/<path>``."""
+def visit(browser, port: int, server, path: str, changes: int) -> tuple[list[float], list[float]]:
+    """The seconds of ``changes`` cached redraws (t between 20 and 21) on ``/<path>``: to
+    the paint, and to the main area's last DOM change."""
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
         page.goto(f"http://127.0.0.1:{port}/{path}", timeout=180_000)
@@ -111,31 +166,38 @@ def visit(browser, port: int, server, path: str, changes: int) -> list[float]:
         page.wait_for_function(_SETTLED, timeout=180_000)
         _wait_until_idle(server)
         field = page.locator(".st-key-w_t input").first
-        out, value, tries = [], 21, 0
+        out, last, value, tries = [], [], 21, 0
         while len(out) < changes + 1:
             tries += 1
             if tries > 2 * changes + 4:
                 raise RuntimeError(f"/{path}: {tries - 1} Enters ran the script {len(out)} times")
             field.fill(str(value))
             page.evaluate(_WATCH)
+            page.evaluate(_LAST)
             t0 = time.perf_counter()
             field.press("Enter")
             if page.evaluate(_RAN, None):
                 out.append(time.perf_counter() - t0)
+                time.sleep(QUIET)
+                last.append(page.evaluate("() => (window.sslvizLast - window.sslvizT0) / 1000"))
                 value = 41 - value
             page.wait_for_function(_SETTLED, timeout=180_000)
             _wait_until_idle(server)
-        return out[1:]  # the first computes 21
+        return out[1:], last[1:]  # the first computes 21
     finally:
         page.close()
 
 
 def main() -> None:
+    global CASES
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--changes", type=int, default=4)
     ap.add_argument("--capture", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--only", nargs="+", help="run only these cases (their names)")
     args = ap.parse_args()
+    if args.only:
+        CASES = {c: s for c, s in CASES.items() if c in args.only}
     if args.capture:
         print(json.dumps(capture()))
         return
@@ -143,6 +205,7 @@ def main() -> None:
     figures = last_json(argv, ROOT, os.environ | {"PYTHONPATH": str(ROOT)})
     LOG.parent.mkdir(parents=True, exist_ok=True)
     runs: dict[str, list[float]] = {c: [] for c in CASES}
+    lasts: dict[str, list[float]] = {c: [] for c in CASES}
     loads: dict[str, list[float]] = {c: [] for c in CASES}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         trees = {
@@ -159,19 +222,29 @@ def main() -> None:
                     proc = start_server(port, LOG, root=trees.get(case, ROOT))
                     try:
                         path = "Loss_intervals" if case == "sslviz loss page" else ""
-                        runs[case] += visit(browser, port, proc, path, args.changes)
+                        painted, last = visit(browser, port, proc, path, args.changes)
+                        runs[case] += painted
+                        lasts[case] += last
                     finally:
                         stop_server(proc)
                     print(case, [round(s, 3) for s in runs[case]], flush=True)
+                    print("  last DOM change", [round(s, 3) for s in lasts[case]], flush=True)
         finally:
             browser.close()
-    report(runs, loads, args)
+    report(runs, lasts, loads, args)
 
 
-def report(runs: dict, loads: dict, args: argparse.Namespace) -> None:
+def report(runs: dict, lasts: dict, loads: dict, args: argparse.Namespace) -> None:
     """Write every case's median and smallest to ``paint_floor.{json,md}``."""
     table = {
-        case: {"median": statistics.median(s), "min": min(s), "n": len(s), "load_1min": loads[case]}
+        case: {
+            "median": statistics.median(s),
+            "min": min(s),
+            "last_dom_change_median": statistics.median(lasts[case]),
+            "last_dom_change_min": min(lasts[case]),
+            "n": len(s),
+            "load_1min": loads[case],
+        }
         for case, s in runs.items()
     }
     md = [
@@ -180,20 +253,29 @@ def report(runs: dict, loads: dict, args: argparse.Namespace) -> None:
         "",
         f"Headless Chromium at 1400×900, a fresh server per visit, the cases in turns "
         f"({args.rounds} rounds, {args.changes} cached redraws each: t back and forth between "
-        f"20 and 21); seconds from Enter to the script run and stopped and two frames drawn. "
+        f"20 and 21); seconds from Enter to the script run and stopped and two frames drawn, "
+        f"and from Enter to the main area's last DOM change (read {QUIET} s after). "
         f"Machine: {machine()['cpus']} CPUs, shared (1-minute load average before each visit).",
         "",
-        "| page | cached redraw: median | smallest | redraws | load average |",
-        "|---|---|---|---|---|",
+        "| page | cached redraw: median | smallest | last DOM change: median | smallest "
+        "| redraws | load average |",
+        "|---|---|---|---|---|---|---|",
         *(
-            f"| {case} | {r['median']:.2f} | {r['min']:.2f} | {r['n']} | "
+            f"| {case} | {r['median']:.2f} | {r['min']:.2f} | "
+            f"{r['last_dom_change_median']:.2f} | {r['last_dom_change_min']:.2f} | {r['n']} | "
             f"{', '.join(map(str, r['load_1min']))} |"
             for case, r in table.items()
         ),
     ]
     write(
         "paint_floor",
-        {"machine": machine(), "rounds": args.rounds, "cases": table, "runs": runs},
+        {
+            "machine": machine(),
+            "rounds": args.rounds,
+            "cases": table,
+            "runs": runs,
+            "last_dom_change": lasts,
+        },
         "\n".join(md) + "\n",
     )
 
