@@ -142,17 +142,19 @@ def capture() -> dict[str, list[dict]]:
 
 
 def _tree(tmp: Path, name: str, source: str, figures: dict) -> Path:
+    """An app directory for ``source``: the app's config, the captured figures and, for
+    :data:`REACT` alone, Plotly's ``plotly.min.js`` served as a static file."""
     d = tmp / name
     (d / ".streamlit").mkdir(parents=True)
     (d / "app.py").write_text(source)
     (d / "figures.json").write_text(json.dumps(figures))
     config = (ROOT / ".streamlit" / "config.toml").read_text()
-    (d / ".streamlit" / "config.toml").write_text(
-        config.replace("[server]\n", "[server]\nenableStaticServing = true\n")
-    )
-    (d / "static").mkdir()
-    js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    (d / "static" / "plotly.min.js").write_bytes(js.read_bytes())
+    if source is REACT:
+        config = config.replace("[server]\n", "[server]\nenableStaticServing = true\n")
+        (d / "static").mkdir()
+        js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+        (d / "static" / "plotly.min.js").write_bytes(js.read_bytes())
+    (d / ".streamlit" / "config.toml").write_text(config)
     return d
 
 
@@ -189,34 +191,32 @@ def visit(browser, port: int, server, path: str, changes: int) -> tuple[list[flo
 
 
 def main() -> None:
-    global CASES
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--changes", type=int, default=4)
     ap.add_argument("--capture", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--only", nargs="+", help="run only these cases (their names)")
+    ap.add_argument("--only", nargs="+", choices=list(CASES), help="run only these cases")
     args = ap.parse_args()
-    if args.only:
-        CASES = {c: s for c, s in CASES.items() if c in args.only}
+    cases = {c: s for c, s in CASES.items() if not args.only or c in args.only}
     if args.capture:
         print(json.dumps(capture()))
         return
     argv = [sys.executable, __file__, "--capture"]
     figures = last_json(argv, ROOT, os.environ | {"PYTHONPATH": str(ROOT)})
     LOG.parent.mkdir(parents=True, exist_ok=True)
-    runs: dict[str, list[float]] = {c: [] for c in CASES}
-    lasts: dict[str, list[float]] = {c: [] for c in CASES}
-    loads: dict[str, list[float]] = {c: [] for c in CASES}
+    runs: dict[str, list[float]] = {c: [] for c in cases}
+    lasts: dict[str, list[float]] = {c: [] for c in cases}
+    loads: dict[str, list[float]] = {c: [] for c in cases}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         trees = {
             c: _tree(Path(tmp), f"case{i}", s, figures)
-            for i, (c, s) in enumerate(CASES.items())
+            for i, (c, s) in enumerate(cases.items())
             if s is not None
         }
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for _ in range(args.rounds):
-                for case in CASES:
+                for case in cases:
                     loads[case].append(round(os.getloadavg()[0], 2))
                     port = free_port()
                     proc = start_server(port, LOG, root=trees.get(case, ROOT))
