@@ -113,9 +113,11 @@ def _wait_for_workers(timeout: float = 120.0) -> None:
 
 FIRST: dict[str, float] = {}
 """When this process's script run sent its first feedback (:func:`_watch_feedback`)."""
-FEEDBACK = ("progress", "plotly_chart")
+FEEDBACK = ("progress", "plotly_chart", "bidi_component")
 """The elements that are a change's first feedback on the page: a progress bar (the work
-is said to be running) or a chart drawn (its result, or a first part of it)."""
+is said to be running) or a chart drawn (its result, or a first part of it: by
+``st.plotly_chart`` in an old tree, by the app's chart element, ``ui.plotly_element``, a
+``st.components.v2`` component, in a new one)."""
 
 
 def _watch_feedback() -> None:

@@ -10,7 +10,7 @@ parsed). Since both charts are built as dicts (``sslviz.plots.style.dict_figure`
 tree built with Plotly's object API is the comparison. The draw (:func:`copies`): the
 pickled figure ``st.cache_data`` kept before ``ui.cache.figure`` kept the figure's dict
 (unpickling validates it again), the figure made from that dict, and the dict drawn as it
-is, each handed to ``st.plotly_chart``'s conversion (``to_dict()``, then JSON).
+is by the app's chart element (:func:`copies`).
 
 Run: ``python benchmarks/figure_build.py --old 08e8597 [--reps 30] [--rounds 2]``; writes
 ``benchmarks/results/figure_build.{json,md}``.
@@ -84,30 +84,37 @@ def measure(reps: int) -> dict:
 
 
 def copies(calls: dict, reps: int) -> dict[str, list[float]]:
-    """What a cached rerun pays to hand each chart to ``st.plotly_chart``: its copy from
-    the cache, then what ``plotly_chart`` does with it (the figure's ``to_dict()``, then its
-    JSON). The copy: a pickled figure; the figure made from its cached dict without
-    validating it again; that dict drawn as it is (``ui.widgets.chart``)."""
+    """What a cached rerun pays to hand each chart to the browser: its copy from the cache,
+    then its JSON. The copy: a pickled figure; the figure made from its cached dict without
+    validating it again; each handed to ``st.plotly_chart``'s conversion (the figure's
+    ``to_dict()``, then its JSON); and that dict drawn as it is by the app's chart element
+    (``ui.plotly_element.figure_json``, no figure made)."""
     import plotly.graph_objects as go
     import plotly.io as pio
     from plotly.tools import return_figure_from_figure_or_data
 
-    from ui.widgets import _Drawn
+    from ui.plotly_element import figure_json
+
+    def plotly_chart(fig):
+        pio.to_json(return_figure_from_figure_or_data(fig, validate_figure=True), validate=False)
 
     out = {}
     for name, (f, a, k) in calls.items():
         fig = f(*a, **k)
         pickled, spec = pickle.dumps(fig), pickle.dumps(fig.to_dict())
-        for label, copy in (
-            ("pickled figure", lambda b=pickled: pickle.loads(b)),
-            ("figure from its dict", lambda b=spec: go.Figure(pickle.loads(b), _validate=False)),
-            ("its dict drawn as it is", lambda b=spec: _Drawn(pickle.loads(b))),
+        for label, copy, send in (
+            ("pickled figure", lambda b=pickled: pickle.loads(b), plotly_chart),
+            (
+                "figure from its dict",
+                lambda b=spec: go.Figure(pickle.loads(b), _validate=False),
+                plotly_chart,
+            ),
+            ("its dict drawn as it is", lambda b=spec: pickle.loads(b), figure_json),
         ):
             runs = []
             for _ in range(reps):
                 t0 = time.perf_counter()
-                drawn = return_figure_from_figure_or_data(copy(), validate_figure=True)
-                pio.to_json(drawn, validate=False)
+                send(copy())
                 runs.append(time.perf_counter() - t0)
             out[f"{label} / {name}"] = runs
     return out
@@ -158,10 +165,11 @@ def main() -> None:
             },
         ),
         "",
-        "A cached rerun's copy of each chart, handed to `st.plotly_chart` (its `to_dict()` "
-        "and JSON; ms, median): the pickled `go.Figure` that `st.cache_data` kept before "
-        "(unpickling validates it again), the unvalidated figure made from the cached dict "
-        "(before this change), and the cached dict drawn as it is (`ui.widgets.chart`).",
+        "A cached rerun's copy of each chart and its JSON (ms, median): the pickled "
+        "`go.Figure` that `st.cache_data` kept before (unpickling validates it again) and the "
+        "unvalidated figure made from the cached dict, each handed to `st.plotly_chart` (its "
+        "`to_dict()` and JSON); and the cached dict drawn as it is by the app's chart element "
+        "(`ui.plotly_element.figure_json`).",
         "",
         *_table(
             ("chart", *labels),

@@ -155,7 +155,7 @@ def page(path):
     assert not at.exception
     return at, time.perf_counter() - t
 at, cold = page("pages/Learn.py")
-assert len(at.get("plotly_chart")) == 2
+assert len(at.get("plotly_chart")) + len(at.get("bidi_component")) == 2  # old tree, new
 process = time.perf_counter() - t0
 import streamlit as st
 from ui import cache
@@ -167,7 +167,7 @@ for _ in range(ROUNDS):
     t = time.perf_counter()
     at.run()
     warm.append(time.perf_counter() - t)
-    assert not at.exception and len(at.get("plotly_chart")) == 2
+    assert not at.exception and len(at.get("plotly_chart")) + len(at.get("bidi_component")) == 2
 t = time.perf_counter()
 at.run()  # nothing changed: the page drawn from the memo, no instance computed
 drawn = time.perf_counter() - t

@@ -140,7 +140,8 @@ async def diagnose(page) -> dict | str:
     try:
         return await page.evaluate(
             """(idle) => ({
-            plotly_containers: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+            chart_elements: document.querySelectorAll(
+                '[data-testid="stPlotlyChart"], div.sslviz-chart').length,
             drawn_charts: document.querySelectorAll('.js-plotly-plot').length,
             running: !document.querySelector(idle),
             exceptions: [...document.querySelectorAll('[data-testid="stException"]')]

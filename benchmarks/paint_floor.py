@@ -30,7 +30,11 @@ drawn), and to the main area's last DOM change (a MutationObserver on it, read
 :data:`QUIET` s later: a chart drawn after those two frames would show here). Medians
 (smallest) of all cached redraws, in s; the 1-minute load average before each visit.
 
-Run: ``python benchmarks/paint_floor.py [--rounds 3] [--changes 4] [--only CASE...]``; writes
+``--old REV``: also the loss page of the tree at git revision ``REV``, in turns with the rest
+(old against new in one run).
+
+Run: ``python benchmarks/paint_floor.py [--rounds 3] [--changes 4] [--only CASE...]
+[--old REV]``; writes
 ``benchmarks/results/paint_floor.{json,md}``.
 """
 
@@ -46,7 +50,16 @@ import time
 from pathlib import Path
 
 import plotly
-from _common import ROOT, free_port, last_json, machine, start_server, stop_server, write
+from _common import (
+    ROOT,
+    free_port,
+    last_json,
+    machine,
+    old_tree,
+    start_server,
+    stop_server,
+    write,
+)
 from browser_helpers import CHROMIUM, CHROMIUM_ARGS, sync_playwright
 from control_reruns import _SETTLED, _WATCH, _wait_until_idle
 
@@ -129,10 +142,18 @@ def capture() -> dict[str, list[dict]]:
     """The loss page's two figures (their JSON, as ``st.plotly_chart`` is given them) for
     t = 20 (its default) and t = 21, in AppTest."""
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-    from apptest_helpers import start
+    import plotly.io as pio
+    from apptest_helpers import chart, charts, start
 
-    def figures(at) -> list[dict]:
-        return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    from sslviz.plots.style import TEMPLATE
+
+    template = pio.templates[TEMPLATE].to_plotly_json()
+
+    def figures(at) -> list[dict]:  # with the template the app's chart element leaves out
+        out = [chart(at, i) for i in range(len(charts(at)))]
+        for fig in out:
+            fig["layout"]["template"] = template
+        return out
 
     at = start("pages/Loss_intervals.py")
     out = {"20": figures(at)}
@@ -196,8 +217,12 @@ def main() -> None:
     ap.add_argument("--changes", type=int, default=4)
     ap.add_argument("--capture", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--only", nargs="+", choices=list(CASES), help="run only these cases")
+    ap.add_argument("--old", help="also the loss page of this git revision's tree, in turns")
     args = ap.parse_args()
     cases = {c: s for c, s in CASES.items() if not args.only or c in args.only}
+    old = f"sslviz loss page at {args.old}" if args.old else None
+    if old:
+        cases[old] = None
     if args.capture:
         print(json.dumps(capture()))
         return
@@ -213,15 +238,19 @@ def main() -> None:
             for i, (c, s) in enumerate(cases.items())
             if s is not None
         }
+        if old:
+            trees[old] = old_tree(args.old)
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for _ in range(args.rounds):
                 for case in cases:
                     loads[case].append(round(os.getloadavg()[0], 2))
                     port = free_port()
-                    proc = start_server(port, LOG, root=trees.get(case, ROOT))
+                    root = trees.get(case, ROOT)
+                    env = os.environ | {"PYTHONPATH": str(root)}
+                    proc = start_server(port, LOG, root=root, env=env)
                     try:
-                        path = "Loss_intervals" if case == "sslviz loss page" else ""
+                        path = "Loss_intervals" if case.startswith("sslviz loss page") else ""
                         painted, last = visit(browser, port, proc, path, args.changes)
                         runs[case] += painted
                         lasts[case] += last
@@ -249,7 +278,9 @@ def report(runs: dict, lasts: dict, loads: dict, args: argparse.Namespace) -> No
     }
     md = [
         "# The floor under a cached redraw (`python benchmarks/paint_floor.py"
-        f" --rounds {args.rounds} --changes {args.changes}`)",
+        f" --rounds {args.rounds} --changes {args.changes}"
+        + (f" --old {args.old}" if args.old else "")
+        + "`)",
         "",
         f"Headless Chromium at 1400×900, a fresh server per visit, the cases in turns "
         f"({args.rounds} rounds, {args.changes} cached redraws each: t back and forth between "

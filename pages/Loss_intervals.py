@@ -236,8 +236,8 @@ presenter.tour_facts(
 )
 
 
-def _open_drill_down() -> None:  # a clicked marker: its node, from Algorithm 4's σ0
-    if pick := plots.selected_point(st.session_state["li_chart"].selection.points):
+def _open_drill_down(points: list) -> None:  # a clicked marker: its node, from Algorithm 4's σ0
+    if pick := plots.selected_point(points):
         row, sigma, sigma0 = pick
         st.session_state["cfg"]["node"], st.session_state["cfg"]["sigma0"] = row, sigma0
         st.session_state["li_focus"] = (row, sigma)  # a miss's marker: explained up close
@@ -319,7 +319,7 @@ fig = cache.figure(
         trust=trust,
     ),
 )
-clicks = dict(on_select=_open_drill_down, selection_mode="points")
+clicks = dict(on_click=_open_drill_down)
 if place is not None and place.staged:  # on presenter mode's stage, as it grew there
     place.draw(lambda: fig, key="li_chart", last=True, **clicks)
 else:  # where the partial charts grew, if they did

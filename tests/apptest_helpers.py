@@ -82,8 +82,29 @@ def start(
     return at.run() if page is None or page in HOME else at.switch_page(page).run()
 
 
+CHART_ELEMENT = "sslviz.chart"
+"""The component name of the app's chart element (``ui.plotly_element``)."""
+
+
+def is_chart(element) -> bool:
+    """Whether an element of AppTest's tree is one of the app's charts."""
+    return getattr(getattr(element, "proto", None), "component_name", None) == CHART_ELEMENT
+
+
+def charts(at: AppTest) -> list:
+    """The page's charts (``ui.plotly_element`` components), in page order."""
+    return [e for e in at.get("bidi_component") if is_chart(e)]
+
+
+def drawn(element) -> dict:
+    """What a chart element was given: ``figure`` (the figure's dict, as Plotly.js gets
+    it), ``stretch`` and ``clickable``."""
+    return json.loads(element.proto.bytes)
+
+
 def chart(at: AppTest, i: int = 0) -> dict:
-    return json.loads(at.get("plotly_chart")[i].proto.spec)
+    """The figure of the page's chart ``i``."""
+    return drawn(charts(at)[i])["figure"]
 
 
 def values(trace: dict, axis: str = "x") -> list:
@@ -97,7 +118,7 @@ def values(trace: dict, axis: str = "x") -> list:
 def chart_data(at: AppTest) -> list:
     """Every chart's traces as (name, x, y) with decoded arrays: what the page draws."""
     out = []
-    for i in range(len(at.get("plotly_chart"))):
+    for i in range(len(charts(at))):
         out.append(
             [
                 (t.get("name"), *(values(t, a) if a in t else None for a in ("x", "y")))
@@ -136,7 +157,7 @@ def assert_refuses(at: AppTest, case: str) -> None:
     at.run()
     assert not at.exception
     assert at.error, case
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 # --- running the shown command lines ------------------------------------------------------
@@ -159,13 +180,36 @@ def run_cli(line: str, out: Path, *extra: str) -> dict:
 
 
 @contextmanager
+def sent_click(element, points: list):
+    """Inside the block, the next run sends a click on chart ``element`` with ``points``, as
+    the browser does: the chart element's trigger (``ui.plotly_element.CLICK``), once."""
+    trigger = f"$$STREAMLIT_INTERNAL_KEY_{element.proto.id}__events"  # Streamlit's triggers
+    payload = json.dumps([{"event": "click", "value": points}])
+    original = element_tree.ElementTree.get_widget_states
+    sent = []
+
+    def with_click(self):
+        states = original(self)
+        if not sent:
+            w = states.widgets.add()
+            w.id, w.json_trigger_value = trigger, payload
+            sent.append(True)
+        return states
+
+    element_tree.ElementTree.get_widget_states = with_click
+    try:
+        yield
+    finally:
+        element_tree.ElementTree.get_widget_states = original
+
+
+@contextmanager
 def clicked(at: AppTest, trace: str, index: int):
-    """Click point ``index`` of the loss chart's trace named ``trace``: from here on every
-    run sends the chart's selection as the browser does (its JSON widget state)."""
+    """Click point ``index`` of the loss chart's trace named ``trace``: the next run sends
+    the click (:func:`sent_click`), inside the block; yields the point's customdata."""
     fig = chart(at)
     t = next(t for t in fig["data"] if t["name"] == trace)
     cd = t["customdata"][index]
-    chart_id = at.get("plotly_chart")[0].proto.id
     point = {
         "curve_number": [d["name"] for d in fig["data"]].index(trace),
         "point_number": index,
@@ -174,17 +218,5 @@ def clicked(at: AppTest, trace: str, index: int):
         "y": 0.0,
         "customdata": cd,
     }
-    state = {"selection": {"points": [point], "point_indices": [index], "box": [], "lasso": []}}
-    original = element_tree.ElementTree.get_widget_states
-
-    def with_selection(self):
-        states = original(self)
-        w = states.widgets.add()
-        w.id, w.string_value = chart_id, json.dumps(state)
-        return states
-
-    element_tree.ElementTree.get_widget_states = with_selection
-    try:
+    with sent_click(charts(at)[0], [point]):
         yield cd
-    finally:
-        element_tree.ElementTree.get_widget_states = original

@@ -8,6 +8,7 @@ import contextlib
 import importlib.util
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -238,3 +239,70 @@ def set_number(page, label: str, value) -> None:
 
 def no_exception(page) -> None:
     assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
+
+
+_TWO_CHARTS = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, {root!r})
+import streamlit as st
+from ui import plotly_element
+fig = json.loads((Path(__file__).parent / "figure.json").read_text())
+st.plotly_chart(fig, key="streamlit")
+plotly_element.draw(st, fig, key="element")
+"""
+
+DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => ({
+    template: gd.layout.template, title: gd.layout.title && gd.layout.title.text,
+    width: gd._fullLayout.width, height: gd._fullLayout.height}))"""
+"""In the page: each chart's template, title, width and height, as Plotly drew them."""
+
+
+SCHEMES = ("light", "dark")
+"""The colour schemes a browser may ask for: Streamlit's light and dark themes follow them."""
+
+
+def drawn_in_each_scheme(url: str) -> dict[str, list[dict]]:
+    """:data:`DRAWN` of the page at ``url`` in headless Chromium at 1400×900, for each of
+    :data:`SCHEMES`, once its charts are drawn and its script has run."""
+    out = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            for scheme in SCHEMES:
+                page = browser.new_page(
+                    viewport={"width": 1400, "height": 900}, color_scheme=scheme
+                )
+                page.goto(url, timeout=TIMEOUT_MS)
+                wait_charts(page, 2)
+                wait_idle(page)
+                no_exception(page)
+                out[scheme] = page.evaluate(DRAWN)
+                page.close()
+        finally:
+            browser.close()
+    return out
+
+
+@contextlib.contextmanager
+def two_chart_server(tmp: Path):
+    """A server of an app in ``tmp`` that draws one figure of the app (the loss figure of a
+    small instance, with its template) twice: by ``st.plotly_chart``, then by the app's
+    chart element (``ui.plotly_element``). Yields its URL."""
+    from sslviz import plots
+    from sslviz.problem import build_problem, loss_curve
+    from sslviz.specs import ProblemSpec
+    from ui import plotly_element  # puts plotly.min.js among the static files
+
+    fig = plots.loss_intervals_figure(loss_curve(build_problem(ProblemSpec(n=40)), 1.0, 3.0))
+    (tmp / "app.py").write_text(_TWO_CHARTS.format(root=str(ROOT)))
+    (tmp / "figure.json").write_text(fig.to_json(validate=False))
+    shutil.copytree(ROOT / ".streamlit", tmp / ".streamlit")
+    shutil.copytree(plotly_element.STATIC, tmp / "static")
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    proc = start_server(port, ARTIFACTS / "two_charts.log", tmp)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)

@@ -193,7 +193,7 @@ class growing:  # noqa: N801 - a chart's place, as ``st.empty()`` is
     ) -> bool:
         """Draw ``build()`` (a figure or its dict; None: nothing to draw yet) unless the last
         draw was under :data:`REDRAW_EVERY` s ago (``last``: the finished result, always drawn);
-        ``key`` and ``kwargs`` (``on_select``...) as :func:`ui.widgets.chart`'s (a draw before
+        ``key`` and ``kwargs`` (``on_click``) as :func:`ui.widgets.chart`'s (a draw before
         the last gets its own key). Whether it was drawn."""
         now = time.monotonic()
         if not last and now - self.drawn < REDRAW_EVERY:
@@ -202,19 +202,10 @@ class growing:  # noqa: N801 - a chart's place, as ``st.empty()`` is
         if fig is None:
             return False
         self.drawn, self.draws = now, self.draws + 1
-        key = key if last else f"{key}_part{self.draws}"
-        if not self.staged:
-            from ui import widgets
+        from ui import widgets
 
-            widgets.chart(self.slot, fig, key=key, **kwargs)
-            return True
-        import plotly.graph_objects as go
-
-        from ui import presenter
-
-        if isinstance(fig, dict):
-            fig = go.Figure(fig, _validate=False)
-        self.slot.plotly_chart(presenter.stage_figure(fig), key=key, height="stretch", **kwargs)
+        part = key if last else f"{key}_part{self.draws}"  # a key is once in a run
+        widgets.placed_chart(self.slot, fig, key=part, slot=key, staged=self.staged, **kwargs)
         return True
 
 

@@ -9,6 +9,7 @@ so presenter mode enlarges them in one place.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ import streamlit as st
 from sslviz import export, registry
 from sslviz import specs as S
 from sslviz._validation import in_range, rule_text, value_text
-from ui import caps, presenter, url, views
+from ui import caps, plotly_element, presenter, url, views
 
 METRIC_HELP = {
     "ε-volume": "Total σ length where the estimated loss differs from the true loss "
@@ -209,37 +210,46 @@ def controls(cls: type, **overrides: Any):
     return url.spec_from_cfg(cls, cfg, **overrides)
 
 
-class _Drawn(go.Figure):
-    """A finished figure's dict (a Plotly figure's ``to_dict()``) for ``st.plotly_chart``,
-    which takes a figure's ``to_dict()`` (for a Figure, two deep copies and a walk over its
-    arrays; ``benchmarks/figure_build.py`` times both ways) and validates a plain dict
-    again. Only ``to_dict`` answers for the figure; nothing else may read it."""
-
-    def __init__(self, spec: dict) -> None:
-        super().__init__(_validate=False)  # an empty figure: nothing copied or validated
-        self._spec = spec
-
-    def to_dict(self) -> dict:
-        return self._spec
-
-
-def chart(container: Any, fig: Any, *, key: str, **kwargs: Any) -> Any:
-    """Draw a Plotly figure, or a figure's dict (:func:`ui.cache.figure`), drawn as it is.
-    Every page's charts go through here, so presenter mode can enlarge them in one place;
-    ``kwargs`` go to ``plotly_chart`` (``on_select``...). A tour's first chart goes on its
-    stage (:func:`ui.presenter.chart_place`). In presenter mode the figure is drawn taller
-    with larger fonts (:func:`ui.presenter.scale_figure`); on the stage, as tall as the
-    stage leaves it (:func:`ui.presenter.stage_figure`)."""
+def chart(
+    container: Any,
+    fig: Any,
+    *,
+    key: str,
+    on_click: Callable[[list[Mapping]], None] | None = None,
+) -> Any:
+    """Draw a Plotly figure, or a figure's dict (:func:`ui.cache.figure`), drawn as it is,
+    as the chart keyed ``key`` (:func:`ui.plotly_element.draw`: redrawn in place by a later
+    run; ``on_click(points)`` on a point click). Every page's charts go through here, so
+    presenter mode can enlarge them in one place. A tour's first chart goes on its stage
+    (:func:`ui.presenter.chart_place`). In presenter mode the figure is drawn taller with
+    larger fonts (:func:`ui.presenter.scale_figure`); on the stage, as tall as the stage
+    leaves it (:func:`ui.presenter.stage_figure`)."""
     container, staged = presenter.chart_place(container)
+    return placed_chart(container, fig, key=key, staged=staged, on_click=on_click)
+
+
+def placed_chart(
+    container: Any,
+    fig: Any,
+    *,
+    key: str,
+    staged: bool,
+    slot: str | None = None,
+    on_click: Callable[[list[Mapping]], None] | None = None,
+) -> Any:
+    """:func:`chart` in a place :func:`ui.presenter.chart_place` gave (``staged``: the
+    stage), as it is (:class:`ui.progress.growing` draws its parts there, each part's key
+    of the ``slot`` of its finished chart: :func:`ui.plotly_element.draw`)."""
     scaled = url.session_cfg().get("present")
-    if isinstance(fig, dict):  # changed below (a Figure), or drawn as it is
-        fig = go.Figure(fig, _validate=False) if scaled else _Drawn(fig)
+    if (scaled or staged) and isinstance(fig, dict):  # changed below: a Figure
+        fig = go.Figure(fig, _validate=False)
     if staged:
         fig = presenter.stage_figure(fig)
-        return container.plotly_chart(fig, key=key, height="stretch", **kwargs)
-    if scaled:
+    elif scaled:
         fig = presenter.scale_figure(fig)
-    return container.plotly_chart(fig, key=key, **kwargs)
+    return plotly_element.draw(
+        container, fig, key=key, slot=slot, stretch=staged, on_click=on_click
+    )
 
 
 def metrics(values: dict) -> None:

@@ -22,8 +22,9 @@ trust_figure             where t-iteration CG can be trusted: error against marg
                          where it may flip a label, t needed for CG and PCG
 
 Helpers for the loss page's clicks: :func:`algorithm4_start` (the σ0 a drill-down starts
-from) and :func:`selected_node` (a Plotly selection → the clicked node and its σ0; the
-loss figure's clickable points carry ``customdata = [row, u, σ, σ0]``).
+from), :func:`selected_point` and :func:`selected_node` (a click's points → the clicked
+node's row, σ and σ0, or its row and σ0; the loss figure's clickable points carry
+``customdata = [row, u, σ, σ0]``).
 regret_figure            cumulative regret with 95% bands and the theoretical rate
 average_regret_figure    R_t / t
 density_figure           the learner's density over σ across rounds (heatmap)

@@ -92,8 +92,9 @@ def selected_node(points: Sequence[Mapping] | None) -> tuple[int, float] | None:
 def selected_point(points: Sequence[Mapping] | None) -> tuple[int, float, float] | None:
     """``(instance row, σ, σ0)`` of the first selected point that names a node, else None.
 
-    ``points`` is Streamlit's ``event.selection.points`` (Plotly's selected points): each a
-    dict whose ``customdata`` is the point's row of the figure's ``customdata``. In
+    ``points`` are a click's points (Plotly's, as the app's chart element sends them, with
+    the keys of Streamlit's ``selection.points``): each a dict whose ``customdata`` is the
+    point's row of the figure's ``customdata``. In
     :func:`loss_intervals_figure` the clickable points (true breakpoints, interval ends,
     misses and spurious endpoints) carry ``[row, u, σ, σ0]``; ``row`` < 0 marks a point
     without a node (an end of the range).

@@ -3,7 +3,7 @@ anything is computed, and a stopped computation leaves the page usable and the c
 unpolluted (streamlit.testing)."""
 
 import pytest
-from apptest_helpers import chart, chart_data, start
+from apptest_helpers import chart, chart_data, charts, start
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from ui import cache, caps, player, progress
@@ -80,7 +80,7 @@ def test_every_page_refuses_a_request_over_the_time_cap(monkeypatch, calls, page
     assert not at.exception
     assert at.error and all(e.value.startswith("Not computed: ") for e in at.error)
     assert all("estimated (cap 0.01 s)" in e.value for e in at.error)
-    assert not at.get("plotly_chart")
+    assert not charts(at)
     assert not calls
 
 
@@ -92,7 +92,7 @@ def test_a_request_over_the_time_cap_is_refused_and_computes_nothing(monkeypatch
     assert err.startswith("Not computed: this view (the exact loss")
     assert "estimated (cap 0.01 s)" in err
     assert "Settings that fit" in err or "choose smaller settings" in err
-    assert not at.get("plotly_chart")
+    assert not charts(at)
     assert not calls
 
 
@@ -114,11 +114,11 @@ def test_a_link_over_the_cap_names_the_settings_that_fit(calls):
     [err] = [e.value for e in at.error]
     assert "estimated (cap 60 s)" in err
     assert "on a complete graph" in err and "the kNN family" in err, err
-    assert not at.get("plotly_chart")
+    assert not charts(at)
     at = start(REGRET, {"n": "300", "rounds": "300", "repeats": "10"})
     [err] = [e.value for e in at.error]
     assert err.startswith("Not computed: 10 × 300 rounds would take about") and " rounds" in err
-    assert not at.get("plotly_chart")
+    assert not charts(at)
     assert "reg_run" not in [b.key for b in at.button]  # no Run button either
     assert not calls
 
@@ -130,7 +130,7 @@ def test_a_stopped_loss_view_is_not_restarted_and_reruns_in_full(calls, stop_aft
     assert stop_after_first_tick and not at.exception
     assert calls.get(("ui.cache.loss_curve", "finished"), 0) == 0  # interrupted
     at.run()  # the rerun the click starts: the page says so and does not compute again
-    assert not at.exception and not at.error and not at.get("plotly_chart")
+    assert not at.exception and not at.error and not charts(at)
     assert any(i.value.startswith("Stopped. Press Run to compute again") for i in at.info)
     assert calls[("ui.cache.loss_curve", "started")] == 1
     [run] = [b for b in at.button if b.label == "Run"]
@@ -176,13 +176,13 @@ def test_a_stopped_experiment_keeps_what_arrived(
     assert stop_after_first_tick and not at.exception
     assert not cache.REGRET_RUNS and ("regret stream", "finished") not in calls
     at.run()
-    assert not at.exception and len(at.get("plotly_chart")) == 1  # the round that arrived
+    assert not at.exception and len(charts(at)) == 1  # the round that arrived
     assert any(i.value.startswith("Stopped: what had arrived") for i in at.info)
     assert any("rounds 2–3 are missing" in c.value for c in at.caption)
     assert calls[("regret stream", "started")] == 1  # not restarted by itself
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
-    assert not at.exception and not at.error and len(at.get("plotly_chart")) == 3
+    assert not at.exception and not at.error and len(charts(at)) == 3
     assert len(cache.REGRET_RUNS) == 1 and calls[("regret stream", "finished")] == 1
 
 
@@ -196,7 +196,7 @@ def test_a_stopped_learning_run_keeps_the_instances_that_arrived(
     assert stop_after_first_tick and not at.exception
     assert not [k for k in cache.LEARN_RUNS if k[0].seed == 109]
     at.run()
-    assert not at.exception and len(at.get("plotly_chart")) == 1  # the first instances
+    assert not at.exception and len(charts(at)) == 1  # the first instances
     assert any(i.value.startswith("Stopped: what had arrived") for i in at.info)
     assert any("instances 3–8" in c.value and "missing" in c.value for c in at.caption)
     [run] = [b for b in at.button if b.label == "Run"]
@@ -211,10 +211,10 @@ def test_a_stopped_recording_memoises_nothing(calls, stop_after_first_tick):
     assert stop_after_first_tick and not at.exception
     assert not [k for k in player._RECORDED if k[0].seed == 107]
     at.run()
-    assert not at.exception and not at.get("plotly_chart")
+    assert not at.exception and not charts(at)
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
-    assert not at.exception and not at.error and len(at.get("plotly_chart")) == 1
+    assert not at.exception and not at.error and len(charts(at)) == 1
     assert [k for k in player._RECORDED if k[0].seed == 107]
 
 
@@ -225,12 +225,12 @@ def test_a_stopped_speed_grid_is_not_restarted(calls, stop_after_first_tick):
     )
     assert stop_after_first_tick and not at.exception
     at.run()
-    assert not at.exception and not at.get("plotly_chart")
+    assert not at.exception and not charts(at)
     assert any(i.value.startswith("Stopped. Press Run") for i in at.info)
     started = calls.get(("ui.cache.problem_sweep", "started"), 0)
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
-    assert not at.exception and not at.error and len(at.get("plotly_chart")) == 1
+    assert not at.exception and not at.error and len(charts(at)) == 1
     assert calls[("ui.cache.problem_sweep", "finished")] > started
 
 
@@ -249,7 +249,7 @@ def test_a_stop_after_paper_modes_last_interval_keeps_every_interval(monkeypatch
     assert fired and not at.exception
     [key] = [k for k in cache.PAPER_RUNS if k[0].seed == 113]  # the sweep had finished
     at.run()  # the rerun the click starts
-    assert not at.exception and len(at.get("plotly_chart")) == 1
+    assert not at.exception and len(charts(at)) == 1
     assert any(i.value.startswith("Stopped: what had arrived") for i in at.info)
     assert any("Every interval of Algorithm 4 has arrived" in c.value for c in at.caption)
     title = chart(at)["layout"]["title"]["text"]
@@ -257,6 +257,6 @@ def test_a_stop_after_paper_modes_last_interval_keeps_every_interval(monkeypatch
     sweep = cache.PAPER_RUNS.get(key)
     [run] = [b for b in at.button if b.label == "Run"]
     run.click().run()
-    assert not at.exception and not at.error and len(at.get("plotly_chart")) >= 1
+    assert not at.exception and not at.error and len(charts(at)) >= 1
     assert cache.PAPER_RUNS.get(key) is sweep  # the same sweep, not computed again
     assert "can be trusted" in chart(at)["layout"]["title"]["text"]

@@ -1,7 +1,7 @@
 """Conditioning page (Figure 5), with streamlit.testing."""
 
 import pytest
-from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
+from apptest_helpers import INVALID, assert_refuses, chart, charts, code_lines, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
@@ -19,7 +19,7 @@ def test_default_settings_draw_kappa_per_family():
     assert chart(at)["layout"]["yaxis"]["type"] == "log"
     cg = [t["name"] for t in chart(at, 1)["data"]]
     assert "iterations needed (knn)" in cg and "t-iteration error (knn)" in cg
-    assert len(at.get("plotly_chart")) == 4  # then one trust figure per family
+    assert len(charts(at)) == 4  # then one trust figure per family
     for i, fam in ((2, "complete"), (3, "knn")):
         fig = chart(at, i)
         assert fig["layout"]["title"]["text"] == f"Where CG-20 can be trusted ({fam} graph)"
@@ -70,7 +70,7 @@ def test_pcg_variant_changes_the_iterations_needed():
 def test_no_family_asks_for_one():
     at = start()
     at.multiselect(key="w_families").set_value([]).run()
-    assert not at.exception and at.info and not at.get("plotly_chart")
+    assert not at.exception and at.info and not charts(at)
 
 
 def test_changing_t_changes_cg_error_and_trust():
@@ -94,4 +94,4 @@ def test_bad_url_falls_back_with_warning():
     at = start({"k": "-3"})
     assert not at.exception
     assert any("k='-3'" in w.value for w in at.warning)
-    assert at.get("plotly_chart")
+    assert charts(at)

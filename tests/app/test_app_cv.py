@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from apptest_helpers import chart, download_json, run_cli, values
+from apptest_helpers import chart, charts, download_json, run_cli, values
 from apptest_helpers import start as _start
 
 from sslviz import api
@@ -85,7 +85,7 @@ def test_sigma_axis_and_a_graph_scikit_learn_has_not():
 @pytest.mark.slow  # over 2 s: outside the quick run
 def test_threshold_family_is_said_in_one_line():
     at = start({"family": "threshold", "labeling": "harmonic"})
-    assert not at.exception and not at.get("plotly_chart")
+    assert not at.exception and not charts(at)
     assert any("Gaussian graph" in i.value for i in at.info)
 
 
@@ -129,7 +129,7 @@ def test_an_upload_with_minus_one_is_cross_validated_and_refused_elsewhere(tmp_p
     # a page that measures the loss on the unlabeled points says why it cannot, in one line
     assert doc["settings"]["labeling"] == "spreading" and doc["settings"]["cv"] == 3
     loss = _start("pages/Loss_intervals.py", None, cfg)
-    assert not loss.exception and not loss.get("plotly_chart")
+    assert not loss.exception and not charts(loss)
     said = [i.value for i in loss.info]
     assert any(s.startswith("semi.npz marks 40 points unlabeled with y = −1") for s in said)
     assert any("the Cross-validated γ page scores the labeled points" in s for s in said)
@@ -140,4 +140,4 @@ def test_three_classes_are_cross_validated():
     assert not at.exception and not at.error and not at.info
     doc = download_json(at, "cv_dl_cv.json")
     assert doc["settings"]["classes"] == [0, 1, 2] and len(doc["folds"]) == 3
-    assert 0 <= doc["best_score"] <= 1 and at.get("plotly_chart")
+    assert 0 <= doc["best_score"] <= 1 and charts(at)

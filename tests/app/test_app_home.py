@@ -4,7 +4,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from apptest_helpers import INVALID, ROOT, assert_refuses
+from apptest_helpers import INVALID, ROOT, assert_refuses, charts
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
@@ -24,7 +24,7 @@ def test_default_home_shows_instance_and_charts():
     at = start()
     assert not at.exception
     assert not at.error
-    assert len(at.get("plotly_chart")) == 2
+    assert len(charts(at)) == 2
     metrics = {m.label: m.value for m in at.metric}
     n, nl = S.default(ProblemSpec, "n"), S.default(ProblemSpec, "n_labeled")
     assert metrics["n"] == str(n)
@@ -101,7 +101,7 @@ def test_bad_url_values_fall_back_with_warning():
     assert at.number_input(key="w_n").value == S.default(ProblemSpec, "n")
     assert at.selectbox(key="w_family").value == S.default(ProblemSpec, "family")
     assert at.number_input(key="w_k").value == 5  # good values are kept
-    assert at.get("plotly_chart")
+    assert charts(at)
 
 
 def test_url_reproduces_settings():
@@ -146,7 +146,7 @@ def test_uploaded_npz_is_used(tmp_path):
     assert at.selectbox(key="w_source").value == sidebar.UPLOAD
     assert {m.label: m.value for m in at.metric}["n"] == "60"
     assert at.info  # no image shape: no sample images
-    assert len(at.get("plotly_chart")) == 1
+    assert len(charts(at)) == 1
 
 
 @pytest.mark.parametrize(

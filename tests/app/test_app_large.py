@@ -3,7 +3,7 @@ this server's usual cap on n, with its time estimate (streamlit.testing). The se
 cap is lowered here so that the digits pool (360 points for 0 vs 1) counts as large."""
 
 import pytest
-from apptest_helpers import start
+from apptest_helpers import charts, start
 
 from sslviz.specs import ProblemSpec
 from ui import caps
@@ -42,7 +42,7 @@ def test_large_option_takes_the_whole_pool_and_says_what_it_costs(small_cap):
         "the node drill-down, about",
     ):
         assert step in info
-    assert at.get("plotly_chart")  # computed, on all 360 points
+    assert charts(at)  # computed, on all 360 points
     at.get_by_key("w_large").uncheck().run()
     assert not at.exception and at.get_by_key("w_n").value == 150  # back where it was
 
@@ -62,7 +62,7 @@ def test_a_large_link_keeps_its_n_and_complete_graphs_are_not_offered(small_cap)
         "n must be a whole number between 3 and 200, this server's cap (15,000 for the sparse "
         "families, with the large option), not 360."
     )
-    assert [e.value for e in at.sidebar.error] == [said] and not at.get("plotly_chart")
+    assert [e.value for e in at.sidebar.error] == [said] and not charts(at)
     assert caps.cap_errors(ProblemSpec(classes=(0, 1), n=360)) == [
         "n = 360 is above 200, this server's cap (15,000 for the sparse families, with the "
         "large option). Lower n."
@@ -72,6 +72,6 @@ def test_a_large_link_keeps_its_n_and_complete_graphs_are_not_offered(small_cap)
 def test_a_large_request_uses_the_large_time_cap(small_cap, monkeypatch):
     monkeypatch.setattr(caps, "MAX_LARGE_SECONDS", 0.01)
     at = start(LOSS, {"classes": "0,1", "n": "360", "family": "knn"})
-    assert not at.exception and not at.get("plotly_chart")
+    assert not at.exception and not charts(at)
     [err] = [e.value for e in at.error]
     assert err.startswith("Not computed: ") and "(cap 0.01 s)" in err

@@ -5,7 +5,7 @@ run it describes, and its download is the CLI's JSON."""
 import json
 
 import pytest
-from apptest_helpers import chart, code_lines, download, run_cli, values
+from apptest_helpers import chart, charts, code_lines, download, run_cli, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
@@ -41,7 +41,7 @@ def test_plain_url_opens_the_page_with_the_sidebars_domain_not_a_tour():
     assert "tour" not in cfg and "tour" not in at.query_params
     assert cfg["classes"] == S.default(S.ProblemSpec, "classes")
     assert not any(m.value.startswith("**Look at:**") for m in at.markdown)
-    assert at.get("plotly_chart")
+    assert charts(at)
 
 
 @pytest.mark.slow  # over 2 s: outside the quick run
@@ -55,7 +55,7 @@ def test_learning_tour_shows_erm_overfitting_on_few_instances():
     at = start({"tour": tour.id})
     assert not at.exception and not at.error
     assert at.session_state["cfg"]["tour"] == tour.id
-    assert len(at.get("plotly_chart")) == 2
+    assert len(charts(at)) == 2
     names = {t.get("name") for t in chart(at)["data"]}
     assert {"training instances", "held-out average (8 instances)", "σ̂ on held-out"} <= names
     captions = " ".join(c.value for c in at.caption)

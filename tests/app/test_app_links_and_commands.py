@@ -14,6 +14,7 @@ from apptest_helpers import (
     PAGES,
     chart,
     chart_data,
+    charts,
     code_lines,
     download,
     download_json,
@@ -114,10 +115,10 @@ def test_a_regret_rerun_and_second_session_show_the_same_result():
     query = SMALL | {"rounds": "3", "repeats": "1", "classes": "3,8"}
     forget_regret_results()
     at = start(PAGES["regret"], query)
-    assert len(at.get("plotly_chart")) == 3  # the default-sized run draws by itself
+    assert len(charts(at)) == 3  # the default-sized run draws by itself
     at.button(key="reg_run").click().run()
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 3
+    assert len(charts(at)) == 3
     first = numbers(at)
     at.button(key="reg_run").click().run()  # Run again, same settings
     assert not at.exception and not at.error
@@ -144,7 +145,7 @@ def _same_view_from_link(at, page: str, *, run_button: str | None = None) -> Non
     query = dict(at.query_params)
     again = start(page, query)
     assert not again.exception and not again.warning, [w.value for w in again.warning]
-    if run_button and not again.get("plotly_chart"):
+    if run_button and not charts(again):
         again.button(key=run_button).click().run()
     assert widgets(again) == widgets(at)
     assert numbers(again) == numbers(at)
@@ -294,7 +295,7 @@ def test_b_regret_link_carries_rounds_repeats_and_models():
     at.multiselect(key="w_feedback").set_value(["exact", "uniform"]).run()
     at.number_input(key="w_lr").set_value(0.3).run()
     at.button(key="reg_run").click().run()
-    assert not at.exception and len(at.get("plotly_chart")) == 3
+    assert not at.exception and len(charts(at)) == 3
     q = at.query_params
     assert (q["rounds"], q["repeats"], q["feedback"], q["seed"], q["lr"]) == (
         "3",
@@ -523,7 +524,7 @@ def test_d_regret_command_reproduces_the_final_regret(tmp_path):
     at = start(
         PAGES["regret"], SMALL | {"classes": "3,8", "seed": "1", "rounds": "3", "repeats": "1"}
     )
-    if not at.get("plotly_chart"):
+    if not charts(at):
         at.button(key="reg_run").click().run()
     assert not at.exception and not at.error
     (line,) = code_lines(at)
@@ -624,7 +625,7 @@ def test_e_regret_cli_json_is_the_apps_download(tmp_path):
     the CLI writes.
     """
     at = start(PAGES["regret"], {"rounds": "3", "repeats": "1"})
-    if not at.get("plotly_chart"):
+    if not charts(at):
         at.button(key="reg_run").click().run()
     assert not at.exception and not at.error
     (line,) = code_lines(at)
@@ -637,7 +638,7 @@ def test_e_default_regret_view_is_the_cli_json_byte_for_byte(tmp_path):
     """Issue 14: the default regret view (auto-run on first visit) and its command."""
     forget_regret_results()
     at = start(PAGES["regret"])
-    assert not at.exception and not at.error and at.get("plotly_chart")
+    assert not at.exception and not at.error and charts(at)
     (line,) = code_lines(at)
     assert "--no-timings" in line
     run_cli(line, tmp_path / "regret.json")

@@ -1,15 +1,16 @@
 """Loss intervals page (Figure 3, why each miss happened, where CG-t can be trusted, and
 the node drill-down), with streamlit.testing."""
 
-import json
-
 import pytest
 from apptest_helpers import (
     INVALID,
     assert_refuses,
     chart,
+    charts,
     clicked,
     code_lines,
+    drawn,
+    is_chart,
     metrics,
     open_tab,
     values,
@@ -72,8 +73,8 @@ def test_default_settings_draw_figure_3_and_drill_down():
         for c in at.caption
     )
     assert int(metrics(at)["intervals M"]) >= 1
-    assert len(at.get("plotly_chart")) == 2  # Figure 3 and the node drill-down
-    assert list(at.get("plotly_chart")[0].proto.selection_mode)  # clickable points
+    assert len(charts(at)) == 2  # Figure 3 and the node drill-down
+    assert drawn(charts(at)[0])["clickable"]  # clickable points
     node = [t["name"] for t in chart(at, 1)["data"]]
     assert {"gradient iterates", "newton iterates", "hybrid iterates"} <= set(node)
     assert {f"f_u, {lab}", "f_u, exact", f"g_u, {lab}", "g_u, exact", "start σ0"} <= set(node)
@@ -122,7 +123,7 @@ def _paths(at: AppTest) -> dict[str, tuple[int, ...]]:
 
     def walk(node, path):
         for i, child in getattr(node, "children", {}).items():
-            if getattr(child, "type", None) == "plotly_chart":
+            if is_chart(child):
                 out[child.proto.id.rsplit("-", 1)[-1]] = (*path, i)
             walk(child, (*path, i))
 
@@ -202,7 +203,7 @@ def test_misses_show_verdict_causes_and_trust_panel():
     upper = estimated["node at the upper end (instance row)"].dropna().astype(int)
     other = next(r for r in upper if r not in missed_rows)
     at.selectbox(key="w_node").set_value(other).run()
-    assert not at.exception and len(at.get("plotly_chart")) == 2
+    assert not at.exception and len(charts(at)) == 2
     assert at.query_params["node"] == str(other)
 
 
@@ -212,8 +213,8 @@ def drill_down_row(at: AppTest) -> int:
 
 def test_clicking_a_miss_opens_its_drill_down():
     """A click on a miss marker sets the page's node (its instance row) and σ0 (where
-    Algorithm 4 starts around it); the drill-down shows that row from that σ0. The
-    selection stays in the browser afterwards: choosing another node still works."""
+    Algorithm 4 starts around it); the drill-down shows that row from that σ0. The click
+    is sent once: choosing another node afterwards still works."""
     at = start(MISSES)
     first = at.selectbox(key="w_node").value
     trace = next(t for t in chart(at)["data"] if t["name"].startswith("missed: "))
@@ -233,7 +234,7 @@ def test_clicking_a_miss_opens_its_drill_down():
         assert float(at.query_params["sigma0"]) == pytest.approx(sigma0)
         start_marker = next(t for t in chart(at, -1)["data"] if t["name"] == "start σ0")
         assert values(start_marker) == pytest.approx([sigma0])
-        at.selectbox(key="w_node").set_value(first).run()  # the selection is still sent
+        at.selectbox(key="w_node").set_value(first).run()  # after the click's run
         assert at.selectbox(key="w_node").value == first == drill_down_row(at)
 
 
@@ -248,7 +249,7 @@ def test_bad_url_falls_back_with_warning():
     assert not at.exception
     assert len(at.warning) == 2
     assert at.radio(key="w_mode").value == "fast"
-    assert at.get("plotly_chart")
+    assert charts(at)
 
 
 def test_threshold_family_shows_the_exact_loss_over_r():
@@ -270,7 +271,7 @@ def test_paper_mode_and_delalleau_run():
         {"mode": "paper", "labeling": "delalleau", "family": "knn", "n": "60", "labeled": "6"}
     )
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 2
+    assert len(charts(at)) == 2
     line = code_lines(open_tab(at, "Export"))[1]
     assert "--mode paper" in line and "--labeling delalleau" in line
 
@@ -305,7 +306,7 @@ def test_a_clicked_miss_is_explained_up_close_under_the_chart():
     assert f"node {row}:" in text and f"crosses ½ at σ = {sigma:.5g}" in text
     assert "tolerance is 0.001" in text and "Cause: " in text
     assert "— " not in text.split("Cause: ")[1][:3]  # plain words, not a cause key
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    specs = [drawn(c)["figure"] for c in charts(at)]
     zoom = next(f for f in specs if "miss up close" in f["layout"]["title"]["text"])
     names = [t["name"] for t in zoom["data"]]
     assert "tolerance ± 0.001" in names and "true breakpoint" in names

@@ -1,7 +1,7 @@
 """Messages for people: an uploaded file by its own name, settings by their labels, link
 values and CSV formats explained (never a server path, a class or a Python message)."""
 
-from apptest_helpers import start
+from apptest_helpers import charts, start
 
 LOSS = "pages/Loss_intervals.py"
 
@@ -42,7 +42,7 @@ def test_a_link_with_certify_on_the_speed_page_is_adjusted_not_an_exception():
     at = start("pages/Speed.py", {"certify": "1", "sizes": "50", "speed_solvers": "cg,inverse"})
     assert not at.exception and not at.error
     assert any("applies to the CG and PCG rows" in i.value for i in at.info)
-    assert at.get("plotly_chart")
+    assert charts(at)
 
 
 SMALL = {"n": "60", "labeled": "6"}
@@ -65,7 +65,7 @@ def test_a_value_out_of_bounds_says_why_under_its_box_and_no_old_result_stays():
     that same run (the browser used to refuse it silently, the reason on hover only), the
     main area says it too, and no result of the earlier n stays on screen."""
     at = start(LOSS, SMALL)
-    assert at.get("plotly_chart") and at.metric
+    assert charts(at) and at.metric
     at.number_input(key="w_n").set_value(5).run()  # a cross-field rule: |L| = 6 ≥ n
     assert "|L| = 6 must be smaller than n = 5" in _shown(at)
     for typed, shown in ((0, "0"), (10_000_000, "10,000,000")):
@@ -78,7 +78,7 @@ def test_a_value_out_of_bounds_says_why_under_its_box_and_no_old_result_stays():
         assert _beside(at, "w_n") == [said]
         assert [e.value for e in at.main.error] == [said]  # nothing else, nothing stale
         assert "n = 5" not in _shown(at)
-        assert not at.get("plotly_chart") and not at.metric and not at.dataframe
+        assert not charts(at) and not at.metric and not at.dataframe
 
 
 def test_n_above_the_pool_names_the_pool_not_the_memory():
@@ -96,13 +96,13 @@ def test_sigma_min_below_zero_names_sigma_min_above_zero():
     broken is σ_min > 0; σ_min ≥ σ_max is said as such, and r_min on the threshold family."""
     at = start(LOSS, SMALL)
     at.number_input(key="w_sigma_min").set_value(-1.0).run()
-    assert not at.exception and not at.get("plotly_chart")
+    assert not at.exception and not charts(at)
     assert _beside(at, "w_sigma_min") == ["σ_min must be a number greater than 0, not -1."]
     assert "smaller than" not in _shown(at)
     at.number_input(key="w_sigma_min").set_value(5.0).run()
     hi = at.number_input(key="w_sigma_max").value
     assert f"σ_min = 5 must be smaller than σ_max = {hi:g}" in _shown(at)
-    assert not _beside(at, "w_sigma_min") and not at.get("plotly_chart")
+    assert not _beside(at, "w_sigma_min") and not charts(at)
     at.selectbox(key="w_family").set_value("threshold").run()
     at.number_input(key="w_sigma_min").set_value(-2.0).run()
     assert _beside(at, "w_sigma_min") == ["r_min must be a number greater than 0, not -2."]
@@ -116,4 +116,4 @@ def test_a_page_box_out_of_bounds_says_why_and_stops_the_page():
     assert not at.exception
     said = "trust panel σ points must be a whole number between 1 and 500, not 1,000."
     assert [e.value for e in at.main.error] == [said]
-    assert not at.get("plotly_chart")
+    assert not charts(at)

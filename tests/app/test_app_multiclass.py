@@ -3,15 +3,15 @@ Algorithm 4's one-vs-all intervals, misses naming their pair of classes, the mul
 trust panel, the downloads and commands, the C-score drill-down; what handles two classes
 yet says so in one line."""
 
-import json
-
 import numpy as np
 import pytest
 from apptest_helpers import (
     chart,
+    charts,
     clicked,
     code_lines,
     download_json,
+    drawn,
     metrics,
     open_tab,
     run_cli,
@@ -142,9 +142,9 @@ def test_a_clicked_miss_names_the_two_classes_that_met():
     assert text.startswith(f"Missed breakpoint of {class_pair(f'node {row}', rec['classes'])}")
     assert f"changes sign at σ = {sigma:.5g}" in text
     zoom = next(
-        json.loads(c.proto.spec)
-        for c in at.get("plotly_chart")
-        if "miss up close" in json.loads(c.proto.spec)["layout"]["title"]["text"]
+        drawn(c)["figure"]
+        for c in charts(at)
+        if "miss up close" in drawn(c)["figure"]["layout"]["title"]["text"]
     )
     names = [t["name"] for t in zoom["data"]]
     assert "tolerance ± 0.001" in names and "true breakpoint" in names

@@ -3,7 +3,7 @@ the link: each works and draws, never a traceback, and says what one-vs-all chan
 
 import numpy as np
 import pytest
-from apptest_helpers import chart, code_lines, download, run_cli, values
+from apptest_helpers import chart, charts, code_lines, download, run_cli, values
 from apptest_helpers import start as _start
 
 from sslviz import export
@@ -31,7 +31,7 @@ def _trust_traces(fig: dict) -> dict:
 def test_conditioning_page_with_three_classes(tmp_path):
     at = start("pages/Conditioning.py", points="5")
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 4  # √κ, CG, then one trust chart per family
+    assert len(charts(at)) == 4  # √κ, CG, then one trust chart per family
     assert [t["name"] for t in chart(at)["data"]] == ["√κ (complete)", "√κ (knn)"]
     (line,) = [c.value for c in at.caption if c.value.startswith("3 classes:")]
     assert "do not depend on the labels or the number of classes" in line

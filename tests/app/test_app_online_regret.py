@@ -1,7 +1,7 @@
 """Online regret page (Algorithm 1), with streamlit.testing."""
 
 import pytest
-from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
+from apptest_helpers import INVALID, assert_refuses, chart, charts, code_lines, values
 from apptest_helpers import start as _start
 from streamlit.testing.v1 import AppTest
 
@@ -46,7 +46,7 @@ def test_default_page_runs_by_itself():
     assert cache.regret_autoruns(ProblemSpec(), SweepSettings(), RegretSettings())
     at = start()
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 3
+    assert len(charts(at)) == 3
     names = [t["name"] for t in chart(at)["data"]]
     assert names[-1] == "theoretical rate" and chart(at)["data"][-1]["yaxis"] == "y2"
     assert len(values(chart(at)["data"][1], "y")) == RegretSettings().rounds
@@ -60,7 +60,7 @@ def test_default_page_runs_by_itself():
 def test_costly_settings_wait_for_the_button():
     at = start({"rounds": str(costly_rounds()), "repeats": "2"})
     assert not at.exception and not at.error
-    assert not at.get("plotly_chart")
+    assert not charts(at)
     assert "Press **Run the experiment**" in at.info[0].value and " s (" in at.info[0].value
     assert at.button(key="reg_run")
 
@@ -69,7 +69,7 @@ def test_costly_settings_wait_for_the_button():
 def test_run_draws_regret_average_and_density():
     at = run_small(start())
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 3
+    assert len(charts(at)) == 3
     names = [t["name"] for t in chart(at)["data"]]  # 2 repetitions: no bands
     assert names == ["approx", "exact", "full", "uniform", "theoretical rate"]
     assert len(values(chart(at)["data"][1], "y")) == 3
@@ -96,7 +96,7 @@ def test_changing_models_and_density_model_changes_the_result():
     # costly settings after the run: no stale result, the page asks for a run ...
     at.number_input(key="w_rounds").set_value(costly_rounds(2, ("exact", "uniform"))).run()
     at.number_input(key="w_repeats").set_value(2).run()
-    assert not at.exception and not at.get("plotly_chart") and at.info
+    assert not at.exception and not charts(at) and at.info
     # ... and going back to the settings of the run shows its (memoised) result at once
     at.number_input(key="w_rounds").set_value(4).run()
     at.number_input(key="w_repeats").set_value(1).run()
@@ -132,4 +132,4 @@ def test_bad_url_falls_back_with_warning():
     assert not at.exception
     assert any("solver='quantum'" in w.value for w in at.warning)
     at = run_small(at, rounds=2, repeats=1)
-    assert not at.exception and at.get("plotly_chart")
+    assert not at.exception and charts(at)

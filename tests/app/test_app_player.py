@@ -1,9 +1,7 @@
 """The Algorithm 4 player page (pages/Algorithm_4.py)."""
 
-import json
-
 import pytest
-from apptest_helpers import assert_refuses, download, start, values
+from apptest_helpers import assert_refuses, charts, download, drawn, start, values
 from streamlit.testing.v1 import AppTest
 
 from sslviz.intervals import sweep
@@ -20,9 +18,8 @@ def _run(query=None) -> AppTest:
 
 
 def _figure(at: AppTest) -> dict:
-    charts = at.get("plotly_chart")
-    assert len(charts) == 1
-    return json.loads(charts[0].proto.spec)
+    (element,) = charts(at)
+    return drawn(element)["figure"]
 
 
 def _frame_intervals(fig: dict, frame: dict) -> list[tuple]:
@@ -83,7 +80,7 @@ def test_threshold_family_has_no_algorithm_4():
     at = _run({**SMALL, "family": "threshold"})
     assert not at.exception
     assert any("threshold family has no Algorithm 4" in i.value for i in at.info)
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def test_invalid_sidebar_input_is_an_error_not_a_traceback():

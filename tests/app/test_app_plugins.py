@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apptest_helpers import chart, code_lines, open_tab, start, values
+from apptest_helpers import chart, charts, code_lines, open_tab, start, values
 from plugin_helpers import TOY_FAMILY, TOY_MODEL, install_bad, install_toy, installed
 
 from sslviz import registry
@@ -60,4 +60,4 @@ def test_the_home_page_and_the_pickers_say_which_plugins_are_left_out(bad):
     short = "3 plug-ins are left out ('broken', 'knn-again', 'lacking'): the home page says why."
     assert short in [w.value for w in at.sidebar.warning]  # under the pickers, on every page
     assert "knn" in at.get_by_key("w_family").options  # the rest works: the default view
-    assert at.get("plotly_chart")
+    assert charts(at)

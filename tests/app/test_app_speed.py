@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from apptest_helpers import INVALID, assert_refuses, chart, code_lines, values
+from apptest_helpers import INVALID, assert_refuses, chart, charts, code_lines, values
 from apptest_helpers import start as _start
 from plotly.utils import PlotlyJSONEncoder
 from streamlit.testing.v1 import AppTest
@@ -36,7 +36,7 @@ def test_default_page_times_the_default_grid_by_itself():
     auto = cache.speed_autorun(configs, SweepSettings())
     at = start()
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 1
+    assert len(charts(at)) == 1
     assert len(at.dataframe[0].value) == len(auto) >= 1
     assert at.button(key="speed_run").label == f"Run {len(configs)} configurations"
     assert chart(at)["layout"]["yaxis"]["exponentformat"] == "power"

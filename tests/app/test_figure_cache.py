@@ -1,8 +1,6 @@
 """ui.cache.figure: a cached figure is the figure built, each run gets its own copy, and
 ui.widgets.chart draws it as Streamlit draws the figure itself."""
 
-import json
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -47,9 +45,11 @@ def _draw_both(present: bool) -> None:  # an AppTest script: the dict, then the 
 def test_a_figure_dict_is_drawn_as_the_figure_is(present):
     """The chart a cached dict draws (as it is; or made a figure again, to enlarge it in
     presenter mode) is the one its figure draws: the same spec sent to the browser."""
+    from apptest_helpers import charts, drawn
+
     at = AppTest.from_function(_draw_both, args=(present,), default_timeout=60).run()
     assert not at.exception
-    as_dict, as_figure = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+    as_dict, as_figure = (drawn(c)["figure"] for c in charts(at))
     assert as_dict == as_figure
     assert as_dict["data"] and (as_dict["layout"].get("height", 0) > 450) == present
 
@@ -63,14 +63,14 @@ _BUILDERS = {p.file: p.charts for p in nav.NAV if p.charts}
 def test_a_rerun_builds_no_chart_again(monkeypatch, page):
     """A page's charts are cached by the settings they draw: a rerun with nothing changed
     draws the same charts without building one (every change redrawn in a blink)."""
-    from apptest_helpers import start
+    from apptest_helpers import charts, start
 
     at = start(page)
     assert not at.exception and not at.error
-    drawn = [c.proto.spec for c in at.get("plotly_chart")]
-    assert len(drawn) >= len(_BUILDERS[page])
+    sent = [c.proto.bytes for c in charts(at)]
+    assert len(sent) >= len(_BUILDERS[page])
     for name in _BUILDERS[page]:
         monkeypatch.setattr(plots, name, lambda *a, name=name, **k: pytest.fail(f"{name} built"))
     at.run()
     assert not at.exception and not at.error
-    assert [c.proto.spec for c in at.get("plotly_chart")] == drawn
+    assert [c.proto.bytes for c in charts(at)] == sent

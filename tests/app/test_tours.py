@@ -5,7 +5,7 @@ import re
 import string
 
 import pytest
-from apptest_helpers import ROOT, start
+from apptest_helpers import ROOT, charts, is_chart, start
 from streamlit.testing.v1 import AppTest
 
 from sslviz import specs as S
@@ -169,7 +169,7 @@ def _tour_widgets_match(at: AppTest, tour: tours.Tour) -> None:
 
 def _chart(at: AppTest) -> AppTest:
     """Press the page's run button when it computes on demand."""
-    if not at.get("plotly_chart"):
+    if not charts(at):
         for key in RUN_BUTTONS:
             if any(b.key == key for b in at.button):
                 at.button(key=key).click().run()
@@ -213,7 +213,7 @@ def test_tour_link_opens_its_page_with_its_settings(tour):
     _on_tour_page(at, tour)
     _chart(at)
     assert not at.exception
-    assert at.get("plotly_chart"), tour.id
+    assert charts(at), tour.id
     # every number of the tour's text is filled from the view the page computed
     assert "…" not in _look(at), _look(at)
     assert "present" not in at.query_params
@@ -286,15 +286,15 @@ def test_presenter_mode_shows_only_the_tours_controls():
     }
     assert {"w_t", "w_solver", "w_compare"} <= main_keys
     assert "w_points" not in main_keys and "w_node" not in main_keys
-    assert at.get("plotly_chart")
+    assert charts(at)
     assert any("stSidebar" in h.proto.body for h in at.get("html"))  # hidden by CSS
-    n_charts = len(at.get("plotly_chart"))
+    n_charts = len(charts(at))
 
     at.toggle(key="w_present_edit").set_value(True).run()
     assert not at.exception
     assert at.sidebar.number_input(key="w_n").value == int(tour.settings["n"])
     assert at.number_input(key="w_points") and at.selectbox(key="w_node")
-    assert len(at.get("plotly_chart")) == n_charts
+    assert len(charts(at)) == n_charts
     assert at.query_params["tour"] == tour.id  # the settings are unchanged
 
     at.toggle(key="w_present_edit").set_value(False).run()
@@ -312,7 +312,7 @@ def test_tour_texts_sit_beside_the_first_chart_and_its_title_beside_the_pages():
     at = start(None, {"tour": tour.id})
     assert not at.exception
     cols = list(at.columns)
-    first = next(i for i, c in enumerate(cols) if any(e.type == "plotly_chart" for e in c))
+    first = next(i for i, c in enumerate(cols) if any(is_chart(e) for e in c))
     side = cols[first + 1]
     said = [m.value for m in side.markdown]
     assert said[0].startswith("**Look at:** ") and said[1].startswith("**Ask:** ")

@@ -82,9 +82,10 @@ def test_a_first_visit_draws_its_chart_without_computing(warmed, path):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.add_init_script(WATCH)
-            order: list[str] = []  # Plotly's chunk asked for before the websocket opened
+            order: list[str] = []  # Plotly asked for before the websocket opened
+            js = index_page.SRC.removeprefix(".")
             page.on("websocket", lambda ws: order.append("websocket"))
-            page.on("request", lambda r: "/PlotlyChart." in r.url and order.append("plotly"))
+            page.on("request", lambda r: js in r.url and order.append("plotly"))
             page.goto(f"{url}/{path}", timeout=TIMEOUT_MS)
             page.wait_for_selector(CHART, timeout=3 * TIMEOUT_MS)
             page.wait_for_function(

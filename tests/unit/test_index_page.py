@@ -1,9 +1,10 @@
-"""The app's HTML page (ui.index_page): Streamlit's own page with Plotly's chunk preloaded
-and imported once its first text is drawn, served at the app's URLs; and the background's
-lower CPU priority."""
+"""The app's HTML page (ui.index_page): Streamlit's own page with Plotly's JavaScript
+(the app's static plotly.min.js) preloaded and run at its head, or once its first text is
+drawn, served at the app's URLs; and the background's lower CPU priority."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import threading
 from pathlib import Path
@@ -17,26 +18,40 @@ STATIC = Path(st.__file__).parent / "static"
 
 
 def test_the_page_is_streamlits_with_plotly_named_at_its_head():
-    chunk = index_page.plotly_chunk(STATIC)
-    assert chunk is not None  # this Streamlit ships one chunk (else the page adds nothing)
+    src = index_page.SRC
     html, page = (STATIC / "index.html").read_text(encoding="utf-8"), index_page.page_html(STATIC)
     head = page[: page.index("</head>")]
+    assert f'<link rel="preload" as="script" href="{src}">' in head
+    assert f's.src = "{src}"' in head and f'"{index_page.SCRIPT_ID}"' in head
+    assert "load();" in head and index_page.FIRST_TEXT not in head  # run at once
+    # the first chart's other needs: Streamlit's chunk of components, the chart themes
+    chunk = index_page.component_chunk(STATIC)
+    assert chunk is not None  # this Streamlit ships one
     assert f'<link rel="modulepreload" crossorigin href="./static/js/{chunk}">' in head
-    assert f'import("./static/js/{chunk}")' in head
-    assert "load();" in head and index_page.FIRST_TEXT not in head  # imported at once
-    # with the view computed: imported once the main area's first text is in the page
+    assert f'<link rel="preload" as="fetch" crossorigin href="{index_page.THEMES}">' in head
+    # with the view computed: run once the main area's first text is in the page
     later = index_page.page_html(STATIC, computed=True)
-    assert f'import("./static/js/{chunk}")' in later and "load();" not in later
+    assert f's.src = "{src}"' in later and "load();" not in later
     assert index_page.FIRST_TEXT in later and "MutationObserver" in later
     for served in (page, later):
-        added = served.index('<link rel="modulepreload" crossorigin href="./static/js/Plotly')
+        added = served.index('<link rel="preload" as="script"')
         extra = served[added : served.index("</head>")]
         assert served.replace(extra, "", 1) == html  # everything else: Streamlit's page
 
 
-def test_no_chunk_no_page(tmp_path):
-    (tmp_path / "index.html").write_text("<html><head></head><body></body></html>")
-    (tmp_path / "static" / "js").mkdir(parents=True)
+def test_it_names_the_file_the_chart_element_serves():
+    from ui import plotly_element
+
+    assert index_page.FALLBACK == "./app/static/" + "plotly.min.js"  # Streamlit's static URL
+    assert (plotly_element.STATIC / "plotly.min.js").is_file()
+    assert (plotly_element.STATIC / "chart_themes.json").is_file()
+    assert index_page.THEMES == "./app/static/" + "chart_themes.json"
+    for name in (index_page.SRC, index_page.FALLBACK, index_page.SCRIPT_ID, index_page.THEMES):
+        assert name in plotly_element._JS
+
+
+def test_no_head_no_page(tmp_path):
+    (tmp_path / "index.html").write_text("<html><body></body></html>")
     assert index_page.page_html(tmp_path) is None
 
 
@@ -68,6 +83,9 @@ def test_the_routes_serve_it_at_the_root_and_every_page():
         computed = path == "/"  # Plotly after the first text; else at the head
         assert got.body.decode() == index_page.page_html(STATIC, computed=computed)
     assert served("/favicon.png") is None  # left to Streamlit's own routes
+    js = served(index_page.SRC.removeprefix("."))  # Plotly: gzipped once, kept by the browser
+    assert js.headers["content-encoding"] == "gzip" and "immutable" in js.headers["cache-control"]
+    assert gzip.decompress(js.body) == index_page.PLOTLY_JS.read_bytes()
     # each page served is said, with its query, so the server may compute it meanwhile
     assert visits == [("", ""), ("Online_regret", "tour=regret")]
 

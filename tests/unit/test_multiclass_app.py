@@ -4,7 +4,7 @@ multiselect takes the settings back to two classes. The loss page works with mor
 (tests/app/test_app_multiclass.py)."""
 
 import pytest
-from apptest_helpers import HOME, PAGES, start
+from apptest_helpers import HOME, PAGES, charts, start
 
 from ui.frame import two_classes_yet
 
@@ -19,7 +19,7 @@ def test_each_page_says_it_handles_two_classes_yet(page):
     at = start(page, QUERY)
     assert not at.exception
     assert [i.value for i in at.info] == [two_classes_yet((0, 1, 2))]
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def test_home_page_works_with_three_classes():
@@ -40,5 +40,5 @@ def test_two_classes_in_the_multiselect_bring_the_page_back():
     at.multiselect[0].set_value([0, 1]).run()
     assert not at.exception
     assert two_classes_yet((0, 1, 2)) not in [i.value for i in at.info]
-    assert at.get("plotly_chart")
+    assert charts(at)
     assert at.query_params["classes"] in ("0,1", ["0,1"])
