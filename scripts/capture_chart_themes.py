@@ -24,12 +24,12 @@ from browser_helpers import drawn_in_each_scheme, two_chart_server  # noqa: E402
 
 
 def main() -> None:
-    from ui import plotly_element
+    from ui import index_page
 
     with tempfile.TemporaryDirectory() as tmp, two_chart_server(Path(tmp)) as url:
         seen = drawn_in_each_scheme(url)
     themes = {scheme: charts[0]["template"] for scheme, charts in seen.items()}  # Streamlit's
-    out = plotly_element.STATIC / "chart_themes.json"
+    out = index_page.STATIC / "chart_themes.json"
     out.write_text(json.dumps(themes, separators=(",", ":"), sort_keys=True))
     print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size:,} bytes)")
 

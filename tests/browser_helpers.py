@@ -292,13 +292,15 @@ def two_chart_server(tmp: Path):
     from sslviz import plots
     from sslviz.problem import build_problem, loss_curve
     from sslviz.specs import ProblemSpec
-    from ui import plotly_element  # puts plotly.min.js among the static files
+    from ui import index_page
+
+    index_page.serve_plotly_js()  # plotly.min.js among the static files copied below
 
     fig = plots.loss_intervals_figure(loss_curve(build_problem(ProblemSpec(n=40)), 1.0, 3.0))
     (tmp / "app.py").write_text(_TWO_CHARTS.format(root=str(ROOT)))
     (tmp / "figure.json").write_text(fig.to_json(validate=False))
     shutil.copytree(ROOT / ".streamlit", tmp / ".streamlit")
-    shutil.copytree(plotly_element.STATIC, tmp / "static")
+    shutil.copytree(index_page.STATIC, tmp / "static")
     ARTIFACTS.mkdir(exist_ok=True)
     port = free_port()
     proc = start_server(port, ARTIFACTS / "two_charts.log", tmp)

@@ -35,22 +35,19 @@ from typing import Any
 
 import plotly
 
-PAGES = Path(__file__).resolve().parents[1] / "pages"
-
-
 FIRST_TEXT = '[data-testid="stMain"] [data-testid="stMarkdown"]'
 """CSS selector of the page's first text in its main area (every page starts with some)."""
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGES = ROOT / "pages"
 STATIC = ROOT / "static"
 """Files Streamlit serves at ``./app/static/`` (``server.enableStaticServing``)."""
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 """The plotly.js bundled with the installed plotly package (the version its JSON is for)."""
 SRC = f"./sslviz/plotly-{plotly.__version__}.min.js"
 """Where the page finds Plotly's JavaScript, from every page's URL: :func:`routes` serves it
-gzipped once and for all (Streamlit's static files are compressed again on every request,
-on the server's event loop: 0.2 s of CPU for this file here, seconds on a busy server),
-named by the plotly version, so a browser keeps it."""
+gzipped once and for all (Streamlit compresses its app static files again on every request,
+on the server's event loop), named by the plotly version, so a browser keeps it."""
 FALLBACK = "./app/static/plotly.min.js"
 """Where the charts find it without :func:`routes` (a script run without ``app.py``)."""
 SCRIPT_ID = "sslviz-plotly-js"

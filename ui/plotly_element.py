@@ -2,9 +2,9 @@
 
 ``st.plotly_chart`` gives a chart an element id that includes its figure, so a changed
 figure is a new chart: mounted again and drawn from nothing by ``Plotly.newPlot``. On a
-cached redraw of the loss page that was most of the paint (``benchmarks/paint_floor.py``:
-0.74 s for the loss view's two charts against 0.22 s redrawn in place; the loss page's last
-change 1.14 s before this element, 0.75 s with it, medians). Here a chart is a
+cached redraw of the loss page that was most of the paint (``benchmarks/paint_floor.py``
+times both, and the loss page before and after this element:
+``benchmarks/results/paint_floor.md``). Here a chart is a
 keyed ``st.components.v2`` component, which keeps its identity across runs: its
 JavaScript hands each new figure to ``Plotly.react`` on the chart already drawn.
 
@@ -27,8 +27,6 @@ import plotly.io as pio
 import streamlit as st
 
 from ui import index_page
-
-STATIC, PLOTLY_JS = index_page.STATIC, index_page.PLOTLY_JS
 
 NAME = "sslviz.chart"
 CLICK = "click"
@@ -201,8 +199,8 @@ index_page.serve_plotly_js()  # also done at the server's start (index_page.rout
 
 def figure_json(fig: Any) -> str:
     """The JSON of a Plotly figure or a figure's dict, as ``st.plotly_chart`` sends it but
-    without the figure's template: the element draws every chart with Streamlit's (about
-    8 kB a chart not sent)."""
+    without the figure's template, which is not sent: the element draws every chart with
+    Streamlit's."""
     spec = fig.to_dict() if hasattr(fig, "to_dict") else fig
     layout = {k: v for k, v in spec.get("layout", {}).items() if k != "template"}
     return pio.to_json({**spec, "layout": layout}, validate=False)

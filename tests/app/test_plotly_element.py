@@ -33,13 +33,13 @@ def test_its_static_files_are_served_from_the_app_folder(tmp_path, monkeypatch):
     """plotly.min.js is the installed plotly's own (copied, again when it differs) with its
     gzipped copy, and the chart themes have a light and a dark template
     (scripts/capture_chart_themes.py)."""
-    served = plotly_element.STATIC / "plotly.min.js"
-    assert served.read_bytes() == plotly_element.PLOTLY_JS.read_bytes()
+    served = index_page.STATIC / "plotly.min.js"
+    assert served.read_bytes() == index_page.PLOTLY_JS.read_bytes()
     monkeypatch.setattr(index_page, "STATIC", tmp_path)
     (tmp_path / "plotly.min.js").write_text("an older plotly.js")
     index_page.serve_plotly_js()
     plain, packed = tmp_path / "plotly.min.js", tmp_path / "plotly.min.js.gz"
-    assert plain.read_bytes() == plotly_element.PLOTLY_JS.read_bytes()
+    assert plain.read_bytes() == index_page.PLOTLY_JS.read_bytes()
     assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == [plain.name, packed.name]  # no part
     themes = json.loads((served.parent / "chart_themes.json").read_text())

@@ -43,8 +43,8 @@ def test_it_names_the_file_the_chart_element_serves():
     from ui import plotly_element
 
     assert index_page.FALLBACK == "./app/static/" + "plotly.min.js"  # Streamlit's static URL
-    assert (plotly_element.STATIC / "plotly.min.js").is_file()
-    assert (plotly_element.STATIC / "chart_themes.json").is_file()
+    assert (index_page.STATIC / "plotly.min.js").is_file()
+    assert (index_page.STATIC / "chart_themes.json").is_file()
     assert index_page.THEMES == "./app/static/" + "chart_themes.json"
     for name in (index_page.SRC, index_page.FALLBACK, index_page.SCRIPT_ID, index_page.THEMES):
         assert name in plotly_element._JS
